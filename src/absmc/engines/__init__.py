@@ -1,0 +1,1 @@
+"""Engines: explicit search and the abstraction methods, each consuming an ``ir.System``."""

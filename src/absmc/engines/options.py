@@ -1,0 +1,92 @@
+"""Options shared by every checking method (the common part of ``absmc check``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
+
+StoreKind = Literal["exact", "bitstate"]
+Order = Literal["bfs", "dfs"]
+
+
+@dataclass
+class Limits:
+    """Resource limits; ``None`` means unlimited. ``timeout`` is wall-clock seconds."""
+
+    max_states: int | None = None
+    max_depth: int | None = None
+    timeout: float | None = None
+
+
+@dataclass
+class Progress:
+    """A snapshot handed to the progress callback about once a second."""
+
+    states: int
+    transitions: int
+    depth: int
+    elapsed_s: float
+
+
+class OptionError(Exception):
+    """An option that does not fit the model (unknown property, bad value): a usage error."""
+
+
+@dataclass
+class CheckOptions:
+    """What to check and how far to search.
+
+    ``properties``: names to check (``None``: all of the model's, plus ``no-deadlock`` unless
+    ``check_deadlock`` is false); ``no-model-error`` is always checked. ``timeout`` in seconds.
+    """
+
+    properties: list[str] | None = None
+    order: Order = "bfs"
+    store: StoreKind = "exact"
+    bitstate_bits: int = 27
+    hash_functions: int = 3
+    limits: Limits = field(default_factory=Limits)
+    keep_going: bool = False
+    check_deadlock: bool = True
+    progress: Callable[[Progress], None] | None = None
+
+
+@dataclass
+class Selection:
+    """The properties one run checks: the model's chosen ones and which built-ins."""
+
+    user: tuple[Property, ...]
+    deadlock: bool
+    model_error: bool = True
+
+    def names(self) -> list[str]:
+        out = [p.name for p in self.user]
+        if self.deadlock:
+            out.append(NO_DEADLOCK)
+        out.append(NO_MODEL_ERROR)
+        return out
+
+
+def select_properties(system: System, options: CheckOptions) -> Selection:
+    """Resolve ``options.properties`` against the model. Raises ``OptionError`` naming the
+    unknown property and the known ones."""
+    if options.properties is None:
+        return Selection(system.properties, options.check_deadlock)
+    known = {p.name: p for p in system.properties}
+    user: list[Property] = []
+    deadlock = False
+    for name in options.properties:
+        if name == NO_DEADLOCK:
+            deadlock = options.check_deadlock
+        elif name == NO_MODEL_ERROR:
+            pass
+        elif name in known:
+            if known[name] not in user:
+                user.append(known[name])
+        else:
+            choices = ", ".join([*known, NO_DEADLOCK, NO_MODEL_ERROR])
+            raise OptionError(f"the model has no property '{name}' (it has: {choices})")
+    return Selection(tuple(user), deadlock)

@@ -1,0 +1,179 @@
+"""The one result shape every engine returns (rendered by ``absmc.report``).
+
+A :class:`Result` holds one :class:`PropertyResult` per checked property. ``violated`` results
+carry a :class:`Trace` that was replayed on the concrete (compiled) semantics before it was
+reported; ``unknown`` results say why (a limit, a possibly spurious abstract trace, ...).
+"""
+
+from __future__ import annotations
+
+import resource
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Verdict(StrEnum):
+    """The answer for one property (or, combined, for a whole run)."""
+
+    HOLDS = "holds"
+    VIOLATED = "violated"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: process exit code for each overall verdict (2 is usage/model error, 4 internal error)
+EXIT_CODES = {Verdict.HOLDS: 0, Verdict.VIOLATED: 1, Verdict.UNKNOWN: 3}
+
+
+@dataclass
+class TraceStep:
+    """One entry of a trace: step 0 is the initial state (no command); step k > 0 is the state
+    after executing ``command`` (its text) of ``process``, written at ``source``
+    (``FILE:LINE``)."""
+
+    step: int
+    state: dict[str, int | bool]
+    process: str | None = None
+    command: str | None = None
+    source: str | None = None
+    command_index: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "process": self.process,
+            "command": self.command,
+            "source": self.source,
+            "state": self.state,
+        }
+
+
+@dataclass
+class Trace:
+    """A finite run from the initial state. ``replayed`` is True once it was re-executed on the
+    concrete semantics; ``note`` describes the last step when it is special (the model error it
+    causes, a deadlock, ...)."""
+
+    steps: list[TraceStep]
+    replayed: bool = False
+    note: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def changed(self, k: int) -> dict[str, int | bool]:
+        """Variables whose value differs between step ``k - 1`` and step ``k``."""
+        if k == 0:
+            return dict(self.steps[0].state)
+        before, after = self.steps[k - 1].state, self.steps[k].state
+        return {n: v for n, v in after.items() if before.get(n) != v}
+
+
+@dataclass
+class Stats:
+    """Search statistics: ``states`` stored, ``transitions`` executed, ``max_depth`` reached,
+    wall ``time_s`` in seconds, process ``peak_mb`` (peak resident set size, MiB) and
+    method-specific ``extra`` entries (e.g. bitstate hash factor and coverage)."""
+
+    states: int = 0
+    transitions: int = 0
+    max_depth: int = 0
+    time_s: float = 0.0
+    peak_mb: float = field(default_factory=lambda: peak_rss_mb())
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def states_per_s(self) -> float:
+        """Stored states per second of wall time."""
+        return self.states / self.time_s if self.time_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "states": self.states,
+            "transitions": self.transitions,
+            "max_depth": self.max_depth,
+            "time_s": round(self.time_s, 6),
+            "peak_mb": round(self.peak_mb, 1),
+        }
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class PropertyResult:
+    """The verdict for one property. ``violations`` counts violating states/transitions found
+    (more than one only with ``--keep-going``); ``iterations`` holds per-iteration rows of
+    iterating methods; ``extra`` holds method-specific fields (e.g. a four-valued ``value``)."""
+
+    property: str
+    kind: str
+    method: str
+    verdict: Verdict
+    reason: str
+    stats: Stats
+    trace: Trace | None = None
+    violations: int = 0
+    iterations: list[dict[str, Any]] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "property": self.property,
+            "kind": self.kind,
+            "method": self.method,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "stats": self.stats.to_json(),
+            "trace": [s.to_json() for s in self.trace.steps] if self.trace is not None else None,
+        }
+        if self.violations:
+            out["violations"] = self.violations
+        if self.iterations is not None:
+            out["iterations"] = self.iterations
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class Result:
+    """The outcome of one ``absmc check`` run on one model."""
+
+    model: str
+    method: str
+    results: list[PropertyResult]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> Verdict:
+        """``violated`` if any property is violated, else ``unknown`` if any is unknown, else
+        ``holds`` (also for a run with no property at all)."""
+        verdicts = {r.verdict for r in self.results}
+        if Verdict.VIOLATED in verdicts:
+            return Verdict.VIOLATED
+        if Verdict.UNKNOWN in verdicts:
+            return Verdict.UNKNOWN
+        return Verdict.HOLDS
+
+    @property
+    def exit_code(self) -> int:
+        """0 all hold, 1 some violated, 3 unknown."""
+        return EXIT_CODES[self.verdict]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "model": self.model,
+            "method": self.method,
+            "verdict": self.verdict.value,
+            "results": [r.to_json() for r in self.results],
+        }
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

@@ -1,0 +1,66 @@
+"""The intermediate representation every front end produces and every engine consumes."""
+
+from absmc.ir.expr import (
+    FALSE,
+    TRUE,
+    Const,
+    Expr,
+    Op,
+    Var,
+    atoms,
+    conj,
+    conjuncts,
+    const,
+    disj,
+    free_vars,
+    neg,
+    op,
+    substitute,
+)
+from absmc.ir.printer import format_expr, format_system
+from absmc.ir.sorts import BOOL, INT, BoolSort, IntSort, RangeSort, Sort
+from absmc.ir.span import ModelError, SourceSpan
+from absmc.ir.system import (
+    NO_DEADLOCK,
+    NO_MODEL_ERROR,
+    Command,
+    Process,
+    Property,
+    System,
+    Variable,
+)
+
+__all__ = [
+    "BOOL",
+    "FALSE",
+    "INT",
+    "NO_DEADLOCK",
+    "NO_MODEL_ERROR",
+    "TRUE",
+    "BoolSort",
+    "Command",
+    "Const",
+    "Expr",
+    "IntSort",
+    "ModelError",
+    "Op",
+    "Process",
+    "Property",
+    "RangeSort",
+    "Sort",
+    "SourceSpan",
+    "System",
+    "Var",
+    "Variable",
+    "atoms",
+    "conj",
+    "conjuncts",
+    "const",
+    "disj",
+    "format_expr",
+    "format_system",
+    "free_vars",
+    "neg",
+    "op",
+    "substitute",
+]

@@ -1,0 +1,247 @@
+"""Guarded commands, processes, properties and the System every engine consumes.
+
+A :class:`System` is a transition system given as guarded commands over an ordered vector of
+variables: a state is the tuple of the variables' values in declaration order (bools as 0/1).
+The concrete semantics is the interleaving of all enabled commands of all processes; each
+command is deterministic (its updates are *simultaneous*: every right-hand side is evaluated in
+the old state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Final, Literal
+
+from absmc.ir.expr import TRUE, Expr, Var
+from absmc.ir.printer import format_expr
+from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
+from absmc.ir.span import SourceSpan
+
+PropertyKind = Literal["invariant", "unreachable"]
+PROPERTY_KINDS: Final = ("invariant", "unreachable")
+
+#: Built-in properties every search checks unless told not to (SV-COMP style names; not valid
+#: GCL identifiers, so they never clash with a user's property names).
+NO_DEADLOCK: Final = "no-deadlock"
+NO_MODEL_ERROR: Final = "no-model-error"
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """A state variable: name, sort and initial value (bools as 0/1)."""
+
+    name: str
+    sort: Sort
+    init: int = 0
+    span: SourceSpan | None = field(default=None, compare=False)
+
+    @property
+    def is_control(self) -> bool:
+        """Finite ranges and bools are control; unbounded ints are data."""
+        return is_control(self.sort)
+
+    def ref(self) -> Var:
+        """An IR expression referring to this variable."""
+        return Var(self.name, self.sort)
+
+
+@dataclass(frozen=True, slots=True)
+class Process:
+    """A process: its name and, when it has one, the name of its program-counter variable."""
+
+    name: str
+    pc: str | None = None
+    span: SourceSpan | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A guarded command ``guard -> x1 := e1, ..., xn := en`` of one process.
+
+    ``updates`` is a tuple of ``(variable name, expression)`` pairs, applied simultaneously; each
+    name occurs at most once. ``index`` is the command's position in ``System.commands`` (set by
+    :class:`System`). ``flags`` carries semantic markers front ends may need (documented where
+    they are introduced); the GCL front end sets none.
+    """
+
+    process: str
+    guard: Expr
+    updates: tuple[tuple[str, Expr], ...]
+    label: str | None = None
+    span: SourceSpan | None = field(default=None, compare=False)
+    index: int = -1
+    flags: frozenset[str] = frozenset()
+
+    def format_updates(self) -> str:
+        """The right-hand side in GCL syntax (``skip`` when there are no updates)."""
+        if not self.updates:
+            return "skip"
+        return ", ".join(f"{n} := {format_expr(e)}" for n, e in self.updates)
+
+    def text(self) -> str:
+        """The command in GCL syntax, with its label."""
+        label = f"{self.label}: " if self.label else ""
+        return f"{label}{format_expr(self.guard)} -> {self.format_updates()}"
+
+    @property
+    def assigned(self) -> frozenset[str]:
+        """Names of the variables this command assigns."""
+        return frozenset(n for n, _ in self.updates)
+
+    def update_map(self) -> dict[str, Expr]:
+        """The updates as a ``{name: expression}`` mapping (for substitution / wp)."""
+        return dict(self.updates)
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A named safety property.
+
+    * ``invariant``: ``expr`` must hold in every reachable state;
+    * ``unreachable``: no reachable state satisfies ``expr`` (an error condition).
+    """
+
+    name: str
+    kind: PropertyKind
+    expr: Expr
+    span: SourceSpan | None = field(default=None, compare=False)
+
+    @property
+    def bad(self) -> Expr:
+        """The condition a violating state satisfies."""
+        from absmc.ir.expr import neg
+
+        return neg(self.expr) if self.kind == "invariant" else self.expr
+
+
+@dataclass(frozen=True)
+class System:
+    """A model: ordered variables, processes, guarded commands, properties and seed predicates.
+
+    ``valid_end`` (default ``None``: never) describes terminal states that are *not* deadlocks
+    (Promela's valid end states). Raises ``ValueError`` on internally inconsistent input
+    (duplicate variable names, commands of unknown processes, updates of unknown variables);
+    front ends report user errors before building a System.
+    """
+
+    variables: tuple[Variable, ...]
+    processes: tuple[Process, ...]
+    commands: tuple[Command, ...]
+    properties: tuple[Property, ...] = ()
+    predicates: tuple[Expr, ...] = ()
+    name: str = ""
+    file: str = ""
+    valid_end: Expr | None = None
+
+    def __post_init__(self) -> None:
+        names = [v.name for v in self.variables]
+        if len(set(names)) != len(names):
+            raise ValueError("duplicate variable names")
+        procs = {p.name for p in self.processes}
+        known = set(names)
+        fixed: list[Command] = []
+        for i, c in enumerate(self.commands):
+            if c.process not in procs:
+                raise ValueError(f"command {i} belongs to unknown process {c.process!r}")
+            for n, _ in c.updates:
+                if n not in known:
+                    raise ValueError(f"command {i} assigns unknown variable {n!r}")
+            if len({n for n, _ in c.updates}) != len(c.updates):
+                raise ValueError(f"command {i} assigns a variable twice")
+            fixed.append(c if c.index == i else _with_index(c, i))
+        object.__setattr__(self, "commands", tuple(fixed))
+
+    @cached_property
+    def index_of(self) -> Mapping[str, int]:
+        """Variable name -> its position in the state tuple."""
+        return {v.name: i for i, v in enumerate(self.variables)}
+
+    @cached_property
+    def by_name(self) -> Mapping[str, Variable]:
+        """Variable name -> declaration."""
+        return {v.name: v for v in self.variables}
+
+    def var(self, name: str) -> Variable:
+        """The declaration of ``name``; raises ``KeyError`` when undeclared."""
+        return self.by_name[name]
+
+    def ref(self, name: str) -> Var:
+        """An IR reference to the declared variable ``name``."""
+        return self.by_name[name].ref()
+
+    def initial_state(self) -> tuple[int, ...]:
+        """The initial state as a tuple of ints in declaration order."""
+        return tuple(v.init for v in self.variables)
+
+    def commands_of(self, process: str) -> tuple[Command, ...]:
+        """The commands of one process, in declaration order."""
+        return tuple(c for c in self.commands if c.process == process)
+
+    def get_property(self, name: str) -> Property:
+        """The property called ``name``; raises ``KeyError`` when there is none."""
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def control_vars(self) -> tuple[Variable, ...]:
+        """Finite-range and bool variables (never abstracted by default)."""
+        return tuple(v for v in self.variables if v.is_control)
+
+    @property
+    def data_vars(self) -> tuple[Variable, ...]:
+        """Unbounded integer variables (what abstraction methods abstract by default)."""
+        return tuple(v for v in self.variables if not v.is_control)
+
+    def state_dict(self, state: tuple[int, ...]) -> dict[str, int | bool]:
+        """A state tuple as ``{name: value}`` with bools as Python bools (for output)."""
+        out: dict[str, int | bool] = {}
+        for v, x in zip(self.variables, state, strict=True):
+            out[v.name] = bool(x) if isinstance(v.sort, BoolSort) else int(x)
+        return out
+
+    def with_(self, **changes: object) -> System:
+        """A copy with some fields replaced (commands are re-indexed)."""
+        from dataclasses import replace
+
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def domain_constraint(self, name: str) -> Expr:
+        """``lo <= x && x <= hi`` for a finite-range variable, ``true`` otherwise."""
+        from absmc.ir.expr import conj, const, op
+
+        v = self.by_name[name]
+        if isinstance(v.sort, RangeSort):
+            x = v.ref()
+            return conj([op("<=", const(v.sort.lo), x), op("<=", x, const(v.sort.hi))])
+        return TRUE
+
+
+def _with_index(c: Command, i: int) -> Command:
+    from dataclasses import replace
+
+    return replace(c, index=i)
+
+
+def make_system(
+    variables: Iterable[Variable],
+    processes: Iterable[Process],
+    commands: Iterable[Command],
+    properties: Iterable[Property] = (),
+    predicates: Iterable[Expr] = (),
+    name: str = "",
+    file: str = "",
+) -> System:
+    """Convenience constructor taking any iterables."""
+    return System(
+        tuple(variables),
+        tuple(processes),
+        tuple(commands),
+        tuple(properties),
+        tuple(predicates),
+        name,
+        file,
+    )

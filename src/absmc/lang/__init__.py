@@ -1,0 +1,1 @@
+"""Front ends: each turns a source language into an ``absmc.ir.System``."""

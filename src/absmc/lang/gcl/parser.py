@@ -1,0 +1,315 @@
+"""The GCL front end: source text -> ``absmc.ir.System``.
+
+Parsing uses the lark grammar ``gcl.lark`` (LALR); names are resolved and types checked in a
+second pass, so declarations may come in any order. Every problem is raised as
+:class:`absmc.ir.ModelError` located at the offending source position. See ``docs/gcl.md``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput
+
+from absmc.ir.evaluate import EvalError, evaluate
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, const, free_vars
+from absmc.ir.sorts import BOOL, INT, BoolSort, RangeSort, Sort
+from absmc.ir.span import ModelError, SourceSpan
+from absmc.ir.system import Command, Process, Property, PropertyKind, System, Variable
+from absmc.lang.larkutil import span_of, syntax_error
+
+
+@cache
+def gcl_parser() -> Lark:
+    """The (cached) LALR parser for GCL."""
+    grammar = files("absmc.lang.gcl").joinpath("gcl.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def parse_gcl_file(path: str | Path) -> System:
+    """Read and parse a ``.gcl`` file. Raises ``ModelError`` for model errors and ``OSError``
+    when the file cannot be read."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ModelError(f"file is not UTF-8 text ({err.reason})", None, str(path)) from None
+    return parse_gcl(text, str(path))
+
+
+def parse_gcl(text: str, file: str = "<string>") -> System:
+    """Parse GCL source text into a System. Raises ``ModelError`` (with a span) on syntax, name
+    and type errors."""
+    parser = gcl_parser()
+    try:
+        tree = parser.parse(text)
+    except UnexpectedInput as err:
+        raise syntax_error(err, parser, file, text) from None
+    return _Builder(file).build(tree, Path(file).stem)
+
+
+def parse_gcl_expr(text: str, system: System, what: str = "expression") -> Expr:
+    """Parse one expression over the variables of ``system`` (for ``--predicate EXPR`` and the
+    like). Raises ``ModelError`` located in ``<what>``."""
+    parser = gcl_parser()
+    src = f"predicate {text};"
+    try:
+        tree = parser.parse(src)
+    except UnexpectedInput as err:
+        e = syntax_error(err, parser, what, src)
+        assert e.span is not None
+        col = max(1, e.span.column - len("predicate "))
+        raise ModelError(e.message, SourceSpan(what, 1, col)) from None
+    decls = tree.children
+    if len(decls) != 1 or not isinstance(decls[0], Tree) or decls[0].data != "predicate_decl":
+        raise ModelError("expected a single expression", SourceSpan(what, 1, 1))
+    b = _Builder(what)
+    b.vars = {v.name: v for v in system.variables}
+    node = decls[0].children[0]
+    assert isinstance(node, (Tree, Token))
+    return b.expr(node)
+
+
+def _kind(e: Expr) -> str:
+    return "bool" if isinstance(e.sort(), BoolSort) else "int"
+
+
+class _Builder:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.vars: dict[str, Variable] = {}
+
+    def span(self, node: Tree[Any] | Token) -> SourceSpan | None:
+        return span_of(node, self.file)
+
+    def err(self, msg: str, node: Tree[Any] | Token) -> ModelError:
+        return ModelError(msg, self.span(node) or SourceSpan(self.file, 1, 1))
+
+    # -- declarations ------------------------------------------------------------------
+    def build(self, tree: Tree[Any], name: str) -> System:
+        decls = [d for d in tree.children if isinstance(d, Tree)]
+        for d in decls:
+            if d.data == "var_decl":
+                self.var_decl(d)
+        variables = tuple(self.vars.values())
+        processes: list[Process] = []
+        commands: list[Command] = []
+        properties: list[Property] = []
+        predicates: list[Expr] = []
+        prop_names: dict[str, Tree[Any]] = {}
+        for d in decls:
+            if d.data == "process":
+                pname_tok = d.children[0]
+                pname = str(pname_tok)
+                if any(p.name == pname for p in processes):
+                    raise self.err(f"duplicate process '{pname}'", pname_tok)
+                processes.append(Process(pname, None, self.span(pname_tok)))
+                labels: set[str] = set()
+                for c in d.children[1:]:
+                    commands.append(self.command(c, pname, labels))
+            elif d.data == "predicate_decl":
+                predicates.append(self.bool_expr(d.children[0], "a predicate"))
+            elif d.data == "property_decl":
+                kind_tok, label_tok, body = d.children
+                kind: PropertyKind = "invariant" if str(kind_tok) == "invariant" else "unreachable"
+                if label_tok is not None:
+                    pname = _label_name(label_tok)
+                else:
+                    pname = f"{kind}{sum(1 for p in properties if p.kind == kind) + 1}"
+                if pname in prop_names:
+                    raise self.err(f"duplicate property '{pname}'", label_tok or d)
+                prop_names[pname] = d
+                expr = self.bool_expr(body, f"the {kind} condition")
+                properties.append(Property(pname, kind, expr, self.span(d)))
+        if not processes:
+            raise ModelError("the model declares no process", SourceSpan(self.file, 1, 1))
+        return System(
+            variables=variables,
+            processes=tuple(processes),
+            commands=tuple(commands),
+            properties=tuple(properties),
+            predicates=tuple(predicates),
+            name=name,
+            file=self.file,
+        )
+
+    def var_decl(self, d: Tree[Any]) -> None:
+        names = [c for c in d.children if isinstance(c, Token) and c.type == "NAME"]
+        sort_node = next(c for c in d.children if isinstance(c, Tree) and c.data.endswith("_sort"))
+        init_node = d.children[-1]
+        sort = self.sort(sort_node)
+        init = 0
+        if isinstance(sort, RangeSort) and not sort.contains(0):
+            init = sort.lo
+        if init_node is not None:
+            init = self.initial_value(init_node, sort)
+        for tok in names:
+            n = str(tok)
+            if n in self.vars:
+                raise self.err(f"duplicate declaration of '{n}'", tok)
+            self.vars[n] = Variable(n, sort, init, self.span(tok))
+
+    def sort(self, node: Tree[Any]) -> Sort:
+        if node.data == "int_sort":
+            return INT
+        if node.data == "bool_sort":
+            return BOOL
+        lo, hi = (self.signed_int(c) for c in node.children)
+        if lo > hi:
+            raise self.err(f"empty range {lo}..{hi}", node)
+        return RangeSort(lo, hi)
+
+    @staticmethod
+    def signed_int(node: Tree[Any]) -> int:
+        minus, num = node.children
+        value = int(str(num))
+        return -value if minus is not None else value
+
+    def initial_value(self, node: Tree[Any] | Token, sort: Sort) -> int:
+        e = self.expr(node)
+        if free_vars(e):
+            raise self.err("an initial value must be a constant expression", node)
+        want = "bool" if isinstance(sort, BoolSort) else "int"
+        if _kind(e) != want:
+            raise self.err(f"initial value of type {_kind(e)} for a variable of type {sort}", node)
+        try:
+            value = evaluate(e, {})
+        except EvalError as err:
+            raise self.err(str(err), node) from None
+        if isinstance(sort, RangeSort) and not sort.contains(value):
+            raise self.err(f"initial value {value} is outside the range {sort}", node)
+        return value
+
+    # -- commands ----------------------------------------------------------------------
+    def command(self, c: Tree[Any], process: str, labels: set[str]) -> Command:
+        label_tok, guard_node, updates_node = c.children
+        label = None
+        if label_tok is not None:
+            label = _label_name(label_tok)
+            if label in labels:
+                raise self.err(f"duplicate label '{label}' in process '{process}'", label_tok)
+            labels.add(label)
+        guard = self.bool_expr(guard_node, "a guard")
+        updates: list[tuple[str, Expr]] = []
+        if updates_node.data != "skip":
+            seen: set[str] = set()
+            for u in updates_node.children:
+                name_tok, rhs_node = u.children
+                n = str(name_tok)
+                if n not in self.vars:
+                    raise self.err(f"assignment to undeclared variable '{n}'", name_tok)
+                if n in seen:
+                    raise self.err(f"'{n}' is assigned twice in one command", name_tok)
+                seen.add(n)
+                rhs = self.expr(rhs_node)
+                target = self.vars[n].sort
+                want = "bool" if isinstance(target, BoolSort) else "int"
+                if _kind(rhs) != want:
+                    raise self.err(
+                        f"cannot assign a {_kind(rhs)} expression to '{n}' of type {target}",
+                        rhs_node,
+                    )
+                if (
+                    isinstance(target, RangeSort)
+                    and isinstance(rhs, Const)
+                    and not target.contains(rhs.value)
+                ):
+                    raise self.err(
+                        f"constant {rhs.value} is outside the range {target} of '{n}'", rhs_node
+                    )
+                updates.append((n, rhs))
+        return Command(process, guard, tuple(updates), label, self.span(c))
+
+    # -- expressions -------------------------------------------------------------------
+    def bool_expr(self, node: Tree[Any] | Token, what: str) -> Expr:
+        e = self.expr(node)
+        if not e.is_bool:
+            raise self.err(f"{what} must be a bool expression, not int", node)
+        return e
+
+    def expr(self, node: Tree[Any] | Token) -> Expr:
+        sp = self.span(node)
+        if isinstance(node, Token):  # pragma: no cover - grammar always wraps tokens
+            raise self.err(f"unexpected token {node!r}", node)
+        kind = node.data
+        ch: list[Any] = node.children
+        if kind == "int_lit":
+            return const(int(ch[0]), sp)
+        if kind == "true_lit":
+            return Const(TRUE.value, BOOL, sp)
+        if kind == "false_lit":
+            return Const(FALSE.value, BOOL, sp)
+        if kind == "var_ref":
+            n = str(ch[0])
+            v = self.vars.get(n)
+            if v is None:
+                raise self.err(f"undeclared variable '{n}'", node)
+            return Var(n, v.sort, sp)
+        if kind == "neg":
+            a = self.num(ch[1], "operand of unary '-'")
+            if isinstance(a, Const):
+                return Const(-a.value, INT, sp)
+            return Op("neg", (a,), sp)
+        if kind == "not_":
+            return Op("!", (self.boolean(ch[0], "operand of '!'"),), sp)
+        if kind == "arith":
+            o = str(ch[1])
+            return Op(
+                o,
+                (
+                    self.num(ch[0], f"left operand of '{o}'"),
+                    self.num(ch[2], f"right operand of '{o}'"),
+                ),
+                sp,
+            )
+        if kind == "cmp":
+            o = str(ch[1])
+            a, b = self.expr(ch[0]), self.expr(ch[2])
+            if o in ("==", "!="):
+                if _kind(a) != _kind(b):
+                    raise self.err(f"'{o}' compares a {_kind(a)} with a {_kind(b)}", node)
+            else:
+                for x, n in ((a, ch[0]), (b, ch[2])):
+                    if x.is_bool:
+                        raise self.err(f"'{o}' needs int operands, not bool", n)
+            return Op(o, (a, b), sp)
+        if kind in ("and_", "or_", "implies"):
+            sym = {"and_": "&&", "or_": "||", "implies": "=>"}[kind]
+            a = self.boolean(ch[0], f"left operand of '{sym}'")
+            b = self.boolean(ch[1], f"right operand of '{sym}'")
+            if sym != "=>":
+                # && and || are associative: keep chains flat (a && b && c is one node)
+                args: list[Expr] = []
+                for x in (a, b):
+                    args.extend(x.args if isinstance(x, Op) and x.op == sym else (x,))
+                return Op(sym, tuple(args), sp)
+            return Op("=>", (a, b), sp)
+        if kind == "ite":
+            c = self.boolean(ch[0], "condition of '?:'")
+            a, b = self.expr(ch[1]), self.expr(ch[2])
+            if _kind(a) != _kind(b):
+                raise self.err(
+                    f"branches of '?:' have different types ({_kind(a)}, {_kind(b)})", node
+                )
+            return Op("ite", (c, a, b), sp)
+        raise self.err(f"unsupported construct {kind}", node)  # pragma: no cover
+
+    def num(self, node: Tree[Any] | Token, what: str) -> Expr:
+        e = self.expr(node)
+        if e.is_bool:
+            raise self.err(f"{what} must be int, not bool", node)
+        return e
+
+    def boolean(self, node: Tree[Any] | Token, what: str) -> Expr:
+        e = self.expr(node)
+        if not e.is_bool:
+            raise self.err(f"{what} must be bool, not int", node)
+        return e
+
+
+def _label_name(tok: Token | Tree[Any]) -> str:
+    return str(tok).rstrip(": \t")

@@ -1,0 +1,36 @@
+"""Choose the front end for a model file by its extension and load it into an ``ir.System``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from absmc.ir.span import ModelError
+from absmc.ir.system import System
+
+GCL_SUFFIXES = (".gcl",)
+PROMELA_SUFFIXES = (".pml", ".pm", ".prom", ".promela", ".sumo")
+
+
+def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> System:
+    """Parse the model at ``path`` (``.gcl``: guarded commands; ``.pml``/``.pm``/...: Promela).
+
+    ``defines`` are preprocessor definitions (``-D NAME=VALUE``) for front ends that have a
+    preprocessor. Raises ``ModelError`` for errors in the model, ``OSError`` when the file
+    cannot be read, ``ValueError`` for an unknown extension or options the front end does not
+    take.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in GCL_SUFFIXES:
+        if defines:
+            raise ValueError(
+                "-D definitions apply to Promela models only (GCL has no preprocessor)"
+            )
+        from absmc.lang.gcl import parse_gcl_file
+
+        return parse_gcl_file(p)
+    if suffix in PROMELA_SUFFIXES:
+        raise ModelError("the Promela front end is not available yet", None, str(path))
+    known = ", ".join(GCL_SUFFIXES + PROMELA_SUFFIXES)
+    raise ValueError(f"cannot tell the language of '{path}' from its extension (known: {known})")

@@ -1,0 +1,1 @@
+"""Rendering of results: text (rich) and JSON."""

@@ -1,0 +1,134 @@
+"""Human-readable rendering of results and traces (rich tables; plain text when piped)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from absmc.engines.result import PropertyResult, Result, Stats, Trace, Verdict
+
+_STYLE = {Verdict.HOLDS: "bold green", Verdict.VIOLATED: "bold red", Verdict.UNKNOWN: "bold yellow"}
+_MARK = {Verdict.HOLDS: "✓", Verdict.VIOLATED: "✗", Verdict.UNKNOWN: "?"}
+
+
+def _fmt_value(v: int | bool) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def format_assignments(values: dict[str, int | bool]) -> str:
+    """``a=1 b=true ...`` in the given order."""
+    return " ".join(f"{n}={_fmt_value(v)}" for n, v in values.items())
+
+
+def trace_table(trace: Trace, title: str | None = None) -> Table:
+    """The step table of a trace: step, process, command, source line, changed variables."""
+    table = Table(title=title, title_justify="left", show_lines=False, expand=False)
+    table.add_column("step", justify="right")
+    table.add_column("process")
+    table.add_column("command")
+    table.add_column("source")
+    table.add_column("changed")
+    for k, step in enumerate(trace.steps):
+        if k == 0:
+            table.add_row("0", "", "initial state", "", format_assignments(step.state))
+        else:
+            table.add_row(
+                str(step.step),
+                step.process or "",
+                step.command or "",
+                step.source or "",
+                format_assignments(trace.changed(k)),
+            )
+    return table
+
+
+def format_stats(stats: Stats) -> str:
+    """One statistics line (states, transitions, depth, time, states/s, memory, extras)."""
+    parts = [
+        f"states {stats.states:,}",
+        f"transitions {stats.transitions:,}",
+        f"depth {stats.max_depth:,}",
+        f"time {stats.time_s:.3f} s",
+        f"{stats.states_per_s:,.0f} states/s",
+        f"peak memory {stats.peak_mb:.1f} MB",
+    ]
+    for key, value in stats.extra.items():
+        if key == "store" and value == "exact":
+            continue
+        if isinstance(value, float) and key.endswith("coverage"):
+            parts.append(f"{key.replace('_', ' ')} {value:.4%}")
+        else:
+            parts.append(f"{key.replace('_', ' ')} {value}")
+    return ", ".join(parts)
+
+
+def _verdict_line(r: PropertyResult) -> Text:
+    t = Text()
+    t.append(f"{_MARK[r.verdict]} ", style=_STYLE[r.verdict])
+    t.append(f"{r.property}", style="bold")
+    t.append(f" ({r.kind}): ")
+    t.append(r.verdict.value, style=_STYLE[r.verdict])
+    if r.violations > 1:
+        t.append(f" ×{r.violations}")
+    t.append(f" — {r.reason}")
+    return t
+
+
+def render_result(result: Result, console: Console, show_iterations: bool = False) -> None:
+    """Print verdict lines, statistics, per-iteration tables and counterexample tables."""
+    console.print(Text(f"{result.model}: method {result.method}", style="bold"))
+    for r in result.results:
+        console.print(_verdict_line(r))
+    shown: list[int] = []
+    for r in result.results:
+        if id(r.stats) in shown:
+            continue
+        shown.append(id(r.stats))
+        console.print(Text("statistics: " + format_stats(r.stats), style="dim"))
+    for note in result.notes:
+        console.print(Text(f"note: {note}", style="dim"))
+    if show_iterations:
+        for r in result.results:
+            if r.iterations:
+                console.print(iterations_table(r.iterations, f"iterations ({r.property})"))
+                break
+    for r in result.results:
+        if r.trace is not None:
+            kind = "counterexample" if r.verdict is Verdict.VIOLATED else "unconfirmed trace"
+            n = len(r.trace.steps) - 1
+            title = f"{kind} for '{r.property}' ({n} step{'s' if n != 1 else ''}"
+            title += ", replayed on the concrete semantics)" if r.trace.replayed else ")"
+            console.print(trace_table(r.trace, title))
+            if r.trace.note:
+                console.print(Text(r.trace.note, style="red"))
+    overall = result.verdict
+    console.print(Text(f"verdict: {overall.value}", style=_STYLE[overall]))
+
+
+def iterations_table(rows: Sequence[dict[str, object]], title: str) -> Table:
+    """A per-iteration table (columns from the rows' keys, in order)."""
+    table = Table(title=title, title_justify="left")
+    keys: list[str] = []
+    for row in rows:
+        for k in row:
+            if k not in keys:
+                keys.append(k)
+    for k in keys:
+        table.add_column(k.replace("_", " "))
+    for row in rows:
+        cells = []
+        for k in keys:
+            v = row.get(k, "")
+            if isinstance(v, list):
+                cells.append(", ".join(str(x) for x in v) or "-")
+            elif isinstance(v, float):
+                cells.append(f"{v:.3f}")
+            else:
+                cells.append(str(v))
+        table.add_row(*cells)
+    return table

@@ -1,0 +1,181 @@
+"""Explicit search: state counts against an independent oracle, verdicts, traces, limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from absmc.engines.explicit import check_explicit, search
+from absmc.engines.explicit.replay import run_path
+from absmc.engines.explicit.store import BitStateStore, ExactStore
+from absmc.engines.options import CheckOptions, Limits, OptionError
+from absmc.engines.result import Verdict
+from absmc.ir import System
+from absmc.ir.compile import compile_system
+from absmc.lang.gcl import parse_gcl, parse_gcl_file
+
+from .conftest import GCL_EXAMPLES
+from .reference import reference_explore
+from .strategies import finite_systems
+
+FINITE = ["peterson", "philosophers", "nonterminating"]
+
+
+def _check(path: str, **kw: object) -> object:
+    return check_explicit(parse_gcl_file(GCL_EXAMPLES / f"{path}.gcl"), CheckOptions(**kw))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", FINITE)
+@pytest.mark.parametrize("order", ["bfs", "dfs"])
+def test_state_counts_equal_independent_reference(name: str, order: str) -> None:
+    system = parse_gcl_file(GCL_EXAMPLES / f"{name}.gcl")
+    ref = reference_explore(system)
+    assert ref.complete
+    out = search(compile_system(system), ExactStore(), order=order, keep_going=True)  # type: ignore[arg-type]
+    assert out.stopped is None
+    assert out.states == len(ref.states)
+    assert out.transitions == ref.transitions
+
+
+def test_known_state_counts_of_finite_examples() -> None:
+    # the figures the example files state in their comments
+    counts = {
+        n: reference_explore(parse_gcl_file(GCL_EXAMPLES / f"{n}.gcl")).states for n in FINITE
+    }
+    assert {n: len(s) for n, s in counts.items()} == {
+        "peterson": 20,
+        "philosophers": 35,
+        "nonterminating": 2,
+    }
+
+
+def test_rax_bfs_finds_the_deadlock_with_a_trace_of_8_entries() -> None:
+    result = _check("rax", order="bfs")
+    assert result.verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
+    r = result.results[0]  # type: ignore[attr-defined]
+    assert (r.property, r.verdict) == ("deadlock", Verdict.VIOLATED)
+    assert len(r.trace.steps) == 8 and r.trace.replayed
+    last = r.trace.steps[-1].state
+    assert (last["pc1"], last["pc2"], last["w1"], last["w2"]) == (4, 5, 1, 1)
+
+
+def test_bakery_state_limit_gives_unknown_naming_the_limit() -> None:
+    result = _check("bakery", limits=Limits(max_states=5000))
+    assert result.verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
+    for r in result.results:  # type: ignore[attr-defined]
+        assert r.verdict is Verdict.UNKNOWN
+        assert "state limit of 5000" in r.reason
+        assert r.stats.states == 5000
+
+
+def test_bakery_depth_and_time_limits() -> None:
+    r = _check("bakery", limits=Limits(max_depth=12)).results[0]  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.UNKNOWN and "depth limit of 12" in r.reason
+    assert r.stats.max_depth == 12
+    r = _check("bakery", limits=Limits(timeout=0.2)).results[0]  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.UNKNOWN and "time limit" in r.reason
+    assert r.stats.states > 0
+
+
+def test_depth_bound_that_covers_the_state_space_still_proves() -> None:
+    r = _check("peterson", limits=Limits(max_depth=50)).results[0]  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.HOLDS
+
+
+def test_philosophers_deadlock_and_invariants_with_keep_going() -> None:
+    result = _check("philosophers", keep_going=True)
+    verdicts = {r.property: r.verdict for r in result.results}  # type: ignore[attr-defined]
+    assert verdicts == {
+        "neighbours01": Verdict.HOLDS,
+        "neighbours12": Verdict.HOLDS,
+        "neighbours20": Verdict.HOLDS,
+        "no-deadlock": Verdict.VIOLATED,
+        "no-model-error": Verdict.HOLDS,
+    }
+    dl = next(r for r in result.results if r.property == "no-deadlock")  # type: ignore[attr-defined]
+    assert dl.violations == 1  # the circular wait: every philosopher holds its left fork
+    assert len(dl.trace.steps) == 4
+
+
+def test_dfs_counterexample_replays() -> None:
+    result = _check("rax", order="dfs", limits=Limits(max_depth=40))
+    r = result.results[0]  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.VIOLATED and r.trace.replayed
+
+
+def test_model_error_is_reported_with_the_trace_leading_there() -> None:
+    s = parse_gcl(
+        """
+        var n : 0..3;
+        var d : int = 2;
+        process P {
+          n < 3 -> n := n + 1;
+          n == 3 -> d := d - 1;
+          d == 0 -> n := n / d;
+        }
+        """,
+        "err.gcl",
+    )
+    result = check_explicit(s, CheckOptions())
+    r = next(r for r in result.results if r.property == "no-model-error")
+    assert r.verdict is Verdict.VIOLATED
+    assert len(r.trace.steps) == 6  # n: 0 -> 3 (3 steps), d: 2 -> 0 (2 steps)
+    assert "division by zero" in r.trace.note
+
+
+def test_bitstate_never_claims_a_proof_and_reports_coverage() -> None:
+    result = _check("peterson", store="bitstate", bitstate_bits=16)
+    for r in result.results:  # type: ignore[attr-defined]
+        assert r.verdict is Verdict.UNKNOWN
+        assert "not a proof" in r.reason
+    stats = result.results[0].stats  # type: ignore[attr-defined]
+    assert stats.states == 20
+    assert stats.extra["hash_factor"] == pytest.approx(2**16 / 20, rel=0.01)
+    assert 0.99 < stats.extra["expected_coverage"] <= 1.0
+
+
+def test_bitstate_with_a_tiny_array_loses_states() -> None:
+    store = BitStateStore(log2_bits=3, k=1)
+    system = parse_gcl_file(GCL_EXAMPLES / "peterson.gcl")
+    out = search(compile_system(system), store, keep_going=True)
+    assert out.states < 20
+    assert store.expected_coverage() < 0.9
+
+
+def test_bitstate_finds_violations_and_they_replay() -> None:
+    r = _check("rax", store="bitstate").results[0]  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.VIOLATED and len(r.trace.steps) == 8
+
+
+def test_unknown_property_is_an_option_error() -> None:
+    with pytest.raises(OptionError, match="no property 'nope'"):
+        _check("rax", properties=["nope"])
+
+
+def test_property_selection() -> None:
+    result = _check("philosophers", properties=["neighbours01"])
+    assert [r.property for r in result.results] == ["neighbours01", "no-model-error"]  # type: ignore[attr-defined]
+    assert result.verdict is Verdict.HOLDS  # type: ignore[attr-defined]
+
+
+@settings(max_examples=100, deadline=None)
+@given(finite_systems())
+def test_random_systems_verdicts_agree_with_reference(system: System) -> None:
+    ref = reference_explore(system)
+    for order in ("bfs", "dfs"):
+        result = check_explicit(system, CheckOptions(order=order, keep_going=True))  # type: ignore[arg-type]
+        by_name = {r.property: r for r in result.results}
+        assert by_name["bad"].verdict is (
+            Verdict.VIOLATED if "bad" in ref.violated else Verdict.HOLDS
+        )
+        assert by_name["no-deadlock"].verdict is (
+            Verdict.VIOLATED if ref.deadlock else Verdict.HOLDS
+        )
+        assert by_name["no-model-error"].verdict is Verdict.HOLDS
+        assert by_name["bad"].stats.states == len(ref.states)
+        for r in result.results:
+            if r.trace is not None:
+                path = [s.command_index for s in r.trace.steps[1:]]
+                assert run_path(compile_system(system), path)[-1] == tuple(
+                    r.trace.steps[-1].state[v.name] for v in system.variables
+                )
