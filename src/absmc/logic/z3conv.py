@@ -1,0 +1,117 @@
+"""Translation of IR expressions into Z3 terms (the only module family that imports z3).
+
+Integers (``INT`` and finite ranges) become Z3 ``Int`` constants, bools become ``Bool``
+constants; ``/`` and ``%`` are encoded with C's truncating semantics on top of Z3's Euclidean
+``div``/``mod``. Division by zero is left to Z3 (an unspecified value): the concrete semantics
+treats it as a model error, which engines detect on the concrete side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import z3
+
+from absmc.ir.expr import Const, Expr, Op, Var
+from absmc.ir.sorts import BoolSort, RangeSort, Sort
+
+Z3Term = Any
+
+
+class Z3Translator:
+    """Translate IR expressions to Z3 terms in one context, caching per expression.
+
+    ``rename`` maps a variable name to the name of its Z3 constant (e.g. primed copies for
+    post-states); by default a variable keeps its name.
+    """
+
+    def __init__(self, ctx: z3.Context | None = None) -> None:
+        self.ctx = ctx or z3.main_ctx()
+        self._cache: dict[tuple[Expr, str], Z3Term] = {}
+        self._vars: dict[tuple[str, bool], Z3Term] = {}
+
+    def var(self, name: str, sort: Sort) -> Z3Term:
+        """The Z3 constant for a variable of the given sort."""
+        is_bool = isinstance(sort, BoolSort)
+        key = (name, is_bool)
+        v = self._vars.get(key)
+        if v is None:
+            v = z3.Bool(name, self.ctx) if is_bool else z3.Int(name, self.ctx)
+            self._vars[key] = v
+        return v
+
+    def __call__(self, e: Expr, suffix: str = "") -> Z3Term:
+        """``e`` as a Z3 term; every variable name gets ``suffix`` appended (``""``: none)."""
+        key = (e, suffix)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        t = self._tr(e, suffix)
+        self._cache[key] = t
+        return t
+
+    def _tr(self, e: Expr, sfx: str) -> Z3Term:
+        ctx = self.ctx
+        if isinstance(e, Const):
+            if isinstance(e.const_sort, BoolSort):
+                return z3.BoolVal(bool(e.value), ctx)
+            return z3.IntVal(e.value, ctx)
+        if isinstance(e, Var):
+            return self.var(e.name + sfx, e.var_sort)
+        assert isinstance(e, Op)
+        o = e.op
+        a = [self(x, sfx) for x in e.args]
+        if o == "&&":
+            return z3.And(*a)
+        if o == "||":
+            return z3.Or(*a)
+        if o == "!":
+            return z3.Not(a[0])
+        if o == "=>":
+            return z3.Implies(a[0], a[1])
+        if o == "ite":
+            return z3.If(a[0], a[1], a[2])
+        if o == "neg":
+            return -a[0]
+        if o == "+":
+            return a[0] + a[1]
+        if o == "-":
+            return a[0] - a[1]
+        if o == "*":
+            return a[0] * a[1]
+        if o == "/":
+            return tdiv(a[0], a[1])
+        if o == "%":
+            return a[0] - a[1] * tdiv(a[0], a[1])
+        if o == "==":
+            return a[0] == a[1]
+        if o == "!=":
+            return a[0] != a[1]
+        if o == "<":
+            return a[0] < a[1]
+        if o == "<=":
+            return a[0] <= a[1]
+        if o == ">":
+            return a[0] > a[1]
+        if o == ">=":
+            return a[0] >= a[1]
+        raise ValueError(f"unknown operator {o!r}")  # pragma: no cover
+
+
+def tdiv(a: Z3Term, b: Z3Term) -> Z3Term:
+    """C's truncating division of Z3 integer terms (``b == 0`` left unspecified)."""
+    q = z3.If(a >= 0, z3.If(b >= 0, a / b, -(a / -b)), z3.If(b >= 0, -((-a) / b), (-a) / -b))
+    return q
+
+
+def range_constraints(
+    tr: Z3Translator, sorts: Mapping[str, Sort], suffix: str = ""
+) -> list[Z3Term]:
+    """``lo <= x <= hi`` for every finite-range variable in ``sorts``."""
+    out = []
+    for name, sort in sorts.items():
+        if isinstance(sort, RangeSort):
+            v = tr.var(name + suffix, sort)
+            out.append(z3.And(v >= sort.lo, v <= sort.hi))
+    return out
