@@ -137,10 +137,11 @@ def cli() -> None:
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option(
     "--method",
-    type=click.Choice(["explicit"]),
+    type=click.Choice(["explicit", "under"]),
     default="explicit",
     show_default=True,
-    help="Checking method: explicit = exhaustive explicit-state search.",
+    help="Checking method: explicit = exhaustive explicit-state search; under = concrete "
+    "search with abstract matching and refinement (Pasareanu et al., CAV 2005).",
 )
 @click.option(
     "--property",
@@ -158,10 +159,11 @@ def cli() -> None:
 )
 @click.option(
     "--store",
-    type=click.Choice(["exact", "bitstate"]),
+    type=click.Choice(["exact", "bitstate", "range"]),
     default="exact",
     show_default=True,
-    help="State store: exact set, or bitstate hashing (less memory, may miss states).",
+    help="State store: exact set, or bitstate hashing (less memory, may miss states); "
+    "[under] range = Kudra & Mercer's min/max refinement, no prover.",
 )
 @click.option(
     "--bitstate-bits",
@@ -217,6 +219,47 @@ def cli() -> None:
     default=None,
     help="Progress line on stderr (default: when stderr is a terminal).",
 )
+@click.option(
+    "--predicate",
+    "predicates",
+    multiple=True,
+    metavar="EXPR",
+    help="[under] Seed predicate (repeatable), in GCL syntax over the model's variables.",
+)
+@click.option(
+    "--seed-predicates",
+    default="",
+    metavar="guards,property",
+    help="[under] Also seed with the atoms of all guards and/or of the properties.",
+)
+@click.option(
+    "--max-iterations",
+    type=click.IntRange(1),
+    default=50,
+    show_default=True,
+    help="[under] Refinement iterations before giving up (unknown).",
+)
+@click.option(
+    "--prover",
+    type=click.Choice(["z3", "none"]),
+    default="z3",
+    show_default=True,
+    help="[under] z3: exactness checks; none: lightweight syntactic refinement.",
+)
+@click.option(
+    "--concrete-after",
+    type=click.IntRange(1),
+    default=None,
+    metavar="K",
+    help="[under] Add concrete-state predicates for a command inexact K iterations in a row "
+    "(makes refinement terminate on finite systems).",
+)
+@click.option(
+    "--local-predicates",
+    is_flag=True,
+    help="[under] Attach new predicates to the program counter that produced them.",
+)
+@click.option("--table", is_flag=True, help="[under] Print the per-iteration table.")
 def check(
     model: str,
     method: str,
@@ -233,6 +276,13 @@ def check(
     defines: tuple[str, ...],
     as_json: bool,
     progress: bool | None,
+    predicates: tuple[str, ...],
+    seed_predicates: str,
+    max_iterations: int,
+    prover: str,
+    concrete_after: int | None,
+    local_predicates: bool,
+    table: bool,
 ) -> None:
     """Check the properties of MODEL.
 
@@ -243,6 +293,8 @@ def check(
     """
 
     def body() -> int:
+        if store == "range" and method != "under":
+            raise UsageProblem("--store range applies to --method under only")
         system = load(model, defines)
         show_progress = progress if progress is not None else sys.stderr.isatty()
         line = ProgressLine() if show_progress else None
@@ -257,24 +309,84 @@ def check(
             check_deadlock=not no_deadlock,
             progress=line,
         )
+        extra: dict[str, Any] = {}
+        if method == "under":
+            extra["under"] = under_options(
+                system,
+                store,
+                predicates,
+                seed_predicates,
+                max_iterations,
+                prover,
+                concrete_after,
+                local_predicates,
+            )
+            options.store = "exact"
+        elif predicates or seed_predicates or concrete_after or local_predicates or table:
+            raise UsageProblem(
+                "--predicate, --seed-predicates, --concrete-after, --local-predicates and "
+                "--table apply to --method under"
+            )
         try:
-            result = run_method(method, system, options)
+            result = run_method(method, system, options, **extra)
         finally:
             if line is not None:
                 line.close()
         result.model = model
-        emit(result, as_json)
+        emit(result, as_json, show_iterations=table)
         return result.exit_code
 
     sys.exit(run_guarded(body))
 
 
-def run_method(method: str, system: System, options: CheckOptions) -> Result:
+def under_options(
+    system: System,
+    store: str,
+    predicates: tuple[str, ...],
+    seed_predicates: str,
+    max_iterations: int,
+    prover: str,
+    concrete_after: int | None,
+    local_predicates: bool,
+) -> Any:
+    """Build the ``--method under`` options (parsing ``--predicate`` expressions)."""
+    from absmc.engines.under import UnderOptions
+    from absmc.lang.gcl import parse_gcl_expr
+
+    seeds = {s.strip() for s in seed_predicates.split(",") if s.strip()}
+    if not seeds <= {"guards", "property"}:
+        raise UsageProblem(
+            f"--seed-predicates takes guards and/or property, not {seed_predicates!r}"
+        )
+    parsed = []
+    for k, text in enumerate(predicates, start=1):
+        e = parse_gcl_expr(text, system, f"--predicate #{k}")
+        if not e.is_bool:
+            raise UsageProblem(f"--predicate {text!r} is not a bool expression")
+        parsed.append(e)
+    if store not in ("exact", "range"):
+        raise UsageProblem("--method under takes --store exact (abstract matching) or range")
+    return UnderOptions(
+        predicates=tuple(parsed),
+        seed_predicates=frozenset(seeds),  # type: ignore[arg-type]
+        max_iterations=max_iterations,
+        prover=prover,  # type: ignore[arg-type]
+        store="range" if store == "range" else "abstract",
+        concrete_after=concrete_after,
+        local_predicates=local_predicates,
+    )
+
+
+def run_method(method: str, system: System, options: CheckOptions, **extra: Any) -> Result:
     """Dispatch to the engine of ``method``."""
     if method == "explicit":
         from absmc.engines.explicit import check_explicit
 
         return check_explicit(system, options)
+    if method == "under":
+        from absmc.engines.under import check_under
+
+        return check_under(system, options, extra["under"])
     raise UsageProblem(f"unknown method '{method}'")  # pragma: no cover - click checks
 
 

@@ -1,0 +1,15 @@
+"""Concrete model checking with abstract matching and refinement (paper 000).
+
+Păsăreanu, Pelánek, Visser: *Concrete Model Checking with Abstract Matching and Refinement*
+(CAV 2005). :func:`check_under` runs REFINEMENTSEARCH (Fig. 3): αSEARCH (Fig. 2) with
+predicate set Φ_i; a violation is a real error (its trace is replayed on the concrete
+semantics); ``Φ_{i+1} = Φ_i`` means the abstraction is *exact*: the explored structure is
+bisimilar to the concrete system (Theorem 2) and the properties hold. Options add the
+paper's variants: seed predicates (Section 6), the concrete-state heuristic for termination
+(Section 5, Corollary 1), transition-dependent predicates (Section 6), the prover-free
+lightweight refinement (Section 6) and Kudra & Mercer's min/max range store (thesis 003, §2.2).
+"""
+
+from absmc.engines.under.refinement import UnderOptions, check_under
+
+__all__ = ["UnderOptions", "check_under"]

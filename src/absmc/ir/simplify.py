@@ -1,0 +1,73 @@
+"""Constant folding and boolean simplification of IR expressions.
+
+Used after substituting concrete control values into guards and predicates (paper 000: control
+variables are never abstracted), so that checks whose outcome is already decided need no
+prover call.
+"""
+
+from __future__ import annotations
+
+from absmc.ir.evaluate import EvalError, evaluate
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, disj, neg
+from absmc.ir.sorts import BOOL, BoolSort
+
+
+def _const_like(value: int, like: Expr) -> Const:
+    return Const(value, BOOL) if like.is_bool else Const(value)
+
+
+def simplify(e: Expr) -> Expr:
+    """An equivalent expression with ground subterms evaluated and ``&& || ! => ite`` reduced
+    around constants. Division by a constant zero is left in place (it is a model error, not a
+    value)."""
+    if isinstance(e, (Const, Var)):
+        return e
+    assert isinstance(e, Op)
+    args = tuple(simplify(a) for a in e.args)
+    o = e.op
+    if o == "&&":
+        if any(a == FALSE for a in args):
+            return FALSE
+        return conj(args)
+    if o == "||":
+        if any(a == TRUE for a in args):
+            return TRUE
+        return disj(args)
+    if o == "!":
+        return neg(args[0])
+    if o == "=>":
+        a, b = args
+        if a == FALSE or b == TRUE:
+            return TRUE
+        if a == TRUE:
+            return b
+        if b == FALSE:
+            return neg(a)
+        return Op("=>", args, e.span)
+    if o == "ite":
+        c, a, b = args
+        if c == TRUE:
+            return a
+        if c == FALSE:
+            return b
+        if a == b:
+            return a
+        return Op("ite", args, e.span)
+    if all(isinstance(a, Const) for a in args):
+        try:
+            return _const_like(evaluate(Op(o, args), {}), e)
+        except EvalError:
+            return Op(o, args, e.span)
+    if o in ("==", "<=", ">=") and args[0] == args[1]:
+        return TRUE
+    if o in ("!=", "<", ">") and args[0] == args[1]:
+        return FALSE
+    return Op(o, args, e.span)
+
+
+def truth_value(e: Expr) -> bool | None:
+    """``True``/``False`` when ``e`` simplifies to a boolean constant, else ``None``."""
+    s = simplify(e)
+    if isinstance(s, Const) and isinstance(s.const_sort, BoolSort):
+        return bool(s.value)
+    return None
