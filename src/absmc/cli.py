@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.live import Live
 from rich.text import Text
 
 from absmc import __version__
@@ -87,30 +88,41 @@ def load(model: str, defines: tuple[str, ...] = ()) -> System:
 
 
 class ProgressLine:
-    """A one-line progress report on stderr: rewritten in place on a terminal, one line per
-    report otherwise (``--progress`` into a log)."""
+    """The progress report on stderr: a rich live line rewritten in place on a terminal, one
+    printed line per report otherwise (``--progress`` into a log)."""
 
     def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.used = False
+        self.console = Console(stderr=True, highlight=False)
+        self.live: Live | None = None
 
     def __call__(self, p: Progress) -> None:
         rate = p.states / p.elapsed_s if p.elapsed_s > 0 else 0.0
-        line = (
-            f"states {p.states:,}  transitions {p.transitions:,}  depth {p.depth:,}  "
-            f"{rate:,.0f} states/s  memory {peak_rss_mb():,.0f} MB  {p.elapsed_s:,.0f} s"
+        line = Text.assemble(
+            ("states ", "dim"),
+            f"{p.states:,}",
+            ("  transitions ", "dim"),
+            f"{p.transitions:,}",
+            ("  depth ", "dim"),
+            f"{p.depth:,}",
+            ("  states/s ", "dim"),
+            f"{rate:,.0f}",
+            ("  memory ", "dim"),
+            f"{peak_rss_mb():,.0f} MB",
+            ("  elapsed ", "dim"),
+            f"{p.elapsed_s:,.0f} s",
         )
-        if self.tty:
-            sys.stderr.write("\r\x1b[2K" + line)
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-        self.used = True
+        if not self.console.is_terminal:
+            self.console.print(line.plain, soft_wrap=True)
+            return
+        if self.live is None:
+            self.live = Live(line, console=self.console, transient=True, auto_refresh=False)
+            self.live.start()
+        self.live.update(line, refresh=True)
 
     def close(self) -> None:
-        if self.used and self.tty:
-            sys.stderr.write("\r\x1b[2K")
-            sys.stderr.flush()
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
 
 
 @click.group(context_settings=CONTEXT)
