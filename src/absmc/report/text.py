@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from absmc.engines.result import PropertyResult, Result, Stats, Trace, Verdict
+from absmc.engines.result import PropertyResult, Result, StateValue, Stats, Trace, Verdict
 
 _STYLE = {Verdict.HOLDS: "bold green", Verdict.VIOLATED: "bold red", Verdict.UNKNOWN: "bold yellow"}
 _MARK = {Verdict.HOLDS: "✓", Verdict.VIOLATED: "✗", Verdict.UNKNOWN: "?"}
 
 
-def _fmt_value(v: int | bool) -> str:
+def _fmt_value(v: StateValue) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
 
 
-def format_assignments(values: dict[str, int | bool]) -> str:
+def format_assignments(values: Mapping[str, StateValue]) -> str:
     """``a=1 b=true ...`` in the given order."""
     return " ".join(f"{n}={_fmt_value(v)}" for n, v in values.items())
 
