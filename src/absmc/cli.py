@@ -13,17 +13,21 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
 from rich.text import Text
 
 from absmc import __version__
+from absmc.cli_types import abstract, domains, types_from, types_options
 from absmc.engines.options import CheckOptions, Limits, OptionError, Progress
 from absmc.engines.result import Result, peak_rss_mb
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
+
+if TYPE_CHECKING:
+    from absmc.engines.typeabs import TypesOptions
 
 EXIT_MODEL_ERROR = 2
 EXIT_INTERNAL = 4
@@ -137,10 +141,11 @@ def cli() -> None:
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option(
     "--method",
-    type=click.Choice(["explicit"]),
+    type=click.Choice(["explicit", "types"]),
     default="explicit",
     show_default=True,
-    help="Checking method: explicit = exhaustive explicit-state search.",
+    help="Checking method: explicit = exhaustive explicit-state search; types = type-based "
+    "data abstraction with choose-free search (needs --abstract VAR=DOMAIN).",
 )
 @click.option(
     "--property",
@@ -217,6 +222,7 @@ def cli() -> None:
     default=None,
     help="Progress line on stderr (default: when stderr is a terminal).",
 )
+@types_options
 def check(
     model: str,
     method: str,
@@ -233,6 +239,9 @@ def check(
     defines: tuple[str, ...],
     as_json: bool,
     progress: bool | None,
+    abstract: tuple[str, ...],
+    rest: str,
+    basl: tuple[str, ...],
 ) -> None:
     """Check the properties of MODEL.
 
@@ -258,7 +267,7 @@ def check(
             progress=line,
         )
         try:
-            result = run_method(method, system, options)
+            result = run_method(method, system, options, types_from(abstract, rest, basl))
         finally:
             if line is not None:
                 line.close()
@@ -269,12 +278,20 @@ def check(
     sys.exit(run_guarded(body))
 
 
-def run_method(method: str, system: System, options: CheckOptions) -> Result:
-    """Dispatch to the engine of ``method``."""
+def run_method(
+    method: str, system: System, options: CheckOptions, types: TypesOptions | None = None
+) -> Result:
+    """Dispatch to the engine of ``method`` (``types``: the ``--method types`` options)."""
     if method == "explicit":
+        if types is not None and (types.abstract or types.basl):
+            raise UsageProblem("--abstract and --basl need --method types")
         from absmc.engines.explicit import check_explicit
 
         return check_explicit(system, options)
+    if method == "types":
+        from absmc.engines.typeabs import TypesOptions, check_types
+
+        return check_types(system, options, types or TypesOptions())
     raise UsageProblem(f"unknown method '{method}'")  # pragma: no cover - click checks
 
 
@@ -357,16 +374,41 @@ def simulate(
     metavar="NAME[=VALUE]",
     help="Preprocessor definition for Promela models.",
 )
-def export(model: str, target: str, output: str | None, defines: tuple[str, ...]) -> None:
+@click.option(
+    "--method",
+    type=click.Choice(["concrete", "types"]),
+    default="concrete",
+    show_default=True,
+    help="concrete = the model itself; types = its type-based abstraction (--abstract ...).",
+)
+@types_options
+def export(
+    model: str,
+    target: str,
+    output: str | None,
+    defines: tuple[str, ...],
+    method: str,
+    abstract: tuple[str, ...],
+    rest: str,
+    basl: tuple[str, ...],
+) -> None:
     """Write MODEL in another language.
 
     --to promela writes a model SPIN accepts with the same reachable states (one process, one
-    d_step per guarded command); --to gcl prints the model as guarded commands.
+    d_step per guarded command); --to gcl prints the model as guarded commands. With
+    --method types the abstract model is written instead (abstracted variables over token
+    numbers; the abstract properties as assertions).
     """
 
     def body() -> int:
         system = load(model, defines)
-        if target == "promela":
+        if method == "types":
+            from absmc.cli_types import abstract_model_text
+
+            text = abstract_model_text(system, types_from(abstract, rest, basl), target)
+        elif abstract or basl:
+            raise UsageProblem("--abstract and --basl need --method types")
+        elif target == "promela":
             from absmc.lang.promela.export import to_promela
 
             text = to_promela(system)
@@ -382,6 +424,10 @@ def export(model: str, target: str, output: str | None, defines: tuple[str, ...]
         return 0
 
     sys.exit(run_guarded(body))
+
+
+cli.add_command(domains)
+cli.add_command(abstract)
 
 
 def main() -> None:

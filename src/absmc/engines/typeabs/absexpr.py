@@ -21,6 +21,7 @@ becomes ``alpha(e)`` (``Signs.abstract(y)``); any abstract value coerced to a on
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -65,12 +66,21 @@ class Alt:
     source: Expr | None = None
 
     def extend(self, *conds: Expr) -> Alt:
-        """This alternative with more conditions (``true`` and duplicates skipped)."""
+        """This alternative with more conditions (``true`` and duplicates skipped; a constant
+        condition is evaluated, and a false one makes the alternative infeasible)."""
         new = list(self.conds)
         for c in conds:
+            if not free_vars(c):
+                with contextlib.suppress(EvalError):
+                    c = TRUE if evaluate(c, {}) else FALSE
             if c != TRUE and c not in new:
                 new.append(c)
         return replace(self, conds=tuple(new))
+
+    @property
+    def feasible(self) -> bool:
+        """False when a condition is the constant ``false``."""
+        return FALSE not in self.conds
 
     def to(self, value: Expr, choice: bool | None = None, source: Expr | None = None) -> Alt:
         """This alternative with another value (and, optionally, choice flag)."""
@@ -165,9 +175,10 @@ class AbstractEvaluator:
         e = alt.value
         if not free_vars(e):
             try:
-                return alt.to(const(d.alpha(evaluate(e, {}))))
+                value = evaluate(e, {})
             except EvalError as err:
                 return alt.fail(str(err), alt.choice)
+            return alt.to(const(d.alpha(value)), source=const(value))
         if d.is_point:
             return alt.to(const(0))
         return alt.to(d.alpha_expr(e), source=e)
@@ -370,11 +381,14 @@ class AbstractEvaluator:
         return alts
 
     # -- top-level helpers ---------------------------------------------------------------
+    def _feasible(self, e: Expr) -> list[Alt]:
+        return [a for a in self.truth(e, Alt()) if a.feasible]
+
     def must(self, e: Expr) -> Expr:
         """An abstract-state predicate that implies ``e`` for every concrete state it
         abstracts (the under-approximation of a proposition, §3.2)."""
         parts: list[Expr] = []
-        for a in self.truth(e, Alt()):
+        for a in self._feasible(e):
             if a.error or a.value == FALSE:
                 parts.append(neg(a.guard))
             elif a.value != TRUE:
@@ -385,7 +399,7 @@ class AbstractEvaluator:
         """An abstract-state predicate implied by ``e`` (``e`` may hold in a concrete state the
         abstract state abstracts; possible evaluation errors count as holding)."""
         parts: list[Expr] = []
-        for a in self.truth(e, Alt()):
+        for a in self._feasible(e):
             if a.error or a.value == TRUE:
                 parts.append(a.guard)
             elif a.value != FALSE:
@@ -396,7 +410,7 @@ class AbstractEvaluator:
         """The abstract states in which ``e`` may evaluate to false *without* an error (the
         condition a concrete deadlock needs of every guard)."""
         parts: list[Expr] = []
-        for a in self.truth(e, Alt()):
+        for a in self._feasible(e):
             if a.error or a.value == TRUE:
                 continue
             parts.append(a.guard if a.value == FALSE else conj([*a.conds, neg(_v(a))]))

@@ -147,6 +147,13 @@ def _assign(ev: AbstractEvaluator, name: str, rhs: Expr, ctx: Alt, sort: object)
         if a.error:
             out.append(a)
             continue
+        if isinstance(a.source, Const):  # a constant: decided now
+            value = a.source.value
+            if sort.contains(value) or sort.overflow == "wrap":
+                out.append(a.to(const(d.alpha(sort.wrap(value)))))
+            else:
+                out.append(a.fail(f"value {value} outside {sort}", a.choice))
+            continue
         if a.source is not None:  # a coerced concrete value: decided exactly
             s = a.source
             if sort.overflow == "wrap":
@@ -196,7 +203,7 @@ def _command_outcomes(ev: AbstractEvaluator, system: System, c: Command) -> list
     # identical alternatives (same conditions, same effect) are one command
     merged: dict[tuple[object, ...], _Outcome] = {}
     for o in outcomes:
-        if FALSE in o.conds:
+        if FALSE in o.conds:  # infeasible
             continue
         key = (o.conds, o.updates, o.error)
         prev = merged.get(key)

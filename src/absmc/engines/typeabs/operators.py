@@ -17,6 +17,11 @@ premise ``n2 != 0`` (division by zero is a model error, handled by the abstract 
 Operators written in a BASL file are not generated but *checked* the same way: each token an
 entry leaves out must be provably impossible, otherwise the entry is unsafe
 (:func:`check_user_operator`).
+
+Before an implication goes to the prover, a few concrete values are tried (``witnesses``, on by
+default): when some ``n1``, ``n2`` of the right tokens give a result of token ``t``, the
+implication is certainly invalid and ``t`` stays without a prover call. This only saves solver
+time (satisfiable nonlinear queries can be slow); tokens are still dropped only on a proof.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from absmc.engines.typeabs.domains import Domain, N, UserOperator, residue
-from absmc.ir.expr import COMPARE_OPS, Expr, Op, Var, conj, const, neg, op
+from absmc.ir.evaluate import EvalError, evaluate
+from absmc.ir.expr import COMPARE_OPS, Const, Expr, Op, Var, conj, const, neg, op, subexpressions
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import INT, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
@@ -41,7 +47,9 @@ N1: Final = Var("n1", INT)
 N2: Final = Var("n2", INT)
 
 #: the default per-query time limit of operator generation (milliseconds)
-DEFAULT_TIMEOUT_MS: Final = 2000
+DEFAULT_TIMEOUT_MS: Final = 5000
+#: the small integers tried as witnesses (besides the domain's constants and their neighbours)
+WITNESS_WINDOW: Final = range(-6, 7)
 
 
 @dataclass
@@ -51,9 +59,11 @@ class OpTable:
     ``entries`` maps a tuple of argument token indices (one for ``neg``, two otherwise) to the
     set of possible results: token indices, or ``0``/``1`` (false/true) for comparisons.
     ``checks`` counts the implication checks submitted to the prover to build (or check) the
-    table, ``undecided`` those the prover could not decide. ``zero_divisors`` are the divisor
-    tokens of ``/`` and ``%`` whose values include 0 (a possible model error). ``source`` is
-    ``"generated"`` or ``"user"`` (written in a BASL file and checked safe).
+    table, ``witnessed`` those a concrete witness refuted before the prover was asked
+    (``checks - witnessed`` prover calls), ``undecided`` those the prover could not decide.
+    ``zero_divisors`` are the divisor tokens of ``/`` and ``%`` whose values include 0 (a
+    possible model error). ``source`` is ``"generated"`` or ``"user"`` (written in a BASL file
+    and checked safe).
     """
 
     domain: Domain
@@ -61,6 +71,7 @@ class OpTable:
     entries: dict[tuple[int, ...], frozenset[int]]
     checks: int = 0
     undecided: int = 0
+    witnessed: int = 0
     zero_divisors: frozenset[int] = frozenset()
     source: str = "generated"
     prover_time_s: float = 0.0
@@ -147,6 +158,38 @@ def _outcomes(domain: Domain, o: str) -> range:
     return range(2) if o in COMPARE_OPS else range(domain.size)
 
 
+def _witness_values(domain: Domain) -> list[int]:
+    values = set(WITNESS_WINDOW)
+    for p in domain.predicates:
+        for x in subexpressions(p):
+            if isinstance(x, Const):
+                values.update((x.value - 1, x.value, x.value + 1))
+    return sorted(values)
+
+
+def witnessed_outcomes(domain: Domain, o: str) -> dict[tuple[int, ...], dict[int, str]]:
+    """For each argument-token tuple, the outcomes that some small concrete arguments produce,
+    each with its witness (``"2 + -3 = -1"``): these implications are invalid."""
+    values = _witness_values(domain)
+    alpha = {v: domain.alpha(v) for v in values}
+    out: dict[tuple[int, ...], dict[int, str]] = {}
+    if o == "neg":
+        for a in values:
+            seen = out.setdefault((alpha[a],), {})
+            seen.setdefault(domain.alpha(-a), f"-({a}) = {-a}")
+        return out
+    for a in values:
+        for b in values:
+            try:
+                r = evaluate(Op(o, (N1, N2)), {"n1": a, "n2": b})
+            except EvalError:
+                continue
+            t = r if o in COMPARE_OPS else domain.alpha(r)
+            seen = out.setdefault((alpha[a], alpha[b]), {})
+            seen.setdefault(t, f"{a} {o} {b} = {'true' if o in COMPARE_OPS and r else r}")
+    return out
+
+
 def zero_divisors(domain: Domain, o: str) -> frozenset[int]:
     """Divisor tokens of ``/``/``%`` whose values include 0 (empty for other operators)."""
     if o not in ("/", "%"):
@@ -154,22 +197,28 @@ def zero_divisors(domain: Domain, o: str) -> frozenset[int]:
     return frozenset(t for t in range(domain.size) if domain.may_be(t, 0))
 
 
-def generate_table(domain: Domain, o: str, prover: Prover) -> OpTable:
-    """Generate the abstract operator ``o`` on ``domain`` by elimination (module docstring).
-    Raises ``ValueError`` for an operator outside :data:`ALL_OPS`."""
+def generate_table(domain: Domain, o: str, prover: Prover, witnesses: bool = True) -> OpTable:
+    """Generate the abstract operator ``o`` on ``domain`` by elimination (module docstring);
+    ``witnesses`` tries concrete values before the prover. Raises ``ValueError`` for an
+    operator outside :data:`ALL_OPS`."""
     if o not in ALL_OPS:
         raise ValueError(f"no abstract operator for {o!r}")
     t0 = prover.stats.time_s
+    seen = witnessed_outcomes(domain, o) if witnesses else {}
     entries: dict[tuple[int, ...], frozenset[int]] = {}
-    checks = undecided = 0
+    checks = undecided = witnessed = 0
     for args in _arg_tuples(domain, o):
         prem, result = _formula(domain, o, args)
         premise = conj(prem)
         kept: set[int] = set()
         for t in _outcomes(domain, o):
+            checks += 1
+            if t in seen.get(args, {}):
+                witnessed += 1
+                kept.add(t)
+                continue
             goal = _outcome_goal(domain, o, result, t)
             v = prover.validity(Op("=>", (premise, neg(goal))))
-            checks += 1
             if v is Validity.UNKNOWN:
                 undecided += 1
             if v is not Validity.VALID:
@@ -181,6 +230,7 @@ def generate_table(domain: Domain, o: str, prover: Prover) -> OpTable:
         entries,
         checks,
         undecided,
+        witnessed,
         zero_divisors(domain, o),
         "generated",
         prover.stats.time_s - t0,
@@ -195,9 +245,10 @@ def check_user_operator(
     entries (each with a witness from the prover). Raises ``ModelError`` at the operator when
     some argument tuple matches no entry."""
     t0 = prover.stats.time_s
+    seen = witnessed_outcomes(domain, user.op)
     entries: dict[tuple[int, ...], frozenset[int]] = {}
     issues: dict[tuple[int, ...], SafetyIssue] = {}
-    checks = undecided = 0
+    checks = undecided = witnessed = 0
     for args in _arg_tuples(domain, user.op):
         hit = user.lookup(args)
         names = tuple(domain.tokens[a] for a in args)
@@ -215,9 +266,15 @@ def check_user_operator(
         for t in _outcomes(domain, user.op):
             if t in res:
                 continue
+            checks += 1
+            example = seen.get(args, {}).get(t)
+            if example is not None:
+                witnessed += 1
+                missing.append(_outcome_name(domain, user.op, t))
+                witness = witness or example
+                continue
             goal = _outcome_goal(domain, user.op, result, t)
             v = prover.validity(Op("=>", (premise, neg(goal))))
-            checks += 1
             if v is Validity.VALID:
                 continue
             undecided += v is Validity.UNKNOWN
@@ -232,6 +289,7 @@ def check_user_operator(
         entries,
         checks,
         undecided,
+        witnessed,
         zero_divisors(domain, user.op),
         "user",
         prover.stats.time_s - t0,
@@ -271,8 +329,10 @@ class OperatorLibrary:
     """Abstract operator tables per (domain, operator), generated on first use with one
     prover (fresh solver per query: the nonlinear facts of ``*``, ``/``, ``%`` need Z3's
     non-incremental tactics) and cached. User-written operators are checked for safety
-    first: an unsafe entry raises ``ModelError`` at its location in the BASL file."""
+    first: an unsafe entry raises ``ModelError`` at its location in the BASL file.
+    ``witnesses`` lets concrete values refute implications before the prover is asked."""
 
+    witnesses: bool = True
     prover: Prover = field(
         default_factory=lambda: Prover(timeout_ms=DEFAULT_TIMEOUT_MS, incremental=False)
     )
@@ -291,7 +351,7 @@ class OperatorLibrary:
             if issues:
                 raise ModelError(issues[0].message, issues[0].span)
         else:
-            table = generate_table(domain, o, self.prover)
+            table = generate_table(domain, o, self.prover, self.witnesses)
         self.tables[key] = table
         return table
 
@@ -326,6 +386,11 @@ class OperatorLibrary:
     def checks(self) -> int:
         """Implication checks of every table built so far."""
         return sum(t.checks for t in self.tables.values())
+
+    @property
+    def witnessed(self) -> int:
+        """Implication checks refuted by a concrete witness (no prover call)."""
+        return sum(t.witnessed for t in self.tables.values())
 
 
 def format_formula(domain: Domain, o: str, args: tuple[int, ...], outcome: int) -> str:
