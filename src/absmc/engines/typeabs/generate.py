@@ -232,8 +232,16 @@ def abstract_system(
     commands: list[Command] = []
     origin: list[int] = []
     errors: dict[int, str] = {}
+    labels = {(c.process, c.label) for c in system.commands if c.label}
     for c in system.commands:
-        for o in _command_outcomes(ev, system, c):
+        outcomes = _command_outcomes(ev, system, c)
+        for k, o in enumerate(outcomes, start=1):
+            label = c.label
+            if label and len(outcomes) > 1:  # labels stay unique within a process
+                label = f"{c.label}_{k}"
+                while (c.process, label) in labels:
+                    label += "_"
+                labels.add((c.process, label))
             flags = set(c.flags)
             if o.choice:
                 flags.add(CHOOSE)
@@ -243,7 +251,7 @@ def abstract_system(
                 updates = ((ERROR_VAR, const(1)),)
                 errors[len(commands)] = o.error
             commands.append(
-                Command(c.process, conj(o.conds), updates, c.label, c.span, -1, frozenset(flags))
+                Command(c.process, conj(o.conds), updates, label, c.span, -1, frozenset(flags))
             )
             origin.append(c.index)
     if errors:

@@ -184,6 +184,7 @@ def _propagate(
                         f"abstract type conflict: '{name}' is bound to {cur} but {assign} "
                         f"assigns it a {t} value (no coercion from {t} to {cur})",
                         span,
+                        system.file,
                     )
                 try:
                     new = join(cur, t)
@@ -192,6 +193,7 @@ def _propagate(
                         f"abstract type conflict: {assign} assigns a {t} value to '{name}', "
                         f"which is {cur} ({reasons.get(name, '')})",
                         span,
+                        system.file,
                     ) from None
                 if new != cur and new is not None:
                     domains[name] = new
