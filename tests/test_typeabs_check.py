@@ -254,3 +254,18 @@ def test_rest_point_abstracts_the_unreached_integers() -> None:
     assert {v: str(d) for v, d in typing.domains.items()} == {"x": "signs", "m": "point"}
     with pytest.raises(OptionError, match="no variable 'q'"):
         infer(system, {"q": signs()})
+
+
+def test_cli_shows_the_unconfirmed_abstract_trace_with_tokens() -> None:
+    r = run_cli(
+        "check",
+        str(FIXTURES / "typeabs" / "spurious.gcl"),
+        "--method",
+        "types",
+        "--abstract",
+        "x=signs",
+    )
+    assert r.code == 3, r.err
+    assert "unconfirmed trace for 'negative' (1 step)" in r.out
+    assert "pc == 0 -> x := x - 1, pc := 1 [choose]" in r.out
+    assert "x=NEG pc=1" in r.out

@@ -26,7 +26,8 @@ def format_assignments(values: Mapping[str, StateValue]) -> str:
 
 
 def trace_table(trace: Trace, title: str | None = None) -> Table:
-    """The step table of a trace: step, process, command, source line, changed variables."""
+    """The step table of a trace: step, process, command, source line, changed variables
+    (cells are plain text: brackets such as ``a[i]`` or ``[choose]`` are not rich markup)."""
     table = Table(title=title, title_justify="left", show_lines=False, expand=False)
     table.add_column("step", justify="right")
     table.add_column("process")
@@ -35,14 +36,14 @@ def trace_table(trace: Trace, title: str | None = None) -> Table:
     table.add_column("changed")
     for k, step in enumerate(trace.steps):
         if k == 0:
-            table.add_row("0", "", "initial state", "", format_assignments(step.state))
+            table.add_row("0", "", "initial state", "", Text(format_assignments(step.state)))
         else:
             table.add_row(
                 str(step.step),
-                step.process or "",
-                step.command or "",
+                Text(step.process or ""),
+                Text(step.command or ""),
                 step.source or "",
-                format_assignments(trace.changed(k)),
+                Text(format_assignments(trace.changed(k))),
             )
     return table
 
