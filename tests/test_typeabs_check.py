@@ -269,3 +269,83 @@ def test_cli_shows_the_unconfirmed_abstract_trace_with_tokens() -> None:
     assert "unconfirmed trace for 'negative' (1 step)" in r.out
     assert "pc == 0 -> x := x - 1, pc := 1 [choose]" in r.out
     assert "x=NEG pc=1" in r.out
+
+
+def _reachable_abstractions_cover_concrete(system: object, types: TypesOptions) -> None:
+    from absmc.engines.explicit import search
+    from absmc.engines.explicit.store import ExactStore
+    from absmc.ir.compile import compile_system
+
+    from .reference import reference_explore
+
+    abstraction = build_abstraction(system, types)  # type: ignore[arg-type]
+    store = ExactStore()
+    search(compile_system(abstraction.system, ()), store, keep_going=True, check_deadlock=False)
+    concrete = reference_explore(system)  # type: ignore[arg-type]
+    assert concrete.complete
+    for state in concrete.states:
+        assert abstraction.abstract_state(state) in store.states
+
+
+def test_abstracted_finite_ranges_wrap_or_fail_like_the_concrete_ones() -> None:
+    from absmc.ir import Process, Property, RangeSort, System, Variable
+    from absmc.ir.expr import const, op
+
+    byte = RangeSort(-128, 127, "wrap")  # Promela-like two's complement
+    small = RangeSort(0, 3)  # GCL-like: leaving the range is a model error
+    b, s, pc = Var("b", byte), Var("s", small), Var("pc", RangeSort(0, 1))
+    system = System(
+        (Variable("b", byte, 100), Variable("s", small, 0), Variable("pc", RangeSort(0, 1), 0)),
+        (Process("P"),),
+        (
+            Command("P", op("==", pc, const(0)), (("b", op("+", b, const(100))), ("pc", const(1)))),
+            Command("P", op("==", pc, const(1)), (("s", op("+", s, const(2))), ("pc", const(0)))),
+        ),
+        (Property("nonneg", "invariant", op(">=", b, const(0))),),
+    )
+    types = TypesOptions(["b=signs", "s=signs"])
+    _reachable_abstractions_cover_concrete(system, types)
+    result = _by_name(check_types(system, CheckOptions(check_deadlock=False), types))
+    # 100 + 100 wraps to -56: a real, choose-free violation? No: POS + POS stored into a byte
+    # may be any sign (a choice), so the abstraction cannot confirm it
+    assert result["nonneg"].verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
+    # s: 0 -> 2 -> 4 is outside 0..3, a model error; POS + POS may or may not fit (a choice)
+    assert result["no-model-error"].verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
+    exact = _by_name(check_explicit(system, CheckOptions(check_deadlock=False, keep_going=True)))
+    assert exact["nonneg"].verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
+    assert exact["no-model-error"].verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
+    # a constant that does not fit is a certain model error, found choose-free and replayed
+    overflow = system.with_(
+        commands=(Command("P", op("==", pc, const(0)), (("s", const(7)), ("pc", const(1)))),),
+        properties=(),
+    )
+    r = _by_name(check_types(overflow, CheckOptions(check_deadlock=False), types))
+    assert r["no-model-error"].verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
+    assert "outside 0..3" in r["no-model-error"].trace.note  # type: ignore[attr-defined]
+
+
+def test_deos_with_promela_like_32_bit_integers() -> None:
+    # the IR of a Promela model has wrap-around int variables: storing may overflow (a choice),
+    # copies of in-range values do not; the choose-free search still finds the real defect
+    from dataclasses import replace
+
+    from absmc.ir import RangeSort
+    from absmc.ir.expr import map_vars
+
+    int32 = RangeSort(-(2**31), 2**31 - 1, "wrap")
+    names = {"period_id", "cp", "last_exec", "last_compl"}
+    system = parse_gcl_file(DEOS)
+
+    def retype(e: object) -> object:
+        return map_vars(e, lambda x: Var(x.name, int32) if x.name in names else x)  # type: ignore[arg-type]
+
+    system = system.with_(
+        variables=tuple(replace(v, sort=int32) if v.name in names else v for v in system.variables),
+        commands=tuple(
+            replace(c, guard=retype(c.guard), updates=tuple((n, retype(e)) for n, e in c.updates))
+            for c in system.commands
+        ),
+        properties=tuple(replace(p, expr=retype(p.expr)) for p in system.properties),
+    )
+    r = _by_name(check_types(system, CheckOptions(), BIND))["time_partitioning"]
+    assert r.verdict is Verdict.VIOLATED and r.trace.replayed  # type: ignore[attr-defined]

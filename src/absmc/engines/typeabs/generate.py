@@ -11,7 +11,11 @@ one per alternative of its abstract evaluation (:mod:`absmc.engines.typeabs.abse
   per result, each with the flag :data:`CHOOSE` in :attr:`absmc.ir.Command.flags`;
 * a possible model error (a division by a token that includes 0, a value that may leave a
   finite range) becomes a command that assigns 1 to the extra variable ``_abs_error : 0..0``:
-  executing it is a model error of the abstract System (flag :data:`ERROR`).
+  executing it is a model error of the abstract System (flag :data:`ERROR`);
+* storing an abstract value into an abstracted finite-range variable may overflow (wrap to
+  another token, or fail): those outcomes are choices; the outcome where the value stays as
+  it is, is not a choice of its own (the choose-free search assumes no overflow; its
+  counterexamples are replayed on the concrete model anyway, which decides).
 
 ``origin[i]`` is the concrete command the abstract command ``i`` comes from, so a path of the
 abstract System maps back to a path of the concrete one (for replay, §7).
@@ -33,7 +37,7 @@ from absmc.engines.typeabs.absexpr import AbstractEvaluator, Alt
 from absmc.engines.typeabs.domains import Domain, residue
 from absmc.engines.typeabs.infer import Typing
 from absmc.engines.typeabs.operators import OperatorLibrary
-from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, conj, const, neg, op
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, const, neg, op
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import Command, Property, System, Variable
 
@@ -130,7 +134,8 @@ class _Outcome:
     error: str | None
 
 
-def _assign(ev: AbstractEvaluator, name: str, rhs: Expr, ctx: Alt, sort: object) -> list[Alt]:
+def _assign(ev: AbstractEvaluator, system: System, name: str, rhs: Expr, ctx: Alt) -> list[Alt]:
+    sort = system.by_name[name].sort
     d = ev.typing.of(name)
     if d is None:
         return ev.value(rhs, ctx, None)
@@ -147,6 +152,11 @@ def _assign(ev: AbstractEvaluator, name: str, rhs: Expr, ctx: Alt, sort: object)
         if a.error:
             out.append(a)
             continue
+        if isinstance(a.value, Var):  # a copy of a variable whose values all fit
+            src = system.by_name[a.value.name].sort
+            if isinstance(src, RangeSort) and sort.lo <= src.lo and src.hi <= sort.hi:
+                out.append(a)
+                continue
         if isinstance(a.source, Const):  # a constant: decided now
             value = a.source.value
             if sort.contains(value) or sort.overflow == "wrap":
@@ -165,13 +175,16 @@ def _assign(ev: AbstractEvaluator, name: str, rhs: Expr, ctx: Alt, sort: object)
             continue
         for at in ev.tokens(a, d):
             assert isinstance(at.value, Const)
-            st = ev.ops.store(d, at.value.value, sort)
+            token = at.value.value
+            st = ev.ops.store(d, token, sort)
             multi = len(st.tokens) + (1 if st.error else 0) > 1
-            choice = at.choice or multi
-            out.extend(at.to(const(t), choice) for t in sorted(st.tokens))
+            for t in sorted(st.tokens):
+                # the value stays as it is (no overflow): not a choice of its own; an overflow
+                # (wrap-around to another token) is
+                out.append(at.to(const(t), at.choice or (multi and t != token)))
             if st.error:
-                msg = f"a {d.tokens[at.value.value]} value may be outside {sort}"
-                out.append(at.fail(msg, choice))
+                msg = f"a {d.tokens[token]} value may be outside {sort}"
+                out.append(at.fail(msg, at.choice or multi))
     return out
 
 
@@ -192,7 +205,7 @@ def _command_outcomes(ev: AbstractEvaluator, system: System, c: Command) -> list
                 if a.error:
                     nxt.append((a, ups))
                     continue
-                for r in _assign(ev, name, rhs, a, system.by_name[name].sort):
+                for r in _assign(ev, system, name, rhs, a):
                     if r.error or r.value is None:
                         nxt.append((r, ups))
                     else:
