@@ -9,10 +9,10 @@ import pytest
 
 from absmc.engines.explicit import check_explicit
 from absmc.engines.options import CheckOptions, Limits, OptionError
-from absmc.engines.result import Verdict
+from absmc.engines.result import PropertyResult, Result, Verdict
 from absmc.engines.typeabs import CHOOSE, TypesOptions, build_abstraction, check_types, infer
 from absmc.engines.typeabs.domains import modulo, point, signs
-from absmc.ir import TRUE, Command, Var
+from absmc.ir import TRUE, Command, Expr, Var
 from absmc.ir.sorts import INT
 from absmc.ir.span import ModelError
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
@@ -25,8 +25,8 @@ DEOS_FIXED = GCL_EXAMPLES / "deos_fixed.gcl"
 BIND = TypesOptions(["period_id=signs"])
 
 
-def _by_name(result: object) -> dict[str, object]:
-    return {r.property: r for r in result.results}  # type: ignore[attr-defined]
+def _by_name(result: Result) -> dict[str, PropertyResult]:
+    return {r.property: r for r in result.results}
 
 
 def test_deos_inference_makes_the_copies_signs() -> None:
@@ -48,9 +48,9 @@ def test_deos_abstract_search_finishes_and_choose_free_search_finds_the_real_bug
     system = parse_gcl_file(DEOS)
     result = check_types(system, CheckOptions(), BIND)
     r = _by_name(result)["time_partitioning"]
-    assert r.verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
-    assert "choose-free counterexample" in r.reason  # type: ignore[attr-defined]
-    trace = r.trace  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.VIOLATED
+    assert "choose-free counterexample" in r.reason
+    trace = r.trace
     assert trace.replayed
     last = trace.steps[-1].state
     # a concrete state (integers, not tokens) that violates time partitioning
@@ -58,11 +58,11 @@ def test_deos_abstract_search_finishes_and_choose_free_search_finds_the_real_bug
     assert last["period_id"] == 0 and last["cp"] == 0 and last["last_exec"] == 0
     assert any(s.command and s.command.startswith("restart:") for s in trace.steps)
     # the abstract search was exhaustive: the other properties are proved
-    assert _by_name(result)["no-deadlock"].verdict is Verdict.HOLDS  # type: ignore[attr-defined]
-    stats = r.stats  # type: ignore[attr-defined]
+    assert _by_name(result)["no-deadlock"].verdict is Verdict.HOLDS
+    stats = r.stats
     assert stats.states < 20_000 and stats.extra["choose_commands"] > 0
     assert any("cp=signs" in n and "last_exec=signs" in n for n in result.notes)
-    assert r.extra["abstracted"]["last_exec"] == "signs"  # type: ignore[attr-defined]
+    assert r.extra["abstracted"]["last_exec"] == "signs"
 
 
 def test_deos_exact_search_is_unknown_at_its_state_limit() -> None:
@@ -71,8 +71,8 @@ def test_deos_exact_search_is_unknown_at_its_state_limit() -> None:
             parse_gcl_file(path), CheckOptions(limits=Limits(max_states=200_000))
         )
         r = _by_name(result)["time_partitioning"]
-        assert r.verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
-        assert "state limit of 200000" in r.reason  # type: ignore[attr-defined]
+        assert r.verdict is Verdict.UNKNOWN
+        assert "state limit of 200000" in r.reason
 
 
 def test_deos_fixed_holds_on_the_abstraction() -> None:
@@ -129,23 +129,23 @@ def test_counterexample_through_choose_is_unknown_with_the_abstract_trace() -> N
     assert all("x == 2" in str(c.guard) for c in chosen)
     result = check_types(system, CheckOptions(), TypesOptions(["x=signs"]))
     r = _by_name(result)["negative"]
-    assert r.verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
-    assert "uses choose and may be spurious" in r.reason  # type: ignore[attr-defined]
-    trace = r.trace  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.UNKNOWN
+    assert "uses choose and may be spurious" in r.reason
+    trace = r.trace
     assert not trace.replayed
     assert trace.steps[0].state["x"] == "POS" and trace.steps[-1].state["x"] == "NEG"
     assert trace.steps[-1].command.endswith("[choose]")
     # the concrete model agrees that this was spurious
     exact = _by_name(check_explicit(system, CheckOptions()))["negative"]
-    assert exact.verdict is Verdict.HOLDS  # type: ignore[attr-defined]
+    assert exact.verdict is Verdict.HOLDS
 
 
 def test_choose_free_path_whose_end_state_is_fine_concretely_is_unknown() -> None:
     # x == 5 cannot be decided by signs: the abstract property flags every POS state
     system = parse_gcl(SPURIOUS.replace("x < 0", "x == 5"), "imprecise.gcl")
     r = _by_name(check_types(system, CheckOptions(), TypesOptions(["x=signs"])))["negative"]
-    assert r.verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
-    assert "does not violate the concrete property" in r.reason  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.UNKNOWN
+    assert "does not violate the concrete property" in r.reason
 
 
 def test_division_by_an_abstract_zero_is_a_replayed_model_error() -> None:
@@ -162,8 +162,8 @@ def test_division_by_an_abstract_zero_is_a_replayed_model_error() -> None:
     )
     result = check_types(system, CheckOptions(check_deadlock=False), TypesOptions(["x=signs"]))
     r = _by_name(result)["no-model-error"]
-    assert r.verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
-    assert r.trace.replayed and "division by zero" in r.trace.note  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.VIOLATED
+    assert r.trace.replayed and "division by zero" in r.trace.note
     assert [str(d) for d in infer(system, {"x": signs()}).domains.values()] == ["signs", "signs"]
 
 
@@ -185,7 +185,7 @@ def test_concrete_operands_are_coerced_and_constants_abstracted() -> None:
     assert "y < 0" in guards and "y > 0" in guards  # abstract(y), split by token
     result = check_types(system, CheckOptions(check_deadlock=False), TypesOptions(["x=signs"]))
     # NEG + POS is any sign: the invariant cannot be proved, and no choose-free path breaks it
-    assert _by_name(result)["positive"].verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
+    assert _by_name(result)["positive"].verdict is Verdict.UNKNOWN
 
 
 def test_conflicts_are_model_errors_at_their_source() -> None:
@@ -308,20 +308,20 @@ def test_abstracted_finite_ranges_wrap_or_fail_like_the_concrete_ones() -> None:
     result = _by_name(check_types(system, CheckOptions(check_deadlock=False), types))
     # 100 + 100 wraps to -56: a real, choose-free violation? No: POS + POS stored into a byte
     # may be any sign (a choice), so the abstraction cannot confirm it
-    assert result["nonneg"].verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
+    assert result["nonneg"].verdict is Verdict.UNKNOWN
     # s: 0 -> 2 -> 4 is outside 0..3, a model error; POS + POS may or may not fit (a choice)
-    assert result["no-model-error"].verdict is Verdict.UNKNOWN  # type: ignore[attr-defined]
+    assert result["no-model-error"].verdict is Verdict.UNKNOWN
     exact = _by_name(check_explicit(system, CheckOptions(check_deadlock=False, keep_going=True)))
-    assert exact["nonneg"].verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
-    assert exact["no-model-error"].verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
+    assert exact["nonneg"].verdict is Verdict.VIOLATED
+    assert exact["no-model-error"].verdict is Verdict.VIOLATED
     # a constant that does not fit is a certain model error, found choose-free and replayed
     overflow = system.with_(
         commands=(Command("P", op("==", pc, const(0)), (("s", const(7)), ("pc", const(1)))),),
         properties=(),
     )
     r = _by_name(check_types(overflow, CheckOptions(check_deadlock=False), types))
-    assert r["no-model-error"].verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
-    assert "outside 0..3" in r["no-model-error"].trace.note  # type: ignore[attr-defined]
+    assert r["no-model-error"].verdict is Verdict.VIOLATED
+    assert "outside 0..3" in r["no-model-error"].trace.note
 
 
 def test_deos_with_promela_like_32_bit_integers() -> None:
@@ -336,8 +336,8 @@ def test_deos_with_promela_like_32_bit_integers() -> None:
     names = {"period_id", "cp", "last_exec", "last_compl"}
     system = parse_gcl_file(DEOS)
 
-    def retype(e: object) -> object:
-        return map_vars(e, lambda x: Var(x.name, int32) if x.name in names else x)  # type: ignore[arg-type]
+    def retype(e: Expr) -> Expr:
+        return map_vars(e, lambda x: Var(x.name, int32) if x.name in names else x)
 
     system = system.with_(
         variables=tuple(replace(v, sort=int32) if v.name in names else v for v in system.variables),
@@ -348,4 +348,4 @@ def test_deos_with_promela_like_32_bit_integers() -> None:
         properties=tuple(replace(p, expr=retype(p.expr)) for p in system.properties),
     )
     r = _by_name(check_types(system, CheckOptions(), BIND))["time_partitioning"]
-    assert r.verdict is Verdict.VIOLATED and r.trace.replayed  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.VIOLATED and r.trace.replayed

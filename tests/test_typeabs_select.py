@@ -97,3 +97,25 @@ def test_slice_preserves_the_property_verdict(system: System) -> None:
     cut = {r.property: r.verdict for r in check_explicit(sl.system, options).results}
     assert cut["bad"] is full["bad"]
     assert len(sl.system.variables) + len(sl.removed_variables) == len(system.variables)
+
+
+def test_domains_suggested_from_comparisons() -> None:
+    system = parse_gcl(
+        """
+        var x, m, r : int;
+        var pc : 0..2;
+        process P {
+          pc == 0 && x == 0 -> x := x + 1, pc := 1;
+          pc == 0 && x > 0 && m == 3 -> pc := 2;
+          pc == 0 && m == 5 && r < 4 -> pc := 2;
+          pc == 1 && r >= 1 -> x := x - 1, r := r + 1, pc := 0;
+        }
+        unreachable done: pc == 2;
+        """,
+        "suggest.gcl",
+    )
+    sg = suggest(system, system.get_property("done"))
+    domains = {c.name: c.domain for c in sg.candidates}
+    assert domains == {"x": "signs", "m": "set(3,5)", "r": "range(0,4)"}
+    # x and m appear in two conditionals each, r in two as well: ties by name
+    assert [c.occurrences for c in sg.candidates] == [2, 2, 2]
