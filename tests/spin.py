@@ -25,12 +25,18 @@ def require_spin() -> None:
 
 
 def run_spin(
-    model: Path, workdir: Path, defines: tuple[str, ...] = (), depth: int = 1_000_000
+    model: Path,
+    workdir: Path,
+    defines: tuple[str, ...] = (),
+    depth: int = 1_000_000,
+    spin_options: tuple[str, ...] = ("-o1",),
 ) -> SpinRun:
-    """``spin -o1 -a``, ``gcc -O2 -DNOREDUCE -DSAFETY``, ``pan -c0 -n`` in ``workdir``."""
+    """``spin -o1 -a``, ``gcc -O2 -DNOREDUCE -DSAFETY``, ``pan -c0 -n`` in ``workdir``.
+    ``spin_options`` replaces ``-o1`` (e.g. add ``-o2`` to keep write-only variables in the
+    state vector, so that state counts compare with absmc's)."""
     require_spin()
     subprocess.run(
-        ["spin", "-o1", *(f"-D{d}" for d in defines), "-a", str(model.resolve())],
+        ["spin", *spin_options, *(f"-D{d}" for d in defines), "-a", str(model.resolve())],
         cwd=workdir,
         check=True,
         capture_output=True,

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from absmc.ir import BOOL, INT, Command
 from absmc.ir.evaluate import evaluate
-from absmc.ir.expr import Var, const, op
+from absmc.ir.expr import Expr, Var, const, op
 from absmc.logic import Prover, Validity, wp
 
 x, y = Var("x", INT), Var("y", INT)
@@ -51,3 +51,26 @@ def test_wp_of_assignment() -> None:
     assert wp(op("<=", x, y), c) == op(
         "=>", op("==", y, const(0)), op("<=", op("+", x, const(1)), y)
     )
+
+
+def _residue(e: Expr, k: int) -> Expr:
+    return op("%", op("+", op("%", e, const(k)), const(k)), const(k))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(-30, 30), st.integers(1, 7))
+def test_euclidean_residue_idiom_matches_concrete_evaluation(a: int, k: int) -> None:
+    # ((a % k) + k) % k is translated to Z3's native mod: the value must not change
+    value = evaluate(_residue(const(a), k), {})
+    assert 0 <= value < k
+    p = Prover()
+    assert p.is_valid(op("=>", op("==", x, const(a)), op("==", _residue(x, k), const(value))))
+
+
+def test_fresh_solver_per_query_decides_nonlinear_residues() -> None:
+    # odd * odd is odd: the elimination behind the modulo(2) abstraction's * (paper 001, 4)
+    odd = [op("==", _residue(v, 2), const(1)) for v in (x, y)]
+    claim = op("=>", op("&&", *odd), op("!", op("==", _residue(op("*", x, y), 2), const(0))))
+    p = Prover(incremental=False)
+    assert p.validity(claim) is Validity.VALID
+    assert p.stats.calls == 1

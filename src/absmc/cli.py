@@ -13,7 +13,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
@@ -21,10 +21,16 @@ from rich.live import Live
 from rich.text import Text
 
 from absmc import __version__
+from absmc.cli_types import abstract, domains, types_from, types_options
+from absmc.cli_under import under_from, under_options
 from absmc.engines.options import CheckOptions, Limits, OptionError, Progress
 from absmc.engines.result import Result, peak_rss_mb
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
+
+if TYPE_CHECKING:
+    from absmc.engines.typeabs import TypesOptions
+    from absmc.engines.under import UnderOptions
 
 EXIT_MODEL_ERROR = 2
 EXIT_INTERNAL = 4
@@ -149,11 +155,12 @@ def cli() -> None:
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option(
     "--method",
-    type=click.Choice(["explicit", "under"]),
+    type=click.Choice(["explicit", "under", "types"]),
     default="explicit",
     show_default=True,
     help="Checking method: explicit = exhaustive explicit-state search; under = concrete "
-    "search with abstract matching and refinement (Pasareanu et al., CAV 2005).",
+    "search with abstract matching and refinement (Pasareanu et al., CAV 2005); types = "
+    "type-based data abstraction with choose-free search (needs --abstract VAR=DOMAIN).",
 )
 @click.option(
     "--property",
@@ -231,47 +238,8 @@ def cli() -> None:
     default=None,
     help="Progress line on stderr (default: when stderr is a terminal).",
 )
-@click.option(
-    "--predicate",
-    "predicates",
-    multiple=True,
-    metavar="EXPR",
-    help="[under] Seed predicate (repeatable), in GCL syntax over the model's variables.",
-)
-@click.option(
-    "--seed-predicates",
-    default="",
-    metavar="guards,property",
-    help="[under] Also seed with the atoms of all guards and/or of the properties.",
-)
-@click.option(
-    "--max-iterations",
-    type=click.IntRange(1),
-    default=50,
-    show_default=True,
-    help="[under] Refinement iterations before giving up (unknown).",
-)
-@click.option(
-    "--prover",
-    type=click.Choice(["z3", "none"]),
-    default="z3",
-    show_default=True,
-    help="[under] z3: exactness checks; none: lightweight syntactic refinement.",
-)
-@click.option(
-    "--concrete-after",
-    type=click.IntRange(1),
-    default=None,
-    metavar="K",
-    help="[under] Add concrete-state predicates for a command inexact K iterations in a row "
-    "(makes refinement terminate on finite systems).",
-)
-@click.option(
-    "--local-predicates",
-    is_flag=True,
-    help="[under] Attach new predicates to the program counter that produced them.",
-)
-@click.option("--table", is_flag=True, help="[under] Print the per-iteration table.")
+@under_options
+@types_options
 def check(
     model: str,
     method: str,
@@ -295,6 +263,9 @@ def check(
     concrete_after: int | None,
     local_predicates: bool,
     table: bool,
+    abstract: tuple[str, ...],
+    rest: str,
+    basl: tuple[str, ...],
 ) -> None:
     """Check the properties of MODEL.
 
@@ -321,9 +292,9 @@ def check(
             check_deadlock=not no_deadlock,
             progress=line,
         )
-        extra: dict[str, Any] = {}
+        under = None
         if method == "under":
-            extra["under"] = under_options(
+            under = under_from(
                 system,
                 store,
                 predicates,
@@ -340,7 +311,7 @@ def check(
                 "--table apply to --method under"
             )
         try:
-            result = run_method(method, system, options, **extra)
+            result = run_method(method, system, options, under, types_from(abstract, rest, basl))
         finally:
             if line is not None:
                 line.close()
@@ -351,54 +322,28 @@ def check(
     sys.exit(run_guarded(body))
 
 
-def under_options(
+def run_method(
+    method: str,
     system: System,
-    store: str,
-    predicates: tuple[str, ...],
-    seed_predicates: str,
-    max_iterations: int,
-    prover: str,
-    concrete_after: int | None,
-    local_predicates: bool,
-) -> Any:
-    """Build the ``--method under`` options (parsing ``--predicate`` expressions)."""
-    from absmc.engines.under import UnderOptions
-    from absmc.lang.gcl import parse_gcl_expr
-
-    seeds = {s.strip() for s in seed_predicates.split(",") if s.strip()}
-    if not seeds <= {"guards", "property"}:
-        raise UsageProblem(
-            f"--seed-predicates takes guards and/or property, not {seed_predicates!r}"
-        )
-    parsed = []
-    for k, text in enumerate(predicates, start=1):
-        e = parse_gcl_expr(text, system, f"--predicate #{k}")
-        if not e.is_bool:
-            raise UsageProblem(f"--predicate {text!r} is not a bool expression")
-        parsed.append(e)
-    if store not in ("exact", "range"):
-        raise UsageProblem("--method under takes --store exact (abstract matching) or range")
-    return UnderOptions(
-        predicates=tuple(parsed),
-        seed_predicates=frozenset(seeds),  # type: ignore[arg-type]
-        max_iterations=max_iterations,
-        prover=prover,  # type: ignore[arg-type]
-        store="range" if store == "range" else "abstract",
-        concrete_after=concrete_after,
-        local_predicates=local_predicates,
-    )
-
-
-def run_method(method: str, system: System, options: CheckOptions, **extra: Any) -> Result:
-    """Dispatch to the engine of ``method``."""
+    options: CheckOptions,
+    under: UnderOptions | None = None,
+    types: TypesOptions | None = None,
+) -> Result:
+    """Dispatch to the engine of ``method`` with its method-specific options."""
     if method == "explicit":
+        if types is not None and (types.abstract or types.basl):
+            raise UsageProblem("--abstract and --basl need --method types")
         from absmc.engines.explicit import check_explicit
 
         return check_explicit(system, options)
     if method == "under":
-        from absmc.engines.under import check_under
+        from absmc.engines.under import UnderOptions, check_under
 
-        return check_under(system, options, extra["under"])
+        return check_under(system, options, under or UnderOptions())
+    if method == "types":
+        from absmc.engines.typeabs import TypesOptions, check_types
+
+        return check_types(system, options, types or TypesOptions())
     raise UsageProblem(f"unknown method '{method}'")  # pragma: no cover - click checks
 
 
@@ -481,16 +426,41 @@ def simulate(
     metavar="NAME[=VALUE]",
     help="Preprocessor definition for Promela models.",
 )
-def export(model: str, target: str, output: str | None, defines: tuple[str, ...]) -> None:
+@click.option(
+    "--method",
+    type=click.Choice(["concrete", "types"]),
+    default="concrete",
+    show_default=True,
+    help="concrete = the model itself; types = its type-based abstraction (--abstract ...).",
+)
+@types_options
+def export(
+    model: str,
+    target: str,
+    output: str | None,
+    defines: tuple[str, ...],
+    method: str,
+    abstract: tuple[str, ...],
+    rest: str,
+    basl: tuple[str, ...],
+) -> None:
     """Write MODEL in another language.
 
     --to promela writes a model SPIN accepts with the same reachable states (one process, one
-    d_step per guarded command); --to gcl prints the model as guarded commands.
+    d_step per guarded command); --to gcl prints the model as guarded commands. With
+    --method types the abstract model is written instead (abstracted variables over token
+    numbers; the abstract properties as assertions).
     """
 
     def body() -> int:
         system = load(model, defines)
-        if target == "promela":
+        if method == "types":
+            from absmc.cli_types import abstract_model_text
+
+            text = abstract_model_text(system, types_from(abstract, rest, basl), target)
+        elif abstract or basl:
+            raise UsageProblem("--abstract and --basl need --method types")
+        elif target == "promela":
             from absmc.lang.promela.export import to_promela
 
             text = to_promela(system)
@@ -506,6 +476,10 @@ def export(model: str, target: str, output: str | None, defines: tuple[str, ...]
         return 0
 
     sys.exit(run_guarded(body))
+
+
+cli.add_command(domains)
+cli.add_command(abstract)
 
 
 def main() -> None:

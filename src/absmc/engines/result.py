@@ -8,9 +8,14 @@ reported; ``unknown`` results say why (a limit, a possibly spurious abstract tra
 from __future__ import annotations
 
 import resource
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+#: a variable's value in a trace: an int or bool of a concrete state, or a token name of an
+#: abstract state (the type-based abstraction shows abstract traces with token names)
+StateValue = int | bool | str
 
 
 class Verdict(StrEnum):
@@ -32,10 +37,11 @@ EXIT_CODES = {Verdict.HOLDS: 0, Verdict.VIOLATED: 1, Verdict.UNKNOWN: 3}
 class TraceStep:
     """One entry of a trace: step 0 is the initial state (no command); step k > 0 is the state
     after executing ``command`` (its text) of ``process``, written at ``source``
-    (``FILE:LINE``)."""
+    (``FILE:LINE``). ``state`` maps every variable to its value (a token name for an
+    abstracted variable in an abstract trace)."""
 
     step: int
-    state: dict[str, int | bool]
+    state: Mapping[str, StateValue]
     process: str | None = None
     command: str | None = None
     source: str | None = None
@@ -47,7 +53,7 @@ class TraceStep:
             "process": self.process,
             "command": self.command,
             "source": self.source,
-            "state": self.state,
+            "state": dict(self.state),
         }
 
 
@@ -64,7 +70,7 @@ class Trace:
     def __len__(self) -> int:
         return len(self.steps)
 
-    def changed(self, k: int) -> dict[str, int | bool]:
+    def changed(self, k: int) -> dict[str, StateValue]:
         """Variables whose value differs between step ``k - 1`` and step ``k``."""
         if k == 0:
             return dict(self.steps[0].state)

@@ -2,8 +2,11 @@
 
 Integers (``INT`` and finite ranges) become Z3 ``Int`` constants, bools become ``Bool``
 constants; ``/`` and ``%`` are encoded with C's truncating semantics on top of Z3's Euclidean
-``div``/``mod``. Division by zero is left to Z3 (an unspecified value): the concrete semantics
-treats it as a model error, which engines detect on the concrete side.
+``div``/``mod``. The IR idiom for the Euclidean residue, ``((a % k) + k) % k`` with ``k`` a
+positive constant, becomes Z3's native ``a mod k`` (the same value; Z3 reasons about residues of
+products only in that form, as the modulo abstraction of paper 001 needs). Division by zero is
+left to Z3 (an unspecified value): the concrete semantics treats it as a model error, which
+engines detect on the concrete side.
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ class Z3Translator:
             return self.var(e.name + sfx, e.var_sort)
         assert isinstance(e, Op)
         o = e.op
+        k = euclidean_residue(e)
+        if k is not None:
+            return self(k[0], sfx) % k[1]
         a = [self(x, sfx) for x in e.args]
         if o == "&&":
             return z3.And(*a)
@@ -97,6 +103,21 @@ class Z3Translator:
         if o == ">=":
             return a[0] >= a[1]
         raise ValueError(f"unknown operator {o!r}")  # pragma: no cover
+
+
+def euclidean_residue(e: Op) -> tuple[Expr, int] | None:
+    """``(a, k)`` when ``e`` is ``((a % k) + k) % k`` for a constant ``k > 0`` (the residue of
+    ``a`` modulo ``k`` in ``0..k-1`` under truncating ``%``), else ``None``."""
+    if e.op != "%" or not isinstance(e.args[1], Const) or e.args[1].value <= 0:
+        return None
+    k = e.args[1].value
+    inner = e.args[0]
+    if not (isinstance(inner, Op) and inner.op == "+" and inner.args[1] == Const(k)):
+        return None
+    rem = inner.args[0]
+    if isinstance(rem, Op) and rem.op == "%" and rem.args[1] == Const(k):
+        return rem.args[0], k
+    return None
 
 
 def tdiv(a: Z3Term, b: Z3Term) -> Z3Term:

@@ -2,31 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from absmc.engines.result import PropertyResult, Result, Stats, Trace, Verdict
+from absmc.engines.result import PropertyResult, Result, StateValue, Stats, Trace, Verdict
 
 _STYLE = {Verdict.HOLDS: "bold green", Verdict.VIOLATED: "bold red", Verdict.UNKNOWN: "bold yellow"}
 _MARK = {Verdict.HOLDS: "✓", Verdict.VIOLATED: "✗", Verdict.UNKNOWN: "?"}
 
 
-def _fmt_value(v: int | bool) -> str:
+def _fmt_value(v: StateValue) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
 
 
-def format_assignments(values: dict[str, int | bool]) -> str:
+def format_assignments(values: Mapping[str, StateValue]) -> str:
     """``a=1 b=true ...`` in the given order."""
     return " ".join(f"{n}={_fmt_value(v)}" for n, v in values.items())
 
 
 def trace_table(trace: Trace, title: str | None = None) -> Table:
-    """The step table of a trace: step, process, command, source line, changed variables."""
+    """The step table of a trace: step, process, command, source line, changed variables
+    (cells are plain text: brackets such as ``a[i]`` or ``[choose]`` are not rich markup)."""
     table = Table(title=title, title_justify="left", show_lines=False, expand=False)
     table.add_column("step", justify="right")
     table.add_column("process")
@@ -35,14 +36,14 @@ def trace_table(trace: Trace, title: str | None = None) -> Table:
     table.add_column("changed")
     for k, step in enumerate(trace.steps):
         if k == 0:
-            table.add_row("0", "", "initial state", "", format_assignments(step.state))
+            table.add_row("0", "", "initial state", "", Text(format_assignments(step.state)))
         else:
             table.add_row(
                 str(step.step),
-                step.process or "",
-                step.command or "",
+                Text(step.process or ""),
+                Text(step.command or ""),
                 step.source or "",
-                format_assignments(trace.changed(k)),
+                Text(format_assignments(trace.changed(k))),
             )
     return table
 

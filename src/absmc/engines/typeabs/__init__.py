@@ -1,0 +1,42 @@
+"""Type-based data abstraction (Bandera; Dwyer et al., ICSE 2001 — paper 001, §§3-7).
+
+Modules, one concern each:
+
+- :mod:`~absmc.engines.typeabs.domains` — the abstraction library (signs, range, set, modulo,
+  point) and domain specs (``range(0,1)``);
+- :mod:`~absmc.engines.typeabs.basl` — user domains from BASL files (Fig. 1);
+- :mod:`~absmc.engines.typeabs.operators` — abstract operators by the prover's elimination
+  method (§4), safety checks of user-written ones;
+- :mod:`~absmc.engines.typeabs.infer` — abstract type inference with coercions and conflicts
+  (§5.3, §6.2);
+- :mod:`~absmc.engines.typeabs.absexpr` and :mod:`~absmc.engines.typeabs.generate` — the
+  abstract System with ``choose`` (§6);
+- :mod:`~absmc.engines.typeabs.check` — abstract search, choose-free search and concrete
+  replay (§7, Fig. 4);
+- :mod:`~absmc.engines.typeabs.select` — selection help from data and control dependences and
+  a cone-of-influence slice (§5.1-5.2).
+"""
+
+from absmc.engines.typeabs.check import METHOD, TypesOptions, build_abstraction, check_types
+from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
+from absmc.engines.typeabs.generate import CHOOSE, ERROR, Abstraction, abstract_system
+from absmc.engines.typeabs.infer import Typing, infer
+from absmc.engines.typeabs.operators import OperatorLibrary, OpTable
+
+__all__ = [
+    "CHOOSE",
+    "ERROR",
+    "METHOD",
+    "Abstraction",
+    "Domain",
+    "DomainError",
+    "OpTable",
+    "OperatorLibrary",
+    "TypesOptions",
+    "Typing",
+    "abstract_system",
+    "build_abstraction",
+    "check_types",
+    "infer",
+    "parse_domain",
+]
