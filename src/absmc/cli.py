@@ -86,6 +86,26 @@ def load(model: str, defines: tuple[str, ...] = ()) -> System:
     return load_model(model, defs or None)
 
 
+def add_predicates(system: System, predicates: tuple[str, ...]) -> System:
+    """``system`` with the ``--predicate`` expressions (GCL expression syntax) added to its seed
+    predicates. A bad expression is a ``ModelError`` located in ``--predicate``."""
+    if not predicates:
+        return system
+    from absmc.lang.gcl import parse_gcl_expr
+
+    extra = tuple(parse_gcl_expr(text, system, "--predicate") for text in predicates)
+    return system.with_(predicates=system.predicates + extra)
+
+
+_predicate_option = click.option(
+    "--predicate",
+    "predicates",
+    multiple=True,
+    metavar="EXPR",
+    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y').",
+)
+
+
 class ProgressLine:
     """A one-line progress report on stderr: rewritten in place on a terminal, one line per
     report otherwise (``--progress`` into a log)."""
@@ -137,11 +157,13 @@ def cli() -> None:
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option(
     "--method",
-    type=click.Choice(["explicit"]),
+    type=click.Choice(["explicit", "fourvalued"]),
     default="explicit",
     show_default=True,
-    help="Checking method: explicit = exhaustive explicit-state search.",
+    help="Checking method: explicit = exhaustive explicit-state search; fourvalued = "
+    "Bonsai's may/must predicate abstraction (value t / f / ⊥, see docs/fourvalued.md).",
 )
+@_predicate_option
 @click.option(
     "--property",
     "properties",
@@ -220,6 +242,7 @@ def cli() -> None:
 def check(
     model: str,
     method: str,
+    predicates: tuple[str, ...],
     properties: tuple[str, ...],
     order: str,
     store: str,
@@ -243,7 +266,7 @@ def check(
     """
 
     def body() -> int:
-        system = load(model, defines)
+        system = add_predicates(load(model, defines), predicates)
         show_progress = progress if progress is not None else sys.stderr.isatty()
         line = ProgressLine() if show_progress else None
         options = CheckOptions(
@@ -275,6 +298,10 @@ def run_method(method: str, system: System, options: CheckOptions) -> Result:
         from absmc.engines.explicit import check_explicit
 
         return check_explicit(system, options)
+    if method == "fourvalued":
+        from absmc.engines.fourvalued import check_fourvalued
+
+        return check_fourvalued(system, options)
     raise UsageProblem(f"unknown method '{method}'")  # pragma: no cover - click checks
 
 
@@ -357,15 +384,45 @@ def simulate(
     metavar="NAME[=VALUE]",
     help="Preprocessor definition for Promela models.",
 )
-def export(model: str, target: str, output: str | None, defines: tuple[str, ...]) -> None:
+@click.option(
+    "--method",
+    type=click.Choice(["concrete", "fourvalued"]),
+    default="concrete",
+    show_default=True,
+    help="concrete = the model itself; fourvalued = its may- and must-abstraction.",
+)
+@_predicate_option
+def export(
+    model: str,
+    target: str,
+    output: str | None,
+    defines: tuple[str, ...],
+    method: str,
+    predicates: tuple[str, ...],
+) -> None:
     """Write MODEL in another language.
 
     --to promela writes a model SPIN accepts with the same reachable states (one process, one
-    d_step per guarded command); --to gcl prints the model as guarded commands.
+    d_step per guarded command); --to gcl prints the model as guarded commands. With --method
+    fourvalued, both abstract models are written (to FILE.may.EXT and FILE.must.EXT with -o).
     """
 
     def body() -> int:
-        system = load(model, defines)
+        system = add_predicates(load(model, defines), predicates)
+        if method == "fourvalued":
+            from absmc.engines.fourvalued.export import export_abstractions
+
+            texts = export_abstractions(system, target)
+            if output is None:
+                click.echo("".join(texts.values()), nl=False)
+            else:
+                base, dot, ext = output.rpartition(".")
+                for kind, text in texts.items():
+                    path = f"{base}.{kind}.{ext}" if dot and "/" not in ext else f"{output}.{kind}"
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                    click.echo(f"wrote the {kind}-abstraction to {path}", err=True)
+            return 0
         if target == "promela":
             from absmc.lang.promela.export import to_promela
 
