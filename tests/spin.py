@@ -25,9 +25,16 @@ def require_spin() -> None:
 
 
 def run_spin(
-    model: Path, workdir: Path, defines: tuple[str, ...] = (), depth: int = 1_000_000
+    model: Path,
+    workdir: Path,
+    defines: tuple[str, ...] = (),
+    depth: int = 1_000_000,
+    claim: bool = False,
+    optimize: str = "-O2",
 ) -> SpinRun:
-    """``spin -o1 -a``, ``gcc -O2 -DNOREDUCE -DSAFETY``, ``pan -c0 -n`` in ``workdir``."""
+    """``spin -o1 -a``, ``gcc -O2 -DNOREDUCE -DSAFETY``, ``pan -c0 -n`` in ``workdir``; the
+    model's ``never`` claim is compiled in only with ``claim`` (default: ``-DNOCLAIM``);
+    ``optimize`` is gcc's optimisation flag (``-O0`` compiles large generated models fast)."""
     require_spin()
     subprocess.run(
         ["spin", "-o1", *(f"-D{d}" for d in defines), "-a", str(model.resolve())],
@@ -39,9 +46,9 @@ def run_spin(
     subprocess.run(
         [
             "gcc",
-            "-O2",
+            optimize,
             "-DNOREDUCE",
-            "-DNOCLAIM",
+            *([] if claim else ["-DNOCLAIM"]),
             "-DSAFETY",
             "-DMEMLIM=8000",
             "-o",

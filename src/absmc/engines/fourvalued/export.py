@@ -6,12 +6,14 @@ Each abstract System becomes one process whose ``do`` loop has one ``d_step`` pe
 command: the guard, then assignments; a post-state value that depends on the pre-state (the
 must-abstraction's consensus ``1`` / ``0`` / unknown ``2``) is written as an ``if`` statement,
 never as a conditional expression. Simultaneous assignments go through ``hidden`` temporaries
-when a later right-hand side reads an earlier target. After each step the abstract properties
-are asserted (``assert(!bad)``), so SPIN's assertion violations are the abstract System's
-property violations; the loop head is an ``end`` state, because the abstractions are searched
-without the built-in deadlock check (deadlock is one of the asserted properties). A concrete
-assignment outside an error range (or a division by zero) is a failed ``assert`` and the step
-then changes nothing, as in :func:`absmc.lang.promela.export.to_promela`.
+when a later right-hand side reads an earlier target. The abstract properties (their "bad"
+conditions, deadlock included) are checked by one ``never`` claim that ends — a violation for
+SPIN — in a bad state (a claim is compiled once; asserting the large abstract conditions after
+every one of the many may-commands would make ``pan.c`` huge). The loop head is an ``end``
+state, because the abstractions are searched without the built-in deadlock check (deadlock is
+one of the claimed properties). A concrete assignment outside an error range (or a division by
+zero) is a failed ``assert`` and the step then changes nothing, as in
+:func:`absmc.lang.promela.export.to_promela`.
 
 SPIN explores exactly the abstract System's states (``spin -o1``, ``-DNOREDUCE``), so its state
 count and its verdict can be compared with absmc's.
@@ -56,7 +58,7 @@ def _safety(model: AbstractModel, c: Command) -> list[str]:
     return safe
 
 
-def _command(model: AbstractModel, c: Command, asserts: list[str], temps: list[str]) -> str:
+def _command(model: AbstractModel, c: Command, temps: list[str]) -> str:
     targets = [n for n, _ in c.updates]
     reads_later = any(free_vars(rhs) & set(targets[:k]) for k, (_, rhs) in enumerate(c.updates))
     ind = "        "
@@ -71,7 +73,7 @@ def _command(model: AbstractModel, c: Command, asserts: list[str], temps: list[s
             final.append(f"{name} = {t}")
         else:
             final.append(_assign(name, rhs, ind))
-    steps = [*body, *final, *asserts] or ["skip"]
+    steps = [*body, *final] or ["skip"]
     text = f"{c.process}: {c.text()}".replace("*/", "* /").replace("\n", " ")
     head = f"  :: d_step {{ {promela_expr(c.guard)} ->   /* {text} */"
     safe = _safety(model, c)
@@ -104,12 +106,24 @@ def model_to_promela(model: AbstractModel, abstraction: FourValuedAbstraction) -
             init = str(v.init)
         typ = "byte" if isinstance(v.sort, RangeSort) and v.name in model.pred_vars else None
         lines.append(f"{typ or promela_type(v.sort)} {v.name} = {init};")
-    asserts = [f"assert(!({promela_expr(p.expr)}))" for p in system.properties]
     temps: list[str] = []
-    options = [_command(model, c, asserts, temps) for c in system.commands]
+    options = [_command(model, c, temps) for c in system.commands]
     if temps:
         lines.append(f"hidden int {', '.join(temps)};")
     lines += ["", "active proctype main() {", "end:", "  do", *options, "  od", "}"]
+    if system.properties:
+        names = ", ".join(p.name for p in system.properties)
+        bad = " || ".join(f"({promela_expr(p.expr)})" for p in system.properties)
+        lines += [
+            "",
+            f"/* a state violating one of the abstract properties ({names}) ends the claim */",
+            "never {",
+            "  do",
+            f"  :: {bad} -> break",
+            "  :: else",
+            "  od",
+            "}",
+        ]
     return "\n".join(lines) + "\n"
 
 
