@@ -410,18 +410,15 @@ def export(
     def body() -> int:
         system = add_predicates(load(model, defines), predicates)
         if method == "fourvalued":
-            from absmc.engines.fourvalued.export import export_abstractions
+            from absmc.engines.fourvalued.export import export_abstractions, export_paths
 
             texts = export_abstractions(system, target)
             if output is None:
                 click.echo("".join(texts.values()), nl=False)
-            else:
-                base, dot, ext = output.rpartition(".")
-                for kind, text in texts.items():
-                    path = f"{base}.{kind}.{ext}" if dot and "/" not in ext else f"{output}.{kind}"
-                    with open(path, "w", encoding="utf-8") as fh:
-                        fh.write(text)
-                    click.echo(f"wrote the {kind}-abstraction to {path}", err=True)
+            for kind, path in export_paths(output).items():
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(texts[kind])
+                click.echo(f"wrote the {kind}-abstraction to {path}", err=True)
             return 0
         if target == "promela":
             from absmc.lang.promela.export import to_promela

@@ -45,7 +45,7 @@ from absmc.engines.fourvalued.bilattice import (
     sym_all,
     sym_any,
 )
-from absmc.engines.fourvalued.cubes import Literal, encode, minimize
+from absmc.engines.fourvalued.cubes import Cube, Literal, encode, minimize
 from absmc.engines.fourvalued.effect import (
     AbstractionIncomplete,
     CommandAbstraction,
@@ -196,7 +196,9 @@ class _Builder:
         part: Partition,
         tables: Sequence[CommandAbstraction | None],
         names: tuple[str, ...],
+        memo: dict[frozenset[Valuation], list[Cube]],
     ) -> None:
+        self.memo = memo
         self.kind = kind
         self.system = system
         self.part = part
@@ -250,7 +252,15 @@ class _Builder:
             if c != FALSE:
                 groups.setdefault(c, []).append(v)
         lit = self.literal(ca)
-        return any_of(all_of([encode(minimize(vs), lit), c]) for c, vs in groups.items())
+        return any_of(all_of([encode(self.cubes(vs), lit), c]) for c, vs in groups.items())
+
+    def cubes(self, vals: Sequence[Valuation]) -> list[Cube]:
+        """:func:`minimize`, memoized per abstraction (both Systems encode many equal sets)."""
+        key = frozenset(vals)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = minimize(key)
+        return hit
 
     def among(self, ca: CommandAbstraction, vals: Sequence[Valuation]) -> Expr:
         """Some concrete state of the abstract state has one of the valuations ``vals``."""
@@ -454,8 +464,9 @@ def build_abstraction(
         stats.models += ca.models
         tables.append(ca)
     names = predicate_names(system, part)
-    may = _Builder("may", system, part, tables, names).build(checked, deadlock)
-    must = _Builder("must", system, part, tables, names).build(checked, deadlock)
+    memo: dict[frozenset[Valuation], list[Cube]] = {}
+    may = _Builder("may", system, part, tables, names, memo).build(checked, deadlock)
+    must = _Builder("must", system, part, tables, names, memo).build(checked, deadlock)
     stats.checks = prover.stats.calls - checks0
     stats.time_s = time.monotonic() - t0
     return FourValuedAbstraction(system, part, tuple(tables), may, must, stats)

@@ -251,6 +251,7 @@ class _Decider:
                 name, kind, METHOD, Verdict.VIOLATED, reason, stats, confirmed, 1, extra=extra
             )
         abstract = self.abstract_trace(may_v, why)
+        extra["unconfirmed"] = why  # where the concrete replay of the may-trace fails
         reason = (
             f"value ⊥: violated in the may-abstraction only; its {len(abstract.steps) - 1}-step "
             "trace is not confirmed (the predicates are too weak to decide)"

@@ -257,10 +257,11 @@ def abstract_command(
     subst = {n: effective_value(system, n, e) for n, e in command.updates}
     post_terms = [substitute(tracked[k], subst) for k in post]
     pre = relevant(part, [guard, *post_terms, *([error] if error is not None else [])], assigned)
-    # context: enumerated bounded variables, and concrete atoms the post-state depends on
+    # context: enumerated bounded variables, and concrete atoms the post-state depends on; the
+    # other concrete atoms of the guard / error condition stay free (tested by the command)
     cond_terms = [guard, *([error] if error is not None else [])]
     names, post_direct = _enumerated(system, absd, post_terms)
-    more, free_direct = _enumerated(system, absd, cond_terms)
+    more, _ = _enumerated(system, absd, cond_terms)
     names += [n for n in more if n not in names]
     ctx = [t for t in post_direct if not free_vars(t) <= set(names)] + _values(system, names)
     # auxiliary atoms: guard / error atoms over abstracted variables that are not tracked
@@ -273,7 +274,6 @@ def abstract_command(
         if a in known_atoms or (n is not None and n in known_atoms) or a in aux:
             continue
         aux.append(a)
-    del free_direct  # the other concrete atoms stay free: tested by the abstract command
     projection: list[Expr] = [*ctx, *(tracked[k] for k in pre), *aux, *post_terms]
     formula = all_of([*_domains(system, [*projection, *peeled]), *peeled])
     found, complete = prover.all_models(formula, projection)

@@ -21,7 +21,12 @@ count and its verdict can be compared with absmc's.
 
 from __future__ import annotations
 
-from absmc.engines.fourvalued.build import AbstractModel, FourValuedAbstraction, build_abstraction
+from absmc.engines.fourvalued.build import (
+    AbstractionIncomplete,
+    AbstractModel,
+    FourValuedAbstraction,
+    build_abstraction,
+)
 from absmc.engines.fourvalued.semantics import defined, range_ok
 from absmc.ir.expr import TRUE, Const, Expr, Op, free_vars
 from absmc.ir.printer import format_system
@@ -138,9 +143,12 @@ def to_promela_models(abstraction: FourValuedAbstraction) -> dict[str, str]:
 def export_abstractions(system: System, target: str) -> dict[str, str]:
     """Build the abstraction of ``system`` for all its properties and deadlock, and write both
     abstract Systems in ``target`` (``promela`` or ``gcl``): ``{"may": text, "must": text}``.
-    Raises ``ModelError`` for an unusable predicate, ``AbstractionIncomplete`` when the solver
-    cannot finish, ``ValueError`` for an unknown target."""
-    abstraction = build_abstraction(system, system.properties, deadlock=True)
+    Raises ``ModelError`` for an unusable predicate, ``ValueError`` for an unknown target or
+    when the solver cannot finish an enumeration."""
+    try:
+        abstraction = build_abstraction(system, system.properties, deadlock=True)
+    except AbstractionIncomplete as err:
+        raise ValueError(str(err)) from None
     if target == "promela":
         return to_promela_models(abstraction)
     if target == "gcl":
@@ -150,3 +158,14 @@ def export_abstractions(system: System, target: str) -> dict[str, str]:
             out[model.kind] = head + format_system(model.system)
         return out
     raise ValueError(f"cannot export to '{target}'")
+
+
+def export_paths(output: str | None) -> dict[str, str]:
+    """Where ``-o FILE`` puts the two models: ``FILE.may.EXT`` and ``FILE.must.EXT`` (``FILE.may``
+    and ``FILE.must`` without an extension); ``{}`` for standard output."""
+    if output is None:
+        return {}
+    base, dot, ext = output.rpartition(".")
+    if not dot or "/" in ext or not base:
+        return {kind: f"{output}.{kind}" for kind in ("may", "must")}
+    return {kind: f"{base}.{kind}.{ext}" for kind in ("may", "must")}
