@@ -11,7 +11,8 @@ from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.build import build_abstraction
 from absmc.engines.options import CheckOptions, Limits
 from absmc.engines.result import Result, Verdict
-from absmc.ir import ModelError, System
+from absmc.ir import Command, ModelError, Process, Property, RangeSort, System, Var, Variable
+from absmc.ir.expr import conj, const, op
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr, parse_gcl_file
 from absmc.logic import Prover
 
@@ -282,3 +283,71 @@ def test_without_predicates_the_verdicts_are_those_of_exact_search(name: str) ->
         if x.trace is not None:
             assert x.trace.replayed
             reexecute(s, x.trace, x.property)
+
+
+@pytest.mark.parametrize(
+    ("overflow", "expected"),
+    [
+        ("wrap", {"neg": "f", "no-deadlock": "t", "no-model-error": "t"}),
+        ("error", {"neg": "t", "no-deadlock": "t", "no-model-error": "f"}),
+    ],
+)
+def test_wide_ranges_are_abstracted_with_their_overflow_semantics(
+    overflow: str, expected: dict[str, str]
+) -> None:
+    # Promela's int: a 32-bit range that wraps (or, here also, whose overflow is an error)
+    wide = RangeSort(-(2**31), 2**31 - 1, overflow)  # type: ignore[arg-type]
+    x, pc = Var("x", wide), Var("pc", RangeSort(0, 1))
+    system = System(
+        (Variable("x", wide, 2**31 - 1), Variable("pc", pc.var_sort, 0)),
+        (Process("P"),),
+        (
+            Command("P", op("==", pc, const(0)), (("x", op("+", x, const(1))), ("pc", const(1)))),
+            Command("P", op("==", pc, const(1)), ()),
+        ),
+        (Property("neg", "unreachable", conj([op("==", pc, const(1)), op("<", x, const(0))])),),
+        (op("<", x, const(0)), op("==", x, const(2**31 - 1))),
+        "wide",
+    )
+    r = check_fourvalued(system, CheckOptions())
+    assert r.notes[0] == "abstracted: x (mentioned by predicate x < 0)"
+    assert values(r) == expected
+    exact = check_explicit(system, CheckOptions(keep_going=True))
+    want = {"holds": "t", "violated": "f"}
+    assert values(r) == {e.property: want[e.verdict.value] for e in exact.results}
+    for res in r.results:
+        if res.trace is not None:
+            reexecute(system, res.trace, res.property)
+
+
+GUARD_DIVISION = """
+var x : int = 1; var y : 0..2 = Y; var pc : 0..2;
+process P {
+  pc == 0 && GUARD -> x := x - 1, pc := 1;
+  pc == 0 && y < 2 -> y := y + 1;
+  pc == 1 -> skip;
+}
+predicate x > 0;
+"""
+
+
+@pytest.mark.parametrize(
+    ("guard", "y", "value"),
+    [
+        ("x > 0 && 10 / y > 1", 0, "f"),
+        ("10 / y > 1 && x > 0", 0, "f"),
+        ("x > 0 && 10 / y > 1", 1, "t"),
+    ],
+)
+def test_a_guard_dividing_by_a_concrete_zero_keeps_its_evaluation_order(
+    guard: str, y: int, value: str
+) -> None:
+    s = parse_gcl(GUARD_DIVISION.replace("GUARD", guard).replace("Y", str(y)), "g.gcl")
+    r = check_fourvalued(s, CheckOptions())
+    assert r.notes[0] == "abstracted: x (mentioned by predicate x > 0)"
+    assert values(r)["no-model-error"] == value
+    exact = check_explicit(s, CheckOptions(keep_going=True))
+    assert exact.results[-1].verdict is (Verdict.VIOLATED if value == "f" else Verdict.HOLDS)
+    err = r.results[-1]
+    if err.trace is not None:
+        reexecute(s, err.trace, "no-model-error")
