@@ -30,10 +30,14 @@ def run_spin(
     defines: tuple[str, ...] = (),
     depth: int = 1_000_000,
     spin_options: tuple[str, ...] = ("-o1",),
+    claim: bool = False,
+    optimize: str = "-O2",
 ) -> SpinRun:
     """``spin -o1 -a``, ``gcc -O2 -DNOREDUCE -DSAFETY``, ``pan -c0 -n`` in ``workdir``.
     ``spin_options`` replaces ``-o1`` (e.g. add ``-o2`` to keep write-only variables in the
-    state vector, so that state counts compare with absmc's)."""
+    state vector, so that state counts compare with absmc's); the model's ``never`` claim is
+    compiled in only with ``claim`` (default: ``-DNOCLAIM``); ``optimize`` is gcc's
+    optimisation flag (``-O0`` compiles large generated models fast)."""
     require_spin()
     subprocess.run(
         ["spin", *spin_options, *(f"-D{d}" for d in defines), "-a", str(model.resolve())],
@@ -45,9 +49,9 @@ def run_spin(
     subprocess.run(
         [
             "gcc",
-            "-O2",
+            optimize,
             "-DNOREDUCE",
-            "-DNOCLAIM",
+            *([] if claim else ["-DNOCLAIM"]),
             "-DSAFETY",
             "-DMEMLIM=8000",
             "-o",

@@ -93,6 +93,29 @@ def load(model: str, defines: tuple[str, ...] = ()) -> System:
     return load_model(model, defs or None)
 
 
+def add_predicates(system: System, predicates: tuple[str, ...]) -> System:
+    """``system`` with the ``--predicate`` expressions (GCL expression syntax) added to its seed
+    predicates. A bad expression is a ``ModelError`` located in ``--predicate``."""
+    if not predicates:
+        return system
+    from absmc.lang.gcl import parse_gcl_expr
+
+    extra = tuple(parse_gcl_expr(text, system, "--predicate") for text in predicates)
+    for text, e in zip(predicates, extra, strict=True):
+        if not e.is_bool:
+            raise UsageProblem(f"--predicate {text!r} is not a bool expression")
+    return system.with_(predicates=system.predicates + extra)
+
+
+_predicate_option = click.option(
+    "--predicate",
+    "predicates",
+    multiple=True,
+    metavar="EXPR",
+    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y').",
+)
+
+
 class ProgressLine:
     """The progress report on stderr: a rich live line rewritten in place on a terminal, one
     printed line per report otherwise (``--progress`` into a log)."""
@@ -155,13 +178,15 @@ def cli() -> None:
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option(
     "--method",
-    type=click.Choice(["explicit", "under", "types"]),
+    type=click.Choice(["explicit", "under", "types", "fourvalued"]),
     default="explicit",
     show_default=True,
     help="Checking method: explicit = exhaustive explicit-state search; under = concrete "
     "search with abstract matching and refinement (Pasareanu et al., CAV 2005); types = "
-    "type-based data abstraction with choose-free search (needs --abstract VAR=DOMAIN).",
+    "type-based data abstraction with choose-free search (needs --abstract VAR=DOMAIN); "
+    "fourvalued = Bonsai's may/must predicate abstraction (value t / f / ⊥).",
 )
+@_predicate_option
 @click.option(
     "--property",
     "properties",
@@ -243,6 +268,7 @@ def cli() -> None:
 def check(
     model: str,
     method: str,
+    predicates: tuple[str, ...],
     properties: tuple[str, ...],
     order: str,
     store: str,
@@ -256,7 +282,6 @@ def check(
     defines: tuple[str, ...],
     as_json: bool,
     progress: bool | None,
-    predicates: tuple[str, ...],
     seed_predicates: str,
     max_iterations: int,
     prover: str,
@@ -278,7 +303,9 @@ def check(
     def body() -> int:
         if store == "range" and method != "under":
             raise UsageProblem("--store range applies to --method under only")
-        system = load(model, defines)
+        if predicates and method not in ("under", "fourvalued"):
+            raise UsageProblem("--predicate applies to --method under and --method fourvalued")
+        system = add_predicates(load(model, defines), predicates)
         show_progress = progress if progress is not None else sys.stderr.isatty()
         line = ProgressLine() if show_progress else None
         options = CheckOptions(
@@ -297,7 +324,6 @@ def check(
             under = under_from(
                 system,
                 store,
-                predicates,
                 seed_predicates,
                 max_iterations,
                 prover,
@@ -305,10 +331,10 @@ def check(
                 local_predicates,
             )
             options.store = "exact"
-        elif predicates or seed_predicates or concrete_after or local_predicates or table:
+        elif seed_predicates or concrete_after or local_predicates or table:
             raise UsageProblem(
-                "--predicate, --seed-predicates, --concrete-after, --local-predicates and "
-                "--table apply to --method under"
+                "--seed-predicates, --concrete-after, --local-predicates and --table apply to "
+                "--method under"
             )
         try:
             result = run_method(method, system, options, under, types_from(abstract, rest, basl))
@@ -344,6 +370,10 @@ def run_method(
         from absmc.engines.typeabs import TypesOptions, check_types
 
         return check_types(system, options, types or TypesOptions())
+    if method == "fourvalued":
+        from absmc.engines.fourvalued import check_fourvalued
+
+        return check_fourvalued(system, options)
     raise UsageProblem(f"unknown method '{method}'")  # pragma: no cover - click checks
 
 
@@ -428,12 +458,14 @@ def simulate(
 )
 @click.option(
     "--method",
-    type=click.Choice(["concrete", "types"]),
+    type=click.Choice(["concrete", "types", "fourvalued"]),
     default="concrete",
     show_default=True,
-    help="concrete = the model itself; types = its type-based abstraction (--abstract ...).",
+    help="concrete = the model itself; types = its type-based abstraction (--abstract ...); "
+    "fourvalued = its may- and must-abstraction (--predicate ...).",
 )
 @types_options
+@_predicate_option
 def export(
     model: str,
     target: str,
@@ -443,17 +475,30 @@ def export(
     abstract: tuple[str, ...],
     rest: str,
     basl: tuple[str, ...],
+    predicates: tuple[str, ...],
 ) -> None:
     """Write MODEL in another language.
 
     --to promela writes a model SPIN accepts with the same reachable states (one process, one
     d_step per guarded command); --to gcl prints the model as guarded commands. With
     --method types the abstract model is written instead (abstracted variables over token
-    numbers; the abstract properties as assertions).
+    numbers; the abstract properties as assertions). With --method fourvalued, both abstract
+    models are written (to FILE.may.EXT and FILE.must.EXT with -o).
     """
 
     def body() -> int:
-        system = load(model, defines)
+        system = add_predicates(load(model, defines), predicates)
+        if method == "fourvalued":
+            from absmc.engines.fourvalued.export import export_abstractions, export_paths
+
+            texts = export_abstractions(system, target)
+            if output is None:
+                click.echo("".join(texts.values()), nl=False)
+            for kind, path in export_paths(output).items():
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(texts[kind])
+                click.echo(f"wrote the {kind}-abstraction to {path}", err=True)
+            return 0
         if method == "types":
             from absmc.cli_types import abstract_model_text
 

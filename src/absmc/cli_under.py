@@ -20,16 +20,9 @@ class UnderUsageError(ValueError):
 
 
 def under_options(f: F) -> F:
-    """Add ``--predicate``, ``--seed-predicates``, ``--max-iterations``, ``--prover``,
+    """Add ``--seed-predicates``, ``--max-iterations``, ``--prover``,
     ``--concrete-after``, ``--local-predicates`` and ``--table`` to a command."""
     options = [
-        click.option(
-            "--predicate",
-            "predicates",
-            multiple=True,
-            metavar="EXPR",
-            help="[under] Seed predicate (repeatable), in GCL syntax over the model's variables.",
-        ),
         click.option(
             "--seed-predicates",
             default="",
@@ -70,31 +63,17 @@ def under_options(f: F) -> F:
     return f
 
 
-def parse_predicates(system: System, texts: tuple[str, ...]) -> tuple[Any, ...]:
-    """``--predicate`` texts as bool IR expressions over ``system``'s variables. Raises
-    ``ModelError`` (located in ``--predicate #k``) or ``UnderUsageError``."""
-    from absmc.lang.gcl import parse_gcl_expr
-
-    parsed = []
-    for k, text in enumerate(texts, start=1):
-        e = parse_gcl_expr(text, system, f"--predicate #{k}")
-        if not e.is_bool:
-            raise UnderUsageError(f"--predicate {text!r} is not a bool expression")
-        parsed.append(e)
-    return tuple(parsed)
-
-
 def under_from(
     system: System,
     store: str,
-    predicates: tuple[str, ...],
     seed_predicates: str,
     max_iterations: int,
     prover: str,
     concrete_after: int | None,
     local_predicates: bool,
 ) -> UnderOptions:
-    """The :class:`~absmc.engines.under.UnderOptions` of the command-line options."""
+    """The :class:`~absmc.engines.under.UnderOptions` of the command-line options (seed
+    predicates from ``--predicate`` are already in ``system.predicates``)."""
     from absmc.engines.under import UnderOptions
 
     seeds = {s.strip() for s in seed_predicates.split(",") if s.strip()}
@@ -105,7 +84,6 @@ def under_from(
     if store not in ("exact", "range"):
         raise UnderUsageError("--method under takes --store exact (abstract matching) or range")
     return UnderOptions(
-        predicates=parse_predicates(system, predicates),
         seed_predicates=frozenset(seeds),  # type: ignore[arg-type]
         max_iterations=max_iterations,
         prover=prover,  # type: ignore[arg-type]

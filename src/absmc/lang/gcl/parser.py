@@ -7,6 +7,7 @@ second pass, so declarations may come in any order. Every problem is raised as
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -16,7 +17,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from absmc.ir.evaluate import EvalError, evaluate
-from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, const, free_vars
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, const, free_vars, transform
 from absmc.ir.sorts import BOOL, INT, BoolSort, RangeSort, Sort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import Command, Process, Property, PropertyKind, System, Variable
@@ -71,7 +72,26 @@ def parse_gcl_expr(text: str, system: System, what: str = "expression") -> Expr:
     b.vars = {v.name: v for v in system.variables}
     node = decls[0].children[0]
     assert isinstance(node, (Tree, Token))
-    return b.expr(node)
+    shift = len("predicate ")
+    try:
+        parsed = b.expr(node)
+    except ModelError as err:  # name and type errors: columns of ``text``, not of ``src``
+        sp = err.span
+        if sp is not None and sp.line == 1:
+            sp = SourceSpan(what, 1, max(1, sp.column - shift))
+        raise ModelError(err.message, sp) from None
+    return transform(parsed, lambda x: _shifted(x, shift))
+
+
+def _shifted(e: Expr, shift: int) -> Expr:
+    """``e`` with its span moved ``shift`` columns left (on line 1)."""
+    sp = e.span
+    if sp is None or sp.line != 1:
+        return e
+    moved = replace(sp, column=max(1, sp.column - shift))
+    if sp.end_line == 1:
+        moved = replace(moved, end_column=max(1, sp.end_column - shift))
+    return replace(e, span=moved)  # type: ignore[type-var]
 
 
 def _kind(e: Expr) -> str:
