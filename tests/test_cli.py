@@ -130,3 +130,15 @@ def test_help_teaches() -> None:
         assert word in r.out
     top = run_cli("--help")
     assert "Exit codes" in top.out
+
+
+def test_json_trace_note_names_the_model_error(tmp_path: object) -> None:
+    from pathlib import Path
+
+    model = Path(str(tmp_path)) / "err.gcl"
+    model.write_text("var n : 0..2;\nprocess P { true -> n := n + 1; }\n")
+    r = run_cli("check", str(model), "--json")
+    assert r.code == 1
+    res = next(x for x in json.loads(r.out)["results"] if x["property"] == "no-model-error")
+    assert len(res["trace"]) == 3
+    assert "value 3 assigned to n is outside 0..2" in res["trace_note"]

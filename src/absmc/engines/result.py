@@ -135,6 +135,8 @@ class PropertyResult:
             "stats": self.stats.to_json(),
             "trace": [s.to_json() for s in self.trace.steps] if self.trace is not None else None,
         }
+        if self.trace is not None and self.trace.note:
+            out["trace_note"] = self.trace.note
         if self.violations:
             out["violations"] = self.violations
         if self.iterations is not None:
