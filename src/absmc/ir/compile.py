@@ -3,12 +3,25 @@
 States are tuples of ints (one slot per variable, declaration order, bools as 0/1). The
 generated module defines:
 
-* ``successors(s) -> list[(command index, successor state)]`` in command order. Model errors
-  (division by zero, an assignment outside a finite ``overflow="error"`` range) do not raise:
-  they are appended as ``(command index, message)`` to :attr:`CompiledSystem.errors`, which the
-  caller inspects and clears.
-* ``ok(s) -> bool``: every compiled property holds in ``s`` (the fast path of property checking);
-  ``violated(s) -> list[int]``: indices (into ``CompiledSystem.properties``) of violated ones.
+* ``successors(s) -> list[(label, successor state)]`` in command order. A label is a command
+  index, or — when commands with ``exclusive`` set (Promela's ``atomic``) chain several commands
+  into one step — a *chain label* ``>= len(commands)`` that :meth:`CompiledSystem.expand` turns
+  back into the command indices. Model errors (division by zero, an assignment outside a finite
+  ``overflow="error"`` range, a command's ``errors`` condition) do not raise: they are appended
+  as ``(label, message, NO_MODEL_ERROR)`` to :attr:`CompiledSystem.errors`, and the command
+  yields no successor; a failed ``asserts`` condition is appended as ``(label, message,
+  property name)`` and the command still yields its successor. The caller inspects and clears
+  the list.
+* timeout semantics: commands flagged ``"timeout"`` are tried only when no other command is
+  enabled (SPIN's ``timeout``);
+* exclusive control: after a command with ``exclusive = P`` only P's commands are tried from the
+  reached state, which is not returned (not stored) unless P is blocked there; the chain ends at
+  the first command without ``exclusive`` (SPIN's ``atomic``: intermediate states of an atomic
+  sequence are not stored). A chain that comes back to a state it already passed is cut there.
+* ``step(label, s)``: the successor of ``s`` under one command (no chaining), or ``None``.
+* ``ok(s) -> bool``: every compiled state property holds in ``s`` (the fast path of property
+  checking); ``violated(s) -> list[int]``: indices (into ``CompiledSystem.properties``) of
+  violated ones (``assert`` properties are checked on transitions, see above).
 * ``valid_end(s) -> bool``: ``s`` is a valid end state (not a deadlock when terminal).
 * ``expr_fn(e)``: any IR expression as a function of the state, for engines that need more
   (predicate bit-vectors, abstraction functions).
@@ -26,7 +39,7 @@ from typing import Any
 
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.sorts import BoolSort, RangeSort
-from absmc.ir.system import Command, Property, System
+from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 
 State = tuple[int, ...]
 Successors = list[tuple[int, State]]
@@ -36,6 +49,13 @@ def tdiv(a: int, b: int) -> int:
     """Truncating division; raises ``ZeroDivisionError`` when ``b == 0``."""
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
+
+
+def shift(a: int, b: int, left: bool) -> int:
+    """``a << b`` or ``a >> b`` (arithmetic); a negative or huge shift count gives 0."""
+    if b < 0 or b >= 64:
+        return 0
+    return a << b if left else a >> b
 
 
 def tmod(a: int, b: int) -> int:
@@ -72,6 +92,10 @@ class PyExpr:
             return f"({self(a[1])} if {self(a[0])} else {self(a[2])})"
         if o == "neg":
             return f"(-{self(a[0])})"
+        if o == "~":
+            return f"(~{self(a[0])})"
+        if o in ("<<", ">>"):
+            return f"_shift({self(a[0])}, {self(a[1])}, {o == '<<'})"
         if o == "/":
             return f"_tdiv({self(a[0])}, {self(a[1])})"
         if o == "%":
@@ -141,7 +165,9 @@ def choose_dispatch_var(system: System, cmds: Sequence[Command]) -> str | None:
 
 @dataclass
 class CompiledSystem:
-    """The compiled form of a System (see module docstring). ``source`` is the generated code."""
+    """The compiled form of a System (see module docstring). ``source`` is the generated code;
+    ``chains`` lists the command chains that chain labels stand for (label ``len(commands) + k``
+    is ``chains[k]``); it grows while successors are computed."""
 
     system: System
     properties: tuple[Property, ...]
@@ -150,17 +176,27 @@ class CompiledSystem:
     ok: Callable[[State], bool]
     violated: Callable[[State], list[int]]
     valid_end: Callable[[State], bool]
-    errors: list[tuple[int, str]] = field(default_factory=list)
+    errors: list[tuple[int, str, str]] = field(default_factory=list)
+    chains: list[tuple[int, ...]] = field(default_factory=list)
+    step: Callable[[int, State], State | None] = field(default=lambda ci, s: None)
 
     @property
     def initial(self) -> State:
         """The initial state."""
         return self.system.initial_state()
 
+    def expand(self, label: int) -> tuple[int, ...]:
+        """The command indices a successor label stands for (one for a plain command)."""
+        n = len(self.system.commands)
+        return (label,) if label < n else self.chains[label - n]
+
     def expr_fn(self, e: Expr) -> Callable[[State], Any]:
         """Compile one expression into a function of the state (raises ``ZeroDivisionError`` on
         division by zero)."""
         return compile_expr_fn(self.system, e)
+
+
+_RUNTIME: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift}
 
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
@@ -169,7 +205,7 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
-    ns: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod}
+    ns: dict[str, Any] = dict(_RUNTIME)
     exec(compile(src, "<absmc-expr>", "exec"), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
@@ -179,12 +215,26 @@ def _names(e: Expr) -> set[str]:
     return {x.name for x in subexpressions(e) if isinstance(x, Var)}
 
 
+def _runs(cmds: Sequence[Command]) -> list[list[Command]]:
+    """Consecutive runs of commands of one process, in order."""
+    runs: list[list[Command]] = []
+    for c in cmds:
+        if runs and runs[-1][0].process == c.process:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return runs
+
+
 class _Gen:
-    def __init__(self, system: System) -> None:
+    def __init__(self, system: System, props: Sequence[Property]) -> None:
         self.system = system
         self.tr = PyExpr(dict(system.index_of))
         self.lines: list[str] = []
         self.n = len(system.variables)
+        self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
+        self.prop_names = {p.name for p in props if p.kind == "assert"}
+        self.uses_exclusive = any(c.exclusive for c in system.commands)
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
@@ -195,14 +245,32 @@ class _Gen:
         names = ", ".join(f"v{i}" for i in range(self.n))
         self.emit(indent, f"{names}{',' if self.n == 1 else ''} = s")
 
-    def command(self, indent: int, c: Command, guard: Expr) -> None:
+    def sink(self, c: Command, tup: str, mode: str) -> str:
+        """The statement that delivers successor ``tup`` of command ``c``."""
+        if mode == "fn":
+            f = f"_fn{self.proc_ids[c.exclusive]}" if c.exclusive is not None else "None"
+            return f"out.append(({c.index}, {tup}, {f}))"
+        if c.exclusive is not None:
+            return f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out)"
+        return f"out.append(({c.index}, {tup}))"
+
+    def command(self, indent: int, c: Command, guard: Expr, var: str | None, value: int, mode: str) -> None:
         sys = self.system
         tr = self.tr
-        raises = may_raise(guard) or any(may_raise(e) for _, e in c.updates)
+        exprs = [guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
+        exprs += [e for e, _ in c.errors]
+        raises = any(may_raise(e) for e in exprs)
         self.emit(indent, f"# {c.process}: {c.text()}".replace("\n", " "))
         base = indent
         if raises:
             self.emit(indent, "try:")
+            indent += 1
+        for k, (cond, msg) in enumerate(c.errors):
+            cnd = cond if var is None else _strip_dispatch(cond, var, value)
+            self.emit(indent, f"{'if' if k == 0 else 'elif'} {tr(cnd)}:")
+            self.emit(indent + 1, f"_errors.append(({c.index}, {msg!r}, {NO_MODEL_ERROR!r}))")
+        if c.errors:
+            self.emit(indent, "else:")
             indent += 1
         g = tr(guard)
         if g != "1":
@@ -235,37 +303,32 @@ class _Gen:
                 else:
                     checks.append((tmp, name, sort))
             slots[i] = tmp
+        for name, cond in c.asserts:
+            if name in self.prop_names:
+                self.emit(indent, f"if not {tr(cond)}:")
+                self.emit(indent + 1, f"_errors.append(({c.index}, {('assertion violated: ' + name)!r}, {name!r}))")
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
         if checks:
             cond = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
             self.emit(indent, f"if {cond}:")
-            self.emit(indent + 1, f"out.append(({c.index}, {tup}))")
+            self.emit(indent + 1, self.sink(c, tup, mode))
             self.emit(indent, "else:")
             args = ", ".join(f"({t}, {name!r}, {s.lo}, {s.hi})" for t, name, s in checks)
             self.emit(indent + 1, f"_range_error({c.index}, [{args}])")
         else:
-            self.emit(indent, f"out.append(({c.index}, {tup}))")
+            self.emit(indent, self.sink(c, tup, mode))
         if raises:
             self.emit(base, "except ZeroDivisionError:")
-            self.emit(base + 1, f"_errors.append(({c.index}, 'division by zero'))")
+            self.emit(base + 1, f"_errors.append(({c.index}, 'division by zero', {NO_MODEL_ERROR!r}))")
 
-    def successors(self) -> None:
+    def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
+        """Code for ``cmds`` (in order), dispatched on program counters where possible."""
         sys = self.system
-        self.emit(0, "def successors(s):")
-        self.unpack(1)
-        self.emit(1, "out = []")
-        # consecutive runs of commands of one process, in global order
-        runs: list[list[Command]] = []
-        for c in sys.commands:
-            if runs and runs[-1][0].process == c.process:
-                runs[-1].append(c)
-            else:
-                runs.append([c])
-        for run in runs:
+        for run in _runs(cmds):
             var = choose_dispatch_var(sys, run)
             if var is None:
                 for c in run:
-                    self.command(1, c, c.guard)
+                    self.command(indent, c, c.guard, None, 0, mode)
                 continue
             groups: dict[int, list[Command]] = {}
             for c in run:
@@ -276,16 +339,46 @@ class _Gen:
             # and each group lists its commands in their original order
             pv = f"v{sys.index_of[var]}"
             first = True
-            for value, cmds in groups.items():
-                self.emit(1, f"{'if' if first else 'elif'} {pv} == {value}:")
+            for value, grp in groups.items():
+                self.emit(indent, f"{'if' if first else 'elif'} {pv} == {value}:")
                 first = False
-                for c in cmds:
-                    self.command(2, c, _strip_dispatch(c.guard, var, value))
+                for c in grp:
+                    self.command(indent + 1, c, _strip_dispatch(c.guard, var, value), var, value, mode)
+
+    def successors(self) -> None:
+        sys = self.system
+        normal = [c for c in sys.commands if "timeout" not in c.flags]
+        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        self.emit(0, "def successors(s):")
+        self.unpack(1)
+        self.emit(1, "out = []")
+        self.block(1, normal, "main")
+        if timeout:
+            self.emit(1, "if not out:")
+            self.block(2, timeout, "main")
         self.emit(1, "return out")
+        # one-step successors of each process (for exclusive chains and for replay)
+        for proc in sys.processes:
+            k = self.proc_ids[proc.name]
+            mine = [c for c in sys.commands if c.process == proc.name]
+            self.emit(0, f"def _fn{k}(s, tmo=False):")
+            self.unpack(1)
+            self.emit(1, "out = []")
+            self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
+            tmine = [c for c in mine if "timeout" in c.flags]
+            if tmine:
+                self.emit(1, "if tmo:")
+                self.block(2, tmine, "fn")
+            self.emit(1, "return out")
+        self.emit(0, "_PROC_FN = {")
+        for c in sys.commands:
+            self.emit(1, f"{c.index}: _fn{self.proc_ids[c.process]},")
+        self.emit(0, "}")
 
     def properties(self, props: Sequence[Property]) -> None:
         sys = self.system
         tr = self.tr
+        props = [p for p in props if p.kind in STATE_PROPERTY_KINDS]
         used = sorted({sys.index_of[n] for p in props for n in _names(p.expr)})
         self.emit(0, "def ok(s):")
         for i in used:
@@ -301,11 +394,20 @@ class _Gen:
             self.emit(2, "return False")
         else:
             self.emit(1, f"return {' and '.join(parts) or 'True'}")
+
+    def violated(self, props: Sequence[Property]) -> None:
+        sys = self.system
+        tr = self.tr
+        used = sorted(
+            {sys.index_of[n] for p in props if p.kind in STATE_PROPERTY_KINDS for n in _names(p.expr)}
+        )
         self.emit(0, "def violated(s):")
         for i in used:
             self.emit(1, f"v{i} = s[{i}]")
         self.emit(1, "out = []")
         for k, p in enumerate(props):
+            if p.kind not in STATE_PROPERTY_KINDS:
+                continue
             x = tr(p.expr)
             bad = f"not {x}" if p.kind == "invariant" else x
             self.emit(1, "try:")
@@ -329,31 +431,71 @@ class _Gen:
 def compile_system(system: System, properties: Sequence[Property] | None = None) -> CompiledSystem:
     """Generate, compile and load the successor, property and end-state functions of ``system``.
 
-    ``properties`` selects which properties ``ok``/``violated`` check (default: all of the
-    System's). The result's ``source`` holds the generated Python for inspection.
+    ``properties`` selects which properties ``ok``/``violated`` and the ``asserts`` checks of
+    commands report (default: all of the System's). The result's ``source`` holds the generated
+    Python for inspection.
     """
     props = tuple(system.properties if properties is None else properties)
-    gen = _Gen(system)
+    gen = _Gen(system, props)
     gen.successors()
     gen.properties(props)
+    gen.violated(props)
     gen.valid_end()
     source = "\n".join(gen.lines) + "\n"
-    errors: list[tuple[int, str]] = []
+    errors: list[tuple[int, str, str]] = []
+    chains: list[tuple[int, ...]] = []
+    chain_ids: dict[tuple[int, ...], int] = {}
+    ncmd = len(system.commands)
 
     def range_error(ci: int, checks: list[tuple[int, str, int, int]]) -> None:
         for value, name, lo, hi in checks:
             if not lo <= value <= hi:
-                errors.append((ci, f"value {value} assigned to {name} is outside {lo}..{hi}"))
+                errors.append((ci, f"value {value} assigned to {name} is outside {lo}..{hi}", NO_MODEL_ERROR))
                 return
 
-    ns: dict[str, Any] = {
-        "_tdiv": tdiv,
-        "_tmod": tmod,
-        "_errors": errors,
-        "_range_error": range_error,
-    }
+    def intern(chain: tuple[int, ...]) -> int:
+        if len(chain) == 1:
+            return chain[0]
+        k = chain_ids.get(chain)
+        if k is None:
+            k = chain_ids[chain] = ncmd + len(chains)
+            chains.append(chain)
+        return k
+
+    def close(chain: tuple[int, ...], t: State, fn: Callable[..., Any], out: Successors) -> None:
+        """Follow exclusive control from ``t`` (reached by ``chain``): see the module doc."""
+        stack = [(chain, t, fn)]
+        seen = {(t, fn)}
+        while stack:
+            ch, st, f = stack.pop()
+            mark = len(errors)
+            nxt = f(st)
+            if len(errors) > mark:
+                for j in range(mark, len(errors)):
+                    ci, msg, prop = errors[j]
+                    errors[j] = (intern((*ch, ci)), msg, prop)
+            if not nxt:
+                out.append((intern(ch), st))
+                continue
+            for ci, t2, f2 in reversed(nxt):
+                if f2 is None:
+                    out.append((intern((*ch, ci)), t2))
+                elif (t2, f2) not in seen:
+                    seen.add((t2, f2))
+                    stack.append(((*ch, ci), t2, f2))
+
+    ns: dict[str, Any] = dict(_RUNTIME)
+    ns.update({"_errors": errors, "_range_error": range_error, "_close": close})
     code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
     exec(code, ns)
+    proc_fn: dict[int, Callable[..., Any]] = ns["_PROC_FN"]
+
+    def step(ci: int, s: State) -> State | None:
+        for c, t, _f in proc_fn[ci](s, True):
+            if c == ci:
+                return t  # type: ignore[no-any-return]
+        return None
+
     return CompiledSystem(
         system=system,
         properties=props,
@@ -363,4 +505,6 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         violated=ns["violated"],
         valid_end=ns["valid_end"],
         errors=errors,
+        chains=chains,
+        step=step,
     )

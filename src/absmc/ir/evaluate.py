@@ -53,6 +53,8 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
         return evaluate(args[1], env) if evaluate(args[0], env) else evaluate(args[2], env)
     if o == "neg":
         return -evaluate(args[0], env)
+    if o == "~":
+        return ~evaluate(args[0], env)
     a = evaluate(args[0], env)
     b = evaluate(args[1], env)
     if o == "+":
@@ -65,6 +67,16 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
         return tdiv(a, b)
     if o == "%":
         return tmod(a, b)
+    if o == "&":
+        return a & b
+    if o == "|":
+        return a | b
+    if o == "^":
+        return a ^ b
+    if o == "<<":
+        return a << b if 0 <= b < 64 else 0
+    if o == ">>":
+        return a >> b if b >= 0 else 0
     if o == "==":
         return int(a == b)
     if o == "!=":

@@ -25,9 +25,9 @@ _CLOCK_EVERY = 1024
 
 @dataclass
 class Violation:
-    """The first violation found of one property (``path`` = command indices from the initial
-    state to the violating state; for model errors the last index is the failing command) and
-    how many violations of it were counted."""
+    """The first violation found of one property (``path`` = successor labels from the initial
+    state to the violating state; for model errors and failed assertions the last label is the
+    failing command or chain) and how many violations of it were counted."""
 
     property: str
     path: list[int]
@@ -99,10 +99,13 @@ class _Search:
     ) -> None:
         errs = self.c.errors
         if errs:
-            for ci, msg in errs:
-                self.record(NO_MODEL_ERROR, [*path(), ci], msg)
+            blocked = False
+            for ci, msg, prop in errs:
+                self.record(prop, [*path(), ci], msg)
+                blocked = blocked or prop == NO_MODEL_ERROR
             errs.clear()
-            return
+            if blocked:
+                return
         if not succ and self.check_deadlock and not self.c.valid_end(state):
             self.record(NO_DEADLOCK, path(), "deadlock: no command is enabled")
 

@@ -146,6 +146,7 @@ class ProcFSM:
     accept_labels: set[int] = field(default_factory=set)
     labels: dict[str, int] = field(default_factory=dict)
     elements: list[El] = field(default_factory=list)
+    builder: Any = None
 
     def reachable(self) -> list[int]:
         """States reachable from the start state, in DFS order."""
@@ -1149,7 +1150,7 @@ def build_fsm(
     table = an.transitions()
     start = huntele(an.tab, top.frst, top.frst.status, -1).seqno
     assert top.last is not None
-    fsm = ProcFSM(proc.name, start, top.last.seqno, table, elements=b.all)
+    fsm = ProcFSM(proc.name, start, top.last.seqno, table, elements=b.all, builder=b)
     for name, el, _ in b.labels:
         if name.startswith(":"):
             continue
