@@ -254,7 +254,9 @@ class _Gen:
             return f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out)"
         return f"out.append(({c.index}, {tup}))"
 
-    def command(self, indent: int, c: Command, guard: Expr, var: str | None, value: int, mode: str) -> None:
+    def command(
+        self, indent: int, c: Command, guard: Expr, var: str | None, value: int, mode: str
+    ) -> None:
         sys = self.system
         tr = self.tr
         exprs = [guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
@@ -306,11 +308,14 @@ class _Gen:
         for name, cond in c.asserts:
             if name in self.prop_names:
                 self.emit(indent, f"if not {tr(cond)}:")
-                self.emit(indent + 1, f"_errors.append(({c.index}, {('assertion violated: ' + name)!r}, {name!r}))")
+                self.emit(
+                    indent + 1,
+                    f"_errors.append(({c.index}, {('assertion violated: ' + name)!r}, {name!r}))",
+                )
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
         if checks:
-            cond = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
-            self.emit(indent, f"if {cond}:")
+            ok = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
+            self.emit(indent, f"if {ok}:")
             self.emit(indent + 1, self.sink(c, tup, mode))
             self.emit(indent, "else:")
             args = ", ".join(f"({t}, {name!r}, {s.lo}, {s.hi})" for t, name, s in checks)
@@ -319,7 +324,9 @@ class _Gen:
             self.emit(indent, self.sink(c, tup, mode))
         if raises:
             self.emit(base, "except ZeroDivisionError:")
-            self.emit(base + 1, f"_errors.append(({c.index}, 'division by zero', {NO_MODEL_ERROR!r}))")
+            self.emit(
+                base + 1, f"_errors.append(({c.index}, 'division by zero', {NO_MODEL_ERROR!r}))"
+            )
 
     def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
         """Code for ``cmds`` (in order), dispatched on program counters where possible."""
@@ -343,7 +350,9 @@ class _Gen:
                 self.emit(indent, f"{'if' if first else 'elif'} {pv} == {value}:")
                 first = False
                 for c in grp:
-                    self.command(indent + 1, c, _strip_dispatch(c.guard, var, value), var, value, mode)
+                    self.command(
+                        indent + 1, c, _strip_dispatch(c.guard, var, value), var, value, mode
+                    )
 
     def successors(self) -> None:
         sys = self.system
@@ -399,7 +408,12 @@ class _Gen:
         sys = self.system
         tr = self.tr
         used = sorted(
-            {sys.index_of[n] for p in props if p.kind in STATE_PROPERTY_KINDS for n in _names(p.expr)}
+            {
+                sys.index_of[n]
+                for p in props
+                if p.kind in STATE_PROPERTY_KINDS
+                for n in _names(p.expr)
+            }
         )
         self.emit(0, "def violated(s):")
         for i in used:
@@ -450,7 +464,9 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     def range_error(ci: int, checks: list[tuple[int, str, int, int]]) -> None:
         for value, name, lo, hi in checks:
             if not lo <= value <= hi:
-                errors.append((ci, f"value {value} assigned to {name} is outside {lo}..{hi}", NO_MODEL_ERROR))
+                errors.append(
+                    (ci, f"value {value} assigned to {name} is outside {lo}..{hi}", NO_MODEL_ERROR)
+                )
                 return
 
     def intern(chain: tuple[int, ...]) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from absmc.ir.span import ModelError
 from absmc.ir.system import System
 
 GCL_SUFFIXES = (".gcl",)

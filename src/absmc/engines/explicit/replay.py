@@ -53,9 +53,7 @@ def run_path(compiled: CompiledSystem, path: Sequence[int]) -> list[State]:
     return states
 
 
-def _expand_step(
-    compiled: CompiledSystem, state: State, label: int
-) -> list[tuple[int, State]]:
+def _expand_step(compiled: CompiledSystem, state: State, label: int) -> list[tuple[int, State]]:
     """The single commands (with the states after each) of the step ``label`` from ``state``."""
     out: list[tuple[int, State]] = []
     for ci in compiled.expand(label):

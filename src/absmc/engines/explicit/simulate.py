@@ -59,7 +59,9 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
                 msg = next(m for c, m, p in errors if c == ci)
                 last = compiled.expand(ci)[-1]
                 cmd = system.commands[last]
-                ending = f"model error: {cmd.process} executes '{command_text(system, last)}': {msg}"
+                ending = (
+                    f"model error: {cmd.process} executes '{command_text(system, last)}': {msg}"
+                )
                 break
             state = nxt
             states.append(state)

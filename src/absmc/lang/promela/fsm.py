@@ -191,7 +191,9 @@ class FSMBuilder:
     # -- errors ---------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None) -> ModelError:
         span = n.span if n is not None else self.proc.span
-        return ModelError(msg, span or SourceSpan(self.proc.span.file if self.proc.span else "", 1, 1))
+        return ModelError(
+            msg, span or SourceSpan(self.proc.span.file if self.proc.span else "", 1, 1)
+        )
 
     # -- sequences -------------------------------------------------------------------------
     def new_el(self, kind: str, n: Node | None) -> El:
@@ -291,10 +293,10 @@ class FSMBuilder:
         from absmc.lang.promela.ast import ChanInit
 
         if isinstance(d.init, ChanInit):
-            raise self.err(
-                f"channel '{d.name}' must be declared before the first statement", where
-            )
-        lhs = Node("var", [Node("const", val=0) if d.size else None, None], name=d.name, span=d.span)
+            raise self.err(f"channel '{d.name}' must be declared before the first statement", where)
+        lhs = Node(
+            "var", [Node("const", val=0) if d.size else None, None], name=d.name, span=d.span
+        )
         rhs = d.init if isinstance(d.init, Node) else Node("const", val=0)
         if isinstance(d.init, list):
             rhs = d.init[0] if d.init else Node("const", val=0)
@@ -319,7 +321,7 @@ class FSMBuilder:
                 seqs.append(self.close_seq(st))
             self.prune_opts(seqs)
             n = Node(k, span=st.span, text=k.upper())
-            n.args = seqs  # type: ignore[assignment]
+            n.args = list(seqs)
             self.init_ok = False
             return n
         if k in ("atomic", "d_step", "block"):
@@ -337,8 +339,10 @@ class FSMBuilder:
             return n
         if k == "label":
             inner = st.args[0]
-            innode = self.stmnt(inner) if inner is not None else Node(
-                "c", [Node("const", val=1)], span=st.span, text="(1)"
+            innode = (
+                self.stmnt(inner)
+                if inner is not None
+                else Node("c", [Node("const", val=1)], span=st.span, text="(1)")
             )
             n = Node(":", [innode], name=st.name, span=st.span)
             return n
@@ -355,10 +359,10 @@ class FSMBuilder:
             s1 = self.close_seq(st)
             self.open_seq()
             self.add_seq(esc)
-            s2 = self.close_seq(st)
-            n = Node("unless", span=st.span, text="unless")
-            n.args = [s1, s2]
-            return n
+            seq2 = self.close_seq(st)
+            un = Node("unless", span=st.span, text="unless")
+            un.args = [s1, seq2]
+            return un
         if k == "inline_call":
             return self.inline_call(st)
         if k == "for":
@@ -437,11 +441,11 @@ class FSMBuilder:
             while e is not None:
                 if _is_skip(e) and not e.labels:
                     cnt += 1
-                    if cnt > 1 and e.kind not in ("print", "printm"):
-                        if e is not s.frst and e is not s.last and e is not s.extent:
-                            assert le is not None
-                            le.nxt = e.nxt
-                            e = le
+                    inner = e is not s.frst and e is not s.last and e is not s.extent
+                    if cnt > 1 and e.kind not in ("print", "printm") and inner:
+                        assert le is not None
+                        le.nxt = e.nxt
+                        e = le
                 else:
                     cnt = 0
                 le = e
@@ -591,10 +595,7 @@ def _is_skip(e: El) -> bool:
     if e.kind in ("print", "printm"):
         return True
     return (
-        e.kind == "c"
-        and e.n is not None
-        and e.n.args[0].kind == "const"
-        and e.n.args[0].val == 1
+        e.kind == "c" and e.n is not None and e.n.args[0].kind == "const" and e.n.args[0].val == 1
     )
 
 
@@ -973,7 +974,9 @@ class Analyzer:
                 a = huntele(self.tab, e.nxt, e.status, -1).seqno if e.nxt is not None else 0
                 inherit = e.status & (ATOM | L_ATOM)
                 self.tid += 1
-                table.setdefault(e.seqno, []).append(Trans(e.seqno, a, [e], D_ATOM | inherit, self.tid))
+                table.setdefault(e.seqno, []).append(
+                    Trans(e.seqno, a, [e], D_ATOM | inherit, self.tid)
+                )
                 self.put_escp(e, table, put_seq)
             else:
                 headers[e.seqno] = [g.seqno]
@@ -989,12 +992,16 @@ class Analyzer:
                 a = 0
             if not (e.merge_start or e.merge) and e.kind in ("else", ".", "goto", "break_tgt"):
                 self.tid += 1
-                table.setdefault(e.seqno, []).append(Trans(e.seqno, a, [e], e.status & ATOM, self.tid))
+                table.setdefault(e.seqno, []).append(
+                    Trans(e.seqno, a, [e], e.status & ATOM, self.tid)
+                )
                 self.put_escp(e, table, put_seq)
                 return
             if not (e.merge_start or e.merge) and _is_skip_el(e):
                 self.tid += 1
-                table.setdefault(e.seqno, []).append(Trans(e.seqno, a, [e], e.status & ATOM, self.tid))
+                table.setdefault(e.seqno, []).append(
+                    Trans(e.seqno, a, [e], e.status & ATOM, self.tid)
+                )
                 self.put_escp(e, table, put_seq)
                 return
             # case_cache
@@ -1075,8 +1082,9 @@ class Analyzer:
         for i, opts in headers.items():
             lst: list[Trans] = []
             for o in opts:
-                ts = table.get(o)
-                if ts:
+                got = table.get(o)
+                if got:
+                    ts = got
                     t = ts[0]
                     lst.append(Trans(i, t.target, t.steps, t.atom, t.tid))
             out[i] = lst
@@ -1098,19 +1106,13 @@ class Analyzer:
 
 def _is_false(g: El) -> bool:
     return (
-        g.kind == "c"
-        and g.n is not None
-        and g.n.args[0].kind == "const"
-        and g.n.args[0].val == 0
+        g.kind == "c" and g.n is not None and g.n.args[0].kind == "const" and g.n.args[0].val == 0
     )
 
 
 def _is_skip_el(e: El) -> bool:
     return (
-        e.kind == "c"
-        and e.n is not None
-        and e.n.args[0].kind == "const"
-        and e.n.args[0].val == 1
+        e.kind == "c" and e.n is not None and e.n.args[0].kind == "const" and e.n.args[0].val == 1
     )
 
 
@@ -1177,7 +1179,8 @@ def dump(fsm: ProcFSM) -> str:
     lines = [f"proctype {fsm.name}"]
     for s in _tag_order(fsm):
         for t in fsm.trans.get(s, []):
-            lines.append(f"\tstate {s:3d} -> state {t.target:3d} [{'A' if t.atom & ATOM else ('D' if t.atom & D_ATOM else '-')}] {_text(t.first)}")
+            kind = "A" if t.atom & ATOM else ("D" if t.atom & D_ATOM else "-")
+            lines.append(f"\tstate {s:3d} -> state {t.target:3d} [{kind}] {_text(t.first)}")
     return "\n".join(lines)
 
 

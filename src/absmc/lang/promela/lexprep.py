@@ -111,10 +111,14 @@ def prepare(text: str) -> tuple[str, list[LtlBlock]]:
                 continue
         # significant token
         if tok == "{":
-            if seq_depth < 0 and prev_sig and (
-                prev_sig[-1] in _BODY_OPENERS
-                or (len(prev_sig) >= 2 and prev_sig[-2] == "priority")
-                or (len(prev_sig) >= 2 and prev_sig[-2] == "never")
+            if (
+                seq_depth < 0
+                and prev_sig
+                and (
+                    prev_sig[-1] in _BODY_OPENERS
+                    or (len(prev_sig) >= 2 and prev_sig[-2] == "priority")
+                    or (len(prev_sig) >= 2 and prev_sig[-2] == "never")
+                )
             ):
                 seq_depth = depth
             depth += 1
@@ -154,10 +158,10 @@ def prepare(text: str) -> tuple[str, list[LtlBlock]]:
     ]
     text2 = "".join(chars)
     for i, (at, tok) in enumerate(toks):
-        nxt = toks[i + 1][1] if i + 1 < len(toks) else None
-        if tok == "}" and nxt is not None and nxt not in _AFTER_BRACE:
+        follow = toks[i + 1][1] if i + 1 < len(toks) else None
+        if tok == "}" and follow is not None and follow not in _AFTER_BRACE:
             replaced.append(at + 1)
-        elif tok == "else" and nxt is not None and nxt not in (";", "->", "fi"):
+        elif tok == "else" and follow is not None and follow not in (";", "->", "fi"):
             replaced.append(at + 4)
     for at in inserts:
         replaced.append(at)

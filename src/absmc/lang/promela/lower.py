@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.expr import BOOL, FALSE, TRUE, Const, Expr, Op, Var
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
+from absmc.ir.sorts import BOOL
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import Command, Process, Property, System, Variable
 from absmc.lang.promela.ast import ChanInit, Model, Node, ProcDecl, VarDecl
@@ -91,7 +92,15 @@ class Path:
     chan: int | None = None  # rendezvous channel id
 
     def copy(self) -> Path:
-        return Path(dict(self.env), list(self.conds), list(self.asserts), list(self.errors), self.error, self.msg, self.chan)
+        return Path(
+            dict(self.env),
+            list(self.conds),
+            list(self.asserts),
+            list(self.errors),
+            self.error,
+            self.msg,
+            self.chan,
+        )
 
     def val(self, name: str, sort: Any) -> Expr:
         return self.env.get(name) or Var(name, sort)
@@ -150,7 +159,17 @@ class Lowerer:
                     sub = self.layout(name + ".", f)
                     lay.fields[f.name] = sub
                 return lay
-            if d.type not in ("bit", "bool", "byte", "short", "int", "unsigned", "mtype", "chan", "pid"):
+            if d.type not in (
+                "bit",
+                "bool",
+                "byte",
+                "short",
+                "int",
+                "unsigned",
+                "mtype",
+                "chan",
+                "pid",
+            ):
                 raise self.err(f"unknown type '{d.type}'", span=d.span)
             lo, hi = type_range(d.type, d.bits)
             return Layout("scalar", typ=d.type, leaf=Leaf(name, d.type, lo, hi))
@@ -232,9 +251,7 @@ class Lowerer:
             return self.globals[name], False
         return None
 
-    def leaf_choices(
-        self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]
-    ) -> list[tuple[Expr, Leaf]]:
+    def leaf_choices(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> list[tuple[Expr, Leaf]]:
         """The leaves a variable reference may denote, each with its condition; an index out
         of bounds is recorded as a model error of the path."""
         assert n.name is not None
@@ -257,13 +274,25 @@ class Lowerer:
             size = len(lay.elems)
             if isinstance(idx, Const):
                 if not 0 <= idx.value < size:
-                    p.errors.append((conj([*p.conds, *evc, cond]), f"array index {idx.value} out of bounds of '{n.name}' (size {size})"))
+                    p.errors.append(
+                        (
+                            conj([*p.conds, *evc, cond]),
+                            f"array index {idx.value} out of bounds of '{n.name}' (size {size})",
+                        )
+                    )
                     return []
                 choices = [(cond, lay.elems[idx.value])]
             else:
                 inb = mk("&&", mk("<=", Const(0), idx), mk("<", idx, Const(size)))
-                p.errors.append((conj([*p.conds, *evc, cond, neg(inb)]), f"array index out of bounds of '{n.name}' (size {size})"))
-                choices = [(conj([cond, mk("==", idx, Const(i))]), e) for i, e in enumerate(lay.elems)]
+                p.errors.append(
+                    (
+                        conj([*p.conds, *evc, cond, neg(inb)]),
+                        f"array index out of bounds of '{n.name}' (size {size})",
+                    )
+                )
+                choices = [
+                    (conj([cond, mk("==", idx, Const(i))]), e) for i, e in enumerate(lay.elems)
+                ]
         else:
             if idx_node is not None:
                 raise self.err(f"'{n.name}' is not an array", n)
@@ -321,9 +350,13 @@ class Lowerer:
         if k == "!":
             return neg(bool_of(self.ev(n.args[0], p, ctx, evc)))
         if k in ("==", "!=", "<", "<=", ">", ">="):
-            return mk(k, int_of(self.ev(n.args[0], p, ctx, evc)), int_of(self.ev(n.args[1], p, ctx, evc)))
+            return mk(
+                k, int_of(self.ev(n.args[0], p, ctx, evc)), int_of(self.ev(n.args[1], p, ctx, evc))
+            )
         if k in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
-            return mk(k, int_of(self.ev(n.args[0], p, ctx, evc)), int_of(self.ev(n.args[1], p, ctx, evc)))
+            return mk(
+                k, int_of(self.ev(n.args[0], p, ctx, evc)), int_of(self.ev(n.args[1], p, ctx, evc))
+            )
         if k == "neg":
             return mk("neg", int_of(self.ev(n.args[0], p, ctx, evc)))
         if k == "~":
@@ -339,27 +372,27 @@ class Lowerer:
         if k in ("len", "full", "nfull", "empty", "nempty"):
             chans = self.chan_refs(n.args[0], p, ctx, evc)
             lens: Expr = Const(0)
-            for cond, c in reversed(chans):
-                lens = mk("ite", cond, self.chan_len(c, p), lens)
+            for ccond, ch1 in reversed(chans):
+                lens = mk("ite", ccond, self.chan_len(ch1, p), lens)
             if k == "len":
                 return lens
             cap: Expr = Const(0)
-            for cond, c in reversed(chans):
-                cap = mk("ite", cond, Const(c.cap), cap)
+            for ccond, ch1 in reversed(chans):
+                cap = mk("ite", ccond, Const(ch1.cap), cap)
             op = {"full": "==", "nfull": "<", "empty": "==", "nempty": ">"}[k]
             rhs = cap if k in ("full", "nfull") else Const(0)
             return mk(op, lens, rhs)
         if k == "poll":
             out_e: Expr = FALSE
-            for cond, c in self.chan_refs(n.args[0], p, ctx, evc):
-                if c.cap == 0:
+            for ccond, ch1 in self.chan_refs(n.args[0], p, ctx, evc):
+                if ch1.cap == 0:
                     raise self.err("polling a rendezvous channel is not supported", n)
-                positions = range(c.cap) if n.val == 1 else range(1)
+                positions = range(ch1.cap) if n.val == 1 else range(1)
                 alts = []
                 for pos in positions:
-                    m = self.match(c, pos, n.args[1:], p, ctx, evc)
-                    alts.append(conj([mk(">", self.chan_len(c, p), Const(pos)), m]))
-                out_e = mk("||", out_e, conj([cond, disj(alts)]))
+                    m = self.match(ch1, pos, n.args[1:], p, ctx, evc)
+                    alts.append(conj([mk(">", self.chan_len(ch1, p), Const(pos)), m]))
+                out_e = mk("||", out_e, conj([ccond, disj(alts)]))
             return out_e
         if k == "run":
             raise self.err("'run' can only be used as a statement here", n)
@@ -396,7 +429,9 @@ class Lowerer:
         p.errors.append((conj([*p.conds, *evc, neg(disj(ok))]), "use of an uninitialised channel"))
         return out
 
-    def match(self, c: Chan, pos: int, args: list[Node], p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+    def match(
+        self, c: Chan, pos: int, args: list[Node], p: Path, ctx: _Ctx, evc: list[Expr]
+    ) -> Expr:
         """Condition: message ``pos`` of ``c`` matches the constants/evals of receive args."""
         parts: list[Expr] = []
         for j, a in enumerate(args):
@@ -437,7 +472,9 @@ class Lowerer:
         value = int_of(value)
         for cond, lf in choices:
             if lf.name in self.chan_of_var and lf.name not in self.var_sorts:
-                raise self.err("assigning to a channel declared with an initialiser is not supported", lhs)
+                raise self.err(
+                    "assigning to a channel declared with an initialiser is not supported", lhs
+                )
             new = wrap_expr(value, lf.lo, lf.hi) if not self.fits(value, lf) else value
             if cond != TRUE:
                 new = mk("ite", cond, new, self.read_leaf(lf, p))
@@ -526,7 +563,10 @@ class Lowerer:
             vals = [int_of(self.ev(a, q, ctx, [])) for a in n.args[1:]]
             if len(vals) != len(c.fields):
                 raise self.err(f"send of {len(vals)} field(s) on a channel of {len(c.fields)}", n)
-            vals = [v if self._fits_range(v, r) else wrap_expr(v, *r) for v, r in zip(vals, c.field_ranges, strict=True)]
+            vals = [
+                v if self._fits_range(v, r) else wrap_expr(v, *r)
+                for v, r in zip(vals, c.field_ranges, strict=True)
+            ]
             if c.cap == 0:
                 if p.chan is not None or not first:
                     raise self.err("a rendezvous send must start its step", n)
@@ -535,7 +575,12 @@ class Lowerer:
                 out.append(q)
                 continue
             ln = self.chan_len(c, q)
-            for r in self.block(q, mk("<", ln, Const(c.cap)), first, f"channel full inside d_step at line {_line(n)}"):
+            for r in self.block(
+                q,
+                mk("<", ln, Const(c.cap)),
+                first,
+                f"channel full inside d_step at line {_line(n)}",
+            ):
                 if r.error:
                     out.append(r)
                     continue
@@ -575,9 +620,17 @@ class Lowerer:
                 conds = [at]
                 # insert before the first message greater than vals (lexicographic)
                 for q in range(pos):
-                    conds.append(neg(self.lex_less(vals, [self.slot_val(c, q, j, r) for j in range(len(vals))])))
+                    conds.append(
+                        neg(
+                            self.lex_less(
+                                vals, [self.slot_val(c, q, j, r) for j in range(len(vals))]
+                            )
+                        )
+                    )
                 if pos < length:
-                    conds.append(self.lex_less(vals, [self.slot_val(c, pos, j, r) for j in range(len(vals))]))
+                    conds.append(
+                        self.lex_less(vals, [self.slot_val(c, pos, j, r) for j in range(len(vals))])
+                    )
                 g = conj(conds)
                 if g == FALSE:
                     continue
@@ -595,9 +648,19 @@ class Lowerer:
     def lex_less(self, a: list[Expr], b: list[Expr]) -> Expr:
         if not a:
             return FALSE
-        return mk("||", mk("<", a[0], b[0]), conj([mk("==", a[0], b[0]), self.lex_less(a[1:], b[1:])]))
+        return mk(
+            "||", mk("<", a[0], b[0]), conj([mk("==", a[0], b[0]), self.lex_less(a[1:], b[1:])])
+        )
 
-    def exec_recv(self, n: Node, p: Path, ctx: _Ctx, first: bool, msg: list[Expr] | None = None, only: int | None = None) -> list[Path]:
+    def exec_recv(
+        self,
+        n: Node,
+        p: Path,
+        ctx: _Ctx,
+        first: bool,
+        msg: list[Expr] | None = None,
+        only: int | None = None,
+    ) -> list[Path]:
         out: list[Path] = []
         args = n.args[1:]
         for cond, c in self.refs_for(n, len(args), p, ctx):
@@ -609,7 +672,9 @@ class Lowerer:
             if cond != TRUE:
                 q.conds.append(cond)
             if len(args) != len(c.fields):
-                raise self.err(f"receive of {len(args)} field(s) on a channel of {len(c.fields)}", n)
+                raise self.err(
+                    f"receive of {len(args)} field(s) on a channel of {len(c.fields)}", n
+                )
             if c.cap == 0:
                 assert msg is not None
                 parts = []
@@ -648,7 +713,9 @@ class Lowerer:
                 if not copy:
                     for k2 in range(pos, c.cap):
                         for j in range(len(c.fields)):
-                            s.env[c.slots[k2][j]] = self.slot_val(c, k2 + 1, j, q) if k2 + 1 < c.cap else Const(0)
+                            s.env[c.slots[k2][j]] = (
+                                self.slot_val(c, k2 + 1, j, q) if k2 + 1 < c.cap else Const(0)
+                            )
                     s.env[c.len_var] = mk("-", ln, Const(1))
                 out.append(s)
             if not first:
@@ -671,7 +738,12 @@ class Lowerer:
             if pt not in s.types or s.pid == 0:
                 continue
             prev = self.slots[s.pid - 1]
-            free = conj([mk("!=", p.val(prev.pc, self.var_sorts[prev.pc]), Const(0)), mk("==", p.val(s.pc, self.var_sorts[s.pc]), Const(0))])
+            free = conj(
+                [
+                    mk("!=", p.val(prev.pc, self.var_sorts[prev.pc]), Const(0)),
+                    mk("==", p.val(s.pc, self.var_sorts[s.pc]), Const(0)),
+                ]
+            )
             frees.append(free)
             if free == FALSE:
                 continue
@@ -684,7 +756,9 @@ class Lowerer:
         if bad != FALSE:
             r = p.copy()
             r.conds.append(bad)
-            r.error = f"no free process slot for 'run {pt.decl.name}' (absmc allocated {len(self.slots)})"
+            r.error = (
+                f"no free process slot for 'run {pt.decl.name}' (absmc allocated {len(self.slots)})"
+            )
             out.append(r)
         return out
 
@@ -763,7 +837,10 @@ class Lowerer:
                     if els is not None:
                         work.append((els.nxt, r, False, n + 1))
                     elif not fst:
-                        r.error = f"no option of an if/do is executable inside d_step at line {_line(e.n)}"
+                        line = _line(e.n)
+                        r.error = (
+                            f"no option of an if/do is executable inside d_step at line {line}"
+                        )
                         done.append(r)
                 continue
             if e.kind in ("non_atomic", "atomic"):
@@ -783,7 +860,8 @@ class Lowerer:
 
         def go(e: El) -> El | None:
             assert e.n is not None and e.n.name is not None
-            return b.get_lab(e.n.name, e.inline, e.n)
+            lab: El = b.get_lab(e.n.name, e.inline, e.n)
+            return lab
 
         return go
 
@@ -800,7 +878,11 @@ class Lowerer:
             _collect(pd.body, lst, acc)
             locs[pd.name] = lst
             for name, v in acc.items():
-                key = name if name in gl and name not in {d.name for d in lst} else f"{pd.name}.{name}"
+                key = (
+                    name
+                    if name in gl and name not in {d.name for d in lst}
+                    else f"{pd.name}.{name}"
+                )
                 xu[key] = xu.get(key, 0) | v
         u_sync = any(c.cap == 0 for c in self.chans)
 
@@ -816,7 +898,9 @@ class Lowerer:
             merge = not pd.provided and not any(p.provided for p in self.m.procs)
             fsm = build_fsm(pd, self.m.inlines, is_global, xu_of, u_sync, merge)
             self.builders[pd.name] = fsm.builder
-            self.ptypes[pd.name] = ProcType(pd, fsm, [d for d in locs[pd.name] if d not in pd.params], i)
+            self.ptypes[pd.name] = ProcType(
+                pd, fsm, [d for d in locs[pd.name] if d not in pd.params], i
+            )
 
     def allocate_slots(self) -> None:
         self.slots: list[Slot] = []
@@ -871,13 +955,14 @@ class Lowerer:
         for t in creators:
             if t not in actives:
                 raise self.err(
-                    f"processes created by dynamically created processes ('{t.decl.name}') are not supported yet",
+                    f"processes created by dynamically created processes ('{t.decl.name}')"
+                    " are not supported yet",
                     span=t.decl.span,
                 )
             n_inst = actives.count(t)
             runs, deterministic, chained = self.dry_run(t)
             exact = exact and deterministic and chained and n_inst == 1 and len(creators) == 1
-            exact = exact and actives and actives[-1] is t
+            exact = exact and bool(actives) and actives[-1] is t
             for _ in range(n_inst):
                 seq.extend(runs)
         return seq, bool(exact)
@@ -918,7 +1003,10 @@ class Lowerer:
             pc, env2, runs, trace = stack.pop()
             steps += 1
             if steps > 20000:
-                raise self.err(f"cannot bound the number of processes '{t.decl.name}' creates", span=t.decl.span)
+                raise self.err(
+                    f"cannot bound the number of processes '{t.decl.name}' creates",
+                    span=t.decl.span,
+                )
             key = (pc, tuple(sorted((k, repr(v)) for k, v in env2.items())), len(runs))
             if key in seen:
                 continue
@@ -954,7 +1042,7 @@ class Lowerer:
                     best, best_trace = runs, trace
                 continue
             for tr, p, created in moves:
-                env3 = {k: v for k, v in p.env.items() if isinstance(v, Const)}
+                env3: dict[str, Expr] = {k: v for k, v in p.env.items() if isinstance(v, Const)}
                 stack.append((tr.target, env3, runs + created, [*trace, (tr, len(created))]))
         self.slots = saved_slots
         # chained: from the first run to the last one, the creator keeps exclusive control
@@ -1055,18 +1143,38 @@ class Lowerer:
                             for r in rs:
                                 paths = [r]
                                 for el in tr2.steps[1:]:
-                                    paths = [z for w in paths for z in (self.exec_el(el, w, ctx2, False) if not w.error else [w])]
+                                    paths = [
+                                        z
+                                        for w in paths
+                                        for z in (
+                                            self.exec_el(el, w, ctx2, False) if not w.error else [w]
+                                        )
+                                    ]
                                 for z in paths:
                                     if z.error:
                                         continue
-                                    z.env[s2.pc] = Const(s2.offsets[t2.decl.name] + tr2.target) if tr2.target else Const(0)
+                                    z.env[s2.pc] = (
+                                        Const(s2.offsets[t2.decl.name] + tr2.target)
+                                        if tr2.target
+                                        else Const(0)
+                                    )
                                     g = conj(z.conds)
                                     if g == FALSE:
                                         continue
                                     out.append((z.conds, z, (s2, t2, tr2)))
         return out
 
-    def emit(self, s: Slot, t: ProcType, tr: Trans, p: Path, tmo: bool, exclusive: str | None, text: str, span: Any) -> None:
+    def emit(
+        self,
+        s: Slot,
+        t: ProcType,
+        tr: Trans,
+        p: Path,
+        tmo: bool,
+        exclusive: str | None,
+        text: str,
+        span: Any,
+    ) -> None:
         guard = conj(p.conds)
         if guard == FALSE and not p.error:
             return
@@ -1120,7 +1228,11 @@ class Lowerer:
                     self.timeout_used = False
                     excl = s.name if tr.atomic else None
                     if tr.is_else:
-                        others = [self.executable(s, t, o, tmo) for j, o in enumerate(trs) if j != idx and not o.is_else]
+                        others = [
+                            self.executable(s, t, o, tmo)
+                            for j, o in enumerate(trs)
+                            if j != idx and not o.is_else
+                        ]
                         base = self.transition_paths(s, t, tr, tmo)
                         for q in base:
                             q.conds.append(neg(disj(others)))
@@ -1128,7 +1240,16 @@ class Lowerer:
                     elif tr.first.kind == "s":
                         for _g, z, (s2, _t2, tr2) in self.joint(s, t, tr, tmo):
                             ex = s2.name if tr2.atomic else None
-                            self.emit(s, t, tr, z, tmo, ex, f"{text}  ||  {s2.name}: {_stmt_text(tr2)}", span)
+                            self.emit(
+                                s,
+                                t,
+                                tr,
+                                z,
+                                tmo,
+                                ex,
+                                f"{text}  ||  {s2.name}: {_stmt_text(tr2)}",
+                                span,
+                            )
                         for q in self.transition_paths(s, t, tr, tmo):
                             if q.chan is None:
                                 self.emit(s, t, tr, q, tmo, excl, text, span)
@@ -1188,8 +1309,8 @@ class Lowerer:
             pcv = Var(s.pc, self.var_sorts[s.pc])
             ok = [mk("==", pcv, Const(0))]
             for t in s.types:
-                for st in sorted(t.fsm.stopstates()):
-                    ok.append(mk("==", pcv, Const(s.offsets[t.decl.name] + st)))
+                for stop in sorted(t.fsm.stopstates()):
+                    ok.append(mk("==", pcv, Const(s.offsets[t.decl.name] + stop)))
             ends.append(disj(ok))
         return System(
             tuple(variables),
@@ -1232,9 +1353,19 @@ def _collect_one(st: Node | None, decls: list[VarDecl], xu: dict[str, int]) -> N
         for opt in st.options:
             _collect(opt, decls, xu)
     for a in st.args:
-        if isinstance(a, Node) and a.kind in ("label", "unless", "if", "do", "atomic", "d_step", "block"):
-            _collect_one(a, decls, xu)
-        elif isinstance(a, Node) and st.kind in ("label", "unless"):
+        if (
+            isinstance(a, Node)
+            and a.kind
+            in (
+                "label",
+                "unless",
+                "if",
+                "do",
+                "atomic",
+                "d_step",
+                "block",
+            )
+        ) or (isinstance(a, Node) and st.kind in ("label", "unless")):
             _collect_one(a, decls, xu)
 
 
@@ -1259,7 +1390,11 @@ def _preds_in(body: list[Node]) -> list[Node]:
 
 
 def _stmt_text(tr: Trans) -> str:
-    return "; ".join(_el_text(e) for e in tr.steps if e.kind not in (".", "goto", "break_tgt") or len(tr.steps) == 1)
+    return "; ".join(
+        _el_text(e)
+        for e in tr.steps
+        if e.kind not in (".", "goto", "break_tgt") or len(tr.steps) == 1
+    )
 
 
 def _el_text(e: El) -> str:

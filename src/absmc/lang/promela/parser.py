@@ -107,7 +107,7 @@ class _Builder:
         return self.model
 
     def u_proctype(self, t: Tree[Any]) -> None:
-        active, kw, name, params, prio, prov, body = t.children
+        active, _kw, name, params, prio, prov, body = t.children
         count = 0
         if active is not None:
             count = 1
@@ -130,7 +130,7 @@ class _Builder:
         self.model.procs.append(pd)
 
     def u_init(self, t: Tree[Any]) -> None:
-        prio, body = t.children
+        _prio, body = t.children
         if any(p.kind == "init" for p in self.model.procs):
             raise self.err("a model has at most one init process", t)
         self.model.procs.append(
@@ -141,18 +141,24 @@ class _Builder:
     def u_never(self, t: Tree[Any]) -> None:
         name, body = t.children
         self.model.nevers.append(
-            ProcDecl(_tok(name) if name else "never", [], self.body(body), 0, "never", span=self.span(t))
+            ProcDecl(
+                _tok(name) if name else "never", [], self.body(body), 0, "never", span=self.span(t)
+            )
         )
 
     def u_trace(self, t: Tree[Any]) -> None:
         kw, body = t.children
-        self.model.nevers.append(ProcDecl(_tok(kw), [], self.body(body), 0, _tok(kw), span=self.span(t)))
+        self.model.nevers.append(
+            ProcDecl(_tok(kw), [], self.body(body), 0, _tok(kw), span=self.span(t))
+        )
 
     def u_inline_def(self, t: Tree[Any]) -> None:
         name, *rest = t.children
         body = rest[-1]
         params = [_tok(x) for x in rest[:-1] if x is not None]
-        self.model.inlines[_tok(name)] = InlineDecl(_tok(name), params, self.body(body), self.span(name))
+        self.model.inlines[_tok(name)] = InlineDecl(
+            _tok(name), params, self.body(body), self.span(name)
+        )
 
     def u_typedef(self, t: Tree[Any]) -> None:
         name, *decls = t.children
@@ -268,7 +274,9 @@ class _Builder:
         if t.data == "pred_decl":
             return Node("pred", [self.expr(t.children[-1])], span=self.span(t))
         if t.data == "unless":
-            return Node("unless", [self.stmt(t.children[0]), self.stmt(t.children[1])], span=self.span(t))
+            return Node(
+                "unless", [self.stmt(t.children[0]), self.stmt(t.children[1])], span=self.span(t)
+            )
         return self.stmt(t)
 
     def stmt(self, t: Tree[Any]) -> Node:
@@ -302,7 +310,9 @@ class _Builder:
             )
         if d == "send":
             args = self.send_args(ch[2])
-            return Node("s", [self.varref(ch[0]), *args], val=1 if _tok(ch[1]) == "!!" else 0, span=sp)
+            return Node(
+                "s", [self.varref(ch[0]), *args], val=1 if _tok(ch[1]) == "!!" else 0, span=sp
+            )
         if d in ("recv", "recv_copy"):
             args = self.recv_args(ch[2])
             rnd = _tok(ch[1]) == "??"
@@ -315,29 +325,32 @@ class _Builder:
         if d == "printm":
             return Node("printm", [self.expr(ch[0])], span=sp)
         if d == "inline_call":
-            name, *args = ch
+            iname, *iargs = ch
             return Node(
                 "inline_call",
-                [self.expr(a) for a in args if a is not None],
-                name=_tok(name),
-                span=self.span(name),
+                [self.expr(a) for a in iargs if a is not None],
+                name=_tok(iname),
+                span=self.span(iname),
             )
         if d == "for_range":
-            v, lo, hi, body = ch
+            fv, flo, fhi, fbody = ch
             return Node(
                 "for",
-                [self.varref(v), self.expr(lo), self.expr(hi)],
+                [self.varref(fv), self.expr(flo), self.expr(fhi)],
                 span=sp,
-                options=[self.sequence(body.children[0])],
+                options=[self.sequence(fbody.children[0])],
             )
         if d == "for_in":
-            v, arr, body = ch
+            iv, arr, ibody = ch
             return Node(
-                "for_in", [self.varref(v), self.varref(arr)], span=sp, options=[self.sequence(body.children[0])]
+                "for_in",
+                [self.varref(iv), self.varref(arr)],
+                span=sp,
+                options=[self.sequence(ibody.children[0])],
             )
         if d == "select_stmt":
-            v, lo, hi = ch
-            return Node("select", [self.varref(v), self.expr(lo), self.expr(hi)], span=sp)
+            sv, slo, shi = ch
+            return Node("select", [self.varref(sv), self.expr(slo), self.expr(shi)], span=sp)
         if d == "c_code":
             raise self.err(f"embedded C code ('{ch[0]}') is not supported", ch[0])
         if d == "expr_stmt":
@@ -366,7 +379,7 @@ class _Builder:
     def varref(self, t: Tree[Any]) -> Node:
         ch = t.children
         # NAME [idx] (. NAME [idx])*
-        parts: list[tuple[Token, Any]] = []
+        parts: list[tuple[Any, Any]] = []
         i = 0
         while i < len(ch):
             name = ch[i]
@@ -394,7 +407,11 @@ class _Builder:
             s = _tok(ch[0])
             if s.startswith("'"):
                 body = s[1:-1]
-                v = ord(body.encode().decode("unicode_escape")) if body.startswith("\\") else ord(body)
+                v = (
+                    ord(body.encode().decode("unicode_escape"))
+                    if body.startswith("\\")
+                    else ord(body)
+                )
             else:
                 v = int(s, 0) if s.lower().startswith("0x") else int(s)
             return Node("const", val=v, span=sp)
@@ -422,11 +439,17 @@ class _Builder:
             return Node("cond", [self.expr(c) for c in ch], span=sp)
         if d == "run":
             name, *args = ch
-            prio = args.pop() if args and isinstance(args[-1], Tree) and args[-1].data == "priority" else None
+            prio = (
+                args.pop()
+                if args and isinstance(args[-1], Tree) and args[-1].data == "priority"
+                else None
+            )
             if args and args[-1] is None:
                 args.pop()
             del prio
-            return Node("run", [self.expr(a) for a in args if a is not None], name=_tok(name), span=sp)
+            return Node(
+                "run", [self.expr(a) for a in args if a is not None], name=_tok(name), span=sp
+            )
         if d == "len_":
             return Node("len", [self.varref(ch[0])], span=sp)
         if d == "probe":
@@ -446,12 +469,14 @@ class _Builder:
             return Node(d, [self.expr(ch[0])], span=sp)
         if d == "remote_label":
             if len(ch) == 3:
-                return Node("remote_label", [self.expr(ch[1])], name=_tok(ch[0]), span=sp, text=_tok(ch[2]))
+                return Node(
+                    "remote_label", [self.expr(ch[1])], name=_tok(ch[0]), span=sp, text=_tok(ch[2])
+                )
             return Node("remote_label", [None], name=_tok(ch[0]), span=sp, text=_tok(ch[1]))
         raise self.err(f"unsupported expression ({d})", t)  # pragma: no cover
 
 
-_BIN = {
+_BIN: dict[str, Any] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
     "*": lambda a, b: a * b,

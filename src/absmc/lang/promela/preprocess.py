@@ -22,7 +22,9 @@ from pathlib import Path
 from absmc.ir.span import ModelError, SourceSpan
 
 _MARKER = re.compile(r'^#(?:line)?\s*(\d+)\s*(?:"((?:[^"\\]|\\.)*)")?.*$')
-_CPP_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?:fatal )?error:\s*(?P<msg>.*)$")
+_CPP_ERROR = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?:fatal )?error:\s*(?P<msg>.*)$"
+)
 
 
 @dataclass
@@ -103,7 +105,9 @@ def _run_cpp(cmd: list[str], path: Path, text: str, defines: Mapping[str, str]) 
                     f"preprocessor: {m.group('msg')}", SourceSpan(f, int(m.group("line")), col)
                 )
         first = proc.stderr.strip().splitlines()[:1]
-        raise ModelError(f"preprocessor failed: {first[0] if first else 'unknown error'}", None, str(path))
+        raise ModelError(
+            f"preprocessor failed: {first[0] if first else 'unknown error'}", None, str(path)
+        )
     # cpp names stdin "<stdin>": strip_markers maps it back to the model file
     return proc.stdout
 
@@ -115,12 +119,16 @@ def _run_pcpp(path: Path, text: str, defines: Mapping[str, str]) -> str:
 
     class _Pre(Preprocessor):  # type: ignore[misc]
         def on_error(self, file: str, line: int, msg: str) -> None:
-            errors.append(ModelError(f"preprocessor: {msg}", SourceSpan(file or str(path), line, 1)))
+            errors.append(
+                ModelError(f"preprocessor: {msg}", SourceSpan(file or str(path), line, 1))
+            )
 
         def on_include_not_found(
             self, is_malformed: bool, is_system_include: bool, curdir: str, includepath: str
         ) -> None:
-            errors.append(ModelError(f"preprocessor: cannot include '{includepath}'", None, str(path)))
+            errors.append(
+                ModelError(f"preprocessor: cannot include '{includepath}'", None, str(path))
+            )
             raise StopIteration
 
     pre = _Pre()

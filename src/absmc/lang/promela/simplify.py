@@ -7,10 +7,13 @@ over a counter it set itself, a dynamic channel reference that is in fact fixed)
 
 from __future__ import annotations
 
-from absmc.ir.compile import shift, tdiv, tmod
-from absmc.ir.expr import BOOL, FALSE, TRUE, Const, Expr, Op
+from collections.abc import Callable
 
-_ARITH = {
+from absmc.ir.compile import shift, tdiv, tmod
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op
+from absmc.ir.sorts import BOOL
+
+_ARITH: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
     "*": lambda a, b: a * b,
@@ -20,7 +23,7 @@ _ARITH = {
     "<<": lambda a, b: shift(a, b, True),
     ">>": lambda a, b: shift(a, b, False),
 }
-_CMP = {
+_CMP: dict[str, Callable[[int, int], bool]] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
     "<": lambda a, b: a < b,

@@ -18,10 +18,10 @@ def expr_text(n: Any, prec: int = 0) -> str:
         return ""
     k = n.kind
     if k == "const":
-        return n.name if n.name in ("true", "false", "skip") else str(n.val)
+        return str(n.name) if n.name in ("true", "false", "skip") else str(n.val)
     if k == "var":
         idx, sub = n.args
-        s = n.name or ""
+        s = str(n.name or "")
         if idx is not None:
             s += f"[{expr_text(idx)}]"
         if sub is not None:
@@ -48,9 +48,7 @@ def expr_text(n: Any, prec: int = 0) -> str:
         return f"{expr_text(n.args[0])}{op}[{', '.join(expr_text(a) for a in n.args[1:])}]"
     if k == "eval":
         return f"eval({expr_text(n.args[0])})"
-    if k in ("timeout", "np_"):
-        return k
-    return k
+    return str(k)
 
 
 def node_text(n: Node | None) -> str:
@@ -71,7 +69,11 @@ def node_text(n: Node | None) -> str:
     if k == "r":
         op = "??" if n.val in (1, 3) else "?"
         args = ",".join(expr_text(a) for a in n.args[1:])
-        return f"{expr_text(n.args[0])}{op}<{args}>" if n.val >= 2 else f"{expr_text(n.args[0])}{op}{args}"
+        return (
+            f"{expr_text(n.args[0])}{op}<{args}>"
+            if n.val >= 2
+            else f"{expr_text(n.args[0])}{op}{args}"
+        )
     if k == "assert":
         return f"assert({expr_text(n.args[0])})"
     if k == "print":

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from absmc.ir.expr import BOOL, Const, Expr, Op
-from absmc.ir.sorts import RangeSort
+from absmc.ir.expr import Const, Expr, Op
+from absmc.ir.sorts import BOOL, RangeSort
 
 RANGES: dict[str, tuple[int, int]] = {
     "bit": (0, 1),
