@@ -111,6 +111,7 @@ class Trans:
     steps: list[El]
     atom: int
     tid: int
+    escape: int = 0  # the escape (unless) this transition starts: its start state, else 0
 
     @property
     def first(self) -> El:
@@ -351,17 +352,25 @@ class FSMBuilder:
                 raise self.err("'break' outside a do loop", st)
             return Node("goto", name=self.breaks[-1], span=st.span, text="break", val=1)
         if k == "unless":
+            # flow.c: do_unless (a `{ }` block on either side is used as the sequence itself)
             main = self.stmnt(st.args[0])
             esc = self.stmnt(st.args[1])
             assert main is not None and esc is not None
-            self.open_seq()
-            self.add_seq(main)
-            s1 = self.close_seq(st)
-            self.open_seq()
-            self.add_seq(esc)
-            seq2 = self.close_seq(st)
+            if esc.kind == "non_atomic":
+                seq2 = esc.args[0]
+            else:
+                self.open_seq()
+                self.add_seq(esc)
+                seq2 = self.close_seq(st)
+            if main.kind == "non_atomic":
+                s1 = main.args[0]
+            else:
+                self.open_seq()
+                self.add_seq(main)
+                s1 = self.close_seq(st)
             un = Node("unless", span=st.span, text="unless")
             un.args = [s1, seq2]
+            self.init_ok = False
             return un
         if k == "inline_call":
             return self.inline_call(st)
@@ -410,6 +419,17 @@ class FSMBuilder:
 
     def select(self, st: Node) -> Node:
         v, lo, hi = st.args
+        from absmc.lang.promela.parser import const_value
+
+        clo, chi = const_value(lo), const_value(hi)
+        if clo is not None and chi is not None:
+            # SPIN 6.5.2: a constant range becomes one `if` option per value
+            opts = [
+                [Node("asgn", [v, Node("const", val=k)], span=st.span)] for k in range(clo, chi + 1)
+            ]
+            if not opts:
+                raise self.err("empty range in select", st)
+            return self.stmnt(Node("if", span=st.span, options=opts)) or st
         self.add_seq(Node("asgn", [v, lo], span=st.span))
         self.open_seq()
         self.add_seq(Node("c", [Node("<", [v, hi], span=st.span)], span=st.span))
@@ -1088,19 +1108,23 @@ class Analyzer:
                     t = ts[0]
                     lst.append(Trans(i, t.target, t.steps, t.atom, t.tid))
             out[i] = lst
-        # escapes (unless): prepend the escape's transitions to every state in the main part
-        for e in self.b.all:
-            if e.esc and e.kind not in ("goto", ".") and e.seqno in out:
-                extra: list[Trans] = []
-                for x in e.esc:
+        # escapes (unless, pan.t retrans): every transition of a state brings the escapes of
+        # its statement, prepended to the state's list (escapes are tried first)
+        for i in list(out):
+            lst = out[i]
+            new = list(lst)
+            for t0 in lst:
+                e = t0.first
+                if not e.esc or e.kind in ("goto", "."):
+                    continue
+                for x in reversed(e.esc):
                     assert x.frst is not None
-                    g = huntstart(x.frst).seqno
-                    for t in out.get(g, []):
-                        if all(t.tid != u.tid for u in out[e.seqno]) and all(
-                            t.tid != u.tid for u in extra
-                        ):
-                            extra.append(Trans(e.seqno, t.target, t.steps, t.atom, t.tid))
-                out[e.seqno] = extra + out[e.seqno]
+                    g = huntele(self.tab, x.frst, e.status, -1).seqno
+                    for t1 in out.get(g, []):
+                        if any(t1.tid == u.tid for u in new):
+                            continue
+                        new.insert(0, Trans(i, t1.target, t1.steps, t1.atom, t1.tid, g))
+            out[i] = new
         return out
 
 

@@ -866,6 +866,34 @@ class Lowerer:
         return go
 
     # -- processes --------------------------------------------------------------------------
+    def auto_hide(self) -> None:
+        """SPIN leaves globals that are never read (only written, or only printed) out of the
+        state vector (``chanaccess`` in SPIN's sym.c); so does absmc."""
+        read: set[str] = set()
+        for pt in self.ptypes.values():
+            for e in pt.fsm.builder.all:
+                _reads(e.n, read, False)
+            if pt.decl.provided is not None:
+                _reads(pt.decl.provided, read, True)
+            for d in pt.locals:
+                if isinstance(d.init, Node):
+                    _reads(d.init, read, True)
+        for d in self.m.globals:
+            if isinstance(d.init, Node):
+                _reads(d.init, read, True)
+        for e in self.m.preds:
+            _reads(e, read, True)
+        drop: set[str] = set()
+        for d in self.m.globals:
+            if d.name in read or isinstance(d.init, ChanInit) or d.type in self.m.typedefs:
+                continue
+            if d.type == "chan":
+                continue
+            drop.update(lf.name for lf in self.globals[d.name].leaves())
+        if drop:
+            self.hidden |= drop
+            self.vars = [v for v in self.vars if v.name not in drop]
+
     def proc_types(self) -> None:
         self.ptypes: dict[str, ProcType] = {}
         self.builders: dict[str, Any] = {}
@@ -1215,6 +1243,15 @@ class Lowerer:
             )
         )
 
+    def escape_guard(self, s: Slot, t: ProcType, trs: list[Trans], idx: int, tmo: bool) -> Expr:
+        """``unless``: a transition is tried only when no transition of an earlier escape group
+        at the same location can execute (pan: the first executed escape cuts the rest)."""
+        mine = trs[idx].escape
+        blockers = [
+            self.executable(s, t, o, tmo) for o in trs[:idx] if o.escape != mine and o.escape
+        ]
+        return neg(disj(blockers)) if blockers else TRUE
+
     def commands_for(self, s: Slot, t: ProcType) -> None:
         fsm = t.fsm
         for st in fsm.reachable():
@@ -1227,6 +1264,11 @@ class Lowerer:
                         break
                     self.timeout_used = False
                     excl = s.name if tr.atomic else None
+                    esc = (
+                        self.escape_guard(s, t, trs, idx, tmo)
+                        if any(o.escape for o in trs)
+                        else TRUE
+                    )
                     if tr.is_else:
                         others = [
                             self.executable(s, t, o, tmo)
@@ -1236,9 +1278,11 @@ class Lowerer:
                         base = self.transition_paths(s, t, tr, tmo)
                         for q in base:
                             q.conds.append(neg(disj(others)))
+                            q.conds.append(esc)
                             self.emit(s, t, tr, q, tmo, excl, text, span)
                     elif tr.first.kind == "s":
                         for _g, z, (s2, _t2, tr2) in self.joint(s, t, tr, tmo):
+                            z.conds.append(esc)
                             ex = s2.name if tr2.atomic else None
                             self.emit(
                                 s,
@@ -1252,9 +1296,11 @@ class Lowerer:
                             )
                         for q in self.transition_paths(s, t, tr, tmo):
                             if q.chan is None:
+                                q.conds.append(esc)
                                 self.emit(s, t, tr, q, tmo, excl, text, span)
                     else:
                         for q in self.transition_paths(s, t, tr, tmo):
+                            q.conds.append(esc)
                             self.emit(s, t, tr, q, tmo, excl, text, span)
                     if not self.timeout_used:
                         break
@@ -1272,6 +1318,7 @@ class Lowerer:
     def lower(self) -> System:
         self.global_decls()
         self.proc_types()
+        self.auto_hide()
         self.allocate_slots()
         # initial state: active processes
         init_env: dict[str, Expr] = {v.name: Const(v.init) for v in self.vars}
@@ -1367,6 +1414,43 @@ def _collect_one(st: Node | None, decls: list[VarDecl], xu: dict[str, int]) -> N
             )
         ) or (isinstance(a, Node) and st.kind in ("label", "unless")):
             _collect_one(a, decls, xu)
+
+
+def _reads(n: Any, out: set[str], rvalue: bool) -> None:
+    """Collect the names SPIN counts as read (``trapwonly``): variables in expressions and
+    receive arguments, not assignment targets nor printf arguments."""
+    if not isinstance(n, Node):
+        return
+    k = n.kind
+    if k == "var":
+        if rvalue and n.name:
+            out.add(n.name)
+        _reads(n.args[0], out, True)
+        _reads(n.args[1], out, rvalue)
+        return
+    if k == "asgn":
+        _reads(n.args[0], out, False)
+        if n.val == 1:  # x++ / x--: SPIN does not count x as read
+            _reads(n.args[1].args[0], out, False)
+        else:
+            _reads(n.args[1], out, True)
+        return
+    if k in ("print", "printm"):
+        return
+    if k in ("r", "poll"):
+        _reads(n.args[0], out, False)
+        for a in n.args[1:]:
+            _reads(a, out, True)
+        return
+    if k in ("s", "len", "full", "nfull", "empty", "nempty"):
+        _reads(n.args[0], out, False)
+        for a in n.args[1:]:
+            _reads(a, out, True)
+        return
+    if k in ("atomic", "d_step", "non_atomic", "if", "do", "unless"):
+        return  # their statements are elements of their own
+    for a in n.args:
+        _reads(a, out, True)
 
 
 def _runs_in(body: list[Node]) -> bool:

@@ -34,7 +34,9 @@ from absmc.lang.promela.preprocess import LineMap, preprocess
 def promela_parser() -> Lark:
     """The (cached) LALR parser for Promela."""
     grammar = files("absmc.lang.promela").joinpath("promela.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(
+        grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, cache=True
+    )
 
 
 def parse_promela_file(path: str | Path, defines: dict[str, str] | None = None) -> Model:
