@@ -1111,9 +1111,9 @@ class Analyzer:
         # escapes (unless, pan.t retrans): every transition of a state brings the escapes of
         # its statement, prepended to the state's list (escapes are tried first)
         for i in list(out):
-            lst = out[i]
-            new = list(lst)
-            for t0 in lst:
+            cur = out[i]
+            merged: list[Trans] = list(cur)
+            for t0 in cur:
                 e = t0.first
                 if not e.esc or e.kind in ("goto", "."):
                     continue
@@ -1121,10 +1121,10 @@ class Analyzer:
                     assert x.frst is not None
                     g = huntele(self.tab, x.frst, e.status, -1).seqno
                     for t1 in out.get(g, []):
-                        if any(t1.tid == u.tid for u in new):
+                        if any(t1.tid == u.tid for u in merged):
                             continue
-                        new.insert(0, Trans(i, t1.target, t1.steps, t1.atom, t1.tid, g))
-            out[i] = new
+                        merged.insert(0, Trans(i, t1.target, t1.steps, t1.atom, t1.tid, g))
+            out[i] = merged
         return out
 
 
