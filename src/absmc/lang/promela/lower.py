@@ -1048,7 +1048,10 @@ class Lowerer:
                 ok = True
                 for i, el in enumerate(tr.steps):
                     if el.kind == "c" and el.n is not None and el.n.args[0].kind == "run":
-                        created.append(self.ptypes[el.n.args[0].name or ""])
+                        rn = el.n.args[0]
+                        if rn.name not in self.ptypes:
+                            raise self.err(f"run of an undeclared proctype '{rn.name}'", rn)
+                        created.append(self.ptypes[rn.name or ""])
                         continue
                     try:
                         res = [r for r in self.exec_el(el, p, ctx, i == 0) if not r.error]

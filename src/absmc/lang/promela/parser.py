@@ -7,6 +7,7 @@ are ``ModelError``s located in the original file (through the preprocessor's lin
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -56,6 +57,13 @@ def parse_promela(
     the lowering). Raises ``ModelError`` with a span on syntax errors."""
     pre, lines = preprocess(text, file, defines)
     prepared, ltls = prepare(pre)
+    m = _EMBEDDED_C.search(prepared)
+    if m is not None:
+        line = prepared.count("\n", 0, m.start()) + 1
+        col = m.start() - (prepared.rfind("\n", 0, m.start()) + 1) + 1
+        raise ModelError(
+            f"embedded C code ('{m.group()}') is not supported", lines.span(line, col)
+        )
     parser = promela_parser()
     try:
         tree = parser.parse(prepared)
@@ -68,10 +76,13 @@ def parse_promela(
     return model
 
 
+_EMBEDDED_C = re.compile(r"\bc_(code|expr|decl|state|track)\b")
+
+
 def _remap(e: ModelError, lines: LineMap) -> ModelError:
     if e.span is None:
         return e
-    msg = e.message.replace("'\\x00'", "end of file")
+    msg = e.message.replace("'\\x01red', ", "").replace("'\\x01red'", "'pred'")
     return ModelError(msg, lines.span(e.span.line, e.span.column))
 
 
