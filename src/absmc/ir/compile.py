@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
+from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 
@@ -234,6 +235,7 @@ class _Gen:
         self.n = len(system.variables)
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.prop_names = {p.name for p in props if p.kind == "assert"}
+        self.prop_exprs = {p.name: p.expr for p in props if p.kind == "assert"}
         self.uses_exclusive = any(c.exclusive for c in system.commands)
 
     def emit(self, indent: int, text: str) -> None:
@@ -307,10 +309,11 @@ class _Gen:
             slots[i] = tmp
         for name, cond in c.asserts:
             if name in self.prop_names:
+                shown = format_expr(self.prop_exprs[name])
                 self.emit(indent, f"if not {tr(cond)}:")
                 self.emit(
                     indent + 1,
-                    f"_errors.append(({c.index}, {('assertion violated: ' + name)!r}, {name!r}))",
+                    f"_errors.append(({c.index}, {('assertion violated: ' + shown)!r}, {name!r}))",
                 )
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
         if checks:

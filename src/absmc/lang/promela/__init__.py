@@ -25,7 +25,7 @@ def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> Sys
     if model.ltl:
         name, _formula, span = model.ltl[0]
         raise ModelError(
-            f"ltl formulas ('{name or 'ltl'}') are not supported yet (they come with the LTL issue)",
+            f"ltl formulas ('{name or 'ltl'}') are not supported yet (they come with LTL)",
             span,
         )
     return lower_model(model, Path(path).stem)

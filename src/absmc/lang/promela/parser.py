@@ -61,9 +61,7 @@ def parse_promela(
     if m is not None:
         line = prepared.count("\n", 0, m.start()) + 1
         col = m.start() - (prepared.rfind("\n", 0, m.start()) + 1) + 1
-        raise ModelError(
-            f"embedded C code ('{m.group()}') is not supported", lines.span(line, col)
-        )
+        raise ModelError(f"embedded C code ('{m.group()}') is not supported", lines.span(line, col))
     parser = promela_parser()
     try:
         tree = parser.parse(prepared)
