@@ -180,6 +180,8 @@ class CompiledSystem:
     errors: list[tuple[int, str, str]] = field(default_factory=list)
     chains: list[tuple[int, ...]] = field(default_factory=list)
     step: Callable[[int, State], State | None] = field(default=lambda ci, s: None)
+    #: False when no state property is compiled (``ok`` is then always true)
+    state_checks: bool = True
 
     @property
     def initial(self) -> State:
@@ -300,10 +302,14 @@ class _Gen:
             self.emit(indent, f"{tmp} = {src}")
             if isinstance(sort, RangeSort) and not in_range:
                 if sort.overflow == "wrap":
+                    # the test is cheaper than the arithmetic in the common in-range case
+                    self.emit(indent, f"if not {sort.lo} <= {tmp} <= {sort.hi}:")
                     if sort.lo == 0:
-                        self.emit(indent, f"{tmp} = {tmp} % {sort.size}")
+                        self.emit(indent + 1, f"{tmp} = {tmp} % {sort.size}")
                     else:
-                        self.emit(indent, f"{tmp} = ({tmp} - {sort.lo}) % {sort.size} + {sort.lo}")
+                        self.emit(
+                            indent + 1, f"{tmp} = ({tmp} - {sort.lo}) % {sort.size} + {sort.lo}"
+                        )
                 else:
                     checks.append((tmp, name, sort))
             slots[i] = tmp
@@ -337,8 +343,7 @@ class _Gen:
         for run in _runs(cmds):
             var = choose_dispatch_var(sys, run)
             if var is None:
-                for c in run:
-                    self.command(indent, c, c.guard, None, 0, mode)
+                self.factored(indent, [(c, list(conjuncts(c.guard))) for c in run], None, 0, mode)
                 continue
             groups: dict[int, list[Command]] = {}
             for c in run:
@@ -352,10 +357,40 @@ class _Gen:
             for value, grp in groups.items():
                 self.emit(indent, f"{'if' if first else 'elif'} {pv} == {value}:")
                 first = False
-                for c in grp:
-                    self.command(
-                        indent + 1, c, _strip_dispatch(c.guard, var, value), var, value, mode
-                    )
+                items = [(c, list(conjuncts(_strip_dispatch(c.guard, var, value)))) for c in grp]
+                self.factored(indent + 1, items, var, value, mode)
+
+    def factored(
+        self,
+        indent: int,
+        items: Sequence[tuple[Command, list[Expr]]],
+        var: str | None,
+        value: int,
+        mode: str,
+    ) -> None:
+        """Emit commands in order; consecutive commands whose guards start with the same
+        conjunct share one test of it (a decision tree over guard prefixes)."""
+        i = 0
+        while i < len(items):
+            c, parts = items[i]
+            head = parts[0] if parts and not c.errors else None
+            j = i + 1
+            if head is not None and not may_raise(head):
+                while (
+                    j < len(items)
+                    and not items[j][0].errors
+                    and items[j][1]
+                    and items[j][1][0] == head
+                ):
+                    j += 1
+            if j - i >= 2:
+                assert head is not None
+                self.emit(indent, f"if {self.tr(head)}:")
+                self.factored(indent + 1, [(c2, p2[1:]) for c2, p2 in items[i:j]], var, value, mode)
+                i = j
+                continue
+            self.command(indent, c, conj(parts), var, value, mode)
+            i += 1
 
     def successors(self) -> None:
         sys = self.system
@@ -526,4 +561,5 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         errors=errors,
         chains=chains,
         step=step,
+        state_checks=any(p.kind in STATE_PROPERTY_KINDS for p in props),
     )

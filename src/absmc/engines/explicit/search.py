@@ -19,7 +19,7 @@ from absmc.engines.options import Limits, Order, Progress
 from absmc.ir.compile import CompiledSystem, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
 
-#: how many expanded states between two clock reads (timeout, progress)
+#: how many expanded states between two clock reads (timeout, progress); a power of two
 _CLOCK_EVERY = 1024
 
 
@@ -77,6 +77,8 @@ class _Search:
         self.deadline = self.start + limits.timeout if limits.timeout is not None else None
         self.truncated_depth = False
         self.count = 0
+        self.parent = array("i")
+        self.via = array("i")
 
     # -- bookkeeping -------------------------------------------------------------------
     def record(self, prop: str, path: list[int], message: str) -> None:
@@ -133,6 +135,7 @@ class _Search:
     def bfs(self) -> None:
         c = self.c
         successors, ok = c.successors, c.ok
+        checks = c.state_checks
         errs = c.errors
         store = self.store
         exact = isinstance(store, ExactStore)
@@ -142,6 +145,7 @@ class _Search:
         max_depth = self.limits.max_depth
         parent = array("i", [-1])
         via = array("i", [-1])
+        self.parent, self.via = parent, via
 
         def path_of(node: int) -> list[int]:
             cmds: list[int] = []
@@ -167,6 +171,15 @@ class _Search:
                 nxt: list[State] = []
                 next_first = len(parent)
                 sid = first_id - 1
+                if exact and not at_bound:
+                    # the hot loop (exact store, below the depth bound), kept lean
+                    sid, transitions, expanded = self._bfs_level(
+                        frontier, nxt, sid, transitions, expanded, depth, path_of
+                    )
+                    frontier, first_id = nxt, next_first
+                    if frontier:
+                        depth += 1
+                    continue
                 for s in frontier:
                     sid += 1
                     succ = successors(s)
@@ -193,7 +206,7 @@ class _Search:
                             seen.add(t)
                         parent.append(sid)
                         via.append(ci)
-                        if not ok(t):
+                        if checks and not ok(t):
                             self.out.transitions = transitions
                             self.out.max_depth = depth + 1
                             self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
@@ -215,10 +228,60 @@ class _Search:
         self.out.transitions = transitions
         self.out.max_depth = max(self.out.max_depth, depth)
 
+    def _bfs_level(
+        self,
+        frontier: list[State],
+        nxt: list[State],
+        sid: int,
+        transitions: int,
+        expanded: int,
+        depth: int,
+        path_of: Callable[[int], list[int]],
+    ) -> tuple[int, int, int]:
+        """Expand one BFS level into ``nxt`` (exact store): the same checks as the general
+        loop, with the bookkeeping bound to locals."""
+        c = self.c
+        successors, ok, checks, errs = c.successors, c.ok, c.state_checks, c.errors
+        assert isinstance(self.store, ExactStore)
+        seen = self.store.states
+        seen_add = seen.add
+        parent, via = self.parent, self.via
+        p_app, v_app, n_app = parent.append, via.append, nxt.append
+        count = len(parent)
+        limit = self.limits.max_states if self.limits.max_states is not None else -1
+        for s in frontier:
+            sid += 1
+            succ = successors(s)
+            transitions += len(succ)
+            if errs or not succ:
+                self.expand_checks(s, succ, lambda sid=sid: path_of(sid))  # type: ignore[misc]
+            for ci, t in succ:
+                if t in seen:
+                    continue
+                if count == limit:
+                    self.out.transitions = transitions
+                    self.out.max_depth = depth + 1
+                    self.state_limit()
+                seen_add(t)
+                p_app(sid)
+                v_app(ci)
+                if checks and not ok(t):
+                    self.out.transitions = transitions
+                    self.out.max_depth = depth + 1
+                    self.check_state(t, lambda tid=count: path_of(tid))  # type: ignore[misc]
+                count += 1
+                n_app(t)
+            expanded += 1
+            if not expanded & (_CLOCK_EVERY - 1):
+                self.out.transitions = transitions
+                self.tick(depth)
+        return sid, transitions, expanded
+
     # -- DFS ---------------------------------------------------------------------------
     def dfs(self) -> None:
         c = self.c
         successors, ok = c.successors, c.ok
+        checks = c.state_checks
         errs = c.errors
         store = self.store
         insert = store.insert
@@ -283,7 +346,7 @@ class _Search:
                     self.state_limit()
                 count += 1
                 cmds.append(ci)
-                if not ok(t):
+                if checks and not ok(t):
                     self.out.transitions = transitions
                     self.check_state(t, lambda: list(cmds))
                 push(t)

@@ -1231,7 +1231,7 @@ class Lowerer:
             cur = Var(name, self.var_sorts[name])
             if e == cur:
                 continue
-            updates.append((name, e))
+            updates.append((name, _unwrap(e, self.var_sorts[name])))
         self.commands.append(
             Command(
                 s.name,
@@ -1372,6 +1372,27 @@ class Lowerer:
             self.file,
             valid_end=conj(ends),
         )
+
+
+def _unwrap(e: Expr, sort: Any) -> Expr:
+    """Drop an explicit C truncation to the target's own range: the IR sort wraps anyway."""
+    size = sort.hi - sort.lo + 1
+    if sort.lo == 0 and isinstance(e, Op) and e.op == "&" and e.args[1] == Const(size - 1):
+        return e.args[0]
+    if (
+        sort.lo < 0
+        and isinstance(e, Op)
+        and e.op == "-"
+        and e.args[1] == Const(-sort.lo)
+        and isinstance(e.args[0], Op)
+        and e.args[0].op == "&"
+        and e.args[0].args[1] == Const(size - 1)
+        and isinstance(e.args[0].args[0], Op)
+        and e.args[0].args[0].op == "+"
+        and e.args[0].args[0].args[1] == Const(-sort.lo)
+    ):
+        return e.args[0].args[0].args[0]
+    return e
 
 
 def _pname(pd: ProcDecl) -> str:
