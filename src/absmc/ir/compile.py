@@ -214,6 +214,19 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     return fn
 
 
+def _fits(system: System, e: Expr, sort: RangeSort) -> bool:
+    """``e`` is known to lie in ``sort``'s range (a constant, a variable of a range inside
+    it, or a choice between such)."""
+    if isinstance(e, Const):
+        return sort.contains(e.value)
+    if isinstance(e, Var):
+        s = system.by_name[e.name].sort
+        return isinstance(s, RangeSort) and sort.lo <= s.lo and s.hi <= sort.hi
+    if isinstance(e, Op) and e.op == "ite":
+        return _fits(system, e.args[1], sort) and _fits(system, e.args[2], sort)
+    return False
+
+
 def _names(e: Expr) -> set[str]:
     return {x.name for x in subexpressions(e) if isinstance(x, Var)}
 
@@ -266,7 +279,8 @@ class _Gen:
         exprs = [guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
         exprs += [e for e, _ in c.errors]
         raises = any(may_raise(e) for e in exprs)
-        self.emit(indent, f"# {c.process}: {c.text()}".replace("\n", " "))
+        note = f"{c.process}: {c.source_text or c.text()}".replace("\n", " ")
+        self.emit(indent, f"# {note[:100]}")
         base = indent
         if raises:
             self.emit(indent, "try:")
@@ -290,11 +304,7 @@ class _Gen:
             src = tr(rhs)
             if isinstance(sort, BoolSort) and not isinstance(rhs, (Var, Const)):
                 src = f"(1 if {src} else 0)"
-            in_range = not isinstance(sort, RangeSort)
-            if isinstance(sort, RangeSort):
-                in_range = isinstance(rhs, Const) and sort.contains(rhs.value)
-                if isinstance(rhs, Var) and sys.by_name[rhs.name].sort == sort:
-                    in_range = True
+            in_range = not isinstance(sort, RangeSort) or _fits(sys, rhs, sort)
             if in_range and isinstance(rhs, (Var, Const)):
                 slots[i] = src  # a constant or a copy goes straight into the new tuple
                 continue
@@ -404,8 +414,16 @@ class _Gen:
             self.emit(1, "if not out:")
             self.block(2, timeout, "main")
         self.emit(1, "return out")
-        # one-step successors of each process (for exclusive chains and for replay)
-        for proc in sys.processes:
+        # one-step successors of the processes that can hold exclusive control
+        targets = {c.exclusive for c in sys.commands if c.exclusive is not None}
+        self.process_fns([p.name for p in sys.processes if p.name in targets])
+
+    def process_fns(self, names: Sequence[str]) -> None:
+        """``_fn<k>(s, tmo)``: one-step successors ``(label, state, fn)`` of each named
+        process (for exclusive chains, and for replay), and ``_PROC_FN``: command -> its fn."""
+        sys = self.system
+        for name in names:
+            proc = next(p for p in sys.processes if p.name == name)
             k = self.proc_ids[proc.name]
             mine = [c for c in sys.commands if c.process == proc.name]
             self.emit(0, f"def _fn{k}(s, tmo=False):")
@@ -417,9 +435,11 @@ class _Gen:
                 self.emit(1, "if tmo:")
                 self.block(2, tmine, "fn")
             self.emit(1, "return out")
+        chosen = set(names)
         self.emit(0, "_PROC_FN = {")
         for c in sys.commands:
-            self.emit(1, f"{c.index}: _fn{self.proc_ids[c.process]},")
+            if c.process in chosen:
+                self.emit(1, f"{c.index}: _fn{self.proc_ids[c.process]},")
         self.emit(0, "}")
 
     def properties(self, props: Sequence[Property]) -> None:
@@ -542,10 +562,15 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     ns.update({"_errors": errors, "_range_error": range_error, "_close": close})
     code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
     exec(code, ns)
-    proc_fn: dict[int, Callable[..., Any]] = ns["_PROC_FN"]
+    lazy: dict[str, dict[int, Callable[..., Any]]] = {}
 
     def step(ci: int, s: State) -> State | None:
-        for c, t, _f in proc_fn[ci](s, True):
+        if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
+            g2 = _Gen(system, props)
+            g2.process_fns([p.name for p in system.processes])
+            exec(compile("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", "exec"), ns)
+            lazy["fns"] = ns["_PROC_FN"]
+        for c, t, _f in lazy["fns"][ci](s, True):
             if c == ci:
                 return t  # type: ignore[no-any-return]
         return None

@@ -137,6 +137,7 @@ class Lowerer:
         self.props: list[Property] = []
         self.prop_names: dict[tuple[str, int, int], str] = {}
         self.commands: list[Command] = []
+        self.seen_errors: set[tuple[Expr, str]] = set()
         self.timeout_used = False
 
     # -- errors -------------------------------------------------------------------------
@@ -587,17 +588,19 @@ class Lowerer:
                 if n.val == 1:  # sorted send
                     out.extend(self.sorted_send(c, vals, r))
                     continue
+                # one command: slot `len` gets the message (the others keep their values)
+                s = r.copy()
                 for pos in range(c.cap):
-                    s = r.copy()
                     at = mk("==", ln, Const(pos))
                     if at == FALSE:
                         continue
-                    if at != TRUE:
-                        s.conds.append(at)
                     for j, v in enumerate(vals):
-                        s.env[c.slots[pos][j]] = v
-                    s.env[c.len_var] = Const(pos + 1)
-                    out.append(s)
+                        name = c.slots[pos][j]
+                        s.env[name] = (
+                            v if at == TRUE else mk("ite", at, v, self.slot_val(c, pos, j, r))
+                        )
+                s.env[c.len_var] = mk("+", ln, Const(1))
+                out.append(s)
         return out
 
     def _fits_range(self, v: Expr, r: tuple[int, int]) -> bool:
@@ -1209,7 +1212,9 @@ class Lowerer:
         guard = conj(p.conds)
         if guard == FALSE and not p.error:
             return
-        errors = tuple((c, m) for c, m in p.errors if c != FALSE)
+        # an error condition shared by several commands of one transition is checked once
+        errors = tuple((c, m) for c, m in p.errors if c != FALSE and (c, m) not in self.seen_errors)
+        self.seen_errors.update(errors)
         if p.error:
             cond = conj(p.conds)
             if cond == FALSE:
@@ -1260,6 +1265,7 @@ class Lowerer:
         for st in fsm.reachable():
             trs = fsm.trans.get(st, [])
             for idx, tr in enumerate(trs):
+                self.seen_errors = set()
                 text = _stmt_text(tr)
                 span = tr.first.n.span if tr.first.n is not None else None
                 for tmo in (False, True):
