@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+_GCC = ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000"]
+
+
 @dataclass
 class SpinResult:
     states: int
@@ -59,8 +62,7 @@ def run_spin(model: Path, defines: list[str], depth: int = 1_000_000) -> SpinRes
             capture_output=True,
         )
         subprocess.run(
-            ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000", "-o", "pan"]
-            + ["pan.c"],
+            [*_GCC, "-o", "pan", "pan.c"],
             cwd=d,
             check=True,
             capture_output=True,
