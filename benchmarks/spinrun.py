@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-
 _GCC = ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000"]
 
 
