@@ -132,6 +132,7 @@ class Lowerer:
         self.var_sorts: dict[str, Any] = {}
         self.globals: dict[str, Layout] = {}
         self.hidden: set[str] = set()
+        self.initial: dict[str, int] = {}
         self.chans: list[Chan] = []
         self.chan_of_var: dict[str, list[int]] = {}  # global chan leaf -> channel id (constant)
         self.props: list[Property] = []
@@ -200,6 +201,7 @@ class Lowerer:
             values = self.init_values(d, leaves, init_env)
             for lf, v in zip(leaves, values, strict=True):
                 init_env[lf.name] = Const(v)
+                self.initial[lf.name] = v
                 if not d.hidden:
                     self.add_var(lf.name, lf.lo, lf.hi, v)
 
@@ -315,7 +317,7 @@ class Lowerer:
         if lf.name in self.chan_of_var and lf.name not in self.var_sorts:
             return Const(self.chan_of_var[lf.name][0])
         if lf.name in self.hidden:
-            return p.env.get(lf.name, Const(0))
+            return p.env.get(lf.name, Const(self.initial.get(lf.name, 0)))
         return p.env.get(lf.name) or Var(lf.name, self.var_sorts[lf.name])
 
     def ev(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:

@@ -113,7 +113,7 @@ def _run_cpp(cmd: list[str], path: Path, text: str, defines: Mapping[str, str]) 
 
 
 def _run_pcpp(path: Path, text: str, defines: Mapping[str, str]) -> str:
-    from pcpp import Preprocessor  # type: ignore[import-untyped]
+    from pcpp import Preprocessor
 
     errors: list[ModelError] = []
 
