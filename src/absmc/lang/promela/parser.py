@@ -254,10 +254,13 @@ class _Builder:
         return VarDecl(_tok(name), typ, size, bits, init, hidden, self.span(name), mt)
 
     def msg_type(self, t: Tree[Any]) -> str:
-        if not t.children or t.children[0] is None:
+        if t.data == "mt_mtype":
             return "mtype"
-        c = t.children[0]
-        return _tok(c)
+        if t.data == "mt_chan":
+            return "chan"
+        if t.data == "mt_unsigned":
+            return "unsigned"
+        return _tok(t.children[0])
 
     def const_int(self, e: Node, where: Tree[Any] | Token) -> int:
         v = const_value(e)
