@@ -332,6 +332,12 @@ class _Gen:
                     f"_errors.append(({c.index}, {('assertion violated: ' + shown)!r}, {name!r}))",
                 )
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
+        changed = [i for i in range(self.n) if slots[i] != f"v{i}"]
+        if self.n >= 32 and 4 * len(changed) < self.n:
+            # a wide state with few changes: copying the old tuple is cheaper than rebuilding
+            sets = "; ".join(f"_l[{i}] = {slots[i]}" for i in changed)
+            self.emit(indent, f"_l = list(s); {sets}" if sets else "_l = s")
+            tup = "tuple(_l)" if sets else "s"
         if checks:
             ok = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
             self.emit(indent, f"if {ok}:")
