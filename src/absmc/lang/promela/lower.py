@@ -423,13 +423,12 @@ class Lowerer:
                 return []
             return [(TRUE, self.chans[e.value - 1])]
         out = []
-        ok: list[Expr] = []
         for c in self.chans:
             cond = mk("==", e, Const(c.cid))
             if cond != FALSE:
                 out.append((cond, c))
-                ok.append(cond)
-        p.errors.append((conj([*p.conds, *evc, neg(disj(ok))]), "use of an uninitialised channel"))
+        valid = conj([mk("<=", Const(1), e), mk("<=", e, Const(len(self.chans)))])
+        p.errors.append((conj([*p.conds, *evc, neg(valid)]), "use of an uninitialised channel"))
         return out
 
     def match(
