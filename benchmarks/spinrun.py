@@ -20,6 +20,11 @@ from pathlib import Path
 _GCC = ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000"]
 
 
+def _spin_args(model: Path, defines: list[str]) -> list[str]:
+    # -E passes an option to the preprocessor: #include "..." finds the model's directory
+    return ["spin", "-o1", f"-E-I{model.resolve().parent}", *(f"-D{x}" for x in defines)]
+
+
 @dataclass
 class SpinResult:
     states: int
@@ -55,7 +60,7 @@ def run_spin(model: Path, defines: list[str], depth: int = 1_000_000) -> SpinRes
         shutil.copy(model, d / model.name)
         t0 = time.monotonic()
         subprocess.run(
-            ["spin", "-o1", *(f"-D{x}" for x in defines), "-a", model.name],
+            [*_spin_args(model, defines), "-a", model.name],
             cwd=d,
             check=True,
             capture_output=True,

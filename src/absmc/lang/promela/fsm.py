@@ -187,6 +187,7 @@ class FSMBuilder:
         self.inline_count = 0
         self.xu: dict[str, int] = {}
         self.xu_of: Any = lambda name: 0
+        self.array_size: Any = lambda name: None
         self.u_sync = False
 
     # -- errors ---------------------------------------------------------------------------
@@ -415,7 +416,16 @@ class FSMBuilder:
         return self.for_body(v, st, True)
 
     def for_in(self, st: Node) -> Node:
-        raise self.err("'for (x in array)' is not supported; use 'for (x : lo .. hi)'", st)
+        """``for (i in a)`` over an array: ``i`` runs over ``0 .. len(a) - 1`` (flow.c)."""
+        v, arr = st.args
+        size = self.array_size(arr.name or "")
+        if size is None:
+            raise self.err(
+                f"'for ({v.name} in {arr.name})' needs an array (channels are not supported)", st
+            )
+        st2 = Node("for", [v, Node("const", val=0), Node("const", val=size - 1)], span=st.span)
+        st2.options = st.options
+        return self.for_range(st2)
 
     def select(self, st: Node) -> Node:
         v, lo, hi = st.args
@@ -1155,6 +1165,7 @@ def build_fsm(
     xu_of: Any,
     u_sync: bool,
     merge: bool = True,
+    array_size: Any = None,
 ) -> ProcFSM:
     """The SPIN transition table of ``proc``.
 
@@ -1166,6 +1177,8 @@ def build_fsm(
     b = FSMBuilder(proc, inlines, merge)
     b.xu_of = xu_of
     b.u_sync = u_sync
+    if array_size is not None:
+        b.array_size = array_size
     top = b.build()
     an = Analyzer(b, top, is_global, merge)
     an.ana_seq(top)

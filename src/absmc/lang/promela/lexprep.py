@@ -58,6 +58,7 @@ def prepare(text: str) -> tuple[str, list[LtlBlock]]:
     par = 0
     last_kind = ""  # 'end' when the last token can end a statement
     last_tok = ""
+    last_end = 0
     prev_sig: list[str] = []  # last significant tokens (for body detection)
     line, line_start = 1, 0
     pos = 0
@@ -74,7 +75,7 @@ def prepare(text: str) -> tuple[str, list[LtlBlock]]:
             if seq_depth >= 0 and par == 0 and last_kind == "end":
                 nxt = re.compile(r"[\s]*(\w+)").match(text, pos)
                 if not (last_tok == "}" and nxt is not None and nxt.group(1) == "unless"):
-                    inserts.append(start)
+                    inserts.append(last_end)  # right after the token (not inside a comment)
                     last_kind = ""
             line += 1
             line_start = pos
@@ -146,6 +147,7 @@ def prepare(text: str) -> tuple[str, list[LtlBlock]]:
         else:
             last_kind = ""
         last_tok = tok
+        last_end = pos
         prev_sig.append(tok)
         if len(prev_sig) > 4:
             prev_sig.pop(0)

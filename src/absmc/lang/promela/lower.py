@@ -76,6 +76,7 @@ class Slot:
     name: str
     pc: str
     offsets: dict[str, int] = field(default_factory=dict)
+    chans: dict[str, Chan] = field(default_factory=dict)  # local channel leaf -> instance
     layouts: dict[str, dict[str, Layout]] = field(default_factory=dict)  # type -> local -> layout
 
 
@@ -776,7 +777,10 @@ class Lowerer:
         for d in pt.locals:
             leaves = lays[d.name].leaves()
             if isinstance(d.init, ChanInit):
-                raise self.err("local channels are not supported yet", span=d.span)
+                for lf in leaves:
+                    c = s.chans.get(lf.name)
+                    p.env[lf.name] = Const(c.cid if c is not None else 0)
+                continue
             if d.init is None:
                 for lf in leaves:
                     p.env[lf.name] = Const(0)
@@ -928,7 +932,12 @@ class Lowerer:
                 return xu.get(name if name not in loc else f"{pn}.{name}", 0)
 
             merge = not pd.provided and not any(p.provided for p in self.m.procs)
-            fsm = build_fsm(pd, self.m.inlines, is_global, xu_of, u_sync, merge)
+            sizes = {d.name: d.size for d in [*self.m.globals, *locs[pd.name]] if d.size}
+
+            def array_size(name: str, sizes: dict[str, Any] = sizes) -> int | None:
+                return sizes.get(name)
+
+            fsm = build_fsm(pd, self.m.inlines, is_global, xu_of, u_sync, merge, array_size)
             self.builders[pd.name] = fsm.builder
             self.ptypes[pd.name] = ProcType(
                 pd, fsm, [d for d in locs[pd.name] if d not in pd.params], i
@@ -975,6 +984,21 @@ class Lowerer:
                 for lay in s.layouts[t.decl.name].values():
                     for lf in lay.leaves():
                         self.add_var(lf.name, lf.lo, lf.hi, 0)
+            # local channels: SPIN numbers channels in creation order (globals, then each
+            # process's, by pid); with a fixed proctype in every slot up to this one, the ids are
+            # the same in every run
+            for t in ts:
+                for d in t.locals:
+                    if not isinstance(d.init, ChanInit):
+                        continue
+                    if any(len(x) > 1 for x in types_at[: pid + 1]):
+                        raise self.err(
+                            "local channels in process slots that can hold different proctypes"
+                            " are not supported",
+                            span=d.span,
+                        )
+                    for lf in s.layouts[t.decl.name][d.name].leaves():
+                        s.chans[lf.name] = self.new_chan(lf.name, d.init)
 
     def creation_sequence(self, actives: list[ProcType]) -> tuple[list[ProcType], bool]:
         """The proctypes ``run`` creates, in creation order, from a dry run of the creating
@@ -1130,6 +1154,12 @@ class Lowerer:
         for lay in s.layouts[t.decl.name].values():
             for lf in lay.leaves():
                 q.env[lf.name] = Const(0)
+                c = s.chans.get(lf.name)
+                if c is not None and c.cap > 0:  # the process's channels go with it
+                    q.env[c.len_var] = Const(0)
+                    for row in c.slots:
+                        for name in row:
+                            q.env[name] = Const(0)
 
     def executable(self, s: Slot, t: ProcType, tr: Trans, tmo: bool) -> Expr:
         """When transition ``tr`` of the process in slot ``s`` can execute (for ``else``): a
