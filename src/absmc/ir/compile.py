@@ -214,6 +214,32 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     return fn
 
 
+def _list_updates(slots: list[str], changed: list[int]) -> list[str]:
+    """Statements updating list ``_l`` (a copy of the old state ``s``) at ``changed``; runs of
+    positions that copy a shifted run of old slots (a channel receive) become one slice."""
+    out: list[str] = []
+    k = 0
+    while k < len(changed):
+        i = changed[k]
+        src = slots[i]
+        d = int(src[1:]) - i if src[:1] == "v" and src[1:].isdigit() else None
+        j = k
+        while (
+            d is not None
+            and j + 1 < len(changed)
+            and changed[j + 1] == changed[j] + 1
+            and slots[changed[j + 1]] == f"v{changed[j + 1] + d}"
+        ):
+            j += 1
+        if d is not None and j > k:
+            a, b = i, changed[j] + 1
+            out.append(f"_l[{a}:{b}] = s[{a + d}:{b + d}]")
+        else:
+            out.append(f"_l[{i}] = {src}")
+        k = j + 1
+    return out
+
+
 def _fits(system: System, e: Expr, sort: RangeSort) -> bool:
     """``e`` is known to lie in ``sort``'s range (a constant, a variable of a range inside
     it, or a choice between such)."""
@@ -335,7 +361,7 @@ class _Gen:
         changed = [i for i in range(self.n) if slots[i] != f"v{i}"]
         if self.n >= 32 and 4 * len(changed) < self.n:
             # a wide state with few changes: copying the old tuple is cheaper than rebuilding
-            sets = "; ".join(f"_l[{i}] = {slots[i]}" for i in changed)
+            sets = "; ".join(_list_updates(slots, changed))
             self.emit(indent, f"_l = list(s); {sets}" if sets else "_l = s")
             tup = "tuple(_l)" if sets else "s"
         if checks:
