@@ -292,10 +292,10 @@ class _Gen:
         """The statement that delivers successor ``tup`` of command ``c``."""
         if mode == "fn":
             f = f"_fn{self.proc_ids[c.exclusive]}" if c.exclusive is not None else "None"
-            return f"out.append(({c.index}, {tup}, {f}))"
+            return f"app(({c.index}, {tup}, {f}))"
         if c.exclusive is not None:
             return f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out)"
-        return f"out.append(({c.index}, {tup}))"
+        return f"app(({c.index}, {tup}))"
 
     def command(
         self, indent: int, c: Command, guard: Expr, var: str | None, value: int, mode: str
@@ -441,6 +441,7 @@ class _Gen:
         self.emit(0, "def successors(s):")
         self.unpack(1)
         self.emit(1, "out = []")
+        self.emit(1, "app = out.append")
         self.block(1, normal, "main")
         if timeout:
             self.emit(1, "if not out:")
@@ -461,6 +462,7 @@ class _Gen:
             self.emit(0, f"def _fn{k}(s, tmo=False):")
             self.unpack(1)
             self.emit(1, "out = []")
+            self.emit(1, "app = out.append")
             self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
             tmine = [c for c in mine if "timeout" in c.flags]
             if tmine:

@@ -248,6 +248,7 @@ class _Search:
         parent, via = self.parent, self.via
         p_app, v_app, n_app = parent.append, via.append, nxt.append
         count = len(parent)
+        size = len(seen)
         limit = self.limits.max_states if self.limits.max_states is not None else -1
         for s in frontier:
             sid += 1
@@ -256,13 +257,16 @@ class _Search:
             if errs or not succ:
                 self.expand_checks(s, succ, lambda sid=sid: path_of(sid))  # type: ignore[misc]
             for ci, t in succ:
-                if t in seen:
+                # one hash lookup per transition: add, and see whether the set grew
+                seen_add(t)
+                if len(seen) == size:
                     continue
+                size += 1
                 if count == limit:
+                    seen.discard(t)
                     self.out.transitions = transitions
                     self.out.max_depth = depth + 1
                     self.state_limit()
-                seen_add(t)
                 p_app(sid)
                 v_app(ci)
                 if checks and not ok(t):
