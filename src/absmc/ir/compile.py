@@ -294,7 +294,8 @@ class _Gen:
             f = f"_fn{self.proc_ids[c.exclusive]}" if c.exclusive is not None else "None"
             return f"app(({c.index}, {tup}, {f}))"
         if c.exclusive is not None:
-            return f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out)"
+            # `ex` records that a command was enabled even if its chain ends nowhere new
+            return f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out); ex = 1"
         return f"app(({c.index}, {tup}))"
 
     def command(
@@ -442,9 +443,10 @@ class _Gen:
         self.unpack(1)
         self.emit(1, "out = []")
         self.emit(1, "app = out.append")
+        self.emit(1, "ex = 0")
         self.block(1, normal, "main")
         if timeout:
-            self.emit(1, "if not out:")
+            self.emit(1, "if not out and not ex:")
             self.block(2, timeout, "main")
         self.emit(1, "return out")
         # one-step successors of the processes that can hold exclusive control
