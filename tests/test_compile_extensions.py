@@ -152,3 +152,27 @@ def test_chains_and_timeouts_agree_with_the_reference(base: System, data: st.Dat
                 cur = nxt
             compiled.errors.clear()
             assert cur == t
+
+
+@settings(max_examples=80, deadline=None)
+@given(finite_systems(), st.data())
+def test_fused_breadth_first_expansion_finds_what_the_generic_loop_finds(
+    base: System, data: st.DataObject
+) -> None:
+    procs = [p.name for p in base.processes]
+    cmds = []
+    for c in base.commands:
+        excl = data.draw(st.sampled_from([None, None, c.process, *procs]))
+        tmo = data.draw(st.integers(0, 5)) == 0
+        cmds.append(replace(c, exclusive=excl, flags=frozenset({"timeout"}) if tmo else c.flags))
+    s = base.with_(commands=tuple(cmds), properties=())
+    fused = compile_system(s)
+    assert fused.expand_level is not None
+    generic = compile_system(s)
+    generic.expand_level = None
+    a = search(fused, keep_going=True)
+    b = search(generic, keep_going=True)
+    assert (a.states, a.transitions, a.max_depth) == (b.states, b.transitions, b.max_depth)
+    assert {k: (v.path, v.count) for k, v in a.violations.items()} == {
+        k: (v.path, v.count) for k, v in b.violations.items()
+    }

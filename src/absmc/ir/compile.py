@@ -182,6 +182,8 @@ class CompiledSystem:
     step: Callable[[int, State], State | None] = field(default=lambda ci, s: None)
     #: False when no state property is compiled (``ok`` is then always true)
     state_checks: bool = True
+    #: the fused breadth-first expander (see ``_Gen.expander``), when there are no state checks
+    expand_level: Callable[..., tuple[int, int, list[Any]]] | None = None
 
     @property
     def initial(self) -> State:
@@ -288,15 +290,38 @@ class _Gen:
         names = ", ".join(f"v{i}" for i in range(self.n))
         self.emit(indent, f"{names}{',' if self.n == 1 else ''} = s")
 
-    def sink(self, c: Command, tup: str, mode: str) -> str:
-        """The statement that delivers successor ``tup`` of command ``c``."""
+    def sink(self, c: Command, tup: str, mode: str) -> list[str]:
+        """The statements (relative indentation by 4 spaces) that deliver successor ``tup``
+        of command ``c``: into ``out`` (``main``), as ``(label, state, fn)`` (``fn``), or
+        straight into the search's store (``fused``, see ``expander``)."""
         if mode == "fn":
             f = f"_fn{self.proc_ids[c.exclusive]}" if c.exclusive is not None else "None"
-            return f"app(({c.index}, {tup}, {f}))"
+            return [f"app(({c.index}, {tup}, {f}))"]
+        if mode == "fused":
+            insert = "seen_add(t); p_app(sid); v_app({}); n_app(t)"
+            if c.exclusive is not None:
+                fn = f"_fn{self.proc_ids[c.exclusive]}"
+                return [
+                    f"_tmp = []; _close(({c.index},), {tup}, {fn}, _tmp); ex = 1",
+                    "for _ci, t in _tmp:",
+                    "    k += 1",
+                    "    if t not in seen:",
+                    "        " + insert.format("_ci"),
+                ]
+            return [
+                f"t = {tup}; k += 1",
+                "if t not in seen:",
+                "    " + insert.format(c.index),
+            ]
         if c.exclusive is not None:
             # `ex` records that a command was enabled even if its chain ends nowhere new
-            return f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out); ex = 1"
-        return f"app(({c.index}, {tup}))"
+            return [f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out); ex = 1"]
+        return [f"app(({c.index}, {tup}))"]
+
+    def emit_all(self, indent: int, lines: list[str]) -> None:
+        for ln in lines:
+            extra = (len(ln) - len(ln.lstrip(" "))) // 4
+            self.emit(indent + extra, ln.lstrip(" "))
 
     def command(
         self, indent: int, c: Command, guard: Expr, var: str | None, value: int, mode: str
@@ -368,12 +393,12 @@ class _Gen:
         if checks:
             ok = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
             self.emit(indent, f"if {ok}:")
-            self.emit(indent + 1, self.sink(c, tup, mode))
+            self.emit_all(indent + 1, self.sink(c, tup, mode))
             self.emit(indent, "else:")
             args = ", ".join(f"({t}, {name!r}, {s.lo}, {s.hi})" for t, name, s in checks)
             self.emit(indent + 1, f"_range_error({c.index}, [{args}])")
         else:
-            self.emit(indent, self.sink(c, tup, mode))
+            self.emit_all(indent, self.sink(c, tup, mode))
         if raises:
             self.emit(base, "except ZeroDivisionError:")
             self.emit(
@@ -452,6 +477,35 @@ class _Gen:
         # one-step successors of the processes that can hold exclusive control
         targets = {c.exclusive for c in sys.commands if c.exclusive is not None}
         self.process_fns([p.name for p in sys.processes if p.name in targets])
+
+    def expander(self) -> None:
+        """``_expand(frontier, sid, seen, p_app, v_app, n_app)``: the successors of a list of
+        states put straight into a breadth-first search's store (no successor list, no pairs):
+        each new state is added to ``seen`` and appended with its parent id and command label.
+        Returns ``(last sid, transitions, flagged)``; ``flagged`` lists ``(state, sid,
+        successors, errors)`` for the states the search must look at (no successor, or errors
+        met). Only generated without state properties (there is nothing to check on arrival)."""
+        sys = self.system
+        normal = [c for c in sys.commands if "timeout" not in c.flags]
+        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        self.emit(0, "def _expand(frontier, sid, seen, p_app, v_app, n_app):")
+        self.emit(1, "seen_add = seen.add")
+        self.emit(1, "trans = 0")
+        self.emit(1, "flagged = []")
+        self.emit(1, "for s in frontier:")
+        self.emit(2, "sid += 1")
+        self.unpack(2)
+        self.emit(2, "k = 0")
+        self.emit(2, "ex = 0")
+        self.block(2, normal, "fused")
+        if timeout:
+            self.emit(2, "if not k and not ex:")
+            self.block(3, timeout, "fused")
+        self.emit(2, "trans += k")
+        self.emit(2, "if not k or _errors:")
+        self.emit(3, "flagged.append((s, sid, k, list(_errors)))")
+        self.emit(3, "_errors.clear()")
+        self.emit(1, "return sid, trans, flagged")
 
     def process_fns(self, names: Sequence[str]) -> None:
         """``_fn<k>(s, tmo)``: one-step successors ``(label, state, fn)`` of each named
@@ -546,6 +600,9 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     props = tuple(system.properties if properties is None else properties)
     gen = _Gen(system, props)
     gen.successors()
+    fused = not any(p.kind in STATE_PROPERTY_KINDS for p in props)
+    if fused:
+        gen.expander()
     gen.properties(props)
     gen.violated(props)
     gen.valid_end()
@@ -622,5 +679,6 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         errors=errors,
         chains=chains,
         step=step,
-        state_checks=any(p.kind in STATE_PROPERTY_KINDS for p in props),
+        state_checks=not fused,
+        expand_level=ns.get("_expand"),
     )

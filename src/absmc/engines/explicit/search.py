@@ -250,6 +250,21 @@ class _Search:
         count = len(parent)
         size = len(seen)
         limit = self.limits.max_states if self.limits.max_states is not None else -1
+        expand = c.expand_level
+        if expand is not None and limit < 0 and self.keep_going:
+            # generated code puts new states straight into the store, 1024 states at a time
+            for i in range(0, len(frontier), _CLOCK_EVERY):
+                chunk = frontier[i : i + _CLOCK_EVERY]
+                sid, trans, flagged = expand(chunk, sid, seen, p_app, v_app, n_app)
+                transitions += trans
+                for st, ssid, k, errors in flagged:
+                    c.errors.extend(errors)
+                    succ: list[tuple[int, State]] = [(0, st)] if k else []
+                    self.expand_checks(st, succ, lambda ssid=ssid: path_of(ssid))  # type: ignore[misc]
+                expanded += len(chunk)
+                self.out.transitions = transitions
+                self.tick(depth)
+            return sid, transitions, expanded
         for s in frontier:
             sid += 1
             succ = successors(s)
