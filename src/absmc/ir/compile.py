@@ -53,8 +53,9 @@ def tdiv(a: int, b: int) -> int:
 
 
 def shift(a: int, b: int, left: bool) -> int:
-    """``a << b`` or ``a >> b`` (arithmetic); a negative or huge shift count gives 0."""
-    if b < 0 or b >= 64:
+    """``a << b`` or ``a >> b`` on unbounded integers (``>>`` is arithmetic); a negative count
+    gives 0, and so does a left shift by more than 4096 bits (a guard against huge numbers)."""
+    if b < 0 or (left and b > 4096):
         return 0
     return a << b if left else a >> b
 

@@ -74,7 +74,7 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
     if o == "^":
         return a ^ b
     if o == "<<":
-        return a << b if 0 <= b < 64 else 0
+        return a << b if 0 <= b <= 4096 else 0
     if o == ">>":
         return a >> b if b >= 0 else 0
     if o == "==":

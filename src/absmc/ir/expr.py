@@ -18,7 +18,8 @@ operator                  arity         meaning
 ``=>``                    2             implication
 ``ite``                   3             ``ite(c, a, b)``: ``a`` if ``c`` else ``b``
 ``& | ^ << >>``           2             bitwise and, or, xor, shifts on two's-complement
-                                        integers (C/Promela; ``>>`` is arithmetic)
+                                        unbounded integers (``>>`` is arithmetic; a
+                                        negative shift count gives 0)
 ``~``                     1             bitwise complement (``~x == -x - 1``)
 ========================  ============  ==========================================
 

@@ -53,8 +53,18 @@ class Chan:
     cap: int
     fields: list[str]
     len_var: str
-    slots: list[list[str]]  # slots[k][f]: variable of field f in slot k
+    slots: list[list[str]]  # slots[k][f]: variable of field f in slot k (unpacked channels)
     field_ranges: list[tuple[int, int]]
+    #: packed channels keep all messages in one variable: message k, field j at bit
+    #: ``k * width + offsets[j]`` as ``value - lo`` (a bijection; SPIN's counts are unchanged)
+    data_var: str = ""
+    offsets: list[int] = field(default_factory=list)
+    bits: list[int] = field(default_factory=list)
+    width: int = 0
+
+    @property
+    def packed(self) -> bool:
+        return bool(self.data_var)
 
 
 @dataclass
@@ -237,12 +247,38 @@ class Lowerer:
         slots = [[f"{name}#{k}.{j}" for j in range(len(ci.fields))] for k in range(cap)]
         c = Chan(cid, name, ci.capacity, list(ci.fields), len_var, slots, ranges)
         self.chans.append(c)
-        if ci.capacity > 0:
+        if ci.capacity >= 2:
+            # one variable for all messages: narrower states hash and copy faster
+            off = 0
+            for lo, hi in ranges:
+                c.offsets.append(off)
+                c.bits.append(max(1, (hi - lo).bit_length()))
+                off += c.bits[-1]
+            c.width = off
+            c.data_var = f"{name}#data"
+            self.add_var(len_var, 0, ci.capacity, 0)
+            self.add_var(c.data_var, 0, 2 ** (off * ci.capacity) - 1, 0)
+        elif ci.capacity > 0:
             self.add_var(len_var, 0, ci.capacity, 0)
             for k in range(cap):
                 for j, (lo, hi) in enumerate(ranges):
                     self.add_var(slots[k][j], lo, hi, 0)
         return c
+
+    def data(self, c: Chan, p: Path) -> Expr:
+        return p.val(c.data_var, self.var_sorts[c.data_var])
+
+    def encode(self, c: Chan, vals: list[Expr]) -> Expr:
+        """A message as the bits of one slot of a packed channel."""
+        out: Expr = Const(0)
+        for j, v in enumerate(vals):
+            lo = c.field_ranges[j][0]
+            part = mk("-", v, Const(lo)) if lo else v
+            out = mk("|", out, mk("<<", part, Const(c.offsets[j])) if c.offsets[j] else part)
+        return out
+
+    def low_bits(self, e: Expr, n: int) -> Expr:
+        return mk("&", e, Const((1 << n) - 1)) if n > 0 else Const(0)
 
     # -- expressions ----------------------------------------------------------------------
     def lookup(self, name: str, ctx: _Ctx) -> tuple[Layout, bool] | None:
@@ -460,6 +496,12 @@ class Lowerer:
         raise self.err("receive arguments must be variables, constants or eval(...)", a)
 
     def slot_val(self, c: Chan, pos: int, j: int, p: Path) -> Expr:
+        if c.packed:
+            shift = pos * c.width + c.offsets[j]
+            d = self.data(c, p)
+            bits = mk("&", mk(">>", d, Const(shift)) if shift else d, Const((1 << c.bits[j]) - 1))
+            lo = c.field_ranges[j][0]
+            return mk("+", bits, Const(lo)) if lo else bits
         name = c.slots[pos][j]
         return p.val(name, self.var_sorts[name])
 
@@ -592,6 +634,12 @@ class Lowerer:
                     continue
                 # one command: slot `len` gets the message (the others keep their values)
                 s = r.copy()
+                if c.packed:
+                    msg = mk("<<", self.encode(c, vals), mk("*", ln, Const(c.width)))
+                    s.env[c.data_var] = mk("|", self.data(c, r), msg)
+                    s.env[c.len_var] = mk("+", ln, Const(1))
+                    out.append(s)
+                    continue
                 for pos in range(c.cap):
                     at = mk("==", ln, Const(pos))
                     if at == FALSE:
@@ -641,11 +689,19 @@ class Lowerer:
                     continue
                 if g != TRUE:
                     s.conds.append(g)
-                for q in range(length, pos, -1):
-                    for j in range(len(vals)):
-                        s.env[c.slots[q][j]] = self.slot_val(c, q - 1, j, r)
-                for j, v in enumerate(vals):
-                    s.env[c.slots[pos][j]] = v
+                if c.packed:
+                    d = self.data(c, r)
+                    w = c.width
+                    lower = self.low_bits(d, w * pos)
+                    upper = mk("<<", mk(">>", d, Const(w * pos)), Const(w * (pos + 1)))
+                    new = mk("|", lower, mk("<<", self.encode(c, vals), Const(w * pos)))
+                    s.env[c.data_var] = mk("|", new, upper)
+                else:
+                    for q in range(length, pos, -1):
+                        for j in range(len(vals)):
+                            s.env[c.slots[q][j]] = self.slot_val(c, q - 1, j, r)
+                    for j, v in enumerate(vals):
+                        s.env[c.slots[pos][j]] = v
                 s.env[c.len_var] = Const(length + 1)
                 out.append(s)
         return out
@@ -715,7 +771,17 @@ class Lowerer:
                 for j, a in enumerate(args):
                     if self.rarg_const(a, s, ctx, []) is None:
                         self.assign(a, vals[j], s, ctx, [])
-                if not copy:
+                if not copy and c.packed:
+                    d = self.data(c, q)
+                    w = c.width
+                    rest = mk(">>", d, Const(w * (pos + 1)))
+                    s.env[c.data_var] = (
+                        mk("|", self.low_bits(d, w * pos), mk("<<", rest, Const(w * pos)))
+                        if pos
+                        else rest
+                    )
+                    s.env[c.len_var] = mk("-", ln, Const(1))
+                elif not copy:
                     for k2 in range(pos, c.cap):
                         for j in range(len(c.fields)):
                             s.env[c.slots[k2][j]] = (
@@ -1157,6 +1223,9 @@ class Lowerer:
                 c = s.chans.get(lf.name)
                 if c is not None and c.cap > 0:  # the process's channels go with it
                     q.env[c.len_var] = Const(0)
+                    if c.packed:
+                        q.env[c.data_var] = Const(0)
+                        continue
                     for row in c.slots:
                         for name in row:
                             q.env[name] = Const(0)
