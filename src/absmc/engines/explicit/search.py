@@ -2,9 +2,12 @@
 
 The search stores states in a :class:`~absmc.engines.explicit.store.Store`, checks the compiled
 properties on every new state, model errors on every executed command, and deadlocks on every
-state without successors. Counterexamples are kept as *paths*: the list of command indices from
-the initial state (BFS: parent pointers, two ints per state; DFS: the search stack). They are
-turned into traces by replay (:mod:`absmc.engines.explicit.replay`).
+state without successors. Counterexamples are kept as *paths*: the list of successor labels
+(command indices, or chain labels: see :mod:`absmc.ir.compile`) from the initial state (BFS:
+parent pointers, two ints per state; DFS: the search stack). They are turned into traces by
+replay (:mod:`absmc.engines.explicit.replay`). An exhaustive breadth-first ``keep_going`` search
+with the exact store and no state property uses the compiled ``expand_level`` (new states go
+straight into the store); otherwise one level is expanded state by state.
 """
 
 from __future__ import annotations
