@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from absmc.engines.explicit import search
+from absmc.engines.explicit import Limits, search
 from absmc.ir.compile import compile_system
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela.export import to_promela
 
 from .conftest import GCL_EXAMPLES, run_cli
-from .spin import run_spin
+from .spin import require_spin, run_spin
 
 FINITE = ["peterson", "philosophers", "nonterminating"]
 
@@ -57,3 +59,29 @@ def test_export_to_gcl_round_trips() -> None:
     assert r.code == 0
     again = parse_gcl(r.out, "rax2.gcl")
     assert len(again.commands) == 14
+
+
+@pytest.mark.parametrize("name", ["rax", "bakery", "peterson", "philosophers", "nonterminating"])
+def test_every_example_exports_to_a_model_spin_explores_alike(name: str, tmp_path: Path) -> None:
+    """Breadth-first to depth 10 (the infinite examples need a bound), SPIN (``-DBFS -m10``)
+    and absmc store the same states and agree on whether an error is reachable."""
+    require_spin()
+    model = tmp_path / f"{name}.pml"
+    r = run_cli("export", str(GCL_EXAMPLES / f"{name}.gcl"), "--to", "promela", "-o", str(model))
+    assert r.code == 0, r.err
+    subprocess.run(["spin", "-o1", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(
+        ["gcc", "-O2", "-DBFS", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-o", "pan", "pan.c"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    out = subprocess.run(
+        ["./pan", "-c0", "-n", "-m10"], cwd=tmp_path, capture_output=True, text=True
+    ).stdout
+    states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
+    system = parse_gcl_file(GCL_EXAMPLES / f"{name}.gcl")
+    ours = search(compile_system(system), keep_going=True, limits=Limits(max_depth=10))
+    assert ours.states == states
+    assert bool(ours.violations) == (errors > 0)

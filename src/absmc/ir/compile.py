@@ -3,12 +3,25 @@
 States are tuples of ints (one slot per variable, declaration order, bools as 0/1). The
 generated module defines:
 
-* ``successors(s) -> list[(command index, successor state)]`` in command order. Model errors
-  (division by zero, an assignment outside a finite ``overflow="error"`` range) do not raise:
-  they are appended as ``(command index, message)`` to :attr:`CompiledSystem.errors`, which the
-  caller inspects and clears.
-* ``ok(s) -> bool``: every compiled property holds in ``s`` (the fast path of property checking);
-  ``violated(s) -> list[int]``: indices (into ``CompiledSystem.properties``) of violated ones.
+* ``successors(s) -> list[(label, successor state)]`` in command order. A label is a command
+  index, or — when commands with ``exclusive`` set (Promela's ``atomic``) chain several commands
+  into one step — a *chain label* ``>= len(commands)`` that :meth:`CompiledSystem.expand` turns
+  back into the command indices. Model errors (division by zero, an assignment outside a finite
+  ``overflow="error"`` range, a command's ``errors`` condition) do not raise: they are appended
+  as ``(label, message, NO_MODEL_ERROR)`` to :attr:`CompiledSystem.errors`, and the command
+  yields no successor; a failed ``asserts`` condition is appended as ``(label, message,
+  property name)`` and the command still yields its successor. The caller inspects and clears
+  the list.
+* timeout semantics: commands flagged ``"timeout"`` are tried only when no other command is
+  enabled (SPIN's ``timeout``);
+* exclusive control: after a command with ``exclusive = P`` only P's commands are tried from the
+  reached state, which is not returned (not stored) unless P is blocked there; the chain ends at
+  the first command without ``exclusive`` (SPIN's ``atomic``: intermediate states of an atomic
+  sequence are not stored). A chain that comes back to a state it already passed is cut there.
+* ``step(label, s)``: the successor of ``s`` under one command (no chaining), or ``None``.
+* ``ok(s) -> bool``: every compiled state property holds in ``s`` (the fast path of property
+  checking); ``violated(s) -> list[int]``: indices (into ``CompiledSystem.properties``) of
+  violated ones (``assert`` properties are checked on transitions, see above).
 * ``valid_end(s) -> bool``: ``s`` is a valid end state (not a deadlock when terminal).
 * ``expr_fn(e)``: any IR expression as a function of the state, for engines that need more
   (predicate bit-vectors, abstraction functions).
@@ -25,8 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
+from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
-from absmc.ir.system import Command, Property, System
+from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 
 State = tuple[int, ...]
 Successors = list[tuple[int, State]]
@@ -36,6 +50,14 @@ def tdiv(a: int, b: int) -> int:
     """Truncating division; raises ``ZeroDivisionError`` when ``b == 0``."""
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
+
+
+def shift(a: int, b: int, left: bool) -> int:
+    """``a << b`` or ``a >> b`` on unbounded integers (``>>`` is arithmetic); a negative count
+    gives 0, and so does a left shift by more than 4096 bits (a guard against huge numbers)."""
+    if b < 0 or (left and b > 4096):
+        return 0
+    return a << b if left else a >> b
 
 
 def tmod(a: int, b: int) -> int:
@@ -72,6 +94,10 @@ class PyExpr:
             return f"({self(a[1])} if {self(a[0])} else {self(a[2])})"
         if o == "neg":
             return f"(-{self(a[0])})"
+        if o == "~":
+            return f"(~{self(a[0])})"
+        if o in ("<<", ">>"):
+            return f"_shift({self(a[0])}, {self(a[1])}, {o == '<<'})"
         if o == "/":
             return f"_tdiv({self(a[0])}, {self(a[1])})"
         if o == "%":
@@ -141,7 +167,9 @@ def choose_dispatch_var(system: System, cmds: Sequence[Command]) -> str | None:
 
 @dataclass
 class CompiledSystem:
-    """The compiled form of a System (see module docstring). ``source`` is the generated code."""
+    """The compiled form of a System (see module docstring). ``source`` is the generated code;
+    ``chains`` lists the command chains that chain labels stand for (label ``len(commands) + k``
+    is ``chains[k]``); it grows while successors are computed."""
 
     system: System
     properties: tuple[Property, ...]
@@ -150,17 +178,31 @@ class CompiledSystem:
     ok: Callable[[State], bool]
     violated: Callable[[State], list[int]]
     valid_end: Callable[[State], bool]
-    errors: list[tuple[int, str]] = field(default_factory=list)
+    errors: list[tuple[int, str, str]] = field(default_factory=list)
+    chains: list[tuple[int, ...]] = field(default_factory=list)
+    step: Callable[[int, State], State | None] = field(default=lambda ci, s: None)
+    #: False when no state property is compiled (``ok`` is then always true)
+    state_checks: bool = True
+    #: the fused breadth-first expander (see ``_Gen.expander``), when there are no state checks
+    expand_level: Callable[..., tuple[int, int, list[Any]]] | None = None
 
     @property
     def initial(self) -> State:
         """The initial state."""
         return self.system.initial_state()
 
+    def expand(self, label: int) -> tuple[int, ...]:
+        """The command indices a successor label stands for (one for a plain command)."""
+        n = len(self.system.commands)
+        return (label,) if label < n else self.chains[label - n]
+
     def expr_fn(self, e: Expr) -> Callable[[State], Any]:
         """Compile one expression into a function of the state (raises ``ZeroDivisionError`` on
         division by zero)."""
         return compile_expr_fn(self.system, e)
+
+
+_RUNTIME: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift}
 
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
@@ -169,22 +211,76 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
-    ns: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod}
+    ns: dict[str, Any] = dict(_RUNTIME)
     exec(compile(src, "<absmc-expr>", "exec"), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
+
+
+def _list_updates(slots: list[str], changed: list[int]) -> list[str]:
+    """Statements updating list ``_l`` (a copy of the old state ``s``) at ``changed``; runs of
+    positions that copy a shifted run of old slots (a channel receive) become one slice."""
+    out: list[str] = []
+    k = 0
+    while k < len(changed):
+        i = changed[k]
+        src = slots[i]
+        d = int(src[1:]) - i if src[:1] == "v" and src[1:].isdigit() else None
+        j = k
+        while (
+            d is not None
+            and j + 1 < len(changed)
+            and changed[j + 1] == changed[j] + 1
+            and slots[changed[j + 1]] == f"v{changed[j + 1] + d}"
+        ):
+            j += 1
+        if d is not None and j > k:
+            a, b = i, changed[j] + 1
+            out.append(f"_l[{a}:{b}] = s[{a + d}:{b + d}]")
+        else:
+            out.append(f"_l[{i}] = {src}")
+        k = j + 1
+    return out
+
+
+def _fits(system: System, e: Expr, sort: RangeSort) -> bool:
+    """``e`` is known to lie in ``sort``'s range (a constant, a variable of a range inside
+    it, or a choice between such)."""
+    if isinstance(e, Const):
+        return sort.contains(e.value)
+    if isinstance(e, Var):
+        s = system.by_name[e.name].sort
+        return isinstance(s, RangeSort) and sort.lo <= s.lo and s.hi <= sort.hi
+    if isinstance(e, Op) and e.op == "ite":
+        return _fits(system, e.args[1], sort) and _fits(system, e.args[2], sort)
+    return False
 
 
 def _names(e: Expr) -> set[str]:
     return {x.name for x in subexpressions(e) if isinstance(x, Var)}
 
 
+def _runs(cmds: Sequence[Command]) -> list[list[Command]]:
+    """Consecutive runs of commands of one process, in order."""
+    runs: list[list[Command]] = []
+    for c in cmds:
+        if runs and runs[-1][0].process == c.process:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return runs
+
+
 class _Gen:
-    def __init__(self, system: System) -> None:
+    def __init__(self, system: System, props: Sequence[Property]) -> None:
         self.system = system
         self.tr = PyExpr(dict(system.index_of))
         self.lines: list[str] = []
         self.n = len(system.variables)
+        self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
+        self.prop_names = {p.name for p in props if p.kind == "assert"}
+        self.prop_exprs = {p.name: p.expr for p in props if p.kind == "assert"}
+        self.uses_exclusive = any(c.exclusive for c in system.commands)
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
@@ -195,14 +291,59 @@ class _Gen:
         names = ", ".join(f"v{i}" for i in range(self.n))
         self.emit(indent, f"{names}{',' if self.n == 1 else ''} = s")
 
-    def command(self, indent: int, c: Command, guard: Expr) -> None:
+    def sink(self, c: Command, tup: str, mode: str) -> list[str]:
+        """The statements (relative indentation by 4 spaces) that deliver successor ``tup``
+        of command ``c``: into ``out`` (``main``), as ``(label, state, fn)`` (``fn``), or
+        straight into the search's store (``fused``, see ``expander``)."""
+        if mode == "fn":
+            f = f"_fn{self.proc_ids[c.exclusive]}" if c.exclusive is not None else "None"
+            return [f"app(({c.index}, {tup}, {f}))"]
+        if mode == "fused":
+            insert = "seen_add(t); p_app(sid); v_app({}); n_app(t)"
+            if c.exclusive is not None:
+                fn = f"_fn{self.proc_ids[c.exclusive]}"
+                return [
+                    f"_tmp = []; _close(({c.index},), {tup}, {fn}, _tmp); ex = 1",
+                    "for _ci, t in _tmp:",
+                    "    k += 1",
+                    "    if t not in seen:",
+                    "        " + insert.format("_ci"),
+                ]
+            return [
+                f"t = {tup}; k += 1",
+                "if t not in seen:",
+                "    " + insert.format(c.index),
+            ]
+        if c.exclusive is not None:
+            # `ex` records that a command was enabled even if its chain ends nowhere new
+            return [f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out); ex = 1"]
+        return [f"app(({c.index}, {tup}))"]
+
+    def emit_all(self, indent: int, lines: list[str]) -> None:
+        for ln in lines:
+            extra = (len(ln) - len(ln.lstrip(" "))) // 4
+            self.emit(indent + extra, ln.lstrip(" "))
+
+    def command(
+        self, indent: int, c: Command, guard: Expr, var: str | None, value: int, mode: str
+    ) -> None:
         sys = self.system
         tr = self.tr
-        raises = may_raise(guard) or any(may_raise(e) for _, e in c.updates)
-        self.emit(indent, f"# {c.process}: {c.text()}".replace("\n", " "))
+        exprs = [guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
+        exprs += [e for e, _ in c.errors]
+        raises = any(may_raise(e) for e in exprs)
+        note = f"{c.process}: {c.source_text or c.text()}".replace("\n", " ")
+        self.emit(indent, f"# {note[:100]}")
         base = indent
         if raises:
             self.emit(indent, "try:")
+            indent += 1
+        for k, (cond, msg) in enumerate(c.errors):
+            cnd = cond if var is None else _strip_dispatch(cond, var, value)
+            self.emit(indent, f"{'if' if k == 0 else 'elif'} {tr(cnd)}:")
+            self.emit(indent + 1, f"_errors.append(({c.index}, {msg!r}, {NO_MODEL_ERROR!r}))")
+        if c.errors:
+            self.emit(indent, "else:")
             indent += 1
         g = tr(guard)
         if g != "1":
@@ -216,11 +357,7 @@ class _Gen:
             src = tr(rhs)
             if isinstance(sort, BoolSort) and not isinstance(rhs, (Var, Const)):
                 src = f"(1 if {src} else 0)"
-            in_range = not isinstance(sort, RangeSort)
-            if isinstance(sort, RangeSort):
-                in_range = isinstance(rhs, Const) and sort.contains(rhs.value)
-                if isinstance(rhs, Var) and sys.by_name[rhs.name].sort == sort:
-                    in_range = True
+            in_range = not isinstance(sort, RangeSort) or _fits(sys, rhs, sort)
             if in_range and isinstance(rhs, (Var, Const)):
                 slots[i] = src  # a constant or a copy goes straight into the new tuple
                 continue
@@ -228,44 +365,54 @@ class _Gen:
             self.emit(indent, f"{tmp} = {src}")
             if isinstance(sort, RangeSort) and not in_range:
                 if sort.overflow == "wrap":
+                    # the test is cheaper than the arithmetic in the common in-range case
+                    self.emit(indent, f"if not {sort.lo} <= {tmp} <= {sort.hi}:")
                     if sort.lo == 0:
-                        self.emit(indent, f"{tmp} = {tmp} % {sort.size}")
+                        self.emit(indent + 1, f"{tmp} = {tmp} % {sort.size}")
                     else:
-                        self.emit(indent, f"{tmp} = ({tmp} - {sort.lo}) % {sort.size} + {sort.lo}")
+                        self.emit(
+                            indent + 1, f"{tmp} = ({tmp} - {sort.lo}) % {sort.size} + {sort.lo}"
+                        )
                 else:
                     checks.append((tmp, name, sort))
             slots[i] = tmp
+        for name, cond in c.asserts:
+            if name in self.prop_names:
+                shown = format_expr(self.prop_exprs[name])
+                self.emit(indent, f"if not {tr(cond)}:")
+                self.emit(
+                    indent + 1,
+                    f"_errors.append(({c.index}, {('assertion violated: ' + shown)!r}, {name!r}))",
+                )
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
+        changed = [i for i in range(self.n) if slots[i] != f"v{i}"]
+        if self.n >= 32 and 4 * len(changed) < self.n:
+            # a wide state with few changes: copying the old tuple is cheaper than rebuilding
+            sets = "; ".join(_list_updates(slots, changed))
+            self.emit(indent, f"_l = list(s); {sets}" if sets else "_l = s")
+            tup = "tuple(_l)" if sets else "s"
         if checks:
-            cond = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
-            self.emit(indent, f"if {cond}:")
-            self.emit(indent + 1, f"out.append(({c.index}, {tup}))")
+            ok = " and ".join(f"{s.lo} <= {t} <= {s.hi}" for t, _, s in checks)
+            self.emit(indent, f"if {ok}:")
+            self.emit_all(indent + 1, self.sink(c, tup, mode))
             self.emit(indent, "else:")
             args = ", ".join(f"({t}, {name!r}, {s.lo}, {s.hi})" for t, name, s in checks)
             self.emit(indent + 1, f"_range_error({c.index}, [{args}])")
         else:
-            self.emit(indent, f"out.append(({c.index}, {tup}))")
+            self.emit_all(indent, self.sink(c, tup, mode))
         if raises:
             self.emit(base, "except ZeroDivisionError:")
-            self.emit(base + 1, f"_errors.append(({c.index}, 'division by zero'))")
+            self.emit(
+                base + 1, f"_errors.append(({c.index}, 'division by zero', {NO_MODEL_ERROR!r}))"
+            )
 
-    def successors(self) -> None:
+    def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
+        """Code for ``cmds`` (in order), dispatched on program counters where possible."""
         sys = self.system
-        self.emit(0, "def successors(s):")
-        self.unpack(1)
-        self.emit(1, "out = []")
-        # consecutive runs of commands of one process, in global order
-        runs: list[list[Command]] = []
-        for c in sys.commands:
-            if runs and runs[-1][0].process == c.process:
-                runs[-1].append(c)
-            else:
-                runs.append([c])
-        for run in runs:
+        for run in _runs(cmds):
             var = choose_dispatch_var(sys, run)
             if var is None:
-                for c in run:
-                    self.command(1, c, c.guard)
+                self.factored(indent, [(c, list(conjuncts(c.guard))) for c in run], None, 0, mode)
                 continue
             groups: dict[int, list[Command]] = {}
             for c in run:
@@ -276,16 +423,120 @@ class _Gen:
             # and each group lists its commands in their original order
             pv = f"v{sys.index_of[var]}"
             first = True
-            for value, cmds in groups.items():
-                self.emit(1, f"{'if' if first else 'elif'} {pv} == {value}:")
+            for value, grp in groups.items():
+                self.emit(indent, f"{'if' if first else 'elif'} {pv} == {value}:")
                 first = False
-                for c in cmds:
-                    self.command(2, c, _strip_dispatch(c.guard, var, value))
+                items = [(c, list(conjuncts(_strip_dispatch(c.guard, var, value)))) for c in grp]
+                self.factored(indent + 1, items, var, value, mode)
+
+    def factored(
+        self,
+        indent: int,
+        items: Sequence[tuple[Command, list[Expr]]],
+        var: str | None,
+        value: int,
+        mode: str,
+    ) -> None:
+        """Emit commands in order; consecutive commands whose guards start with the same
+        conjunct share one test of it (a decision tree over guard prefixes)."""
+        i = 0
+        while i < len(items):
+            c, parts = items[i]
+            head = parts[0] if parts and not c.errors else None
+            j = i + 1
+            if head is not None and not may_raise(head):
+                while (
+                    j < len(items)
+                    and not items[j][0].errors
+                    and items[j][1]
+                    and items[j][1][0] == head
+                ):
+                    j += 1
+            if j - i >= 2:
+                assert head is not None
+                self.emit(indent, f"if {self.tr(head)}:")
+                self.factored(indent + 1, [(c2, p2[1:]) for c2, p2 in items[i:j]], var, value, mode)
+                i = j
+                continue
+            self.command(indent, c, conj(parts), var, value, mode)
+            i += 1
+
+    def successors(self) -> None:
+        sys = self.system
+        normal = [c for c in sys.commands if "timeout" not in c.flags]
+        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        self.emit(0, "def successors(s):")
+        self.unpack(1)
+        self.emit(1, "out = []")
+        self.emit(1, "app = out.append")
+        self.emit(1, "ex = 0")
+        self.block(1, normal, "main")
+        if timeout:
+            self.emit(1, "if not out and not ex:")
+            self.block(2, timeout, "main")
         self.emit(1, "return out")
+        # one-step successors of the processes that can hold exclusive control
+        targets = {c.exclusive for c in sys.commands if c.exclusive is not None}
+        self.process_fns([p.name for p in sys.processes if p.name in targets])
+
+    def expander(self) -> None:
+        """``_expand(frontier, sid, seen, p_app, v_app, n_app)``: the successors of a list of
+        states put straight into a breadth-first search's store (no successor list, no pairs):
+        each new state is added to ``seen`` and appended with its parent id and command label.
+        Returns ``(last sid, transitions, flagged)``; ``flagged`` lists ``(state, sid,
+        successors, errors)`` for the states the search must look at (no successor, or errors
+        met). Only generated without state properties (there is nothing to check on arrival)."""
+        sys = self.system
+        normal = [c for c in sys.commands if "timeout" not in c.flags]
+        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        self.emit(0, "def _expand(frontier, sid, seen, p_app, v_app, n_app):")
+        self.emit(1, "seen_add = seen.add")
+        self.emit(1, "trans = 0")
+        self.emit(1, "flagged = []")
+        self.emit(1, "for s in frontier:")
+        self.emit(2, "sid += 1")
+        self.unpack(2)
+        self.emit(2, "k = 0")
+        self.emit(2, "ex = 0")
+        self.block(2, normal, "fused")
+        if timeout:
+            self.emit(2, "if not k and not ex:")
+            self.block(3, timeout, "fused")
+        self.emit(2, "trans += k")
+        self.emit(2, "if not k or _errors:")
+        self.emit(3, "flagged.append((s, sid, k, list(_errors)))")
+        self.emit(3, "_errors.clear()")
+        self.emit(1, "return sid, trans, flagged")
+
+    def process_fns(self, names: Sequence[str]) -> None:
+        """``_fn<k>(s, tmo)``: one-step successors ``(label, state, fn)`` of each named
+        process (for exclusive chains, and for replay), and ``_PROC_FN``: command -> its fn."""
+        sys = self.system
+        for name in names:
+            proc = next(p for p in sys.processes if p.name == name)
+            k = self.proc_ids[proc.name]
+            mine = [c for c in sys.commands if c.process == proc.name]
+            self.emit(0, f"def _fn{k}(s, tmo=False):")
+            self.unpack(1)
+            self.emit(1, "out = []")
+            self.emit(1, "app = out.append")
+            self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
+            tmine = [c for c in mine if "timeout" in c.flags]
+            if tmine:
+                self.emit(1, "if tmo:")
+                self.block(2, tmine, "fn")
+            self.emit(1, "return out")
+        chosen = set(names)
+        self.emit(0, "_PROC_FN = {")
+        for c in sys.commands:
+            if c.process in chosen:
+                self.emit(1, f"{c.index}: _fn{self.proc_ids[c.process]},")
+        self.emit(0, "}")
 
     def properties(self, props: Sequence[Property]) -> None:
         sys = self.system
         tr = self.tr
+        props = [p for p in props if p.kind in STATE_PROPERTY_KINDS]
         used = sorted({sys.index_of[n] for p in props for n in _names(p.expr)})
         self.emit(0, "def ok(s):")
         for i in used:
@@ -301,11 +552,25 @@ class _Gen:
             self.emit(2, "return False")
         else:
             self.emit(1, f"return {' and '.join(parts) or 'True'}")
+
+    def violated(self, props: Sequence[Property]) -> None:
+        sys = self.system
+        tr = self.tr
+        used = sorted(
+            {
+                sys.index_of[n]
+                for p in props
+                if p.kind in STATE_PROPERTY_KINDS
+                for n in _names(p.expr)
+            }
+        )
         self.emit(0, "def violated(s):")
         for i in used:
             self.emit(1, f"v{i} = s[{i}]")
         self.emit(1, "out = []")
         for k, p in enumerate(props):
+            if p.kind not in STATE_PROPERTY_KINDS:
+                continue
             x = tr(p.expr)
             bad = f"not {x}" if p.kind == "invariant" else x
             self.emit(1, "try:")
@@ -329,31 +594,81 @@ class _Gen:
 def compile_system(system: System, properties: Sequence[Property] | None = None) -> CompiledSystem:
     """Generate, compile and load the successor, property and end-state functions of ``system``.
 
-    ``properties`` selects which properties ``ok``/``violated`` check (default: all of the
-    System's). The result's ``source`` holds the generated Python for inspection.
+    ``properties`` selects which properties ``ok``/``violated`` and the ``asserts`` checks of
+    commands report (default: all of the System's). The result's ``source`` holds the generated
+    Python for inspection.
     """
     props = tuple(system.properties if properties is None else properties)
-    gen = _Gen(system)
+    gen = _Gen(system, props)
     gen.successors()
+    fused = not any(p.kind in STATE_PROPERTY_KINDS for p in props)
+    if fused:
+        gen.expander()
     gen.properties(props)
+    gen.violated(props)
     gen.valid_end()
     source = "\n".join(gen.lines) + "\n"
-    errors: list[tuple[int, str]] = []
+    errors: list[tuple[int, str, str]] = []
+    chains: list[tuple[int, ...]] = []
+    chain_ids: dict[tuple[int, ...], int] = {}
+    ncmd = len(system.commands)
 
     def range_error(ci: int, checks: list[tuple[int, str, int, int]]) -> None:
         for value, name, lo, hi in checks:
             if not lo <= value <= hi:
-                errors.append((ci, f"value {value} assigned to {name} is outside {lo}..{hi}"))
+                errors.append(
+                    (ci, f"value {value} assigned to {name} is outside {lo}..{hi}", NO_MODEL_ERROR)
+                )
                 return
 
-    ns: dict[str, Any] = {
-        "_tdiv": tdiv,
-        "_tmod": tmod,
-        "_errors": errors,
-        "_range_error": range_error,
-    }
+    def intern(chain: tuple[int, ...]) -> int:
+        if len(chain) == 1:
+            return chain[0]
+        k = chain_ids.get(chain)
+        if k is None:
+            k = chain_ids[chain] = ncmd + len(chains)
+            chains.append(chain)
+        return k
+
+    def close(chain: tuple[int, ...], t: State, fn: Callable[..., Any], out: Successors) -> None:
+        """Follow exclusive control from ``t`` (reached by ``chain``): see the module doc."""
+        stack = [(chain, t, fn)]
+        seen = {(t, fn)}
+        while stack:
+            ch, st, f = stack.pop()
+            mark = len(errors)
+            nxt = f(st)
+            if len(errors) > mark:
+                for j in range(mark, len(errors)):
+                    ci, msg, prop = errors[j]
+                    errors[j] = (intern((*ch, ci)), msg, prop)
+            if not nxt:
+                out.append((intern(ch), st))
+                continue
+            for ci, t2, f2 in reversed(nxt):
+                if f2 is None:
+                    out.append((intern((*ch, ci)), t2))
+                elif (t2, f2) not in seen:
+                    seen.add((t2, f2))
+                    stack.append(((*ch, ci), t2, f2))
+
+    ns: dict[str, Any] = dict(_RUNTIME)
+    ns.update({"_errors": errors, "_range_error": range_error, "_close": close})
     code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
     exec(code, ns)
+    lazy: dict[str, dict[int, Callable[..., Any]]] = {}
+
+    def step(ci: int, s: State) -> State | None:
+        if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
+            g2 = _Gen(system, props)
+            g2.process_fns([p.name for p in system.processes])
+            exec(compile("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", "exec"), ns)
+            lazy["fns"] = ns["_PROC_FN"]
+        for c, t, _f in lazy["fns"][ci](s, True):
+            if c == ci:
+                return t  # type: ignore[no-any-return]
+        return None
+
     return CompiledSystem(
         system=system,
         properties=props,
@@ -363,4 +678,8 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         violated=ns["violated"],
         valid_end=ns["valid_end"],
         errors=errors,
+        chains=chains,
+        step=step,
+        state_checks=not fused,
+        expand_level=ns.get("_expand"),
     )

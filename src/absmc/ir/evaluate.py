@@ -53,6 +53,8 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
         return evaluate(args[1], env) if evaluate(args[0], env) else evaluate(args[2], env)
     if o == "neg":
         return -evaluate(args[0], env)
+    if o == "~":
+        return ~evaluate(args[0], env)
     a = evaluate(args[0], env)
     b = evaluate(args[1], env)
     if o == "+":
@@ -65,6 +67,16 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
         return tdiv(a, b)
     if o == "%":
         return tmod(a, b)
+    if o == "&":
+        return a & b
+    if o == "|":
+        return a | b
+    if o == "^":
+        return a ^ b
+    if o == "<<":
+        return a << b if 0 <= b <= 4096 else 0
+    if o == ">>":
+        return a >> b if b >= 0 else 0
     if o == "==":
         return int(a == b)
     if o == "!=":
@@ -122,3 +134,73 @@ def reference_successors(
         if nxt is not None:
             out.append((c.index, nxt))
     return out
+
+
+def _one_step(
+    system: System, state: tuple[int, ...], commands: list[Command]
+) -> tuple[list[tuple[int, tuple[int, ...]]], list[tuple[int, str]]]:
+    """Successors of ``state`` under each of ``commands`` (no chaining), and ``(command,
+    property)`` pairs of the errors met: ``no-model-error`` or a failed ``asserts`` entry."""
+    from absmc.ir.system import NO_MODEL_ERROR
+
+    succ: list[tuple[int, tuple[int, ...]]] = []
+    errors: list[tuple[int, str]] = []
+    env = env_of(system, state)
+    for c in commands:
+        try:
+            if any(evaluate(cond, env) for cond, _ in c.errors):
+                errors.append((c.index, NO_MODEL_ERROR))
+                continue
+            nxt = execute(system, c, state)
+        except EvalError:
+            errors.append((c.index, NO_MODEL_ERROR))
+            continue
+        if nxt is None:
+            continue
+        for prop, cond in c.asserts:
+            try:
+                ok = evaluate(cond, env)
+            except EvalError:
+                ok = 0
+            if not ok:
+                errors.append((c.index, prop))
+        succ.append((c.index, nxt))
+    return succ, errors
+
+
+def reference_steps(
+    system: System, state: tuple[int, ...]
+) -> tuple[set[tuple[int, ...]], set[tuple[int, str]]]:
+    """The reference semantics of one step of the search, with ``timeout`` flags and exclusive
+    chains (see ``Command``): the set of stored successor states, and the set of
+    ``(first command, property)`` errors met on the way. Slow; for tests."""
+    normal = [c for c in system.commands if "timeout" not in c.flags]
+    first, errors = _one_step(system, state, normal)
+    if not first:
+        first, more = _one_step(system, state, [c for c in system.commands if "timeout" in c.flags])
+        errors += more
+    out: set[tuple[int, ...]] = set()
+    errs = {(ci, p) for ci, p in errors}
+    for ci, t in first:
+        owner = system.commands[ci].exclusive
+        if owner is None:
+            out.add(t)
+            continue
+        seen = {(t, owner)}
+        stack = [(t, owner)]
+        while stack:
+            st, who = stack.pop()
+            mine = [c for c in normal if c.process == who]
+            nxt, more = _one_step(system, st, mine)
+            errs |= {(ci, p) for _, p in more}
+            if not nxt:
+                out.add(st)
+                continue
+            for cj, t2 in nxt:
+                w2 = system.commands[cj].exclusive
+                if w2 is None:
+                    out.add(t2)
+                elif (t2, w2) not in seen:
+                    seen.add((t2, w2))
+                    stack.append((t2, w2))
+    return out, errs

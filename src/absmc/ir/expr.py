@@ -17,6 +17,10 @@ operator                  arity         meaning
 ``!``                     1             negation
 ``=>``                    2             implication
 ``ite``                   3             ``ite(c, a, b)``: ``a`` if ``c`` else ``b``
+``& | ^ << >>``           2             bitwise and, or, xor, shifts on two's-complement
+                                        unbounded integers (``>>`` is arithmetic; a
+                                        negative shift count gives 0)
+``~``                     1             bitwise complement (``~x == -x - 1``)
 ========================  ============  ==========================================
 
 Equality and hashing are structural and ignore source spans. Hashes are cached, so expressions
@@ -33,9 +37,11 @@ from absmc.ir.sorts import BOOL, INT, BoolSort, Sort
 from absmc.ir.span import SourceSpan
 
 ARITH_OPS: Final = frozenset({"+", "-", "*", "/", "%"})
+#: bitwise operators (integer-valued; not supported by the logic layer)
+BIT_OPS: Final = frozenset({"&", "|", "^", "<<", ">>", "~"})
 COMPARE_OPS: Final = frozenset({"==", "!=", "<", "<=", ">", ">="})
 LOGIC_OPS: Final = frozenset({"&&", "||", "=>", "!"})
-ALL_OPS: Final = ARITH_OPS | COMPARE_OPS | LOGIC_OPS | {"neg", "ite"}
+ALL_OPS: Final = ARITH_OPS | COMPARE_OPS | LOGIC_OPS | BIT_OPS | {"neg", "ite"}
 
 #: comparison operator -> its negation
 NEGATED_COMPARISON: Final = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}

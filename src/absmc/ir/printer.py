@@ -20,12 +20,17 @@ _PREC = {
     "=>": 1,
     "||": 2,
     "&&": 3,
+    "|": 3.2,
+    "^": 3.4,
+    "&": 3.6,
     "==": 4,
     "!=": 4,
     "<": 4,
     "<=": 4,
     ">": 4,
     ">=": 4,
+    "<<": 4.5,
+    ">>": 4.5,
     "+": 5,
     "-": 5,
     "*": 6,
@@ -33,11 +38,12 @@ _PREC = {
     "%": 6,
     "neg": 7,
     "!": 7,
+    "~": 7,
 }
 _ATOM = 8
 
 
-def _prec(e: Expr) -> int:
+def _prec(e: Expr) -> float:
     if isinstance(e, Op):
         return _PREC[e.op]
     if isinstance(e, Const) and e.value < 0 and not isinstance(e.const_sort, BoolSort):
@@ -56,14 +62,14 @@ def format_expr(e: Expr) -> str:
     assert isinstance(e, Op)
     p = _PREC[e.op]
 
-    def sub(x: Expr, min_prec: int) -> str:
+    def sub(x: Expr, min_prec: float) -> str:
         s = format_expr(x)
         return f"({s})" if _prec(x) < min_prec else s
 
     if e.op == "neg":
         return "-" + sub(e.args[0], p + (1 if _prec(e.args[0]) == p else 0))
-    if e.op == "!":
-        return "!" + sub(e.args[0], p)
+    if e.op in ("!", "~"):
+        return e.op + sub(e.args[0], p)
     if e.op == "ite":
         c, a, b = e.args
         return f"{sub(c, 1)} ? {sub(a, 1)} : {sub(b, 0)}"

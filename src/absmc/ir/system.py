@@ -19,8 +19,10 @@ from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
 from absmc.ir.span import SourceSpan
 
-PropertyKind = Literal["invariant", "unreachable"]
-PROPERTY_KINDS: Final = ("invariant", "unreachable")
+PropertyKind = Literal["invariant", "unreachable", "assert"]
+PROPERTY_KINDS: Final = ("invariant", "unreachable", "assert")
+#: the property kinds checked on every stored state (``assert`` is checked on transitions)
+STATE_PROPERTY_KINDS: Final = ("invariant", "unreachable")
 
 #: Built-in properties every search checks unless told not to (SV-COMP style names; not valid
 #: GCL identifiers, so they never clash with a user's property names).
@@ -62,8 +64,25 @@ class Command:
 
     ``updates`` is a tuple of ``(variable name, expression)`` pairs, applied simultaneously; each
     name occurs at most once. ``index`` is the command's position in ``System.commands`` (set by
-    :class:`System`). ``flags`` carries semantic markers front ends may need (documented where
-    they are introduced); the GCL front end sets none.
+    :class:`System`). The GCL front end uses none of the following; the Promela front end needs
+    them (SPIN's semantics), and every engine built on :mod:`absmc.ir.compile` honours them:
+
+    * ``flags``: ``"timeout"`` — the command is considered only in states where no command
+      without this flag is enabled (SPIN's ``timeout``: the guard was written with ``timeout``
+      true). Other strings are free-form markers.
+    * ``exclusive``: after executing the command, the named process holds exclusive control
+      (Promela's ``atomic``): the next step must be one of its commands; the state in between is
+      *not* a stored state; only when that process has no enabled command there does the state
+      become an ordinary (stored) state from which every process may move. Successor functions
+      return such a chain of commands as one step (see :mod:`absmc.ir.compile`).
+    * ``asserts``: ``(property name, condition over the pre-state)`` pairs: executing the command
+      in a state where a condition is false violates that ``assert``-kind property (Promela's
+      ``assert``); the command still executes (as SPIN with ``-c0``).
+    * ``errors``: ``(condition, message)`` pairs: in a state where a condition holds, the command
+      is a model error (e.g. an array index out of bounds) and is not executed; checked before
+      the guard.
+    * ``source_text``: the source statement(s) the command stands for, shown in traces instead
+      of the guarded-command form when set.
     """
 
     process: str
@@ -73,6 +92,10 @@ class Command:
     span: SourceSpan | None = field(default=None, compare=False)
     index: int = -1
     flags: frozenset[str] = frozenset()
+    exclusive: str | None = None
+    asserts: tuple[tuple[str, Expr], ...] = ()
+    errors: tuple[tuple[Expr, str], ...] = ()
+    source_text: str | None = field(default=None, compare=False)
 
     def format_updates(self) -> str:
         """The right-hand side in GCL syntax (``skip`` when there are no updates)."""
@@ -100,7 +123,10 @@ class Property:
     """A named safety property.
 
     * ``invariant``: ``expr`` must hold in every reachable state;
-    * ``unreachable``: no reachable state satisfies ``expr`` (an error condition).
+    * ``unreachable``: no reachable state satisfies ``expr`` (an error condition);
+    * ``assert``: checked on transitions: every command whose ``asserts`` name the property
+      must find its condition true when it executes (``expr`` is the asserted expression as
+      written, for display).
     """
 
     name: str

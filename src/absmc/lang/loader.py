@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from absmc.ir.span import ModelError
 from absmc.ir.system import System
 
 GCL_SUFFIXES = (".gcl",)
@@ -31,6 +30,8 @@ def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> Sy
 
         return parse_gcl_file(p)
     if suffix in PROMELA_SUFFIXES:
-        raise ModelError("the Promela front end is not available yet", None, str(path))
+        from absmc.lang.promela import load_promela
+
+        return load_promela(p, dict(defines or {}))
     known = ", ".join(GCL_SUFFIXES + PROMELA_SUFFIXES)
     raise ValueError(f"cannot tell the language of '{path}' from its extension (known: {known})")

@@ -25,11 +25,17 @@ def command_source(system: System, index: int) -> str | None:
     return f"{span.file}:{span.line}" if span is not None else None
 
 
-def run_path(compiled: CompiledSystem, path: Sequence[int]) -> list[State]:
-    """The states visited by executing ``path`` (command indices) from the initial state.
+def command_text(system: System, index: int) -> str:
+    """What a trace shows for a command: its source text when the front end gave one."""
+    cmd = system.commands[index]
+    return cmd.source_text if cmd.source_text is not None else cmd.text()
 
-    Raises ``ReplayError`` when a command is not enabled where the path uses it, or causes a
-    model error (the caller handles a final failing command separately).
+
+def run_path(compiled: CompiledSystem, path: Sequence[int]) -> list[State]:
+    """The states visited by executing ``path`` (successor labels) from the initial state.
+
+    Raises ``ReplayError`` when a label is not among the successors where the path uses it, or
+    causes a model error (the caller handles a final failing command separately).
     """
     state = compiled.initial
     states = [state]
@@ -39,7 +45,7 @@ def run_path(compiled: CompiledSystem, path: Sequence[int]) -> list[State]:
         compiled.errors.clear()
         nxt = next((t for c, t in succ if c == ci), None)
         if nxt is None:
-            if any(c == ci for c, _ in errors):
+            if any(c == ci and p == NO_MODEL_ERROR for c, _, p in errors):
                 raise ReplayError(f"step {k}: command {ci} causes a model error")
             raise ReplayError(f"step {k}: command {ci} is not enabled")
         state = nxt
@@ -47,54 +53,107 @@ def run_path(compiled: CompiledSystem, path: Sequence[int]) -> list[State]:
     return states
 
 
-def to_trace(system: System, states: Sequence[State], path: Sequence[int]) -> Trace:
-    """Build the user-facing trace of a replayed run (``len(states) == len(path) + 1``)."""
+def _expand_step(compiled: CompiledSystem, state: State, label: int) -> list[tuple[int, State]]:
+    """The single commands (with the states after each) of the step ``label`` from ``state``."""
+    out: list[tuple[int, State]] = []
+    for ci in compiled.expand(label):
+        nxt = compiled.step(ci, state)
+        compiled.errors.clear()
+        if nxt is None:
+            raise ReplayError(f"command {ci} of a chain is not enabled")
+        out.append((ci, nxt))
+        state = nxt
+    return out
+
+
+def to_trace(compiled: CompiledSystem, states: Sequence[State], path: Sequence[int]) -> Trace:
+    """Build the user-facing trace of a replayed run (``len(states) == len(path) + 1``); a chain
+    of commands (exclusive control) shows one row per command."""
+    system = compiled.system
     steps = [TraceStep(0, system.state_dict(states[0]))]
-    for k, ci in enumerate(path, start=1):
-        cmd = system.commands[ci]
-        steps.append(
+    k = 0
+    for i, label in enumerate(path):
+        parts = _expand_step(compiled, states[i], label)
+        if parts[-1][1] != states[i + 1]:
+            raise ReplayError(f"step {i + 1}: the chain does not reach the recorded state")
+        for ci, st in parts:
+            k += 1
+            cmd = system.commands[ci]
+            steps.append(
+                TraceStep(
+                    k,
+                    system.state_dict(st),
+                    process=cmd.process,
+                    command=command_text(system, ci),
+                    source=command_source(system, ci),
+                    command_index=ci,
+                )
+            )
+    return Trace(steps, replayed=True)
+
+
+def _failing(compiled: CompiledSystem, prop: str, path: Sequence[int]) -> Trace:
+    """Replay a path whose last label fails (a model error or a failed assertion)."""
+    system = compiled.system
+    if not path:
+        raise ReplayError("a failing path needs a failing command")
+    states = run_path(compiled, path[:-1])
+    last = states[-1]
+    cmds = compiled.expand(path[-1])
+    state = last
+    prefix: list[tuple[int, State]] = []
+    for ci in cmds[:-1]:
+        nxt = compiled.step(ci, state)
+        compiled.errors.clear()
+        if nxt is None:
+            raise ReplayError("a chain before the failing command is not enabled")
+        prefix.append((ci, nxt))
+        state = nxt
+    compiled.errors.clear()
+    compiled.step(cmds[-1], state)
+    errors = [m for c, m, p in compiled.errors if c == cmds[-1] and p == prop]
+    compiled.errors.clear()
+    if not errors:
+        raise ReplayError(f"the last command does not violate '{prop}'")
+    trace = to_trace(compiled, states, path[:-1])
+    k = len(trace.steps) - 1
+    for ci, st in prefix:
+        k += 1
+        trace.steps.append(
             TraceStep(
                 k,
-                system.state_dict(states[k]),
-                process=cmd.process,
-                command=cmd.text(),
+                system.state_dict(st),
+                process=system.commands[ci].process,
+                command=command_text(system, ci),
                 source=command_source(system, ci),
                 command_index=ci,
             )
         )
-    return Trace(steps, replayed=True)
+    cmd = system.commands[cmds[-1]]
+    where = command_source(system, cmds[-1])
+    trace.note = (
+        f"next, {cmd.process} executes '{command_text(system, cmds[-1])}'"
+        + (f" ({where})" if where else "")
+        + f": {errors[0]}"
+    )
+    return trace
 
 
 def replay(compiled: CompiledSystem, prop: str, path: Sequence[int]) -> Trace:
     """Replay a counterexample for property ``prop`` and return its trace.
 
-    * a user property: the final state must violate it;
+    * a state property: the final state must violate it;
     * ``no-deadlock``: the final state must have no successor and not be a valid end state;
-    * ``no-model-error``: the last command of ``path`` must cause a model error in the state
-      before it (the trace ends in that state; ``note`` says what the command does wrong).
+    * ``no-model-error`` and ``assert`` properties: the last label of ``path`` must cause the
+      error in the state before it (the trace ends in that state; ``note`` says what the
+      command does wrong).
 
     Raises ``ReplayError`` when any of this fails.
     """
     system = compiled.system
-    if prop == NO_MODEL_ERROR:
-        if not path:
-            raise ReplayError("a model-error path needs a failing command")
-        states = run_path(compiled, path[:-1])
-        last = states[-1]
-        compiled.successors(last)
-        errors = [m for c, m in compiled.errors if c == path[-1]]
-        compiled.errors.clear()
-        if not errors:
-            raise ReplayError("the last command does not cause a model error")
-        trace = to_trace(system, states, path[:-1])
-        cmd = system.commands[path[-1]]
-        where = command_source(system, path[-1])
-        trace.note = (
-            f"next, {cmd.process} executes '{cmd.text()}'"
-            + (f" ({where})" if where else "")
-            + f": {errors[0]}"
-        )
-        return trace
+    kind = system.get_property(prop).kind if prop not in (NO_MODEL_ERROR, NO_DEADLOCK) else None
+    if prop == NO_MODEL_ERROR or kind == "assert":
+        return _failing(compiled, prop, path)
     states = run_path(compiled, path)
     last = states[-1]
     if prop == NO_DEADLOCK:
@@ -102,10 +161,10 @@ def replay(compiled: CompiledSystem, prop: str, path: Sequence[int]) -> Trace:
         compiled.errors.clear()
         if succ or compiled.valid_end(last):
             raise ReplayError("the final state of a deadlock trace has a successor")
-        trace = to_trace(system, states, path)
+        trace = to_trace(compiled, states, path)
         trace.note = "deadlock: no command is enabled in the last state"
         return trace
     names = [compiled.properties[k].name for k in compiled.violated(last)]
     if prop not in names:
         raise ReplayError(f"the final state does not violate '{prop}'")
-    return to_trace(system, states, path)
+    return to_trace(compiled, states, path)

@@ -2,9 +2,12 @@
 
 The search stores states in a :class:`~absmc.engines.explicit.store.Store`, checks the compiled
 properties on every new state, model errors on every executed command, and deadlocks on every
-state without successors. Counterexamples are kept as *paths*: the list of command indices from
-the initial state (BFS: parent pointers, two ints per state; DFS: the search stack). They are
-turned into traces by replay (:mod:`absmc.engines.explicit.replay`).
+state without successors. Counterexamples are kept as *paths*: the list of successor labels
+(command indices, or chain labels: see :mod:`absmc.ir.compile`) from the initial state (BFS:
+parent pointers, two ints per state; DFS: the search stack). They are turned into traces by
+replay (:mod:`absmc.engines.explicit.replay`). An exhaustive breadth-first ``keep_going`` search
+with the exact store and no state property uses the compiled ``expand_level`` (new states go
+straight into the store); otherwise one level is expanded state by state.
 """
 
 from __future__ import annotations
@@ -19,15 +22,15 @@ from absmc.engines.options import Limits, Order, Progress
 from absmc.ir.compile import CompiledSystem, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
 
-#: how many expanded states between two clock reads (timeout, progress)
+#: how many expanded states between two clock reads (timeout, progress); a power of two
 _CLOCK_EVERY = 1024
 
 
 @dataclass
 class Violation:
-    """The first violation found of one property (``path`` = command indices from the initial
-    state to the violating state; for model errors the last index is the failing command) and
-    how many violations of it were counted."""
+    """The first violation found of one property (``path`` = successor labels from the initial
+    state to the violating state; for model errors and failed assertions the last label is the
+    failing command or chain) and how many violations of it were counted."""
 
     property: str
     path: list[int]
@@ -77,6 +80,8 @@ class _Search:
         self.deadline = self.start + limits.timeout if limits.timeout is not None else None
         self.truncated_depth = False
         self.count = 0
+        self.parent = array("i")
+        self.via = array("i")
 
     # -- bookkeeping -------------------------------------------------------------------
     def record(self, prop: str, path: list[int], message: str) -> None:
@@ -99,10 +104,13 @@ class _Search:
     ) -> None:
         errs = self.c.errors
         if errs:
-            for ci, msg in errs:
-                self.record(NO_MODEL_ERROR, [*path(), ci], msg)
+            blocked = False
+            for ci, msg, prop in errs:
+                self.record(prop, [*path(), ci], msg)
+                blocked = blocked or prop == NO_MODEL_ERROR
             errs.clear()
-            return
+            if blocked:
+                return
         if not succ and self.check_deadlock and not self.c.valid_end(state):
             self.record(NO_DEADLOCK, path(), "deadlock: no command is enabled")
 
@@ -130,6 +138,7 @@ class _Search:
     def bfs(self) -> None:
         c = self.c
         successors, ok = c.successors, c.ok
+        checks = c.state_checks
         errs = c.errors
         store = self.store
         exact = isinstance(store, ExactStore)
@@ -139,6 +148,7 @@ class _Search:
         max_depth = self.limits.max_depth
         parent = array("i", [-1])
         via = array("i", [-1])
+        self.parent, self.via = parent, via
 
         def path_of(node: int) -> list[int]:
             cmds: list[int] = []
@@ -164,6 +174,15 @@ class _Search:
                 nxt: list[State] = []
                 next_first = len(parent)
                 sid = first_id - 1
+                if exact and not at_bound:
+                    # the hot loop (exact store, below the depth bound), kept lean
+                    sid, transitions, expanded = self._bfs_level(
+                        frontier, nxt, sid, transitions, expanded, depth, path_of
+                    )
+                    frontier, first_id = nxt, next_first
+                    if frontier:
+                        depth += 1
+                    continue
                 for s in frontier:
                     sid += 1
                     succ = successors(s)
@@ -190,7 +209,7 @@ class _Search:
                             seen.add(t)
                         parent.append(sid)
                         via.append(ci)
-                        if not ok(t):
+                        if checks and not ok(t):
                             self.out.transitions = transitions
                             self.out.max_depth = depth + 1
                             self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
@@ -212,10 +231,79 @@ class _Search:
         self.out.transitions = transitions
         self.out.max_depth = max(self.out.max_depth, depth)
 
+    def _bfs_level(
+        self,
+        frontier: list[State],
+        nxt: list[State],
+        sid: int,
+        transitions: int,
+        expanded: int,
+        depth: int,
+        path_of: Callable[[int], list[int]],
+    ) -> tuple[int, int, int]:
+        """Expand one BFS level into ``nxt`` (exact store): the same checks as the general
+        loop, with the bookkeeping bound to locals."""
+        c = self.c
+        successors, ok, checks, errs = c.successors, c.ok, c.state_checks, c.errors
+        assert isinstance(self.store, ExactStore)
+        seen = self.store.states
+        seen_add = seen.add
+        parent, via = self.parent, self.via
+        p_app, v_app, n_app = parent.append, via.append, nxt.append
+        count = len(parent)
+        size = len(seen)
+        limit = self.limits.max_states if self.limits.max_states is not None else -1
+        expand = c.expand_level
+        if expand is not None and limit < 0 and self.keep_going:
+            # generated code puts new states straight into the store, 1024 states at a time
+            for i in range(0, len(frontier), _CLOCK_EVERY):
+                chunk = frontier[i : i + _CLOCK_EVERY]
+                sid, trans, flagged = expand(chunk, sid, seen, p_app, v_app, n_app)
+                transitions += trans
+                for st, ssid, k, errors in flagged:
+                    c.errors.extend(errors)
+                    succ: list[tuple[int, State]] = [(0, st)] if k else []
+                    self.expand_checks(st, succ, lambda ssid=ssid: path_of(ssid))  # type: ignore[misc]
+                expanded += len(chunk)
+                self.out.transitions = transitions
+                self.tick(depth)
+            return sid, transitions, expanded
+        for s in frontier:
+            sid += 1
+            succ = successors(s)
+            transitions += len(succ)
+            if errs or not succ:
+                self.expand_checks(s, succ, lambda sid=sid: path_of(sid))  # type: ignore[misc]
+            for ci, t in succ:
+                # one hash lookup per transition: add, and see whether the set grew
+                seen_add(t)
+                if len(seen) == size:
+                    continue
+                size += 1
+                if count == limit:
+                    seen.discard(t)
+                    self.out.transitions = transitions
+                    self.out.max_depth = depth + 1
+                    self.state_limit()
+                p_app(sid)
+                v_app(ci)
+                if checks and not ok(t):
+                    self.out.transitions = transitions
+                    self.out.max_depth = depth + 1
+                    self.check_state(t, lambda tid=count: path_of(tid))  # type: ignore[misc]
+                count += 1
+                n_app(t)
+            expanded += 1
+            if not expanded & (_CLOCK_EVERY - 1):
+                self.out.transitions = transitions
+                self.tick(depth)
+        return sid, transitions, expanded
+
     # -- DFS ---------------------------------------------------------------------------
     def dfs(self) -> None:
         c = self.c
         successors, ok = c.successors, c.ok
+        checks = c.state_checks
         errs = c.errors
         store = self.store
         insert = store.insert
@@ -280,7 +368,7 @@ class _Search:
                     self.state_limit()
                 count += 1
                 cmds.append(ci)
-                if not ok(t):
+                if checks and not ok(t):
                     self.out.transitions = transitions
                     self.check_state(t, lambda: list(cmds))
                 push(t)

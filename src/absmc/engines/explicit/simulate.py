@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from absmc.engines.explicit.replay import to_trace
+from absmc.engines.explicit.replay import command_text, to_trace
 from absmc.engines.result import Trace
 from absmc.ir.compile import compile_system
-from absmc.ir.system import System
+from absmc.ir.system import NO_MODEL_ERROR, System
 
 
 @dataclass
@@ -45,7 +45,7 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
             errors = list(compiled.errors)
             compiled.errors.clear()
             choices: list[tuple[int, tuple[int, ...] | None]] = [(c, t) for c, t in succ]
-            choices += [(c, None) for c, _ in errors]
+            choices += [(c, None) for c, _, p in errors if p == NO_MODEL_ERROR]
             if not choices:
                 ending = (
                     "valid end state reached"
@@ -54,16 +54,23 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
                 )
                 break
             ci, nxt = rng.choice(choices)
+            failed = [(m, p) for c, m, p in errors if c == ci and p != NO_MODEL_ERROR]
             if nxt is None:
-                msg = next(m for c, m in errors if c == ci)
-                cmd = system.commands[ci]
-                ending = f"model error: {cmd.process} executes '{cmd.text()}': {msg}"
+                msg = next(m for c, m, p in errors if c == ci)
+                last = compiled.expand(ci)[-1]
+                cmd = system.commands[last]
+                ending = (
+                    f"model error: {cmd.process} executes '{command_text(system, last)}': {msg}"
+                )
                 break
             state = nxt
             states.append(state)
             path.append(ci)
+            if failed:
+                ending = f"property '{failed[0][1]}' is violated ({failed[0][0]})"
+                break
             bad = [compiled.properties[k].name for k in compiled.violated(state)]
             if bad:
                 ending = f"property '{bad[0]}' is violated"
                 break
-    return SimulationRun(to_trace(system, states, path), ending, seed)
+    return SimulationRun(to_trace(compiled, states, path), ending, seed)

@@ -47,6 +47,12 @@ def safety_condition(system: System, command: Command) -> Expr:
     return conj(parts)
 
 
+def no_error_condition(command: Command) -> Expr:
+    """The condition under which none of the command's ``errors`` conditions holds (they are
+    checked before the guard, so they matter whether or not the command is enabled)."""
+    return conj(neg(cond) for cond, _ in command.errors)
+
+
 class PrecisionChecks:
     """The checks above for one iteration (one abstraction); see module docstring."""
 
@@ -57,6 +63,7 @@ class PrecisionChecks:
         self.order = dict(system.index_of)
         self._cache: dict[tuple[object, ...], tuple[Expr, ...]] = {}
         self._safety = {c.index: safety_condition(system, c) for c in system.commands}
+        self._no_error = {c.index: no_error_condition(c) for c in system.commands}
         self._post: dict[tuple[int, Expr], Expr] = {}
         self._at: dict[tuple[tuple[int, ...], Expr], Expr] = {}
         # (abstract state, id of a goal from self._at) -> unproved?; goals live in self._at
@@ -109,21 +116,27 @@ class PrecisionChecks:
 
     # -- the checks --------------------------------------------------------------------
     def enabled(self, a: AbstractState, cmd: Command) -> tuple[Expr, ...]:
-        """New predicates from ``α(s) ⇒ g_i ∧ safe_i`` for an enabled command."""
+        """New predicates from ``α(s) ⇒ noerr_i ∧ g_i ∧ safe_i`` for an enabled command, and
+        from every ``assert`` condition of the command that ``α(s)`` does not decide."""
         key = ("g", a, cmd.index)
         hit = self._cache.get(key)
         if hit is None:
-            goal = self.at(a, conj([cmd.guard, self._safety[cmd.index]]))
-            hit = tuple(self._new_atoms(goal)) if self._unproved(a, goal) else ()
+            goal = self.at(a, conj([self._no_error[cmd.index], cmd.guard, self._safety[cmd.index]]))
+            found = list(self._new_atoms(goal)) if self._unproved(a, goal) else []
+            for _, cond in cmd.asserts:  # α(s) must decide every assertion of the command
+                c = self.at(a, cond)
+                if self._unproved(a, c) and self._unproved(a, neg(c)):
+                    found += [x for x in self._new_atoms(c) if x not in found]
+            hit = tuple(found)
             self._cache[key] = hit
         return hit
 
     def disabled(self, a: AbstractState, cmd: Command) -> tuple[Expr, ...]:
-        """New predicates from ``α(s) ⇒ ¬g_i`` for a disabled command."""
+        """New predicates from ``α(s) ⇒ noerr_i ∧ ¬g_i`` for a disabled command."""
         key = ("d", a, cmd.index)
         hit = self._cache.get(key)
         if hit is None:
-            goal = neg(self.at(a, cmd.guard))
+            goal = conj([self.at(a, self._no_error[cmd.index]), neg(self.at(a, cmd.guard))])
             hit = tuple(self._new_atoms(goal)) if self._unproved(a, goal) else ()
             self._cache[key] = hit
         return hit

@@ -20,7 +20,7 @@ from absmc.engines.under.abstraction import Abstraction, AbstractState
 from absmc.engines.under.checks import PrecisionChecks
 from absmc.ir.compile import CompiledSystem, State
 from absmc.ir.expr import Expr
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, STATE_PROPERTY_KINDS
 
 #: at most this many concrete source states are remembered per failing command
 _SOURCES_KEPT = 8
@@ -165,15 +165,18 @@ def alpha_search(
         a = key(s)
         if checks is not None:
             for prop in compiled.properties:
-                refine(checks.label(a, prop), None, None)
+                if prop.kind in STATE_PROPERTY_KINDS:
+                    refine(checks.label(a, prop), None, None)
         succ = successors(s)
         enabled = {ci: t for ci, t in succ}
+        blocked = False
         if errs:
             failing = list(errs)
             errs.clear()
-            for ci, msg in failing:
-                record(NO_MODEL_ERROR, [*path_of(node), ci], msg)
-        elif not succ and check_deadlock and not compiled.valid_end(s):
+            for ci, msg, pname in failing:
+                record(pname, [*path_of(node), ci], msg)
+                blocked = blocked or pname == NO_MODEL_ERROR
+        if not blocked and not succ and check_deadlock and not compiled.valid_end(s):
             record(NO_DEADLOCK, path_of(node), "deadlock: no command is enabled")
         for cmd in commands:
             ci = cmd.index

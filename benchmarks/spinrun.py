@@ -1,0 +1,132 @@
+"""Running SPIN and absmc on a Promela model (shared by spin_diff.py and vs_spin.py).
+
+SPIN runs as the corpus numbers were made: ``spin -o1 -a`` (no dead-variable reset, the
+semantics absmc reproduces), ``gcc -O2 -DNOREDUCE -DNOCLAIM -DSAFETY``, ``pan -c0 -n``.
+absmc runs as a user runs it: ``absmc check MODEL --keep-going --json`` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_GCC = ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000"]
+
+
+def _spin_args(model: Path, defines: list[str]) -> list[str]:
+    # -E passes an option to the preprocessor: #include "..." finds the model's directory
+    return ["spin", "-o1", f"-E-I{model.resolve().parent}", *(f"-D{x}" for x in defines)]
+
+
+@dataclass
+class SpinResult:
+    states: int
+    errors: int
+    wall_s: float  # spin -a + gcc + pan
+    pan_s: float  # pan alone
+    rate: float  # states per second of pan's search (pan's own report when given)
+    memory_mb: float
+    depth_limited: bool
+
+
+@dataclass
+class AbsmcResult:
+    states: int
+    verdict: str
+    violated: list[str]
+    wall_s: float  # process start to verdict
+    search_s: float
+    rate: float
+    memory_mb: float
+    error: str | None = None
+
+
+def have_spin() -> bool:
+    """True when spin and gcc are installed."""
+    return bool(shutil.which("spin") and shutil.which("gcc"))
+
+
+def run_spin(model: Path, defines: list[str], depth: int = 1_000_000) -> SpinResult:
+    """SPIN's numbers for ``model`` (``-D`` definitions as ``NAME=VALUE``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        shutil.copy(model, d / model.name)
+        t0 = time.monotonic()
+        subprocess.run(
+            [*_spin_args(model, defines), "-a", model.name],
+            cwd=d,
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            [*_GCC, "-o", "pan", "pan.c"],
+            cwd=d,
+            check=True,
+            capture_output=True,
+        )
+        t1 = time.monotonic()
+        out = subprocess.run(
+            ["./pan", "-c0", "-n", f"-m{depth}", "-w24"], cwd=d, capture_output=True, text=True
+        ).stdout
+        t2 = time.monotonic()
+    states = int(_grab(r"(\d+) states, stored", out))
+    errors = int(_grab(r"errors: (\d+)", out))
+    rate_m = re.search(r"pan: rate\s+([\d.e+]+) states/second", out)
+    elapsed = re.search(r"pan: elapsed time ([\d.e+-]+) seconds", out)
+    pan_s = float(elapsed.group(1)) if elapsed else t2 - t1
+    rate = (
+        float(rate_m.group(1))
+        if rate_m and float(rate_m.group(1)) > 0
+        else states / max(t2 - t1, 1e-9)
+    )
+    mem = re.search(r"([\d.]+)\s+total actual memory usage", out)
+    return SpinResult(
+        states,
+        errors,
+        t2 - t0,
+        pan_s,
+        rate,
+        float(mem.group(1)) if mem else 0.0,
+        "max search depth too small" in out,
+    )
+
+
+def run_absmc(model: Path, defines: list[str], timeout: float = 3600) -> AbsmcResult:
+    """absmc's numbers for ``model``, from the command line (model to verdict)."""
+    args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
+    for x in defines:
+        args += ["-D", x]
+    t0 = time.monotonic()
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    wall = time.monotonic() - t0
+    try:
+        res = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        msg = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        return AbsmcResult(0, "error", [], wall, 0.0, 0.0, 0.0, msg[0])
+    stats = res["results"][0]["stats"]
+    violated = [r["property"] for r in res["results"] if r["verdict"] == "violated"]
+    search_s = stats["time_s"]
+    return AbsmcResult(
+        stats["states"],
+        res["verdict"],
+        violated,
+        wall,
+        search_s,
+        stats["states"] / search_s if search_s > 0 else 0.0,
+        stats["peak_mb"],
+    )
+
+
+def _grab(pattern: str, text: str) -> str:
+    m = re.search(pattern, text)
+    if m is None:
+        raise RuntimeError(f"unexpected pan output (no {pattern!r}):\n{text[-2000:]}")
+    return m.group(1)

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""absmc against SPIN: model-to-verdict wall time, states/s and peak memory, side by side.
+
+    python benchmarks/vs_spin.py                 # the corpus and the scaling models
+    python benchmarks/vs_spin.py --no-scaling    # the corpus only
+    python benchmarks/vs_spin.py --quick         # skip the scaling bounds above 10^6 states
+
+Model to verdict is wall time from the model file to the answer: for SPIN ``spin -o1 -a`` +
+``gcc -O2`` + ``pan`` (as SPIN users run it; ``-o1 -DNOREDUCE`` so that both tools explore the
+same states), for absmc the ``absmc check --keep-going --json`` process. states/s is stored
+states per second of search (pan's own rate; absmc's search time). Memory: pan's "total actual
+memory usage", absmc's peak resident set size. The closing lines check the goals of the Promela
+issue: absmc's time <= SPIN's on every corpus model with <= 10^6 states, and absmc's states/s
+>= 1/3 of pan's on fischer.pml with MAXT = 2^15.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from spinrun import have_spin, run_absmc, run_spin
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "benchmarks"
+SCALING = [
+    ("bakery2.pml", "N", [2**10, 2**12]),
+    ("fischer.pml", "MAXT", [2**10, 2**13, 2**15]),
+    ("lamport.pml", "MAXT", [2**10, 2**12]),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--no-corpus", action="store_true", help="skip the corpus models")
+    ap.add_argument("--no-scaling", action="store_true", help="skip the scaling models")
+    ap.add_argument("--quick", action="store_true", help="skip scaling bounds above 10^6 states")
+    args = ap.parse_args()
+    if not have_spin():
+        print("vs_spin: spin and gcc are needed (apt-get install spin gcc)", file=sys.stderr)
+        return 2
+    jobs: list[tuple[str, Path, list[str]]] = []
+    if not args.no_corpus:
+        corpus = sorted((SHARED / "promela").glob("*.p*")) + sorted(
+            (SHARED / "promela").glob("*.sumo")
+        )
+        jobs += [("corpus", m, []) for m in corpus]
+    if not args.no_scaling:
+        for name, var, bounds in SCALING:
+            for b in bounds:
+                if args.quick and b > 2**13:
+                    continue
+                jobs.append(("scaling", SHARED / "scaling" / name, [f"{var}={b}"]))
+    print(
+        f"{'model':28s} {'states':>10s} | {'time SPIN':>9s} {'absmc':>7s} {'ratio':>6s} | "
+        f"{'st/s pan':>10s} {'absmc':>9s} {'ratio':>6s} | {'MB SPIN':>7s} {'absmc':>6s}  same"
+    )
+    slower: list[str] = []
+    fischer_ratio = None
+    for kind, model, defs in jobs:
+        label = model.name + (f" {defs[0]}" if defs else "")
+        spin = run_spin(model, defs)
+        ours = run_absmc(model, defs)
+        if ours.error:
+            print(f"{label:28s} absmc error: {ours.error}")
+            continue
+        same = ours.states == spin.states and (ours.verdict == "violated") == (spin.errors > 0)
+        t_ratio = ours.wall_s / spin.wall_s
+        r_ratio = ours.rate / spin.rate if spin.rate else 0.0
+        print(
+            f"{label:28s} {ours.states:10,d} | {spin.wall_s:8.2f}s {ours.wall_s:6.2f}s "
+            f"{t_ratio:6.2f} | {spin.rate:10,.0f} {ours.rate:9,.0f} {r_ratio:6.3f} | "
+            f"{spin.memory_mb:7.1f} {ours.memory_mb:6.1f}  {'yes' if same else 'NO'}"
+        )
+        if kind == "corpus" and ours.states <= 10**6 and t_ratio > 1.0:
+            slower.append(f"{model.name} ({t_ratio:.2f}x)")
+        if model.name == "fischer.pml" and defs == [f"MAXT={2**15}"]:
+            fischer_ratio = r_ratio
+    print()
+    if not args.no_corpus:
+        print(
+            "goal 1, model-to-verdict time <= SPIN's on every corpus model with <= 10^6 states: "
+            + ("met" if not slower else "NOT met: " + ", ".join(slower))
+        )
+    if fischer_ratio is not None:
+        print(
+            f"goal 2, states/s >= 1/3 of pan's on fischer.pml MAXT=2^15: ratio {fischer_ratio:.3f} "
+            + ("(met)" if fischer_ratio >= 1 / 3 else "(NOT met)")
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""The Promela corpus of ../shared: absmc reports SPIN 6.5.2's numbers for every model.
+
+``absmc check MODEL --keep-going --json`` must report the same number of reachable states as
+``spin -o1`` (``spin_o1_states`` in expected.csv) and a ``violated`` verdict exactly when SPIN
+counts errors (``errors_c0 > 0``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from .conftest import SHARED, run_cli
+
+CORPUS = SHARED / "benchmarks" / "promela"
+ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
+
+
+def test_the_corpus_has_23_models() -> None:
+    if not ROWS:
+        pytest.skip("../shared/benchmarks/promela is not available")
+    assert len(ROWS) == 23
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+def test_same_states_and_verdict_as_spin(row: dict[str, str]) -> None:
+    r = run_cli("check", str(CORPUS / row["file"]), "--keep-going", "--json")
+    assert r.code in (0, 1), r.err
+    result = json.loads(r.out)
+    states = {p["stats"]["states"] for p in result["results"]}
+    assert states == {int(row["spin_o1_states"])}
+    expected = "violated" if int(row["errors_c0"]) > 0 else "holds"
+    assert result["verdict"] == expected
+    assert r.code == (1 if expected == "violated" else 0)
