@@ -57,3 +57,16 @@ def test_model_errors_and_wrapping() -> None:
     compiled.successors((2, 1, 5))
     assert (0, "value 4 assigned to x is outside 0..3", "no-model-error") in compiled.errors
     _agree(s)
+
+
+def test_program_counter_dispatch_keeps_left_to_right_guard_evaluation() -> None:
+    # the division comes before the pc test: in pc == 0 it is still evaluated (and fails)
+    s = parse_gcl(
+        "var x, y : int; var pc : 0..1;\n"
+        "process P { x / y > 0 && pc == 1 -> skip; pc == 0 -> pc := 1; }"
+    )
+    compiled = compile_system(s)
+    assert compiled.successors(s.initial_state()) == [(1, (0, 0, 1))]
+    assert [e[0] for e in compiled.errors] == [0]
+    want = reference_successors(s, s.initial_state())
+    assert [c for c, t in want if isinstance(t, EvalError)] == [0]

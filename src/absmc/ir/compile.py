@@ -117,7 +117,12 @@ def may_raise(e: Expr) -> bool:
 
 
 def _dispatch_value(c: Command, var: str) -> int | None:
+    """The constant ``var`` is compared with in a top-level conjunct of the guard — only when
+    no conjunct before it can raise (``&&`` evaluates left to right: testing the program
+    counter first must not skip a division by zero the guard would meet)."""
     for part in conjuncts(c.guard):
+        if may_raise(part):
+            return None
         if isinstance(part, Op) and part.op == "==":
             a, b = part.args
             if isinstance(a, Var) and a.name == var and isinstance(b, Const):
