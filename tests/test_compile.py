@@ -70,3 +70,18 @@ def test_program_counter_dispatch_keeps_left_to_right_guard_evaluation() -> None
     assert [e[0] for e in compiled.errors] == [0]
     want = reference_successors(s, s.initial_state())
     assert [c for c, t in want if isinstance(t, EvalError)] == [0]
+
+
+def test_guard_bounds_remove_needless_wrap_checks_but_keep_needed_ones() -> None:
+    from absmc.ir import RangeSort, Variable
+    from absmc.ir.compile import guard_bounds, interval
+    from absmc.ir.expr import Var, const, op
+
+    x = Var("x", RangeSort(0, 255, "wrap"))
+    s = parse_gcl("var y : int; process P { true -> skip; }")
+    system = s.with_(variables=(*s.variables, Variable("x", x.var_sort)))
+    bounds = guard_bounds(system, op("&&", op("<", x, const(5)), op(">=", x, const(1))))
+    assert bounds == {"x": (1, 4)}
+    assert interval(system, op("+", x, const(1)), bounds) == (2, 5)
+    assert interval(system, op("+", x, const(1)), {}) == (1, 256)  # may wrap without the guard
+    assert interval(system, op("+", Var("y"), const(1)), {}) is None

@@ -248,17 +248,81 @@ def _list_updates(slots: list[str], changed: list[int]) -> list[str]:
     return out
 
 
-def _fits(system: System, e: Expr, sort: RangeSort) -> bool:
-    """``e`` is known to lie in ``sort``'s range (a constant, a variable of a range inside
-    it, or a choice between such)."""
+Interval = tuple[int, int]
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
+
+
+def guard_bounds(system: System, guard: Expr) -> dict[str, Interval]:
+    """Intervals of range variables implied by the top-level conjuncts ``x op c`` (or
+    ``c op x``) of ``guard``, intersected with their sorts."""
+    out: dict[str, Interval] = {}
+    for part in conjuncts(guard):
+        if not (isinstance(part, Op) and part.op in _FLIP):
+            continue
+        a, b = part.args
+        o = part.op
+        if isinstance(b, Var) and isinstance(a, Const):
+            a, b, o = b, a, _FLIP[o]
+        if not (isinstance(a, Var) and isinstance(b, Const)):
+            continue
+        sort = system.by_name[a.name].sort
+        if not isinstance(sort, RangeSort):
+            continue
+        lo, hi = out.get(a.name, (sort.lo, sort.hi))
+        c = b.value
+        if o == "<":
+            hi = min(hi, c - 1)
+        elif o == "<=":
+            hi = min(hi, c)
+        elif o == ">":
+            lo = max(lo, c + 1)
+        elif o == ">=":
+            lo = max(lo, c)
+        else:
+            lo, hi = max(lo, c), min(hi, c)
+        out[a.name] = (lo, hi)
+    return out
+
+
+def interval(system: System, e: Expr, bounds: dict[str, Interval]) -> Interval | None:
+    """An interval containing every value of the integer expression ``e`` when the variables
+    lie in ``bounds`` (or their range sorts); ``None`` when unknown (unbounded ints, ...)."""
     if isinstance(e, Const):
-        return sort.contains(e.value)
+        return (e.value, e.value)
     if isinstance(e, Var):
+        if e.name in bounds:
+            return bounds[e.name]
         s = system.by_name[e.name].sort
-        return isinstance(s, RangeSort) and sort.lo <= s.lo and s.hi <= sort.hi
-    if isinstance(e, Op) and e.op == "ite":
-        return _fits(system, e.args[1], sort) and _fits(system, e.args[2], sort)
-    return False
+        return (s.lo, s.hi) if isinstance(s, RangeSort) else None
+    if not isinstance(e, Op):
+        return None
+    if e.op == "ite":
+        a, b = interval(system, e.args[1], bounds), interval(system, e.args[2], bounds)
+        return (min(a[0], b[0]), max(a[1], b[1])) if a and b else None
+    if e.op == "neg":
+        a = interval(system, e.args[0], bounds)
+        return (-a[1], -a[0]) if a else None
+    if e.op in ("+", "-", "*"):
+        a, b = interval(system, e.args[0], bounds), interval(system, e.args[1], bounds)
+        if a is None or b is None:
+            return None
+        if e.op == "+":
+            return (a[0] + b[0], a[1] + b[1])
+        if e.op == "-":
+            return (a[0] - b[1], a[1] - b[0])
+        products = [x * y for x in a for y in b]
+        return (min(products), max(products))
+    return None
+
+
+def _fits(
+    system: System, e: Expr, sort: RangeSort, bounds: dict[str, Interval] | None = None
+) -> bool:
+    """``e`` is known to lie in ``sort``'s range, by interval arithmetic over the variables'
+    ranges narrowed by ``bounds`` (e.g. from the command's guard)."""
+    iv = interval(system, e, bounds or {})
+    return iv is not None and sort.lo <= iv[0] and iv[1] <= sort.hi
 
 
 def _names(e: Expr) -> set[str]:
@@ -312,12 +376,13 @@ class _Gen:
                     "for _ci, t in _tmp:",
                     "    k += 1",
                     "    if t not in seen:",
-                    "        " + insert.format("_ci"),
+                    "        " + insert.format("_ci") + "; size += 1",
                 ]
+            # one hash per transition: add, and see whether the set grew
             return [
-                f"t = {tup}; k += 1",
-                "if t not in seen:",
-                "    " + insert.format(c.index),
+                f"t = {tup}; k += 1; seen_add(t)",
+                "if len(seen) != size:",
+                f"    size += 1; p_app(sid); v_app({c.index}); n_app(t)",
             ]
         if c.exclusive is not None:
             # `ex` records that a command was enabled even if its chain ends nowhere new
@@ -356,13 +421,14 @@ class _Gen:
             indent += 1
         slots = [f"v{i}" for i in range(self.n)]
         checks: list[tuple[str, str, RangeSort]] = []
+        bounds = guard_bounds(sys, c.guard)
         for k, (name, rhs) in enumerate(c.updates):
             i = sys.index_of[name]
             sort = sys.by_name[name].sort
             src = tr(rhs)
             if isinstance(sort, BoolSort) and not isinstance(rhs, (Var, Const)):
                 src = f"(1 if {src} else 0)"
-            in_range = not isinstance(sort, RangeSort) or _fits(sys, rhs, sort)
+            in_range = not isinstance(sort, RangeSort) or _fits(sys, rhs, sort, bounds)
             if in_range and isinstance(rhs, (Var, Const)):
                 slots[i] = src  # a constant or a copy goes straight into the new tuple
                 continue
@@ -496,6 +562,7 @@ class _Gen:
         timeout = [c for c in sys.commands if "timeout" in c.flags]
         self.emit(0, "def _expand(frontier, sid, seen, p_app, v_app, n_app):")
         self.emit(1, "seen_add = seen.add")
+        self.emit(1, "size = len(seen)")
         self.emit(1, "trans = 0")
         self.emit(1, "flagged = []")
         self.emit(1, "for s in frontier:")
