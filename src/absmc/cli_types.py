@@ -86,6 +86,11 @@ def abstract_model_text(system: System, types: TypesOptions, target: str) -> str
         first, _, rest = text.partition("\n")
         comment = "\n".join(f"/* {h.replace('*/', '* /')} */" for h in head)
         return f"{first}\n{comment}\n{rest}"
+    if any(c.exclusive or c.asserts or c.errors or "timeout" in c.flags for c in abstract.commands):
+        raise ValueError(
+            "GCL has no atomic sequences, timeout or assertions on transitions: "
+            "export this abstract model with --to promela"
+        )
     return "\n".join(f"// {h}" for h in head) + "\n" + format_system(abstract)
 
 

@@ -226,6 +226,8 @@ def _check_all(system: System, domains: Mapping[str, Domain]) -> None:
     for c in system.commands:
         exprs.append(c.guard)
         exprs.extend(rhs for _, rhs in c.updates)
+        exprs.extend(cond for _, cond in c.asserts)
+        exprs.extend(cond for cond, _ in c.errors)
     exprs.extend(p.expr for p in system.properties)
     if system.valid_end is not None:
         exprs.append(system.valid_end)
