@@ -355,6 +355,9 @@ def _print_suggestion(out: Console, system: System, prop: Property, model: str) 
     else:
         out.print("suggested: nothing to abstract (no integer variable influences it)")
     sl = sg.slice
+    if sl is None:
+        out.print("no slice: the model has atomic sequences or timeout")
+        return
     out.print(
         f"slice for {prop.name}: keeps {len(sl.system.commands)} of {len(system.commands)} "
         f"commands and {len(sl.system.variables)} of {len(system.variables)} variables"

@@ -7,10 +7,14 @@ choose-free search for feasible counterexamples (paper 001, §§3-7, Fig. 4).
    ``holds`` for the concrete System (the abstraction over-approximates its behaviours and the
    abstract property under-approximates the concrete one, §3.2).
 3. For each property with an abstract violation, search again along *choose-free* paths only
-   (§7, Fig. 4: commands marked ``choose`` are left out). A violation found there is a real
-   execution: its commands are mapped back to the concrete ones and **replayed** on the
-   concrete System; when the concrete final state violates the property, the verdict is
-   ``violated`` with that concrete trace.
+   (§7, Fig. 4: commands marked ``choose`` lead to dead states,
+   :meth:`~absmc.engines.typeabs.generate.Abstraction.choose_free`). A violation found there
+   follows deterministic abstract steps: its commands are mapped back to the concrete ones
+   (a chain of exclusive commands to the concrete chain label, :func:`concrete_path`) and
+   **replayed** on the concrete System; when the replay executes and the concrete final state
+   (or last command) violates the property, the verdict is ``violated`` with that concrete
+   trace. A sure violation (every concretization violates) is tried first, then a possible
+   one.
 4. Otherwise the verdict is ``unknown``: the abstract counterexample uses ``choose`` and may be
    spurious; it is reported (with token names) for the user to inspect.
 """

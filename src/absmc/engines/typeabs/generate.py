@@ -17,14 +17,41 @@ one per alternative of its abstract evaluation (:mod:`absmc.engines.typeabs.abse
   it is, is not a choice of its own (the choose-free search assumes no overflow; its
   counterexamples are replayed on the concrete model anyway, which decides).
 
-``origin[i]`` is the concrete command the abstract command ``i`` comes from, so a path of the
-abstract System maps back to a path of the concrete one (for replay, §7).
+``origin[i]`` is the concrete command the abstract command ``i`` comes from (``-1`` for a
+release command), so a path of the abstract System maps back to a path of the concrete one
+(for replay, §7).
 
 Properties are abstracted so that ``holds`` transfers (§3.2): an invariant ``p`` becomes
 ``must(p)`` (true only in abstract states whose every concretization satisfies ``p``), an
 unreachable condition ``bad`` becomes ``may(bad)``. The built-in ``no-deadlock`` becomes the
 abstract-state condition :attr:`Abstraction.deadlock`: every guard may be false (a concrete
 deadlock needs all guards false, and the abstract search must not miss one).
+
+The command fields of Promela-derived Systems (:class:`absmc.ir.Command`) keep their meaning:
+
+* ``errors`` (checked before the guard): a condition that may hold gives an error outcome (a
+  possible model error, as above); the other outcomes are guarded by its negation.
+* ``asserts``: each abstract command checks ``must(cond)`` (an assertion that may fail fails
+  in the abstract System, so ``holds`` transfers); the choose-free search checks whether it
+  *surely* fails (:attr:`Abstraction.cf_asserts`). Possible errors while evaluating ``cond``
+  are possible model errors.
+* ``exclusive`` is copied. A concrete process P holding exclusive control gives it up where
+  it is blocked, and in the abstract System P's commands may be enabled where the concrete
+  ones are not: so P gets *release commands* (flag :data:`RELEASE`, a ``choose``, no effect,
+  no ``exclusive``), enabled where every ordinary command of P may yield no successor (its
+  guard may be false, or it may be a model error); in a chain they end it, so the abstract
+  System also stores the state other processes move from (one release guard per value of
+  P's program counter). Elsewhere they are self-loops.
+* ``timeout``: SPIN's rule (tried only where no other command is enabled) on the abstract
+  commands would be unsound — an abstract command may be enabled where the concrete one is
+  not, and then the concrete timeout is missed. A timeout command becomes an ordinary
+  abstract command whose guard also requires that every ordinary concrete command may yield
+  no successor (an over-approximation of "nothing else can move"; the flag is dropped,
+  :attr:`Abstraction.timeouts` keeps the plain guard for the choose-free search).
+* A chain that comes back to a state it passed yields no successor in absmc's semantics, so
+  the deadlock condition also holds where every ordinary command without ``exclusive`` may be
+  blocked and a command that may start such a cycle (a loop inside an atomic sequence,
+  :func:`_may_cycle`) may be enabled.
 """
 
 from __future__ import annotations
@@ -380,7 +407,7 @@ def _release_guards(
             out.append(conj([op("==", ref, const(k)), g]))
     # where no ordinary command of the process is, it is blocked (the abstract commands of its
     # timeout commands, which are ordinary ones in the abstract System, may still be enabled)
-    out.append(conj(op("!=", ref, const(k)) for k in dict.fromkeys(values)))
+    out.append(conj(op("!=", ref, const(k)) for k in dict.fromkeys(values) if k is not None))
     return out
 
 
