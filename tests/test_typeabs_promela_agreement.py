@@ -19,7 +19,8 @@ from absmc.engines.typeabs import OperatorLibrary, TypesOptions, build_abstracti
 from absmc.ir import TRUE, Property, System
 from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
-from absmc.ir.expr import Var, op
+from absmc.ir.expr import Var, op, substitute
+from absmc.ir.sorts import RangeSort
 
 from .strategies import _atom, finite_systems
 
@@ -27,12 +28,31 @@ DOMAINS = ["signs", "range(0,1)", "range(-1,1)", "modulo(2)", "set(0)", "set(-1,
 LIBRARY = OperatorLibrary()
 
 
+def _wrapping(system: System, name: str, sort: RangeSort) -> System:
+    """``system`` with variable ``name`` of ``sort`` (references renamed accordingly)."""
+    ren = {name: Var(name, sort)}
+    variables = tuple(replace(v, sort=sort) if v.name == name else v for v in system.variables)
+    commands = tuple(
+        replace(
+            c,
+            guard=substitute(c.guard, ren),
+            updates=tuple((n, substitute(e, ren)) for n, e in c.updates),
+        )
+        for c in system.commands
+    )
+    props = tuple(replace(p, expr=substitute(p.expr, ren)) for p in system.properties)
+    return system.with_(variables=variables, commands=commands, properties=props)
+
+
 @st.composite
 def promela_like(draw: st.DrawFn) -> tuple[System, TypesOptions]:
     """A random finite System whose commands use ``exclusive``, ``timeout``, ``asserts`` and
-    ``errors``, with one or two data variables bound to a library domain."""
+    ``errors`` (and, half of the time, whose ``d0`` is a wrap-around range, as Promela's
+    integers), with one or two data variables bound to a library domain."""
     base = draw(finite_systems())
-    data = [Var(v.name, v.sort) for v in base.data_vars]
+    if draw(st.booleans()):  # a Promela-like wrap-around integer (values may wrap)
+        base = _wrapping(base, "d0", RangeSort(-2, 2, "wrap"))
+    data = [Var(v.name, v.sort) for v in base.variables if v.name.startswith("d")]
     procs = [p.name for p in base.processes]
     cmds = []
     asserted = False
