@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Type-based abstraction on the DEOS-shaped examples (paper 001, Section 8).
 
-For ``examples/gcl/deos.gcl`` (defect) and ``deos_fixed.gcl`` (corrected) this prints:
+For ``examples/gcl/deos.gcl`` (defect) and ``deos_fixed.gcl`` (corrected), and their Promela
+versions ``examples/promela/deos.pml`` and ``deos_fixed.pml`` (atomic sequences, an assert),
+this prints:
 
 * exact search: states stored and time until the verdict (or until ``--max-states``);
 * ``--method types --abstract period_id=signs``: abstract states, choose-free states, time
@@ -27,7 +29,7 @@ from pathlib import Path
 from absmc.engines.explicit import check_explicit
 from absmc.engines.options import CheckOptions, Limits
 from absmc.engines.typeabs import TypesOptions, build_abstraction, check_types
-from absmc.lang.gcl import parse_gcl_file
+from absmc.lang.loader import load_model
 from absmc.lang.promela.export import to_promela
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +53,9 @@ def spin_time(text: str) -> tuple[int, float] | None:
             check=True,
             capture_output=True,
         )
-        out = subprocess.run(["./pan", "-c0", "-n"], cwd=d, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["./pan", "-c0", "-n", "-m10000000"], cwd=d, capture_output=True, text=True
+        ).stdout
         elapsed = time.monotonic() - t0
     m = re.search(r"(\d+) states, stored", out)
     return (int(m.group(1)) if m else -1), elapsed
@@ -62,8 +66,10 @@ def main() -> None:
     ap.add_argument("--max-states", type=int, default=1_000_000)
     ap.add_argument("--spin", action="store_true")
     args = ap.parse_args()
-    for name in ("deos", "deos_fixed"):
-        system = parse_gcl_file(ROOT / "examples" / "gcl" / f"{name}.gcl")
+    models = [f"gcl/{n}.gcl" for n in ("deos", "deos_fixed")]
+    models += [f"promela/{n}.pml" for n in ("deos", "deos_fixed")]
+    for name in models:
+        system = load_model(ROOT / "examples" / name)
         t0 = time.monotonic()
         exact = check_explicit(system, CheckOptions(limits=Limits(max_states=args.max_states)))
         t_exact = time.monotonic() - t0

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from absmc.engines.explicit import search
 from absmc.engines.typeabs import TypesOptions, build_abstraction
 from absmc.ir.compile import compile_system
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
+from absmc.lang.promela import load_promela
 
-from .conftest import GCL_EXAMPLES, run_cli
+from .conftest import EXAMPLES, GCL_EXAMPLES, run_cli
 from .spin import run_spin
 
 ARGS = ("--method", "types", "--abstract", "period_id=signs")
@@ -84,3 +87,27 @@ def test_abstract_gcl_parses_back_to_the_same_state_space() -> None:
 def test_export_options_are_checked() -> None:
     r = run_cli("export", str(GCL_EXAMPLES / "deos.gcl"), "--to", "gcl", "--abstract", "cp=signs")
     assert r.code == 2 and "need --method types" in r.err
+
+
+@pytest.mark.parametrize(("name", "violations"), [("deos", 6912), ("deos_fixed", 0)])
+def test_spin_explores_the_abstract_promela_deos_alike(
+    name: str, violations: int, tmp_path: Path
+) -> None:
+    """The abstraction of a Promela model keeps its atomic sequences (exclusive control, with
+    the release commands of the abstraction) and its assertions: SPIN stores exactly the
+    abstract states absmc stores and counts the same assertion violations."""
+    source = EXAMPLES / "promela" / f"{name}.pml"
+    model = tmp_path / f"{name}_abs.pml"
+    r = run_cli("export", str(source), *ARGS, "--to", "promela", "-o", str(model))
+    assert r.code == 0, r.err
+    text = model.read_text()
+    assert "atomic {" in text and "hold_1:" in text and "assert(" in text
+    spin = run_spin(model, tmp_path, spin_options=("-o1", "-o2"), optimize="-O0")
+    abstraction = build_abstraction(load_promela(source), TypesOptions(["period_id=signs"]))
+    ours = search(compile_system(abstraction.export_system()), keep_going=True)
+    assert spin.states == ours.states
+    assert 100_000 < ours.states < 200_000
+    counted = {p: v.count for p, v in ours.violations.items()}
+    assert spin.errors == sum(counted.values()) == violations
+    if violations:
+        assert list(counted) == ["assert@60"] and "assertion violated" in spin.output

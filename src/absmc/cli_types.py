@@ -86,6 +86,11 @@ def abstract_model_text(system: System, types: TypesOptions, target: str) -> str
         first, _, rest = text.partition("\n")
         comment = "\n".join(f"/* {h.replace('*/', '* /')} */" for h in head)
         return f"{first}\n{comment}\n{rest}"
+    if any(c.exclusive or c.asserts or c.errors or "timeout" in c.flags for c in abstract.commands):
+        raise ValueError(
+            "GCL has no atomic sequences, timeout or assertions on transitions: "
+            "export this abstract model with --to promela"
+        )
     return "\n".join(f"// {h}" for h in head) + "\n" + format_system(abstract)
 
 
@@ -350,6 +355,9 @@ def _print_suggestion(out: Console, system: System, prop: Property, model: str) 
     else:
         out.print("suggested: nothing to abstract (no integer variable influences it)")
     sl = sg.slice
+    if sl is None:
+        out.print("no slice: the model has atomic sequences or timeout")
+        return
     out.print(
         f"slice for {prop.name}: keeps {len(sl.system.commands)} of {len(system.commands)} "
         f"commands and {len(sl.system.variables)} of {len(system.variables)} variables"

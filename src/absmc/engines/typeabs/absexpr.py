@@ -252,7 +252,7 @@ class AbstractEvaluator:
                 out.extend(self._branch(c, e.args[1], e.args[2], d))
             return out
         table = self.ops.table(d, e.op)
-        if e.op == "neg":
+        if e.op in ("neg", "~"):
             res: list[Alt] = []
             for a in self.value(e.args[0], ctx, d):
                 for at in self.tokens(a, d):
@@ -404,6 +404,17 @@ class AbstractEvaluator:
                 parts.append(a.guard)
             elif a.value != FALSE:
                 parts.append(conj([*a.conds, _v(a)]))
+        return disj(parts)
+
+    def surely_false(self, e: Expr) -> Expr:
+        """The abstract states in which ``e`` evaluates to false through deterministic abstract
+        operations only (no ``choose``): every concrete state they abstract falsifies ``e``
+        (the choose-free search's view of a failing assertion, §7)."""
+        parts: list[Expr] = []
+        for a in self._feasible(e):
+            if a.error or a.choice or a.value == TRUE:
+                continue
+            parts.append(a.guard if a.value == FALSE else conj([*a.conds, neg(_v(a))]))
         return disj(parts)
 
     def may_be_false(self, e: Expr) -> Expr:

@@ -7,10 +7,14 @@ choose-free search for feasible counterexamples (paper 001, §§3-7, Fig. 4).
    ``holds`` for the concrete System (the abstraction over-approximates its behaviours and the
    abstract property under-approximates the concrete one, §3.2).
 3. For each property with an abstract violation, search again along *choose-free* paths only
-   (§7, Fig. 4: commands marked ``choose`` are left out). A violation found there is a real
-   execution: its commands are mapped back to the concrete ones and **replayed** on the
-   concrete System; when the concrete final state violates the property, the verdict is
-   ``violated`` with that concrete trace.
+   (§7, Fig. 4: commands marked ``choose`` lead to dead states,
+   :meth:`~absmc.engines.typeabs.generate.Abstraction.choose_free`). A violation found there
+   follows deterministic abstract steps: its commands are mapped back to the concrete ones
+   (a chain of exclusive commands to the concrete chain label, :func:`concrete_path`) and
+   **replayed** on the concrete System; when the replay executes and the concrete final state
+   (or last command) violates the property, the verdict is ``violated`` with that concrete
+   trace. A sure violation (every concretization violates) is tried first, then a possible
+   one.
 4. Otherwise the verdict is ``unknown``: the abstract counterexample uses ``choose`` and may be
    spurious; it is reported (with token names) for the user to inspect.
 """
@@ -21,17 +25,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from absmc.engines.explicit.replay import ReplayError, command_source, replay, run_path
-from absmc.engines.explicit.search import SearchOutcome, search
+from absmc.engines.explicit.replay import (
+    ReplayError,
+    command_source,
+    command_text,
+    replay,
+    run_path,
+)
+from absmc.engines.explicit.search import SearchOutcome, Violation, search
 from absmc.engines.explicit.store import ExactStore
 from absmc.engines.options import CheckOptions, OptionError, Selection, select_properties
 from absmc.engines.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.engines.typeabs.basl import load_basl
 from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
-from absmc.engines.typeabs.generate import Abstraction, abstract_system, domains_note
+from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
 from absmc.engines.typeabs.infer import Rest, Typing, infer, parse_bindings
 from absmc.engines.typeabs.operators import OperatorLibrary
-from absmc.ir.compile import CompiledSystem, compile_system
+from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 
 METHOD = "types"
@@ -102,6 +112,12 @@ def _search_properties(abstraction: Abstraction, selection: Selection) -> list[P
     return props
 
 
+def _failing(system: System, prop: str) -> bool:
+    """True when a counterexample of ``prop`` ends with the command that fails (a model error
+    or an assertion) rather than in a violating state."""
+    return prop == NO_MODEL_ERROR or (prop != NO_DEADLOCK and _kind(system, prop) == "assert")
+
+
 def abstract_trace(
     abstraction: Abstraction,
     compiled: CompiledSystem,
@@ -109,41 +125,163 @@ def abstract_trace(
     index: Sequence[int],
     prop: str,
 ) -> Trace:
-    """The trace of an abstract path (indices into ``compiled``'s System; ``index`` maps them
-    to abstract command indices): abstract states with token names, each step showing the
-    concrete command it abstracts (``[choose]`` when the step resolved a choice)."""
-    steps_path = list(path[:-1]) if prop == NO_MODEL_ERROR and path else list(path)
+    """The trace of an abstract path (successor labels of ``compiled``, whose System is the
+    abstract one or the choose-free one; ``index`` maps its commands to abstract command
+    indices): abstract states with token names, one row per command of a chain, each showing
+    the concrete command it abstracts (``[choose]`` when the step resolved a choice)."""
+    concrete = abstraction.concrete
+    failing = _failing(concrete, prop) and bool(path)
+    steps_path = list(path[:-1]) if failing else list(path)
     states = run_path(compiled, steps_path)
     steps = [TraceStep(0, abstraction.show(states[0]))]
-    concrete = abstraction.concrete
-    for k, ci in enumerate(steps_path, start=1):
-        ai = index[ci]
-        oi = abstraction.origin[ai]
-        cmd = concrete.commands[oi]
-        mark = " [choose]" if abstraction.is_choose(ai) else ""
-        steps.append(
-            TraceStep(
-                k,
-                abstraction.show(states[k]),
-                process=cmd.process,
-                command=cmd.text() + mark,
-                source=command_source(concrete, oi),
-                command_index=oi,
+
+    def rows(state: State, cmds: Sequence[int]) -> State:
+        for ci in cmds:
+            nxt = compiled.step(ci, state)
+            compiled.errors.clear()
+            if nxt is None:  # pragma: no cover - run_path checked the path
+                raise ReplayError(f"abstract command {ci} is not enabled")
+            state = nxt
+            ai = index[ci]
+            oi = abstraction.origin[ai]
+            if oi < 0:  # a release command: exclusive control ends, nothing changes
+                continue
+            mark = " [choose]" if abstraction.is_choose(ai) else ""
+            cmd = concrete.commands[oi]
+            steps.append(
+                TraceStep(
+                    len(steps),
+                    abstraction.show(state),
+                    process=cmd.process,
+                    command=command_text(concrete, oi) + mark,
+                    source=command_source(concrete, oi),
+                    command_index=oi,
+                )
             )
-        )
+        return state
+
+    for k, label in enumerate(steps_path):
+        rows(states[k], compiled.expand(label))
     trace = Trace(steps, replayed=False)
-    if prop == NO_MODEL_ERROR and path:
-        ai = index[path[-1]]
-        cmd = concrete.commands[abstraction.origin[ai]]
-        msg = abstraction.errors.get(ai, "a model error")
-        trace.note = f"next, {cmd.process} may execute '{cmd.text()}': {msg}"
+    if failing:
+        chain = compiled.expand(path[-1])
+        rows(states[-1], chain[:-1])
+        ai = index[chain[-1]]
+        oi = abstraction.origin[ai]
+        what = abstraction.errors.get(ai, "a model error")
+        if prop != NO_MODEL_ERROR:
+            what = f"assertion {prop} may fail"
+        trace.note = (
+            f"next, {concrete.commands[oi].process} may execute "
+            f"'{command_text(concrete, oi)}': {what}"
+        )
     elif prop == NO_DEADLOCK:
         trace.note = "every guard may be false in the last abstract state: possible deadlock"
     return trace
 
 
+def concrete_path(
+    concrete: CompiledSystem, steps: Sequence[tuple[int, ...]], failing: str | None = None
+) -> tuple[list[int], str] | None:
+    """The successor labels of ``concrete`` for a path given as concrete command sequences
+    (one per step: a chain of exclusive commands is one step), or ``None`` when some step is
+    not a step of the concrete System from the state reached (e.g. a chain the concrete
+    process would continue). With ``failing``, the last step is one that fails that property
+    (a model error or an assertion) and its label is the one the failure is reported with.
+    Returns the labels and, with ``failing``, the concrete failure's message."""
+    state = concrete.initial
+    out: list[int] = []
+    for k, seq in enumerate(steps):
+        succ = concrete.successors(state)
+        errs = list(concrete.errors)
+        concrete.errors.clear()
+        if failing is not None and k == len(steps) - 1:
+            hit = next(
+                ((c, m) for c, m, p in errs if p == failing and concrete.expand(c) == seq), None
+            )
+            if hit is None:
+                return None
+            out.append(hit[0])
+            return out, hit[1]
+        nxt = next(((c, t) for c, t in succ if concrete.expand(c) == seq), None)
+        if nxt is None:
+            return None
+        out.append(nxt[0])
+        state = nxt[1]
+    return out, ""
+
+
+def _concrete_steps(
+    abstraction: Abstraction, compiled: CompiledSystem, index: Sequence[int], path: Sequence[int]
+) -> list[tuple[int, ...]]:
+    """The concrete commands of each step of an abstract path (release commands dropped)."""
+    out = []
+    for label in path:
+        cmds = (abstraction.origin[index[ci]] for ci in compiled.expand(label))
+        out.append(tuple(oi for oi in cmds if oi >= 0))
+    return out
+
+
 def _steps(n: int) -> str:
     return f"{n} step{'s' if n != 1 else ''}"
+
+
+def _confirm(
+    abstraction: Abstraction,
+    concrete: CompiledSystem,
+    cf_compiled: CompiledSystem,
+    cf_index: Sequence[int],
+    name: str,
+    cfv: Violation,
+) -> tuple[Verdict, str, Trace]:
+    """Map a choose-free counterexample back to the concrete commands (chains included) and
+    replay it (§7): ``violated`` with the concrete trace when it executes and violates
+    ``name``; otherwise ``unknown`` with the abstract trace and why."""
+    steps = _concrete_steps(abstraction, cf_compiled, cf_index, cfv.path)
+    failing = name if _failing(abstraction.concrete, name) else None
+    found = concrete_path(concrete, steps, failing)
+    n = sum(len(s) for s in steps)
+    if found is not None:
+        path, failure = found
+        try:
+            trace = replay(concrete, name, path)
+            if failing is not None:
+                message = failure
+            elif name == NO_DEADLOCK:
+                message = "deadlock: no command is enabled"
+            else:
+                message = f"{_kind(abstraction.concrete, name)} '{name}' violated"
+            return (
+                Verdict.VIOLATED,
+                f"{message}; choose-free counterexample of {_steps(n)}, "
+                "replayed on the concrete model",
+                trace,
+            )
+        except ReplayError as err:
+            why = (
+                f"the choose-free abstract counterexample of {_steps(n)} does not violate the "
+                f"concrete property ({err}): the abstract property is weaker"
+            )
+    else:
+        why = (
+            f"the choose-free abstract counterexample of {_steps(n)} is not a run of the "
+            "concrete model (an overflow, or a step the concrete model takes differently)"
+        )
+    return Verdict.UNKNOWN, why, abstract_trace(abstraction, cf_compiled, cfv.path, cf_index, name)
+
+
+def _result(
+    name: str,
+    kind: str,
+    verdict: Verdict,
+    reason: str,
+    stats: Stats,
+    trace: Trace | None,
+    abstracted: dict[str, str],
+) -> PropertyResult:
+    return PropertyResult(
+        name, kind, METHOD, verdict, reason, stats, trace, extra={"abstracted": abstracted}
+    )
 
 
 def check_types(
@@ -178,8 +316,8 @@ def check_types(
     cf_compiled: CompiledSystem | None = None
     cf_index: tuple[int, ...] = ()
     if pending:
-        cf_system, cf_index = abstraction.choose_free()
-        cf_compiled = compile_system(cf_system, props)
+        cf_system, cf_index, cf_props = abstraction.choose_free(props)
+        cf_compiled = compile_system(cf_system, cf_props)
         cf_outcome = search(
             cf_compiled,
             ExactStore(),
@@ -207,7 +345,8 @@ def check_types(
     for name in names:
         kind = _kind(system, name)
         v = outcome.violations.get(name)
-        cfv = cf_outcome.violations.get(name) if cf_outcome is not None else None
+        found = cf_outcome.violations if cf_outcome is not None else {}
+        cfvs = [x for x in (found.get(name), found.get(name + MAY)) if x is not None]
         verdict, trace = Verdict.UNKNOWN, None
         if v is None and outcome.stopped is None:
             verdict = Verdict.HOLDS
@@ -215,25 +354,17 @@ def check_types(
                 f"holds on the abstraction: no violation in the {outcome.states} reachable "
                 "abstract states (exhaustive search)"
             )
-        elif cfv is not None:
+        elif cfvs:
             assert cf_compiled is not None
-            path = [abstraction.origin[cf_index[i]] for i in cfv.path]
-            try:
-                trace = replay(concrete, name, path)
-                verdict = Verdict.VIOLATED
-                reason = (
-                    f"{cfv.message}; choose-free counterexample of {_steps(len(path))}, "
-                    "replayed on the concrete model"
+            for cfv in cfvs:  # a sure violation first, then a possible one
+                verdict, reason, trace = _confirm(
+                    abstraction, concrete, cf_compiled, cf_index, name, cfv
                 )
-            except ReplayError as err:
-                trace = abstract_trace(abstraction, cf_compiled, cfv.path, cf_index, name)
-                reason = (
-                    f"the choose-free abstract counterexample of {_steps(len(path))} does not "
-                    f"violate the concrete property ({err}): the abstract property is weaker"
-                )
+                if verdict is Verdict.VIOLATED:
+                    break
         elif v is not None:
             trace = abstract_trace(abstraction, compiled, v.path, identity, name)
-            n = len(v.path)
+            n = len(trace.steps) - 1 + (1 if trace.note and _failing(system, name) else 0)
             reason = (
                 f"abstract counterexample of {_steps(n)} uses choose and may be spurious; "
                 "no choose-free counterexample exists"
@@ -241,18 +372,7 @@ def check_types(
             )
         else:
             reason = outcome.stopped or "abstract search incomplete"
-        results.append(
-            PropertyResult(
-                name,
-                kind,
-                METHOD,
-                verdict,
-                reason,
-                stats,
-                trace,
-                extra={"abstracted": abstracted},
-            )
-        )
+        results.append(_result(name, kind, verdict, reason, stats, trace, abstracted))
     notes = [
         domains_note(abstraction.typing),
         f"abstract System: {len(abstraction.system.commands)} commands "

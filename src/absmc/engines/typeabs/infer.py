@@ -32,7 +32,7 @@ from absmc.engines.options import OptionError
 from absmc.engines.typeabs.domains import Domain, point
 from absmc.ir.expr import COMPARE_OPS, LOGIC_OPS, Const, Expr, Op, Var
 from absmc.ir.printer import format_expr
-from absmc.ir.sorts import BoolSort
+from absmc.ir.sorts import BoolSort, IntSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import System
 
@@ -143,6 +143,19 @@ def value_vars(e: Expr) -> frozenset[str]:
     return frozenset()
 
 
+def is_data(system: System, name: str) -> bool:
+    """True for an integer variable that holds data: an unbounded ``int``, or a wrap-around
+    range wider than a byte that is no process's program counter (Promela's ``short``,
+    ``int``); GCL's finite ranges and Promela's ``byte`` counters count as control (they can
+    still be bound with ``--abstract``)."""
+    sort = system.by_name[name].sort
+    if isinstance(sort, IntSort):
+        return True
+    if not isinstance(sort, RangeSort) or sort.overflow != "wrap" or sort.size <= 256:
+        return False
+    return all(p.pc != name for p in system.processes)
+
+
 def _where(span: SourceSpan | None) -> str:
     return f" at {span.file}:{span.line}" if span is not None else ""
 
@@ -226,6 +239,8 @@ def _check_all(system: System, domains: Mapping[str, Domain]) -> None:
     for c in system.commands:
         exprs.append(c.guard)
         exprs.extend(rhs for _, rhs in c.updates)
+        exprs.extend(cond for _, cond in c.asserts)
+        exprs.extend(cond for cond, _ in c.errors)
     exprs.extend(p.expr for p in system.properties)
     if system.valid_end is not None:
         exprs.append(system.valid_end)
@@ -248,8 +263,8 @@ def infer(system: System, bindings: Mapping[str, Domain], rest: Rest = "concrete
     if rest == "point":
         keep = _flows_into_fine(system, domains)
         pt = point()
-        for v in system.data_vars:
-            if v.name not in domains and v.name not in keep:
+        for v in system.variables:
+            if is_data(system, v.name) and v.name not in domains and v.name not in keep:
                 domains[v.name] = pt
                 reasons[v.name] = "not reached by inference: --rest point"
         _propagate(system, domains, bindings, reasons)

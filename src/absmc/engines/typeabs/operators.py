@@ -40,8 +40,11 @@ from absmc.logic import Prover, Validity
 #: binary operators with generated tables, in display order
 BINARY_OPS: Final = ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=")
 ARITH_OPS: Final = ("+", "-", "*", "/", "%")
-#: every operator a table can be asked for
+#: every operator a table can be generated for
 ALL_OPS: Final = (*BINARY_OPS, "neg")
+#: C's bit operators (Promela data, packed channels): the logic layer has no theory for them,
+#: so their tables are the most general ones (every token possible: safe, no prover calls)
+BIT_OPS: Final = ("&", "|", "^", "<<", ">>", "~")
 
 N1: Final = Var("n1", INT)
 N2: Final = Var("n2", INT)
@@ -62,8 +65,8 @@ class OpTable:
     table, ``witnessed`` those a concrete witness refuted before the prover was asked
     (``checks - witnessed`` prover calls), ``undecided`` those the prover could not decide.
     ``zero_divisors`` are the divisor tokens of ``/`` and ``%`` whose values include 0 (a
-    possible model error). ``source`` is ``"generated"`` or ``"user"`` (written in a BASL file
-    and checked safe).
+    possible model error). ``source`` is ``"generated"``, ``"user"`` (written in a BASL file
+    and checked safe) or, for the bit operators of :data:`BIT_OPS`, ``"most general ..."``.
     """
 
     domain: Domain
@@ -96,7 +99,7 @@ class OpTable:
         """The table for display: a header row, then one row per left operand token (for
         ``neg`` a single column of results)."""
         toks = self.domain.tokens
-        if self.op == "neg":
+        if self.op in ("neg", "~"):
             return [["arg", "result"]] + [
                 [t, "{" + ", ".join(self.result_names(i)) + "}"] for i, t in enumerate(toks)
             ]
@@ -149,7 +152,7 @@ def _outcome_goal(domain: Domain, o: str, result: Expr, outcome: int) -> Expr:
 
 def _arg_tuples(domain: Domain, o: str) -> list[tuple[int, ...]]:
     k = domain.size
-    if o == "neg":
+    if o in ("neg", "~"):
         return [(a,) for a in range(k)]
     return [(a, b) for a in range(k) for b in range(k)]
 
@@ -200,7 +203,11 @@ def zero_divisors(domain: Domain, o: str) -> frozenset[int]:
 def generate_table(domain: Domain, o: str, prover: Prover, witnesses: bool = True) -> OpTable:
     """Generate the abstract operator ``o`` on ``domain`` by elimination (module docstring);
     ``witnesses`` tries concrete values before the prover. Raises ``ValueError`` for an
-    operator outside :data:`ALL_OPS`."""
+    operator outside :data:`ALL_OPS` and :data:`BIT_OPS` (whose tables keep every token)."""
+    if o in BIT_OPS:
+        every = frozenset(range(domain.size))
+        top = {args: every for args in _arg_tuples(domain, o)}
+        return OpTable(domain, o, top, source="most general (no theory for bit operators)")
     if o not in ALL_OPS:
         raise ValueError(f"no abstract operator for {o!r}")
     t0 = prover.stats.time_s

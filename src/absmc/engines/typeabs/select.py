@@ -21,9 +21,9 @@ reads, since a failing command does not execute). The slice preserves the select
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from absmc.engines.typeabs.infer import value_vars
+from absmc.engines.typeabs.infer import is_data, value_vars
 from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
     COMPARE_OPS,
@@ -38,7 +38,7 @@ from absmc.ir.expr import (
     subexpressions,
 )
 from absmc.ir.printer import format_expr
-from absmc.ir.sorts import IntSort, RangeSort
+from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, Property, System
 
 
@@ -114,9 +114,23 @@ class Slice:
     removed_variables: tuple[str, ...]
 
 
+def uses_control_fields(system: System) -> bool:
+    """True when some command has ``exclusive`` or the ``timeout`` flag: whether a command is
+    enabled then depends on the other commands, which a slice removes."""
+    return any(c.exclusive is not None or "timeout" in c.flags for c in system.commands)
+
+
 def slice_system(system: System, properties: Sequence[Property]) -> Slice:
     """The slice of ``system`` for ``properties`` (module docstring): only the commands that
-    assign a relevant variable, only relevant variables and updates, only ``properties``."""
+    assign a relevant variable, only relevant variables and updates, only ``properties``
+    (commands keep their assertions and error conditions). Raises ``ValueError`` for a System
+    with exclusive control or ``timeout`` (Promela's ``atomic`` and ``timeout``: removing
+    commands would change when the others may run)."""
+    if uses_control_fields(system):
+        raise ValueError(
+            "cannot slice a model with atomic sequences or timeout (removing commands would "
+            "change when the others may run)"
+        )
     dep = dependence(system, properties, for_slice=True)
     keep = set(dep.relevant)
     commands: list[Command] = []
@@ -126,7 +140,7 @@ def slice_system(system: System, properties: Sequence[Property]) -> Slice:
             removed.append(c.index)
             continue
         ups = tuple((n, e) for n, e in c.updates if n in keep)
-        commands.append(Command(c.process, c.guard, ups, c.label, c.span, -1, c.flags))
+        commands.append(replace(c, updates=ups, index=-1))
     procs = tuple(p for p in system.processes if any(c.process == p.name for c in commands))
     variables = tuple(v for v in system.variables if v.name in keep)
     sliced = System(
@@ -166,7 +180,8 @@ class Suggestion:
     dependence: Dependence
     candidates: list[Candidate]
     bindings: list[tuple[str, str]]
-    slice: Slice
+    #: ``None`` for a model with exclusive control or timeout (see :func:`slice_system`)
+    slice: Slice | None
 
 
 def _comparisons(e: Expr, name: str) -> list[tuple[str, Expr, Expr]]:
@@ -246,9 +261,8 @@ def _suggest_domain(
             elif isinstance(rhs, Op) and rhs.op in ("+", "-") and n in free_vars(rhs):
                 increments = True
     for v in family:
-        var = system.by_name.get(v)
-        if var is not None and isinstance(var.sort, IntSort):
-            assigned.add(var.init)
+        if v in system.by_name and is_data(system, v):
+            assigned.add(system.by_name[v].init)
     why = ", ".join(dict.fromkeys(words)) or "no comparison with a constant"
     if assigned:
         why += f"; assigned {', '.join(map(str, sorted(assigned)))}"
@@ -274,8 +288,7 @@ def suggest(system: System, prop: Property) -> Suggestion:
     exprs = [prop.expr, *guards]
     candidates: list[Candidate] = []
     for name in dep.relevant:
-        v = system.by_name[name]
-        if not isinstance(v.sort, IntSort):
+        if not is_data(system, name):
             continue
         occ = sum(1 for g in guards for a in atoms(g) if name in free_vars(a))
         role = (
@@ -288,9 +301,7 @@ def suggest(system: System, prop: Property) -> Suggestion:
             f"{o} {format_expr(other)}" for e in exprs for o, _, other in _comparisons(e, name)
         ]
         family = {name} | {
-            w
-            for w in dep.relevant
-            if isinstance(system.by_name[w].sort, IntSort) and name in _sources(system, w)
+            w for w in dep.relevant if is_data(system, w) and name in _sources(system, w)
         }
         domain, reason = _suggest_domain(system, family, exprs)
         candidates.append(
@@ -311,7 +322,8 @@ def suggest(system: System, prop: Property) -> Suggestion:
             if o not in chosen and by_name[o].domain is not None:
                 chosen.add(o)
                 bindings.append((o, by_name[o].domain or "point"))
-    return Suggestion(prop.name, dep, candidates, bindings, slice_system(system, [prop]))
+    sliced = None if uses_control_fields(system) else slice_system(system, [prop])
+    return Suggestion(prop.name, dep, candidates, bindings, sliced)
 
 
 def _copies_only(system: System, name: str) -> bool:
@@ -319,5 +331,5 @@ def _copies_only(system: System, name: str) -> bool:
     originate elsewhere)."""
     rhss = [rhs for c in system.commands for n, rhs in c.updates if n == name]
     return bool(rhss) and all(
-        isinstance(r, Var) and r.name != name and isinstance(r.var_sort, IntSort) for r in rhss
+        isinstance(r, Var) and r.name != name and is_data(system, r.name) for r in rhss
     )
