@@ -108,3 +108,28 @@ def test_export_refuses_variables_wider_than_spin_int() -> None:
     system = load_promela(SHARED / "benchmarks" / "promela" / "sort.pml")
     with pytest.raises(ValueError, match=r"cannot export 'q\[0\]#data' .* 32 bits"):
         to_promela(system)
+
+
+def test_gcl_export_refuses_what_gcl_cannot_express() -> None:
+    r = run_cli("export", "../shared/benchmarks/promela/peterson.pml", "--to", "gcl")
+    assert r.code == 2
+    assert "GCL cannot express" in r.err and "Traceback" not in r.err
+
+
+def test_gcl_export_renames_names_that_are_not_identifiers() -> None:
+    from absmc.ir import INT, Command, Process, Property, System, Variable
+    from absmc.ir.expr import Var, const, op
+    from absmc.lang.gcl.export import to_gcl
+
+    x = Var("a[0]", INT)
+    system = System(
+        (Variable("a[0]", INT), Variable("var", INT)),
+        (Process("P(0)"),),
+        (Command("P(0)", op("<", x, const(3)), (("a[0]", op("+", x, const(1))),), "l@1"),),
+        (Property("assert@1", "invariant", op("<=", x, const(3))),),
+    )
+    text = to_gcl(system)
+    again = parse_gcl(text, "renamed.gcl")
+    assert [v.name for v in again.variables] == ["a_0_", "_var"]
+    assert again.commands[0].label == "l_1"
+    assert search(compile_system(again), keep_going=True).states == 4

@@ -510,9 +510,9 @@ def export(
 
             text = to_promela(system)
         else:
-            from absmc.ir.printer import format_system
+            from absmc.lang.gcl.export import to_gcl
 
-            text = format_system(system)
+            text = to_gcl(system)
         if output is None:
             click.echo(text, nl=False)
         else:
