@@ -143,7 +143,9 @@ def replay(compiled: CompiledSystem, prop: str, path: Sequence[int]) -> Trace:
     """Replay a counterexample for property ``prop`` and return its trace.
 
     * a state property: the final state must violate it;
-    * ``no-deadlock``: the final state must have no successor and not be a valid end state;
+    * ``no-deadlock``: the final state must have no successor, not be a valid end state, and
+      no command may be a model error there (the search does not report such a state as a
+      deadlock either);
     * ``no-model-error`` and ``assert`` properties: the last label of ``path`` must cause the
       error in the state before it (the trace ends in that state; ``note`` says what the
       command does wrong).
@@ -158,9 +160,13 @@ def replay(compiled: CompiledSystem, prop: str, path: Sequence[int]) -> Trace:
     last = states[-1]
     if prop == NO_DEADLOCK:
         succ = compiled.successors(last)
+        # as in the search: a state where a command is a model error is not a deadlock
+        failed = any(p == NO_MODEL_ERROR for _, _, p in compiled.errors)
         compiled.errors.clear()
         if succ or compiled.valid_end(last):
             raise ReplayError("the final state of a deadlock trace has a successor")
+        if failed:
+            raise ReplayError("in the final state of a deadlock trace a command fails")
         trace = to_trace(compiled, states, path)
         trace.note = "deadlock: no command is enabled in the last state"
         return trace
