@@ -83,7 +83,11 @@ from absmc.engines.fourvalued.effect import (
     touches_abstraction,
 )
 from absmc.engines.fourvalued.partition import Partition, negation_of, partition
-from absmc.engines.fourvalued.semantics import enabled_cleanly, enabled_or_failing
+from absmc.engines.fourvalued.semantics import (
+    enabled_cleanly,
+    enabled_or_failing,
+    system_without_masks,
+)
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.expr import (
     FALSE,
@@ -605,7 +609,10 @@ def build_abstraction(
     t0 = time.monotonic()
     prover = prover or Prover()
     preds = tuple(system.predicates if predicates is None else predicates)
-    part = partition(system, preds, property_atoms(system, checked))
+    # C's truncations (bit masks) as arithmetic for the solver: the partition and the tables
+    # read the rewritten commands; copied commands and replays keep the original ones
+    work = system_without_masks(system)
+    part = partition(work, preds, property_atoms(work, checked))
     stats = AbstractionStats()
     if shortcut and not part.abstracted:
         stats.copied_commands = len(system.commands)
@@ -618,7 +625,7 @@ def build_abstraction(
     cache: dict[tuple[object, ...], CommandAbstraction] = {}
     tables: list[CommandAbstraction | None] = []
     checks0 = prover.stats.calls
-    for c in system.commands:
+    for c in work.commands:
         if not touches_abstraction(part, c):
             tables.append(None)
             stats.copied_commands += 1
@@ -631,7 +638,7 @@ def build_abstraction(
             stats.cache_hits += 1
             tables.append(replace(hit, command=c))
             continue
-        ca = abstract_command(system, part, c, prover, checked_names)
+        ca = abstract_command(work, part, c, prover, checked_names)
         cache[key] = ca
         stats.enumerations += 1
         stats.models += ca.models

@@ -15,6 +15,7 @@ to evaluate left to right (it tests a divisor before dividing by it).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from absmc.ir.expr import (
     TRUE,
@@ -28,6 +29,7 @@ from absmc.ir.expr import (
     free_vars,
     neg,
     op,
+    transform,
 )
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, System
@@ -114,6 +116,46 @@ def range_ok(system: System, command: Command) -> Expr:
 
 
 Asserts = Sequence[tuple[str, Expr]]
+
+
+def without_masks(e: Expr) -> Expr:
+    """``e`` with every ``a & (2^k - 1)`` written ``((a % 2^k) + 2^k) % 2^k``: the same value on
+    unbounded integers (the low ``k`` bits), in arithmetic the solver takes. The Promela front end
+    writes C's truncations this way (``(x + 1 + 2^31 & 2^32 - 1) - 2^31`` for an ``int``)."""
+
+    def fn(x: Expr) -> Expr | None:
+        if isinstance(x, Op) and x.op == "&":
+            a, b = x.args
+            for mask, other in ((b, a), (a, b)):
+                if (
+                    isinstance(mask, Const)
+                    and mask.value > 0
+                    and (mask.value + 1) & mask.value == 0
+                ):
+                    m = const(mask.value + 1)
+                    return op("%", op("+", op("%", other, m), m), m)
+        return None
+
+    return transform(e, fn)
+
+
+def system_without_masks(system: System) -> System:
+    """``system`` with :func:`without_masks` applied to every command (``system`` itself when
+    no command has such a mask)."""
+
+    def fix(c: Command) -> Command:
+        return replace(
+            c,
+            guard=without_masks(c.guard),
+            updates=tuple((n, without_masks(e)) for n, e in c.updates),
+            asserts=tuple((n, without_masks(e)) for n, e in c.asserts),
+            errors=tuple((without_masks(e), m) for e, m in c.errors),
+        )
+
+    fixed = tuple(fix(c) for c in system.commands)
+    if fixed == system.commands:
+        return system
+    return system.with_(commands=fixed)
 
 
 def command_reads(command: Command) -> frozenset[str]:
