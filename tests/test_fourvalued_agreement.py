@@ -130,7 +130,7 @@ def featured_systems(draw: st.DrawFn) -> tuple[System, list[Expr]]:
     return system.with_(commands=tuple(commands), properties=props), predicates
 
 
-@settings(max_examples=150, **SETTINGS)  # type: ignore[call-overload]
+@settings(max_examples=120, **SETTINGS)  # type: ignore[call-overload]
 @given(featured_systems())
 def _promela_agreement(case: tuple[System, list[Expr]]) -> None:
     system, predicates = case
@@ -159,7 +159,7 @@ def _promela_agreement(case: tuple[System, list[Expr]]) -> None:
 
 
 def test_promela_features_t_is_never_wrong_and_f_always_replays() -> None:
-    """150 random finite systems with atomic chains, timeout, assertions and error conditions."""
+    """120 random finite systems with atomic chains, timeout, assertions and error conditions."""
     SEEN.clear()
     _promela_agreement()
     for key in ["t with abstraction", "f with abstraction", "⊥ with abstraction"]:
