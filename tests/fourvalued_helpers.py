@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from absmc.engines.result import Trace
-from absmc.ir.evaluate import EvalError, env_of, evaluate, execute
+from absmc.ir.evaluate import EvalError, env_of, evaluate, execute, reference_steps
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 
 
@@ -19,7 +19,8 @@ def with_initial(system: System, name: str, value: int) -> System:
 
 def reexecute(system: System, trace: Trace, prop: str) -> None:
     """Assert that ``trace`` is a run of ``system`` from its initial state that violates
-    ``prop``, using :mod:`absmc.ir.evaluate` only."""
+    ``prop``, using :mod:`absmc.ir.evaluate` only (each row of the trace is one command; a
+    failing transition ends the trace in the state before the failing command)."""
     state = system.initial_state()
     assert system.state_dict(state) == trace.steps[0].state
     for step in trace.steps[1:]:
@@ -32,15 +33,33 @@ def reexecute(system: System, trace: Trace, prop: str) -> None:
         failing = [c for c in system.commands if _fails(system, c.index, state)]
         assert failing, "no command fails in the last state"
     elif prop == NO_DEADLOCK:
-        assert all(execute(system, c, state) is None for c in system.commands)
+        # the reference semantics of one search step (timeout, exclusive chains)
+        successors, errors = reference_steps(system, state)
+        assert not successors and not any(p == NO_MODEL_ERROR for _, p in errors)
+        end = system.valid_end
+        assert end is None or not evaluate(end, env_of(system, state))
+    elif system.get_property(prop).kind == "assert":
+        env = env_of(system, state)
+        assert any(
+            not _fails(system, c.index, state)
+            and execute(system, c, state) is not None
+            and not evaluate(cond, env)
+            for c in system.commands
+            for name, cond in c.asserts
+            if name == prop
+        ), f"no command violates {prop} in the last state"
     else:
         p = system.get_property(prop)
         assert evaluate(p.bad, env_of(system, state))
 
 
 def _fails(system: System, index: int, state: tuple[int, ...]) -> bool:
+    command = system.commands[index]
+    env = env_of(system, state)
     try:
-        execute(system, system.commands[index], state)
+        if any(evaluate(cond, env) for cond, _ in command.errors):
+            return True
+        execute(system, command, state)
     except EvalError:
         return True
     return False

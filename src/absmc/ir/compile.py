@@ -17,7 +17,8 @@ generated module defines:
 * exclusive control: after a command with ``exclusive = P`` only P's commands are tried from the
   reached state, which is not returned (not stored) unless P is blocked there; the chain ends at
   the first command without ``exclusive`` (SPIN's ``atomic``: intermediate states of an atomic
-  sequence are not stored). A chain that comes back to a state it already passed is cut there.
+  sequence are not stored). A chain that comes back to a state it already passed is cut there
+  (:attr:`CompiledSystem.cut_chains` counts the cuts).
 * ``step(label, s)``: the successor of ``s`` under one command (no chaining), or ``None``.
 * ``ok(s) -> bool``: every compiled state property holds in ``s`` (the fast path of property
   checking); ``violated(s) -> list[int]``: indices (into ``CompiledSystem.properties``) of
@@ -190,6 +191,14 @@ class CompiledSystem:
     state_checks: bool = True
     #: the fused breadth-first expander (see ``_Gen.expander``), when there are no state checks
     expand_level: Callable[..., tuple[int, int, list[Any]]] | None = None
+    _cuts: list[int] = field(default_factory=lambda: [0], repr=False)
+
+    @property
+    def cut_chains(self) -> int:
+        """How often an exclusive chain came back to a state it had passed and was cut there,
+        over all successor computations so far (a chain whose every branch is cut yields no
+        successor: a process looping forever inside ``atomic``)."""
+        return self._cuts[0]
 
     @property
     def initial(self) -> State:
@@ -684,6 +693,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     chains: list[tuple[int, ...]] = []
     chain_ids: dict[tuple[int, ...], int] = {}
     ncmd = len(system.commands)
+    cuts = [0]
 
     def range_error(ci: int, checks: list[tuple[int, str, int, int]]) -> None:
         for value, name, lo, hi in checks:
@@ -723,6 +733,8 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
                 elif (t2, f2) not in seen:
                     seen.add((t2, f2))
                     stack.append(((*ch, ci), t2, f2))
+                else:
+                    cuts[0] += 1
 
     ns: dict[str, Any] = dict(_RUNTIME)
     ns.update({"_errors": errors, "_range_error": range_error, "_close": close})
@@ -754,4 +766,5 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         step=step,
         state_checks=not fused,
         expand_level=ns.get("_expand"),
+        _cuts=cuts,
     )

@@ -8,12 +8,16 @@ explicit engine. For each property:
   so no concrete state is bad;
 * **f** (``violated``) when the must System violates it: every concrete state represented along
   the must-path has a successor in the next abstract state, so a concrete counterexample exists.
-  It is built by executing the path's concrete commands from the initial state (IR commands are
-  deterministic and the initial state is unique, so the solver has nothing left to choose),
-  checked to stay inside the must-states' concretizations, and replayed on the concrete
-  semantics before it is reported. When only the may System violates the property and its
-  counterexample happens to replay concretely, that also gives **f** (``confirmed_by``
-  ``may-trace``);
+  It is built step by step from the initial state (IR commands are deterministic and the
+  initial state is unique, so the solver has nothing left to choose): of the concrete
+  successors (a step may be an atomic chain, see ``ir.compile``) one that executes the same
+  concrete commands as the abstract step and lies in the next must-state's concretization is
+  taken (any successor in the concretization if the chains differ, e.g. where the concrete
+  chain was cut at a repeated state); for a failing transition (model error, assertion) the
+  concrete error entry of the same property. The concrete path of successor labels is replayed
+  by :func:`absmc.engines.explicit.replay.replay` before it is reported. When only the may
+  System violates the property and its commands, step by step, replay concretely, that also
+  gives **f** (``confirmed_by`` ``may-trace``);
 * **⊥** (``unknown``) otherwise, with the may System's counterexample as an *unconfirmed* trace
   that shows where the predicates are too weak.
 
@@ -32,7 +36,7 @@ from absmc.engines.explicit.search import SearchOutcome, Violation, search
 from absmc.engines.explicit.store import ExactStore
 from absmc.engines.fourvalued.bilattice import BOT, TOP, Belnap, combine, negate
 from absmc.engines.fourvalued.build import (
-    ABSTRACT_ERROR,
+    HELPER,
     UNKNOWN_VALUE,
     AbstractModel,
     FourValuedAbstraction,
@@ -66,18 +70,13 @@ class AbstractRun:
         return self.outcome.stopped is None
 
     def violation(self, name: str) -> Violation | None:
-        """The shortest violation of the original property ``name`` found in this System."""
-        if name != NO_MODEL_ERROR:
-            return self.outcome.violations.get(name)
-        found = [
-            v
-            for v in (
-                self.outcome.violations.get(NO_MODEL_ERROR),
-                self.outcome.violations.get(ABSTRACT_ERROR),
-            )
-            if v is not None
-        ]
-        return min(found, key=lambda v: len(v.path)) if found else None
+        """The first violation of the property ``name`` found in this System."""
+        return self.outcome.violations.get(name)
+
+    def concrete_commands(self, label: int) -> tuple[int, ...]:
+        """The concrete commands an abstract step (a command or a chain label) stands for."""
+        origin = self.model.origin
+        return tuple(origin[i] for i in self.compiled.expand(label) if origin[i] != HELPER)
 
 
 def _kind(system: System, name: str) -> str:
@@ -88,7 +87,7 @@ def _kind(system: System, name: str) -> str:
     return system.get_property(name).kind
 
 
-def _search(model: AbstractModel, options: CheckOptions) -> AbstractRun:
+def _search(model: AbstractModel, options: CheckOptions, deadlock: bool) -> AbstractRun:
     compiled = compile_system(model.system)
     outcome = search(
         compiled,
@@ -96,7 +95,8 @@ def _search(model: AbstractModel, options: CheckOptions) -> AbstractRun:
         order=options.order,
         limits=options.limits,
         keep_going=True,
-        check_deadlock=False,
+        # an abstracted System checks deadlock as a property (possibly / definitely dead)
+        check_deadlock=deadlock and model.exact,
         progress=options.progress,
     )
     return AbstractRun(model, compiled, outcome)
@@ -120,63 +120,107 @@ class _Decider:
         self.positions = [system.index_of[n] for n in may.model.concrete]
         self.pred_fns = [compile_expr_fn(system, p.expr) for p in preds]
 
-    # -- concrete paths of abstract violations ------------------------------------------
-    def candidates(self, run: AbstractRun, v: Violation) -> list[tuple[list[int], list[int]]]:
-        """Concrete command paths for an abstract violation, each with the abstract prefix
-        whose states the concrete run visits."""
-        origin = run.model.origin
-        base = [origin[i] for i in v.path]
-        if v.property != ABSTRACT_ERROR:
-            prefix = v.path[:-1] if v.property == NO_MODEL_ERROR else v.path
-            return [(base, prefix)]
-        last = run_path(run.compiled, v.path)[-1]
-        out = []
-        for ci, cond in run.model.failures.items():
-            if compile_expr_fn(run.model.system, cond)(last):
-                out.append(([*base, ci], list(v.path)))
-        return out
+    def loops(self) -> bool:
+        """Some atomic chain of the (abstracted) may System was cut at a repeated state. A
+        concrete chain that loops forever leaves its state without successor — a deadlock
+        that no state condition shows; its abstraction loops in the may System too, so without
+        a cut there is no such deadlock (exact Systems check deadlock the built-in way)."""
+        return not self.may.model.exact and self.may.compiled.cut_chains > 0
 
-    def check_inside(self, abstract_prefix: Sequence[int], concrete: Sequence[int]) -> None:
-        """Every concrete state of the witness lies in the concretization of its must-state."""
-        absd = run_path(self.must.compiled, abstract_prefix)
-        conc = run_path(self.compiled, concrete[: len(abstract_prefix)])
-        n = len(self.must.model.concrete)
-        for k, (b, s) in enumerate(zip(absd, conc, strict=True)):
-            if b[:n] != tuple(s[i] for i in self.positions):
-                raise UnsoundWitness(f"step {k}: concrete variables differ from the must-state")
-            for i, fn in enumerate(self.pred_fns):
-                have = b[n + i]
-                if have != UNKNOWN_VALUE and have != int(bool(fn(s))):
-                    p = self.abstraction.partition.predicates[i].text
-                    raise UnsoundWitness(f"step {k}: predicate {p} is {have} in the must-state")
+    def failing(self, name: str) -> bool:
+        """Violations of ``name`` are transitions (the last label fails), not states."""
+        return name == NO_MODEL_ERROR or _kind(self.system, name) == "assert"
+
+    # -- concrete runs of abstract paths ------------------------------------------------
+    def inside(self, abstract: State, s: State) -> bool:
+        """The concrete state ``s`` lies in the concretization of the abstract state."""
+        n = len(self.positions)
+        if abstract[:n] != tuple(s[i] for i in self.positions):
+            return False
+        for i, fn in enumerate(self.pred_fns):
+            have = abstract[n + i]
+            if have != UNKNOWN_VALUE and have != int(bool(fn(s))):
+                return False
+        return True
+
+    def _successors(self, s: State) -> tuple[list[tuple[int, State]], list[tuple[int, str]]]:
+        """Concrete successors of ``s`` and the (label, property) errors met computing them."""
+        c = self.compiled
+        succ = c.successors(s)
+        errors = [(label, prop) for label, _, prop in c.errors]
+        c.errors.clear()
+        return succ, errors
+
+    def concrete_path(
+        self, run: AbstractRun, name: str, path: Sequence[int], guided: bool
+    ) -> list[int]:
+        """Concrete successor labels for the abstract ``path`` of ``run`` that violates
+        ``name``. Each step takes the concrete successor executing the same concrete commands;
+        ``guided`` (must-paths) requires it to lie in the next abstract state's concretization
+        and otherwise takes any successor that does. Raises ``ReplayError`` where no successor
+        fits."""
+        failing = self.failing(name)
+        body = list(path[:-1]) if failing else list(path)
+        states = run_path(run.compiled, body)
+        s = self.compiled.initial
+        if guided and not self.inside(states[0], s):
+            raise ReplayError("the initial state is not in the first abstract state")
+        out: list[int] = []
+        for k, label in enumerate(body, start=1):
+            want = run.concrete_commands(label)
+            succ, _ = self._successors(s)
+            same = [(lab, t) for lab, t in succ if self.compiled.expand(lab) == want]
+            pick: tuple[int, State] | None = None
+            for lab, t in same if not guided else [*same, *succ]:
+                if not guided or self.inside(states[k], t):
+                    pick = (lab, t)
+                    break
+            if pick is None:
+                if guided:
+                    what = "no concrete successor lies in the abstract state"
+                elif len(want) == 1:
+                    what = f"command {want[0]} is not enabled"
+                else:
+                    what = f"the chain of commands {list(want)} is not a concrete step"
+                raise ReplayError(f"step {k}: {what}")
+            out.append(pick[0])
+            s = pick[1]
+        if failing:
+            want = run.concrete_commands(path[-1])
+            _, errors = self._successors(s)
+            labels = [lab for lab, prop in errors if prop == name]
+            matching = [lab for lab in labels if self.compiled.expand(lab) == want]
+            choice = matching or (labels if guided else [])
+            if not choice:
+                raise ReplayError(f"step {len(path)}: the concrete step does not violate '{name}'")
+            out.append(choice[0])
+        return out
 
     def witness(self, name: str, v: Violation) -> Trace:
         """The replayed concrete counterexample along a must-path."""
-        errors: list[str] = []
-        for path, prefix in self.candidates(self.must, v):
-            self.check_inside(prefix, path)
-            try:
-                return replay(self.compiled, name, path)
-            except ReplayError as err:
-                errors.append(str(err))
-        raise UnsoundWitness(f"the must-path of '{name}' does not replay: {'; '.join(errors)}")
+        try:
+            return replay(self.compiled, name, self.concrete_path(self.must, name, v.path, True))
+        except ReplayError as err:
+            raise UnsoundWitness(f"the must-path of '{name}' has no concrete run: {err}") from None
 
     def try_may(self, name: str, v: Violation) -> tuple[Trace | None, str]:
         """Replay the may System's counterexample concretely; the trace, or why not."""
-        why = "no candidate command"
-        for path, _ in self.candidates(self.may, v):
-            try:
-                return replay(self.compiled, name, path), ""
-            except ReplayError as err:
-                why = str(err)
-        return None, why
+        try:
+            path = self.concrete_path(self.may, name, v.path, False)
+            return replay(self.compiled, name, path), ""
+        except ReplayError as err:
+            return None, str(err)
 
     def abstract_trace(self, v: Violation, why: str) -> Trace:
         """The may System's counterexample as a trace over abstract states (concrete variables
-        and predicate values), marked as not replayed."""
-        model = self.may.model
+        and predicate values; one row per concrete command of an atomic chain), marked as not
+        replayed."""
+        run = self.may
+        model = run.model
+        failing = self.failing(v.property)
         path = v.path
-        states = run_path(self.may.compiled, path[:-1] if v.property == NO_MODEL_ERROR else path)
+        body = path[:-1] if failing else path
+        states = run_path(run.compiled, body)
         n = len(model.concrete)
         preds = self.abstraction.partition.predicates
         concrete = model.system.variables[:n]
@@ -190,14 +234,34 @@ class _Decider:
                 d[f"[{p.text}]"] = bool(s[n + i])
             return d
 
-        steps = [TraceStep(0, state_dict(states[0]))]
-        for k, ai in enumerate(path[: len(states) - 1], start=1):
-            c = self.system.commands[model.origin[ai]]
+        def row(k: int, s: State, ci: int) -> TraceStep:
+            c = self.system.commands[ci]
             where = f"{c.span.file}:{c.span.line}" if c.span is not None else None
-            steps.append(TraceStep(k, state_dict(states[k]), c.process, c.text(), where, c.index))
-        note = f"unconfirmed: the concrete commands of this abstract path do not replay ({why})"
-        if v.property == NO_MODEL_ERROR or v.property == ABSTRACT_ERROR:
-            note += "; the last abstract state may let a command fail"
+            text = c.source_text or c.text()
+            return TraceStep(k, state_dict(s), c.process, text, where, ci)
+
+        steps = [TraceStep(0, state_dict(states[0]))]
+        for i, label in enumerate(body):
+            s = states[i]
+            for ai in run.compiled.expand(label):
+                t = run.compiled.step(ai, s)
+                run.compiled.errors.clear()
+                s = t if t is not None else s
+                if model.origin[ai] != HELPER:
+                    steps.append(row(len(steps), s, model.origin[ai]))
+        note = f"unconfirmed: this abstract path has no concrete run ({why})"
+        if failing:
+            chain = run.compiled.expand(path[-1])
+            s = states[-1]
+            for ai in chain[:-1]:
+                t = run.compiled.step(ai, s)
+                run.compiled.errors.clear()
+                s = t if t is not None else s
+                if model.origin[ai] != HELPER:
+                    steps.append(row(len(steps), s, model.origin[ai]))
+            last = self.system.commands[model.origin[chain[-1]]]
+            what = "fail" if v.property == NO_MODEL_ERROR else f"violate {v.property}"
+            note += f"; next, '{last.source_text or last.text()}' may {what}"
         return Trace(steps, replayed=False, note=note)
 
     # -- verdicts ----------------------------------------------------------------------
@@ -221,11 +285,26 @@ class _Decider:
             return PropertyResult(name, kind, METHOD, Verdict.UNKNOWN, reason, stats, extra=extra)
         value = negate(combine({BOT: may_v is not None, TOP: must_v is not None}))
         extra["value"] = value.symbol
+        if value is Belnap.TRUE and name == NO_DEADLOCK and self.loops():
+            extra["value"] = Belnap.UNKNOWN.symbol
+            extra["undecided"] = "looping atomic chain"
+            reason = (
+                "value ⊥: no abstract state is possibly deadlocked, but an atomic chain of the "
+                "may-abstraction came back to a state it had passed: a process may loop forever "
+                "inside atomic (no successor: a deadlock), which the abstract deadlock "
+                "condition does not see"
+            )
+            return PropertyResult(name, kind, METHOD, Verdict.UNKNOWN, reason, stats, extra=extra)
         if value is Belnap.TRUE:
             reason = (
                 f"value t: holds in the may-abstraction (over-approximation, "
                 f"{self.may.outcome.states} abstract states)"
             )
+            if self.may.model.exact:
+                reason = (
+                    f"value t: nothing is abstracted; no violation in the "
+                    f"{self.may.outcome.states} reachable states (exhaustive search)"
+                )
             return PropertyResult(name, kind, METHOD, Verdict.HOLDS, reason, stats, extra=extra)
         if value is Belnap.FALSE:
             assert must_v is not None
@@ -268,9 +347,10 @@ def _stats(
 ) -> Stats:
     a = abstraction.stats
     part = abstraction.partition
+    same = may is must
     return Stats(
-        states=may.outcome.states + must.outcome.states,
-        transitions=may.outcome.transitions + must.outcome.transitions,
+        states=may.outcome.states + (0 if same else must.outcome.states),
+        transitions=may.outcome.transitions + (0 if same else must.outcome.transitions),
         max_depth=max(may.outcome.max_depth, must.outcome.max_depth),
         time_s=total,
         extra={
@@ -287,7 +367,7 @@ def _stats(
             "may_time_s": round(may.outcome.time_s, 4),
             "must_states": must.outcome.states,
             "must_transitions": must.outcome.transitions,
-            "must_time_s": round(must.outcome.time_s, 4),
+            "must_time_s": round(0.0 if same else must.outcome.time_s, 4),
         },
     )
 
@@ -313,25 +393,30 @@ def check_fourvalued(
     system: System,
     options: CheckOptions,
     predicates: Sequence[Expr] | None = None,
+    shortcut: bool = True,
 ) -> Result:
     """Check ``system`` with Bonsai's four-valued abstraction (see module docstring).
 
     ``predicates`` default to the model's (``System.predicates``); with none, every variable
-    stays concrete and the verdicts are those of exact search. The searches honour
-    ``options.limits`` and ``options.order``. Raises ``OptionError`` for a bitstate store (both
-    abstractions must be searched exhaustively) or unknown property names, ``ModelError`` for an
-    unusable predicate.
+    stays concrete and the verdicts (and state counts) are those of exact search: both
+    abstractions are the concrete System, searched once (``shortcut``; without it they are
+    built and searched the general way). The searches honour ``options.limits`` and
+    ``options.order``. Raises ``OptionError`` for a bitstate store (both abstractions must be
+    searched exhaustively) or unknown property names, ``ModelError`` for an unusable predicate
+    or an assertion that cannot be abstracted.
     """
     if options.store != "exact":
         raise OptionError("--method fourvalued searches its abstractions with the exact store")
     selection = select_properties(system, options)
     t0 = time.monotonic()
     try:
-        abstraction = build_abstraction(system, selection.user, selection.deadlock, predicates)
+        abstraction = build_abstraction(
+            system, selection.user, selection.deadlock, predicates, shortcut=shortcut
+        )
     except AbstractionIncomplete as err:
         return _incomplete(system, selection, str(err), time.monotonic() - t0)
-    may = _search(abstraction.may, options)
-    must = _search(abstraction.must, options)
+    may = _search(abstraction.may, options, selection.deadlock)
+    must = may if abstraction.must.exact else _search(abstraction.must, options, selection.deadlock)
     compiled = compile_system(system, selection.user)
     stats = _stats(abstraction, may, must, time.monotonic() - t0)
     decider = _Decider(system, abstraction, may, must, compiled)

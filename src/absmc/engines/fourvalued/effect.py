@@ -27,6 +27,14 @@ under-abstraction share the SMT results; see ``build.py``):
 * **must** (under-approximation): enabled where *every* row of every represented valuation is
   enabled (the under-approximated guard), with the post-states flattened by consensus ⊗ into
   one post-state in which a predicate is unknown (⊥) where they disagree.
+
+Promela's transition assertions (``Command.asserts`` of the checked ``assert`` properties) and
+model-error conditions (``Command.errors``, tested before the guard) are abstracted the same
+way: their atoms over abstracted variables are auxiliary atoms, and each row gets, besides its
+*enabled* and *fails* conditions, one *violation* condition per assertion (the may-abstraction
+asks whether some row violates it, the must-abstraction whether every row does). A command
+with ``errors`` keeps its whole guard in the rows (nothing is peeled off: the error conditions
+are evaluated whether or not the guard holds).
 """
 
 from __future__ import annotations
@@ -38,13 +46,17 @@ from dataclasses import dataclass, field
 from absmc.engines.fourvalued.bilattice import Belnap, all_of, any_of, consensus_all
 from absmc.engines.fourvalued.partition import Partition, negation_of
 from absmc.engines.fourvalued.semantics import (
+    assert_violation,
     can_fail,
+    command_reads,
     defined,
     effective_value,
     error_condition,
+    range_ok,
 )
 from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
+    BIT_OPS,
     FALSE,
     TRUE,
     Const,
@@ -56,10 +68,12 @@ from absmc.ir.expr import (
     free_vars,
     neg,
     op,
+    subexpressions,
     substitute,
 )
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.span import ModelError
 from absmc.ir.system import Command, System
 from absmc.logic import Prover
 
@@ -70,6 +84,10 @@ Row = tuple[Valuation, Valuation]  # (auxiliary atom values, post-state values)
 class AbstractionIncomplete(Exception):
     """The solver could not finish an enumeration (``unknown`` or a time limit): the abstraction
     would be unsound, so no verdict may be drawn from it."""
+
+
+#: what a row yields: (enabled, fails, post-state, one violation condition per assertion)
+RowConditions = tuple[Expr, Expr, Valuation, tuple[Expr, ...]]
 
 
 def specialize(e: Expr, known: Mapping[Expr, bool]) -> Expr:
@@ -108,8 +126,11 @@ class CommandAbstraction:
     ``ctx`` and ``pre``: what a valuation's positions are (enumerated context terms, then
     tracked-predicate indices); ``aux``: the auxiliary guard atoms; ``post``: the tracked
     predicates the command may change; ``guard``/``error``: the rest of the guard and the
-    model-error condition (``None`` when the command cannot fail); ``rows``: the table.
-    ``models`` enumerated assignments cost ``checks`` solver calls and ``time_s`` seconds.
+    model-error condition (``None`` when the command cannot fail); ``asserts``: the command's
+    checked assertions (property name, condition) and ``violations`` the condition under which
+    each is violated (:func:`~absmc.engines.fourvalued.semantics.assert_violation`); ``rows``:
+    the table. ``models`` enumerated assignments cost ``checks`` solver calls and ``time_s``
+    seconds.
     """
 
     command: Command
@@ -126,9 +147,9 @@ class CommandAbstraction:
     models: int
     checks: int
     time_s: float
-    _conditions: dict[Valuation, list[tuple[Expr, Expr, Valuation]]] = field(
-        default_factory=dict, repr=False
-    )
+    asserts: tuple[tuple[str, Expr], ...] = ()
+    violations: tuple[Expr, ...] = ()
+    _conditions: dict[Valuation, list[RowConditions]] = field(default_factory=dict, repr=False)
 
     @property
     def fails(self) -> bool:
@@ -142,22 +163,24 @@ class CommandAbstraction:
         known.update(zip(self.aux, a, strict=True))
         return known
 
-    def conditions(self, v: Valuation) -> list[tuple[Expr, Expr, Valuation]]:
-        """For each row of ``v``: (enabled, fails, post-state), the two conditions over the free
-        concrete atoms. Both are safe to evaluate: ``enabled`` tests the error condition before
-        the guard, and the error condition tests definedness first."""
+    def conditions(self, v: Valuation) -> list[RowConditions]:
+        """For each row of ``v``: (enabled, fails, post-state, violations), the conditions over
+        the free concrete atoms. All are safe to evaluate: ``enabled`` tests the error condition
+        before the guard, and the error and violation conditions test definedness first."""
         hit = self._conditions.get(v)
         if hit is not None:
             return hit
-        out: list[tuple[Expr, Expr, Valuation]] = []
+        out: list[RowConditions] = []
         for a, p in self.rows[v]:
             known = self._known(v, a)
             g = specialize(self.guard, known)
+            viols = tuple(specialize(x, known) for x in self.violations)
             if self.error is None:
-                out.append((g, FALSE, p))
+                out.append((g, FALSE, p, viols))
                 continue
             e = specialize(self.error, known)
-            out.append((FALSE if g == FALSE or e == TRUE else all_of([neg(e), g]), e, p))
+            en = FALSE if g == FALSE or e == TRUE else all_of([neg(e), g])
+            out.append((en, e, p, viols))
         self._conditions[v] = out
         return out
 
@@ -168,6 +191,10 @@ class CommandAbstraction:
         return tuple(
             consensus_all(Belnap.from_bool(p[i]) for p in posts) for i in range(len(self.post))
         )
+
+
+def _bitwise(e: Expr) -> bool:
+    return any(isinstance(x, Op) and x.op in BIT_OPS for x in subexpressions(e))
 
 
 def _split_guard(guard: Expr, abstracted: frozenset[str]) -> tuple[list[Expr], list[Expr]]:
@@ -238,12 +265,25 @@ def _domains(system: System, exprs: Sequence[Expr]) -> list[Expr]:
     return [system.domain_constraint(n) for n in names if system.domain_constraint(n) != TRUE]
 
 
+def checked_asserts(command: Command, checked: frozenset[str]) -> tuple[tuple[str, Expr], ...]:
+    """The command's assertions of the checked ``assert`` properties (the compiled code checks
+    only those)."""
+    return tuple((n, e) for n, e in command.asserts if n in checked)
+
+
 def abstract_command(
-    system: System, part: Partition, command: Command, prover: Prover
+    system: System,
+    part: Partition,
+    command: Command,
+    prover: Prover,
+    checked: frozenset[str] = frozenset(),
 ) -> CommandAbstraction:
     """Enumerate ``command``'s abstract effect with one allSAT call (see module docstring).
+    ``checked`` names the ``assert`` properties being checked.
 
-    Raises :class:`AbstractionIncomplete` when the solver cannot finish the enumeration.
+    Raises :class:`AbstractionIncomplete` when the solver cannot finish the enumeration, and
+    ``ModelError`` (at the command) for an assertion that could not be abstracted soundly: one
+    whose evaluation can divide by zero, in a command that can also leave an error range.
     """
     t0 = time.monotonic()
     calls0 = prover.stats.calls
@@ -251,15 +291,34 @@ def abstract_command(
     tracked = tuple(p.expr for p in part.predicates)
     assigned = command.assigned
     post = tuple(k for k, p in enumerate(tracked) if free_vars(p) & assigned)
-    peeled, rest = _split_guard(command.guard, absd)
+    asserts = checked_asserts(command, checked)
+    if asserts and (range_ok(system, command) != TRUE or any(may_raise(e) for _, e in asserts)):
+        raise ModelError(
+            "--method fourvalued: an assertion that can divide by zero, or in a statement that "
+            "can also leave an error range, is not abstracted (keep its variables concrete)",
+            command.span,
+            system.file,
+        )
+    if command.errors:
+        # the error conditions are tested before the guard: keep the whole guard in the rows
+        peeled: list[Expr] = []
+        rest = list(conjuncts(command.guard))
+    else:
+        peeled, rest = _split_guard(command.guard, absd)
     guard = all_of(rest)
-    error = error_condition(system, command, guard) if can_fail(system, command) else None
+    error = (
+        error_condition(system, command, guard, asserts)
+        if can_fail(system, command, asserts)
+        else None
+    )
+    violations = tuple(assert_violation(command, guard, asserts, k) for k in range(len(asserts)))
     subst = {n: effective_value(system, n, e) for n, e in command.updates}
     post_terms = [substitute(tracked[k], subst) for k in post]
-    pre = relevant(part, [guard, *post_terms, *([error] if error is not None else [])], assigned)
+    cond_terms = [guard, *([error] if error is not None else []), *violations]
+    pre = relevant(part, [*cond_terms, *post_terms], assigned)
     # context: enumerated bounded variables, and concrete atoms the post-state depends on; the
-    # other concrete atoms of the guard / error condition stay free (tested by the command)
-    cond_terms = [guard, *([error] if error is not None else [])]
+    # other concrete atoms of the guard / error / violation conditions stay free (tested by the
+    # command)
     names, post_direct = _enumerated(system, absd, post_terms)
     more, _ = _enumerated(system, absd, cond_terms)
     names += [n for n in more if n not in names]
@@ -275,7 +334,11 @@ def abstract_command(
             continue
         aux.append(a)
     projection: list[Expr] = [*ctx, *(tracked[k] for k in pre), *aux, *post_terms]
-    formula = all_of([*_domains(system, [*projection, *peeled]), *peeled])
+    # the peeled conjuncts only narrow the enumeration (the abstract command tests them again):
+    # those with a bitwise operator, which the solver does not take, are left out (sound: more
+    # valuations are enumerated)
+    narrowing = [x for x in peeled if not _bitwise(x)]
+    formula = all_of([*_domains(system, [*projection, *narrowing]), *narrowing])
     found, complete = prover.all_models(formula, projection)
     if not complete:
         raise AbstractionIncomplete(
@@ -301,13 +364,16 @@ def abstract_command(
         models=len(found),
         checks=prover.stats.calls - calls0,
         time_s=time.monotonic() - t0,
+        asserts=asserts,
+        violations=violations,
     )
 
 
 def touches_abstraction(part: Partition, command: Command) -> bool:
-    """The command reads an abstracted variable or assigns a variable of a tracked predicate
-    (otherwise it is copied unchanged into both abstractions)."""
-    reads = free_vars(command.guard).union(*(free_vars(e) for _, e in command.updates))
+    """The command reads an abstracted variable (in its guard, updates, assertions or error
+    conditions) or assigns a variable of a tracked predicate (otherwise it is copied unchanged
+    into both abstractions)."""
+    reads = command_reads(command)
     if reads & part.abstracted:
         return True
     assigned = command.assigned

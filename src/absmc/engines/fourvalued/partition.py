@@ -12,10 +12,12 @@ Bonsai abstracts only what the predicates talk about and keeps the rest concrete
 3. **taint analysis** — concrete information is never created from abstract information: every
    variable read by an assignment to a concrete variable is concrete (a fixpoint, since making
    a variable concrete can taint others);
-4. a formula the abstraction must decide (a tracked predicate, a guard atom or a predicate after
-   a command's assignments) may not mix abstracted variables with *unbounded* concrete ones: its
-   abstracted variables become concrete too (§3.3: "we require the concrete parts of the predicate
-   to be somehow in a bounded domain").
+4. a formula the abstraction must decide (a tracked predicate, an atom of a guard, assertion or
+   error condition, or a predicate after a command's assignments) may not mix abstracted
+   variables with *unbounded* concrete ones: its abstracted variables become concrete too (§3.3:
+   "we require the concrete parts of the predicate to be somehow in a bounded domain"); nor may
+   it use a bitwise operator (``& | ^ << >> ~``, Promela's C operators), which the solver
+   interface does not take.
 
 The remaining candidates — unbounded integer variables (``int``, or ranges wider than
 :data:`ENUM_LIMIT`) that a predicate mentions — are **abstracted**: they disappear from the
@@ -30,8 +32,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from absmc.engines.fourvalued.semantics import command_reads
 from absmc.ir.compile import may_raise
-from absmc.ir.expr import NEGATED_COMPARISON, Expr, Op, atoms, free_vars, substitute
+from absmc.ir.expr import (
+    BIT_OPS,
+    NEGATED_COMPARISON,
+    Expr,
+    Op,
+    atoms,
+    free_vars,
+    subexpressions,
+    substitute,
+)
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort
 from absmc.ir.span import ModelError
@@ -225,15 +237,23 @@ def partition(
         # mixing: a formula the abstraction decides may not read unbounded concrete variables
         terms: list[tuple[Expr, str]] = [(p.expr, f"{p.origin} {p.text}") for p in tracked]
         for c in system.commands:
-            reads = free_vars(c.guard).union(*(free_vars(e) for _, e in c.updates))
+            reads = command_reads(c)
             posts = _post_terms(tracked, c)
             if not (reads & abstract) and not posts:
                 continue
-            for t in [*atoms(c.guard), *(a for pt in posts for a in atoms(pt))]:
+            conds = [c.guard, *(e for _, e in c.asserts), *(e for e, _ in c.errors)]
+            for t in [*(a for x in [*conds, *posts] for a in atoms(x))]:
                 terms.append((t, where(c)))
         for t, context in terms:
             fv = free_vars(t)
             if not fv & abstract:
+                continue
+            if any(isinstance(x, Op) and x.op in BIT_OPS for x in subexpressions(t)):
+                demote(
+                    fv,
+                    f"occurs in {format_expr(t)} with a bitwise operator the solver does not "
+                    f"take ({context})",
+                )
                 continue
             unb = unbounded_concrete(fv)
             if unb:

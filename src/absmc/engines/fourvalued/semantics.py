@@ -1,15 +1,21 @@
 """The concrete semantics of one guarded command as formulas, for the SMT enumeration.
 
 The compiled and reference semantics (``absmc.ir.compile`` / ``absmc.ir.evaluate``) evaluate a
-command as: evaluate the guard left to right with short-circuit ``&& || => ?:``; when it holds,
-evaluate every right-hand side in the old state; a division by zero anywhere on that way, or a
-value outside an ``overflow="error"`` range, is a *model error* (no successor); ``wrap`` ranges
-wrap around. These helpers state the same as IR formulas so that the solver sees exactly the
-concrete behaviour (paper 004, §3.3: "each action can be modelled using two terms: a guard term,
-and an effect term").
+command as: the ``errors`` conditions first (one that holds, or whose evaluation divides by
+zero, is a *model error*); then the guard left to right with short-circuit ``&& || => ?:``;
+when it holds, every right-hand side in the old state, then the ``asserts`` conditions in order
+(a false one violates its ``assert`` property, the command still executes); a division by zero
+anywhere on that way, or a value outside an ``overflow="error"`` range, is a model error (no
+successor); ``wrap`` ranges wrap around. These helpers state the same as IR formulas so that
+the solver sees exactly the concrete behaviour (paper 004, §3.3: "each action can be modelled
+using two terms: a guard term, and an effect term"). Every formula they return is itself safe
+to evaluate left to right (it tests a divisor before dividing by it).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
 
 from absmc.ir.expr import (
     TRUE,
@@ -20,8 +26,10 @@ from absmc.ir.expr import (
     conj,
     const,
     disj,
+    free_vars,
     neg,
     op,
+    transform,
 )
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, System
@@ -107,31 +115,126 @@ def range_ok(system: System, command: Command) -> Expr:
     return conj(parts)
 
 
-def error_condition(system: System, command: Command, guard: Expr | None = None) -> Expr:
-    """When executing ``command`` is a model error: its guard (``guard`` if given: the part
-    evaluated after an error-free prefix) divides by zero, or it holds and an update divides by
-    zero or leaves an error range."""
+Asserts = Sequence[tuple[str, Expr]]
+
+
+def without_masks(e: Expr) -> Expr:
+    """``e`` with every ``a & (2^k - 1)`` written ``((a % 2^k) + 2^k) % 2^k``: the same value on
+    unbounded integers (the low ``k`` bits), in arithmetic the solver takes. The Promela front end
+    writes C's truncations this way (``(x + 1 + 2^31 & 2^32 - 1) - 2^31`` for an ``int``)."""
+
+    def fn(x: Expr) -> Expr | None:
+        if isinstance(x, Op) and x.op == "&":
+            a, b = x.args
+            for mask, other in ((b, a), (a, b)):
+                if (
+                    isinstance(mask, Const)
+                    and mask.value > 0
+                    and (mask.value + 1) & mask.value == 0
+                ):
+                    m = const(mask.value + 1)
+                    return op("%", op("+", op("%", other, m), m), m)
+        return None
+
+    return transform(e, fn)
+
+
+def system_without_masks(system: System) -> System:
+    """``system`` with :func:`without_masks` applied to every command (``system`` itself when
+    no command has such a mask)."""
+
+    def fix(c: Command) -> Command:
+        return replace(
+            c,
+            guard=without_masks(c.guard),
+            updates=tuple((n, without_masks(e)) for n, e in c.updates),
+            asserts=tuple((n, without_masks(e)) for n, e in c.asserts),
+            errors=tuple((without_masks(e), m) for e, m in c.errors),
+        )
+
+    fixed = tuple(fix(c) for c in system.commands)
+    if fixed == system.commands:
+        return system
+    return system.with_(commands=fixed)
+
+
+def command_reads(command: Command) -> frozenset[str]:
+    """Every variable the command reads: guard, right-hand sides, assertions and error
+    conditions."""
+    return free_vars(command.guard).union(
+        *(free_vars(e) for _, e in command.updates),
+        *(free_vars(e) for _, e in command.asserts),
+        *(free_vars(e) for e, _ in command.errors),
+    )
+
+
+def pre_error(command: Command) -> Expr:
+    """The command's ``errors`` conditions (checked before the guard): one of them holds, or
+    evaluating one divides by zero."""
+    parts: list[Expr] = []
+    for cond, _ in command.errors:
+        d = defined(cond)
+        if d != TRUE:
+            parts.append(neg(d))
+        parts.append(cond)
+    return disj(parts)
+
+
+def error_condition(
+    system: System, command: Command, guard: Expr | None = None, asserts: Asserts = ()
+) -> Expr:
+    """When executing ``command`` is a model error: an ``errors`` condition holds, its guard
+    (``guard`` if given: the part evaluated after an error-free prefix) divides by zero, or it
+    holds and an update or one of the checked ``asserts`` divides by zero or an update leaves
+    an error range."""
     g = command.guard if guard is None else guard
-    d_updates = conj([defined(rhs) for _, rhs in command.updates])
+    d_updates = conj(
+        [*(defined(rhs) for _, rhs in command.updates), *(defined(a) for _, a in asserts)]
+    )
     in_range = range_ok(system, command)
     update_error = neg(conj([d_updates, in_range]))
-    return disj([neg(defined(g)), conj([g, update_error])])
+    return disj([pre_error(command), neg(defined(g)), conj([g, update_error])])
 
 
-def can_fail(system: System, command: Command) -> bool:
-    """True when some state could make ``command`` a model error (a division by a non-constant,
-    or an assignment to an error range that is not obviously inside it)."""
+def assert_violation(
+    command: Command, guard: Expr, asserts: Asserts, k: int, pre_ok: bool = False
+) -> Expr:
+    """When executing ``command`` records a violation of its ``k``-th checked assertion: no
+    ``errors`` condition holds (skipped when ``pre_ok``), the guard holds, the updates and the
+    assertions up to ``k`` are defined, and assertion ``k`` is false (the compiled code checks
+    assertions in order after computing the updates and before the range checks)."""
+    parts: list[Expr] = [] if pre_ok else [neg(pre_error(command))]
+    parts += [defined(guard), guard]
+    parts += [defined(rhs) for _, rhs in command.updates]
+    parts += [defined(a) for _, a in asserts[: k + 1]]
+    parts.append(neg(asserts[k][1]))
+    return conj(parts)
+
+
+def can_fail(system: System, command: Command, asserts: Asserts = ()) -> bool:
+    """True when some state could make ``command`` a model error (an ``errors`` condition, a
+    division by a non-constant, or an assignment to an error range that is not obviously inside
+    it)."""
     return (
-        defined(command.guard) != TRUE
+        bool(command.errors)
+        or defined(command.guard) != TRUE
         or any(defined(rhs) != TRUE for _, rhs in command.updates)
+        or any(defined(a) != TRUE for _, a in asserts)
         or range_ok(system, command) != TRUE
     )
 
 
 def enabled_or_failing(command: Command) -> Expr:
-    """The condition under which ``command`` does something in a state: its guard holds or
-    evaluating the guard fails (a failure is reported instead of a deadlock). Safe to evaluate."""
+    """The condition under which ``command`` does something in a state: an ``errors`` condition
+    holds, its guard holds, or evaluating the guard fails (a failure is reported instead of a
+    deadlock). Safe to evaluate."""
     d = defined(command.guard)
-    if d == TRUE:
+    return disj([pre_error(command), *([neg(d)] if d != TRUE else []), command.guard])
+
+
+def enabled_cleanly(system: System, command: Command, asserts: Asserts = ()) -> Expr:
+    """The condition under which ``command`` has a successor: no model error and the guard
+    holds. Safe to evaluate."""
+    if not can_fail(system, command, asserts):
         return command.guard
-    return disj([neg(d), command.guard])
+    return conj([neg(error_condition(system, command, None, asserts)), command.guard])
