@@ -90,3 +90,14 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
             choices = ", ".join([*known, NO_DEADLOCK, NO_MODEL_ERROR])
             raise OptionError(f"the model has no property '{name}' (it has: {choices})")
     return Selection(tuple(user), deadlock)
+
+
+def property_kind(system: System, name: str) -> str:
+    """The kind of a checked property: ``deadlock`` for ``no-deadlock``, ``model-error`` for
+    ``no-model-error``, else the model's property kind (``invariant``, ``unreachable``,
+    ``assert``). Raises ``KeyError`` for an unknown name."""
+    if name == NO_DEADLOCK:
+        return "deadlock"
+    if name == NO_MODEL_ERROR:
+        return "model-error"
+    return system.get_property(name).kind

@@ -10,10 +10,17 @@ from __future__ import annotations
 from absmc.engines.explicit.replay import replay
 from absmc.engines.explicit.search import SearchOutcome, search
 from absmc.engines.explicit.store import BitStateStore, ExactStore, KeyedStore, Store
-from absmc.engines.options import CheckOptions, Limits, Progress, Selection, select_properties
+from absmc.engines.options import (
+    CheckOptions,
+    Limits,
+    Progress,
+    Selection,
+    property_kind,
+    select_properties,
+)
 from absmc.engines.result import PropertyResult, Result, Stats, Verdict
 from absmc.ir.compile import CompiledSystem, compile_system
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.ir.system import System
 
 __all__ = [
     "BitStateStore",
@@ -36,14 +43,6 @@ def make_store(options: CheckOptions) -> Store:
     return ExactStore()
 
 
-def _kind(system: System, name: str) -> str:
-    if name == NO_DEADLOCK:
-        return "deadlock"
-    if name == NO_MODEL_ERROR:
-        return "model-error"
-    return system.get_property(name).kind
-
-
 def results_from_outcome(
     compiled: CompiledSystem,
     selection: Selection,
@@ -60,7 +59,7 @@ def results_from_outcome(
     system = compiled.system
     out: list[PropertyResult] = []
     for name in selection.names():
-        kind = _kind(system, name)
+        kind = property_kind(system, name)
         v = outcome.violations.get(name)
         if v is not None:
             trace = replay(compiled, name, v.path)

@@ -43,7 +43,13 @@ from absmc.engines.fourvalued.build import (
     build_abstraction,
 )
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
-from absmc.engines.options import CheckOptions, OptionError, Selection, select_properties
+from absmc.engines.options import (
+    CheckOptions,
+    OptionError,
+    Selection,
+    property_kind,
+    select_properties,
+)
 from absmc.engines.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
@@ -77,14 +83,6 @@ class AbstractRun:
         """The concrete commands an abstract step (a command or a chain label) stands for."""
         origin = self.model.origin
         return tuple(origin[i] for i in self.compiled.expand(label) if origin[i] != HELPER)
-
-
-def _kind(system: System, name: str) -> str:
-    if name == NO_DEADLOCK:
-        return "deadlock"
-    if name == NO_MODEL_ERROR:
-        return "model-error"
-    return system.get_property(name).kind
 
 
 def _search(model: AbstractModel, options: CheckOptions, deadlock: bool) -> AbstractRun:
@@ -129,7 +127,7 @@ class _Decider:
 
     def failing(self, name: str) -> bool:
         """Violations of ``name`` are transitions (the last label fails), not states."""
-        return name == NO_MODEL_ERROR or _kind(self.system, name) == "assert"
+        return name == NO_MODEL_ERROR or property_kind(self.system, name) == "assert"
 
     # -- concrete runs of abstract paths ------------------------------------------------
     def inside(self, abstract: State, s: State) -> bool:
@@ -269,7 +267,7 @@ class _Decider:
         """The result for one property. The two searches decide the negated (existential)
         property ``EF bad`` at ``j = ⊥`` (may System) and ``j = ⊤`` (must System); its value is
         their combination (§2.4) and the property's value is its negation."""
-        kind = _kind(self.system, name)
+        kind = property_kind(self.system, name)
         may_v = self.may.violation(name)
         must_v = self.must.violation(name)
         may_word = "violated" if may_v else ("holds" if self.may.complete else "unknown")
@@ -377,7 +375,7 @@ def _incomplete(system: System, selection: Selection, reason: str, total: float)
     results = [
         PropertyResult(
             name,
-            _kind(system, name),
+            property_kind(system, name),
             METHOD,
             Verdict.UNKNOWN,
             f"value ⊥: {reason}",

@@ -34,7 +34,13 @@ from absmc.engines.explicit.replay import (
 )
 from absmc.engines.explicit.search import SearchOutcome, Violation, search
 from absmc.engines.explicit.store import ExactStore
-from absmc.engines.options import CheckOptions, OptionError, Selection, select_properties
+from absmc.engines.options import (
+    CheckOptions,
+    OptionError,
+    Selection,
+    property_kind,
+    select_properties,
+)
 from absmc.engines.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.engines.typeabs.basl import load_basl
 from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
@@ -96,14 +102,6 @@ def build_abstraction(
     return abstract_system(system, typing, lib)
 
 
-def _kind(system: System, name: str) -> str:
-    if name == NO_DEADLOCK:
-        return "deadlock"
-    if name == NO_MODEL_ERROR:
-        return "model-error"
-    return system.get_property(name).kind
-
-
 def _search_properties(abstraction: Abstraction, selection: Selection) -> list[Property]:
     by_name = {p.name: p for p in abstraction.system.properties}
     props = [by_name[p.name] for p in selection.user]
@@ -115,7 +113,9 @@ def _search_properties(abstraction: Abstraction, selection: Selection) -> list[P
 def _failing(system: System, prop: str) -> bool:
     """True when a counterexample of ``prop`` ends with the command that fails (a model error
     or an assertion) rather than in a violating state."""
-    return prop == NO_MODEL_ERROR or (prop != NO_DEADLOCK and _kind(system, prop) == "assert")
+    return prop == NO_MODEL_ERROR or (
+        prop != NO_DEADLOCK and property_kind(system, prop) == "assert"
+    )
 
 
 def abstract_trace(
@@ -250,7 +250,7 @@ def _confirm(
             elif name == NO_DEADLOCK:
                 message = "deadlock: no command is enabled"
             else:
-                message = f"{_kind(abstraction.concrete, name)} '{name}' violated"
+                message = f"{property_kind(abstraction.concrete, name)} '{name}' violated"
             return (
                 Verdict.VIOLATED,
                 f"{message}; choose-free counterexample of {_steps(n)}, "
@@ -343,7 +343,7 @@ def check_types(
     abstracted = {v: str(d) for v, d in abstraction.domains.items()}
     results: list[PropertyResult] = []
     for name in names:
-        kind = _kind(system, name)
+        kind = property_kind(system, name)
         v = outcome.violations.get(name)
         found = cf_outcome.violations if cf_outcome is not None else {}
         cfvs = [x for x in (found.get(name), found.get(name + MAY)) if x is not None]
