@@ -10,15 +10,14 @@ identifiers (``P0(0)._p``, ``x[1]``, ``assert@8``) are renamed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-from absmc.ir.expr import Op, Var, subexpressions, substitute
+from absmc.ir.expr import Op, subexpressions
 from absmc.ir.printer import format_system
+from absmc.ir.rename import identifier_map, rename_variables
 from absmc.ir.sorts import RangeSort
-from absmc.ir.system import System
+from absmc.ir.system import Command, System
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(
     {
         "var",
@@ -61,46 +60,30 @@ def gcl_obstacle(system: System) -> str | None:
     return None
 
 
-def _identifier(name: str, used: set[str]) -> str:
-    base = re.sub(r"\W", "_", name)
-    if not _IDENT.fullmatch(base) or base in _KEYWORDS:
-        base = "_" + base
-    out, k = base, 1
-    while out in used:
-        out, k = f"{base}_{k}", k + 1
-    used.add(out)
-    return out
-
-
 def with_gcl_names(system: System) -> System:
     """``system`` with variables, processes, labels and properties renamed to GCL identifiers
-    where they are not (unchanged names stay)."""
+    where they are not (:mod:`absmc.ir.rename`)."""
     used: set[str] = set()
-    var_names = {v.name: _identifier(v.name, used) for v in system.variables}
-    proc_names = {p.name: _identifier(p.name, used) for p in system.processes}
-    prop_names = {p.name: _identifier(p.name, used) for p in system.properties}
-    ren = {old: Var(new, system.by_name[old].sort) for old, new in var_names.items()}
-    labels: dict[str, set[str]] = {}  # labels are unique per process
-    commands = tuple(
-        replace(
-            c,
-            process=proc_names[c.process],
-            label=_identifier(c.label, labels.setdefault(c.process, set())) if c.label else None,
-            guard=substitute(c.guard, ren),
-            updates=tuple((var_names[n], substitute(e, ren)) for n, e in c.updates),
-        )
-        for c in system.commands
+    renamed = rename_variables(
+        system, identifier_map((v.name for v in system.variables), _KEYWORDS, used)
     )
+    procs = identifier_map((p.name for p in system.processes), _KEYWORDS, used)
+    props = identifier_map((p.name for p in system.properties), _KEYWORDS, used)
+    labels: dict[str, set[str]] = {}  # labels are unique per process
+
+    def label(c: Command) -> str | None:
+        if c.label is None:
+            return None
+        taken = labels.setdefault(c.process, set())
+        return identifier_map([c.label], _KEYWORDS, taken)[c.label]
+
     return replace(
-        system,
-        variables=tuple(replace(v, name=var_names[v.name]) for v in system.variables),
-        processes=tuple(replace(p, name=proc_names[p.name], pc=None) for p in system.processes),
-        commands=commands,
-        properties=tuple(
-            replace(p, name=prop_names[p.name], expr=substitute(p.expr, ren))
-            for p in system.properties
+        renamed,
+        processes=tuple(replace(p, name=procs[p.name], pc=None) for p in renamed.processes),
+        commands=tuple(
+            replace(c, process=procs[c.process], label=label(c)) for c in renamed.commands
         ),
-        predicates=tuple(substitute(e, ren) for e in system.predicates),
+        properties=tuple(replace(p, name=props[p.name]) for p in renamed.properties),
     )
 
 

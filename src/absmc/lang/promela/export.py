@@ -44,9 +44,9 @@ meaning:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from absmc.ir.expr import Const, Expr, Op, Var, free_vars, subexpressions, substitute
+from absmc.ir.expr import Const, Expr, Op, Var, free_vars, subexpressions
+from absmc.ir.rename import identifier_map, rename_variables
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort, Sort
 from absmc.ir.system import Command, System
 
@@ -239,37 +239,11 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def with_identifiers(system: System) -> System:
     """``system`` with every variable renamed to a Promela identifier where it is not one
-    (names made by the Promela front end, like ``P(0)._p`` or ``a[2]``), in every expression
-    of the commands (guards, updates, assertions, error conditions), the properties and the
-    valid-end condition."""
+    (names made by the Promela front end, like ``P(0)._p`` or ``a[2]``), everywhere it occurs
+    (:func:`absmc.ir.rename.rename_variables`)."""
     if all(_IDENT.fullmatch(v.name) for v in system.variables):
         return system
-    used: set[str] = set()
-    new_names: dict[str, str] = {}
-    for v in system.variables:
-        base = re.sub(r"\W", "_", v.name)
-        if not _IDENT.fullmatch(base):
-            base = "_" + base
-        name, k = base, 1
-        while name in used:
-            name, k = f"{base}_{k}", k + 1
-        used.add(name)
-        new_names[v.name] = name
-    ren = {old: Var(new, system.by_name[old].sort) for old, new in new_names.items()}
-    variables = tuple(replace(v, name=new_names[v.name]) for v in system.variables)
-    commands = tuple(
-        replace(
-            c,
-            guard=substitute(c.guard, ren),
-            updates=tuple((new_names[n], substitute(e, ren)) for n, e in c.updates),
-            asserts=tuple((n, substitute(e, ren)) for n, e in c.asserts),
-            errors=tuple((substitute(e, ren), m) for e, m in c.errors),
-        )
-        for c in system.commands
-    )
-    props = tuple(replace(p, expr=substitute(p.expr, ren)) for p in system.properties)
-    end = substitute(system.valid_end, ren) if system.valid_end is not None else None
-    return replace(system, variables=variables, commands=commands, properties=props, valid_end=end)
+    return rename_variables(system, identifier_map(v.name for v in system.variables))
 
 
 def to_promela(system: System) -> str:
