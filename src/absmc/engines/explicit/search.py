@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from absmc.engines.explicit.store import ExactStore, Store
@@ -50,6 +50,17 @@ class SearchOutcome:
     time_s: float = 0.0
     stopped: str | None = None
     limit_hit: bool = False
+
+
+def path_from(parent: Sequence[int], via: Sequence[int], node: int) -> list[int]:
+    """The labels from the initial state (node 0) to ``node`` in a search tree kept as parent
+    pointers: ``parent[n]`` is ``n``'s parent node, ``via[n]`` the label that reached it."""
+    labels: list[int] = []
+    while node > 0:
+        labels.append(via[node])
+        node = parent[node]
+    labels.reverse()
+    return labels
 
 
 class _Stop(Exception):
@@ -151,12 +162,7 @@ class _Search:
         self.parent, self.via = parent, via
 
         def path_of(node: int) -> list[int]:
-            cmds: list[int] = []
-            while node > 0:
-                cmds.append(via[node])
-                node = parent[node]
-            cmds.reverse()
-            return cmds
+            return path_from(parent, via, node)
 
         init = c.initial
         insert(init)

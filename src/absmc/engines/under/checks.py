@@ -66,9 +66,9 @@ class PrecisionChecks:
         self._no_error = {c.index: no_error_condition(c) for c in system.commands}
         self._post: dict[tuple[int, Expr], Expr] = {}
         self._at: dict[tuple[tuple[int, ...], Expr], Expr] = {}
-        # (abstract state, id of a goal from self._at) -> unproved?; goals live in self._at
-        self._decided: dict[tuple[AbstractState, int], bool] = {}
-        self._keep: list[Expr] = []  # keeps goals alive so their ids stay unique
+        # (abstract state, goal) -> unproved?; goals come from self._at, so a repeated goal is
+        # the same object and the lookup is an identity match, not a deep comparison
+        self._decided: dict[tuple[AbstractState, Expr], bool] = {}
 
     def at(self, a: AbstractState, e: Expr) -> Expr:
         """``e`` with the control values of ``a`` substituted, simplified (cached)."""
@@ -106,10 +106,9 @@ class PrecisionChecks:
             return not g.value
         if self.prover is None:
             return True
-        key = (a, id(g))
+        key = (a, g)
         hit = self._decided.get(key)
         if hit is None:
-            self._keep.append(g)
             hit = not self.prover.implies(self.alpha.data_formula(a), g)
             self._decided[key] = hit
         return hit

@@ -9,12 +9,12 @@ from typing import Any, Literal
 
 from absmc.engines.explicit import results_from_outcome
 from absmc.engines.explicit.search import SearchOutcome, Violation
-from absmc.engines.options import CheckOptions, OptionError, select_properties
+from absmc.engines.options import CheckOptions, OptionError, Selection, select_properties
 from absmc.engines.result import PropertyResult, Result, Stats, Verdict
 from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
 from absmc.engines.under.checks import PrecisionChecks
 from absmc.engines.under.search import SearchRun, alpha_search
-from absmc.ir.compile import choose_dispatch_var, compile_system
+from absmc.ir.compile import CompiledSystem, choose_dispatch_var, compile_system
 from absmc.ir.expr import Const, Expr, Op, atoms, const, free_vars
 from absmc.ir.linear import canonical_atom
 from absmc.ir.printer import format_expr
@@ -222,18 +222,17 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
             )
             break
         phi = nxt
-    return _result(system, compiled, selection, loop, phi, prover, start, options, under)
+    return _result(system, compiled, selection, loop, phi, prover, start, under)
 
 
 def _result(
     system: System,
-    compiled: Any,
-    selection: Any,
+    compiled: CompiledSystem,
+    selection: Selection,
     loop: _Loop,
     phi: PredicateSet,
     prover: Prover | None,
     start: float,
-    options: CheckOptions,
     under: UnderOptions,
 ) -> Result:
     last = loop.last

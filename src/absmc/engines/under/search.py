@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from absmc.engines.explicit.search import Violation
+from absmc.engines.explicit.search import Violation, path_from
 from absmc.engines.options import Limits, Order
 from absmc.engines.under.abstraction import Abstraction, AbstractState
 from absmc.engines.under.checks import PrecisionChecks
@@ -104,12 +104,7 @@ def alpha_search(
     ranges: dict[AbstractState, list[list[int]]] = {}
 
     def path_of(node: int) -> list[int]:
-        out: list[int] = []
-        while node > 0:
-            out.append(via[node])
-            node = parent[node]
-        out.reverse()
-        return out
+        return path_from(parent, via, node)
 
     def record(prop: str, path: list[int], message: str) -> None:
         v = run.violations.get(prop)
@@ -143,7 +138,7 @@ def alpha_search(
             elif x > slot[1]:
                 slot[1] = x
 
-    def store(s: State, a: AbstractState, p: int, ci: int, depth: int) -> int:
+    def store(a: AbstractState, p: int, ci: int, depth: int) -> int:
         if len(states) == max_states:
             run.stopped = f"state limit of {limits.max_states} abstract states reached"
             raise _Stop
@@ -200,12 +195,12 @@ def alpha_search(
             if track_ranges:
                 note_range(a2, t)
             if a2 not in states:
-                yield t, store(t, a2, node, ci, depth_of[node] + 1)
+                yield t, store(a2, node, ci, depth_of[node] + 1)
 
     init = compiled.initial
     try:
         a0 = key(init)
-        root = store(init, a0, -1, -1, 0)
+        root = store(a0, -1, -1, 0)
         if track_ranges:
             note_range(a0, init)
         check_state(init, lambda: [])
