@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from absmc.engines.explicit import search
-from absmc.engines.explicit.store import ExactStore
 from absmc.ir.compile import compile_system
+from absmc.kernel.search import search
+from absmc.kernel.store import ExactStore
 from absmc.lang.gcl import parse_gcl
 
 

@@ -8,6 +8,7 @@ absmc runs as a user runs it: ``absmc check MODEL --keep-going --json`` in a sub
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -98,13 +99,20 @@ def run_spin(model: Path, defines: list[str], depth: int = 1_000_000) -> SpinRes
     )
 
 
-def run_absmc(model: Path, defines: list[str], timeout: float = 3600) -> AbsmcResult:
-    """absmc's numbers for ``model``, from the command line (model to verdict)."""
+def run_absmc(
+    model: Path, defines: list[str], timeout: float = 3600, source: Path | None = None
+) -> AbsmcResult:
+    """absmc's numbers for ``model``, from the command line (model to verdict). ``source``: a
+    ``src`` directory of another absmc checkout to run instead of the installed one (A/B runs
+    against an older version, as ``vs_spin.py --against``)."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
     for x in defines:
         args += ["-D", x]
+    env = None
+    if source is not None:
+        env = dict(os.environ, PYTHONPATH=str(source))
     t0 = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
     wall = time.monotonic() - t0
     try:
         res = json.loads(proc.stdout)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from absmc.engines.options import CheckOptions
 from absmc.engines.under import UnderOptions, check_under
+from absmc.kernel.options import CheckOptions
 from absmc.lang.gcl import parse_gcl_expr, parse_gcl_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "gcl"

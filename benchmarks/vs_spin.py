@@ -4,6 +4,7 @@
     python benchmarks/vs_spin.py                 # the corpus and the scaling models
     python benchmarks/vs_spin.py --no-scaling    # the corpus only
     python benchmarks/vs_spin.py --quick         # skip the scaling bounds above 10^6 states
+    python benchmarks/vs_spin.py --against ../old/src   # also an older absmc, in the same run
 
 Model to verdict is wall time from the model file to the answer: for SPIN ``spin -o1 -a`` +
 ``gcc -O2`` + ``pan`` (as SPIN users run it; ``-o1 -DNOREDUCE`` so that both tools explore the
@@ -38,6 +39,13 @@ def main() -> int:
     ap.add_argument("--no-corpus", action="store_true", help="skip the corpus models")
     ap.add_argument("--no-scaling", action="store_true", help="skip the scaling models")
     ap.add_argument("--quick", action="store_true", help="skip scaling bounds above 10^6 states")
+    ap.add_argument(
+        "--against",
+        type=Path,
+        metavar="SRC",
+        help="the src/ directory of another absmc checkout: run it on every model too and print "
+        "this absmc's states/s relative to it (throughput regressions)",
+    )
     args = ap.parse_args()
     if not have_spin():
         print("vs_spin: spin and gcc are needed (apt-get install spin gcc)", file=sys.stderr)
@@ -60,6 +68,7 @@ def main() -> int:
     )
     slower: list[str] = []
     fischer_ratio = None
+    ab: list[tuple[str, float]] = []
     for kind, model, defs in jobs:
         label = model.name + (f" {defs[0]}" if defs else "")
         spin = run_spin(model, defs)
@@ -79,7 +88,25 @@ def main() -> int:
             slower.append(f"{model.name} ({t_ratio:.2f}x)")
         if model.name == "fischer.pml" and defs == [f"MAXT={2**15}"]:
             fischer_ratio = r_ratio
+        if args.against is not None:
+            old = run_absmc(model, defs, source=args.against.resolve())
+            if old.rate > 0 and ours.rate > 0 and ours.search_s >= 0.05:
+                ab.append((label, ours.rate / old.rate))
+                print(
+                    f"{'':28s} against {args.against}: {old.rate:9,.0f} states/s, this absmc "
+                    f"{ours.rate / old.rate:6.3f}x"
+                )
     print()
+    if ab:
+        total = 1.0
+        for _, r in ab:
+            total *= r
+        geo = total ** (1 / len(ab))
+        worst = min(ab, key=lambda x: x[1])
+        print(
+            f"throughput against {args.against}: geometric mean {geo:.3f}x over {len(ab)} models "
+            f"with >= 0.05 s of search; lowest {worst[1]:.3f}x ({worst[0]})"
+        )
     if not args.no_corpus:
         print(
             "goal 1, model-to-verdict time <= SPIN's on every corpus model with <= 10^6 states: "

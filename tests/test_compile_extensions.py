@@ -3,17 +3,18 @@ timeout, assertions on transitions and error conditions."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from absmc.engines.explicit import search
-from absmc.engines.explicit.replay import replay
 from absmc.ir import Command, Process, Property, RangeSort, System, Variable
 from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import reference_steps
 from absmc.ir.expr import FALSE, Const, Op, Var
+from absmc.kernel.search import search
+from absmc.kernel.trace import replay
 
 from .reference import reference_explore
 from .strategies import finite_systems
@@ -41,11 +42,11 @@ def test_exclusive_chain_is_one_step_and_intermediate_states_are_not_stored() ->
         ]
     )
     c = compile_system(s)
-    succ = c.successors(c.initial)
+    succ, _ = c.successors(c.initial)
     labels = [lab for lab, _ in succ]
     assert len(labels) == 2
     chain = next(lab for lab in labels if lab >= len(s.commands))
-    assert c.expand(chain) == (0, 1)
+    assert c.commands_of(chain) == (0, 1)
     # B never sees x == 1: y is 0 or 2
     out = search(c, keep_going=True)
     assert out.states == 5  # (0,0), (2,0), (0,0)->B, (2,2), (2,0 with pb=1)
@@ -54,7 +55,7 @@ def test_exclusive_chain_is_one_step_and_intermediate_states_are_not_stored() ->
     while stack:
         st = stack.pop()
         ys.add(st[1])
-        for _, t in c.successors(st):
+        for _, t in c.successors(st)[0]:
             if t not in seen:
                 seen.add(t)
                 stack.append(t)
@@ -71,7 +72,7 @@ def test_blocked_exclusive_process_lets_others_move() -> None:
     )
     c = compile_system(s)
     # from the initial state: A's chain stops where A is blocked (x == 1 is stored), B moves
-    assert sorted(t for _, t in c.successors(c.initial)) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert sorted(t for _, t in c.successors(c.initial)[0]) == [(0, 1, 0, 1), (1, 0, 1, 0)]
 
 
 def test_timeout_commands_only_when_nothing_else_can_move() -> None:
@@ -85,8 +86,8 @@ def test_timeout_commands_only_when_nothing_else_can_move() -> None:
         ]
     )
     c = compile_system(s)
-    assert [lab for lab, _ in c.successors(c.initial)] == [0]
-    assert [lab for lab, _ in c.successors((2, 0, 0, 0))] == [1]
+    assert [lab for lab, _ in c.successors(c.initial)[0]] == [0]
+    assert [lab for lab, _ in c.successors((2, 0, 0, 0))[0]] == [1]
 
 
 def test_failed_assertion_is_reported_and_the_command_still_executes() -> None:
@@ -117,9 +118,7 @@ def test_error_condition_is_a_model_error_and_blocks_the_command() -> None:
         ]
     )
     c = compile_system(s)
-    assert c.successors((1, 0, 0, 1)) == []
-    assert c.errors == [(0, "index out of bounds", "no-model-error")]
-    c.errors.clear()
+    assert c.successors((1, 0, 0, 1)) == ([], ((0, "index out of bounds", "no-model-error"),))
     out = search(c, keep_going=True)
     assert "no-model-error" in out.violations
 
@@ -137,20 +136,17 @@ def test_chains_and_timeouts_agree_with_the_reference(base: System, data: st.Dat
     compiled = compile_system(s)
     ref = reference_explore(base, max_states=60)
     for state in ref.states:
-        got = compiled.successors(state)
-        errors = list(compiled.errors)
-        compiled.errors.clear()
+        got, errors = compiled.successors(state)
         want, want_errors = reference_steps(s, state)
         assert {t for _, t in got} == want
         # the first command of every chain that met an error, per property
-        assert {(compiled.expand(ci)[0], p) for ci, _, p in errors} == want_errors
+        assert {(compiled.commands_of(ci)[0], p) for ci, _, p in errors} == want_errors
         for label, t in got:  # every chain replays command by command
             cur = state
-            for ci in compiled.expand(label):
-                nxt = compiled.step(ci, cur)
+            for ci in compiled.commands_of(label):
+                nxt, _ = compiled.step(ci, cur)
                 assert nxt is not None
                 cur = nxt
-            compiled.errors.clear()
             assert cur == t
 
 
@@ -168,8 +164,7 @@ def test_fused_breadth_first_expansion_finds_what_the_generic_loop_finds(
     s = base.with_(commands=tuple(cmds), properties=())
     fused = compile_system(s)
     assert fused.expand_level is not None
-    generic = compile_system(s)
-    generic.expand_level = None
+    generic = dataclasses.replace(compile_system(s), expand_level=None)
     a = search(fused, keep_going=True)
     b = search(generic, keep_going=True)
     assert (a.states, a.transitions, a.max_depth) == (b.states, b.transitions, b.max_depth)

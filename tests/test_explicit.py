@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from absmc.engines.explicit import check_explicit, search
-from absmc.engines.explicit.replay import run_path
-from absmc.engines.explicit.store import BitStateStore, ExactStore
-from absmc.engines.options import CheckOptions, Limits, OptionError
-from absmc.engines.result import Verdict
+from absmc.engines.explicit import check_explicit
 from absmc.ir import System
 from absmc.ir.compile import compile_system
+from absmc.kernel.options import CheckOptions, Limits, OptionError
+from absmc.kernel.result import Verdict
+from absmc.kernel.search import search
+from absmc.kernel.store import BitStateStore, ExactStore
+from absmc.kernel.trace import run_path
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 
 from .conftest import GCL_EXAMPLES

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from absmc.engines.explicit import Limits, search
 from absmc.ir.compile import compile_system
+from absmc.kernel.options import Limits
+from absmc.kernel.search import search
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.export import to_promela

@@ -9,10 +9,10 @@ import pytest
 from absmc.engines.explicit import check_explicit
 from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.build import build_abstraction
-from absmc.engines.options import CheckOptions, Limits
-from absmc.engines.result import Result, Verdict
 from absmc.ir import Command, ModelError, Process, Property, RangeSort, System, Var, Variable
 from absmc.ir.expr import conj, const, op
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import Result, Verdict
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr, parse_gcl_file
 from absmc.logic import Prover
 

@@ -18,10 +18,10 @@ import absmc.engines.fourvalued.partition as partition_module
 from absmc.engines.explicit import check_explicit
 from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.partition import abstractable
-from absmc.engines.options import CheckOptions, Limits
-from absmc.engines.result import Verdict
 from absmc.ir import INT, Expr, Property, System
 from absmc.ir.expr import TRUE, conj, conjuncts, const, op
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import Verdict
 from absmc.lang.loader import load_model
 
 from .conftest import SHARED

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from absmc.engines.explicit import search
 from absmc.engines.fourvalued.build import build_abstraction
 from absmc.engines.fourvalued.export import to_promela_models
 from absmc.ir.compile import compile_system
+from absmc.kernel.search import search
 from absmc.lang.gcl import parse_gcl_file
 
 from .conftest import GCL_EXAMPLES, run_cli

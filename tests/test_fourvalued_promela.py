@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from absmc.engines.explicit import check_explicit, search
+from absmc.engines.explicit import check_explicit
 from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.build import HELPER, build_abstraction
 from absmc.engines.fourvalued.export import to_promela_models
-from absmc.engines.options import CheckOptions
-from absmc.engines.result import Result, Verdict
 from absmc.ir import System
 from absmc.ir.compile import compile_system
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result, Verdict
+from absmc.kernel.search import search
 from absmc.lang.loader import load_model
 
 from .conftest import EXAMPLES, FIXTURES, SHARED, run_cli

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from absmc.engines.explicit import check_explicit, search
-from absmc.engines.options import CheckOptions
+from absmc.engines.explicit import check_explicit
 from absmc.ir.compile import compile_system
 from absmc.ir.expr import free_vars
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.search import search
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.lower import Lowerer, lower_model
 from absmc.lang.promela.parser import parse_promela

@@ -9,16 +9,17 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absmc.engines.explicit import check_explicit, search
-from absmc.engines.explicit.replay import run_path
-from absmc.engines.explicit.store import ExactStore
-from absmc.engines.options import CheckOptions
-from absmc.engines.result import Verdict
+from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import OperatorLibrary, TypesOptions, build_abstraction, check_types
 from absmc.ir import NO_DEADLOCK, NO_MODEL_ERROR, Command, Op, System
 from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Expr, transform
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Verdict
+from absmc.kernel.search import search
+from absmc.kernel.store import ExactStore
+from absmc.kernel.trace import run_path
 
 from .reference import reference_explore
 from .strategies import finite_systems
@@ -68,9 +69,7 @@ def _final_state_violates(system: System, prop: str, state: tuple[int, ...]) -> 
     env = env_of(system, state)
     if prop == NO_DEADLOCK:
         compiled = compile_system(system)
-        succ = compiled.successors(state)
-        errors = list(compiled.errors)
-        compiled.errors.clear()
+        succ, errors = compiled.successors(state)
         return not succ and not errors
     return bool(evaluate(system.get_property(prop).bad, env))
 

@@ -8,13 +8,13 @@ import json
 import pytest
 
 from absmc.engines.explicit import check_explicit
-from absmc.engines.options import CheckOptions, Limits, OptionError
-from absmc.engines.result import PropertyResult, Result, Verdict
 from absmc.engines.typeabs import CHOOSE, TypesOptions, build_abstraction, check_types, infer
 from absmc.engines.typeabs.domains import modulo, point, signs
 from absmc.ir import TRUE, Command, Expr, Var
 from absmc.ir.sorts import INT
 from absmc.ir.span import ModelError
+from absmc.kernel.options import CheckOptions, Limits, OptionError
+from absmc.kernel.result import PropertyResult, Result, Verdict
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 
 from .conftest import FIXTURES, GCL_EXAMPLES, run_cli
@@ -272,9 +272,9 @@ def test_cli_shows_the_unconfirmed_abstract_trace_with_tokens() -> None:
 
 
 def _reachable_abstractions_cover_concrete(system: object, types: TypesOptions) -> None:
-    from absmc.engines.explicit import search
-    from absmc.engines.explicit.store import ExactStore
     from absmc.ir.compile import compile_system
+    from absmc.kernel.search import search
+    from absmc.kernel.store import ExactStore
 
     from .reference import reference_explore
 

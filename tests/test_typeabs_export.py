@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from absmc.engines.explicit import search
 from absmc.engines.typeabs import TypesOptions, build_abstraction
 from absmc.ir.compile import compile_system
+from absmc.kernel.search import search
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela import load_promela
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from absmc.engines.explicit import check_explicit, search
-from absmc.engines.options import CheckOptions, Limits
-from absmc.engines.result import PropertyResult, Result, Trace, Verdict
+from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import TypesOptions, build_abstraction, check_types, infer
 from absmc.engines.typeabs.domains import signs
 from absmc.engines.typeabs.generate import RELEASE, TIMEOUT
 from absmc.ir import System
 from absmc.ir.compile import compile_system
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import PropertyResult, Result, Trace, Verdict
+from absmc.kernel.search import search
 from absmc.lang.promela import load_promela
 
 from .conftest import EXAMPLES, run_cli
@@ -42,8 +43,7 @@ def executes(system: System, trace: Trace) -> bool:
     state = compiled.initial
     for step in trace.steps[1:]:
         assert step.command_index is not None
-        state = compiled.step(step.command_index, state)  # type: ignore[assignment]
-        compiled.errors.clear()
+        state = compiled.step(step.command_index, state)[0]  # type: ignore[assignment]
         if state is None or system.state_dict(state) != step.state:
             return False
     return True

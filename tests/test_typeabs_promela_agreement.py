@@ -11,16 +11,17 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absmc.engines.explicit import check_explicit, search
-from absmc.engines.explicit.store import ExactStore
-from absmc.engines.options import CheckOptions
-from absmc.engines.result import Verdict
+from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import OperatorLibrary, TypesOptions, build_abstraction, check_types
 from absmc.ir import TRUE, Property, System
 from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Var, op, substitute
 from absmc.ir.sorts import RangeSort
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Verdict
+from absmc.kernel.search import search
+from absmc.kernel.store import ExactStore
 
 from .strategies import _atom, finite_systems
 

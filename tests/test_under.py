@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 
 from absmc.engines.explicit import check_explicit
-from absmc.engines.explicit.replay import run_path
-from absmc.engines.options import CheckOptions, Limits
-from absmc.engines.result import Result, Verdict
 from absmc.engines.under import UnderOptions, check_under
 from absmc.ir import System
 from absmc.ir.compile import compile_system
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import Result, Verdict
+from absmc.kernel.trace import run_path
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr, parse_gcl_file
 from absmc.logic import Prover, Validity
 

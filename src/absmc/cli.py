@@ -7,6 +7,7 @@ decide), 4 internal error (a bug in absmc: please report it).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -23,10 +24,10 @@ from rich.text import Text
 from absmc import __version__
 from absmc.cli_types import abstract, domains, types_from, types_options
 from absmc.cli_under import under_from, under_options
-from absmc.engines.options import CheckOptions, Limits, OptionError, Progress
-from absmc.engines.result import Result, peak_rss_mb
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, Limits, OptionError, Progress
+from absmc.kernel.result import Result, peak_rss_mb
 
 if TYPE_CHECKING:
     from absmc.engines.typeabs import TypesOptions
@@ -341,7 +342,7 @@ def check(
         finally:
             if line is not None:
                 line.close()
-        result.model = model
+        result = dataclasses.replace(result, model=model)
         emit(result, as_json, show_iterations=table)
         return result.exit_code
 
@@ -411,7 +412,7 @@ def simulate(
     """Run MODEL once, choosing among enabled commands at random, and print the run."""
 
     def body() -> int:
-        from absmc.engines.explicit.simulate import simulate as run_simulation
+        from absmc.kernel.simulate import simulate as run_simulation
 
         system = load(model, defines)
         t0 = time.monotonic()

@@ -273,7 +273,7 @@ def abstract(
     from absmc.cli import UsageProblem, _stdout, load, run_guarded
 
     def body() -> int:
-        from absmc.engines.options import OptionError
+        from absmc.kernel.options import OptionError
 
         system = load(model, defines)
         if not (suggest_prop or slice_prop or abstract or rest == "point"):

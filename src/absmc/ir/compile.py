@@ -3,15 +3,15 @@
 States are tuples of ints (one slot per variable, declaration order, bools as 0/1). The
 generated module defines:
 
-* ``successors(s) -> list[(label, successor state)]`` in command order. A label is a command
-  index, or — when commands with ``exclusive`` set (Promela's ``atomic``) chain several commands
-  into one step — a *chain label* ``>= len(commands)`` that :meth:`CompiledSystem.expand` turns
-  back into the command indices. Model errors (division by zero, an assignment outside a finite
-  ``overflow="error"`` range, a command's ``errors`` condition) do not raise: they are appended
-  as ``(label, message, NO_MODEL_ERROR)`` to :attr:`CompiledSystem.errors`, and the command
-  yields no successor; a failed ``asserts`` condition is appended as ``(label, message,
-  property name)`` and the command still yields its successor. The caller inspects and clears
-  the list.
+* ``successors(s) -> (steps, failures)`` (an :data:`~absmc.ir.steps.Expansion`): the enabled
+  steps as ``(label, successor state)`` in command order, and the :class:`~absmc.ir.steps.Failure`
+  s met. A label is a command index, or — when commands with ``exclusive`` set (Promela's
+  ``atomic``) chain several commands into one step — a *chain label* ``>= len(commands)`` that
+  :meth:`CompiledSystem.commands_of` turns back into the command indices. Model errors (division
+  by zero, an assignment outside a finite ``overflow="error"`` range, a command's ``errors``
+  condition) do not raise: they are returned as failures of property ``NO_MODEL_ERROR`` and the
+  command yields no successor; a failed ``asserts`` condition is a failure of that ``assert``
+  property, and the command still yields its successor. Nothing is kept between calls.
 * timeout semantics: commands flagged ``"timeout"`` are tried only when no other command is
   enabled (SPIN's ``timeout``);
 * exclusive control: after a command with ``exclusive = P`` only P's commands are tried from the
@@ -19,7 +19,7 @@ generated module defines:
   the first command without ``exclusive`` (SPIN's ``atomic``: intermediate states of an atomic
   sequence are not stored). A chain that comes back to a state it already passed is cut there
   (:attr:`CompiledSystem.cut_chains` counts the cuts).
-* ``step(label, s)``: the successor of ``s`` under one command (no chaining), or ``None``.
+* ``step(ci, s) -> (successor or None, failures)``: one command (no chaining), for replay.
 * ``ok(s) -> bool``: every compiled state property holds in ``s`` (the fast path of property
   checking); ``violated(s) -> list[int]``: indices (into ``CompiledSystem.properties``) of
   violated ones (``assert`` properties are checked on transitions, see above).
@@ -41,10 +41,10 @@ from typing import Any
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 
-State = tuple[int, ...]
-Successors = list[tuple[int, State]]
+__all__ = ["CompiledSystem", "Expansion", "Failure", "State", "Successors", "compile_system"]
 
 
 def tdiv(a: int, b: int) -> int:
@@ -171,22 +171,24 @@ def choose_dispatch_var(system: System, cmds: Sequence[Command]) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class CompiledSystem:
-    """The compiled form of a System (see module docstring). ``source`` is the generated code;
-    ``chains`` lists the command chains that chain labels stand for (label ``len(commands) + k``
-    is ``chains[k]``); it grows while successors are computed."""
+    """The compiled form of a System (see module docstring); an implementation of the kernel's
+    ``Semantics`` protocol (:mod:`absmc.kernel.semantics`). ``source`` is the generated code.
+
+    Chain labels are *interned*: label ``len(commands) + k`` is the k-th distinct chain met so
+    far (``chains[k]``). The table only grows, and a label never changes meaning, so any number
+    of searches and replays may share one ``CompiledSystem`` (one thread at a time)."""
 
     system: System
     properties: tuple[Property, ...]
     source: str
-    successors: Callable[[State], Successors]
+    successors: Callable[[State], Expansion]
     ok: Callable[[State], bool]
     violated: Callable[[State], list[int]]
     valid_end: Callable[[State], bool]
-    errors: list[tuple[int, str, str]] = field(default_factory=list)
+    step: Callable[[int, State], tuple[State | None, Failures]]
     chains: list[tuple[int, ...]] = field(default_factory=list)
-    step: Callable[[int, State], State | None] = field(default=lambda ci, s: None)
     #: False when no state property is compiled (``ok`` is then always true)
     state_checks: bool = True
     #: the fused breadth-first expander (see ``_Gen.expander``), when there are no state checks
@@ -205,8 +207,13 @@ class CompiledSystem:
         """The initial state."""
         return self.system.initial_state()
 
-    def expand(self, label: int) -> tuple[int, ...]:
-        """The command indices a successor label stands for (one for a plain command)."""
+    def initial_states(self) -> list[State]:
+        """The initial states (one: every variable at its declared initial value)."""
+        return [self.system.initial_state()]
+
+    def commands_of(self, label: int) -> tuple[int, ...]:
+        """The command indices a step label stands for (one for a plain command). Raises
+        ``IndexError`` for a label no successor computation has handed out."""
         n = len(self.system.commands)
         return (label,) if label < n else self.chains[label - n]
 
@@ -381,7 +388,7 @@ class _Gen:
             if c.exclusive is not None:
                 fn = f"_fn{self.proc_ids[c.exclusive]}"
                 return [
-                    f"_tmp = []; _close(({c.index},), {tup}, {fn}, _tmp); ex = 1",
+                    f"_tmp = []; _e += _close(({c.index},), {tup}, {fn}, _tmp); ex = 1",
                     "for _ci, t in _tmp:",
                     "    k += 1",
                     "    if t not in seen:",
@@ -395,7 +402,9 @@ class _Gen:
             ]
         if c.exclusive is not None:
             # `ex` records that a command was enabled even if its chain ends nowhere new
-            return [f"_close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out); ex = 1"]
+            return [
+                f"_e += _close(({c.index},), {tup}, _fn{self.proc_ids[c.exclusive]}, out); ex = 1"
+            ]
         return [f"app(({c.index}, {tup}))"]
 
     def emit_all(self, indent: int, lines: list[str]) -> None:
@@ -420,7 +429,7 @@ class _Gen:
         for k, (cond, msg) in enumerate(c.errors):
             cnd = cond if var is None else _strip_dispatch(cond, var, value)
             self.emit(indent, f"{'if' if k == 0 else 'elif'} {tr(cnd)}:")
-            self.emit(indent + 1, f"_errors.append(({c.index}, {msg!r}, {NO_MODEL_ERROR!r}))")
+            self.emit(indent + 1, f"_e += (_F({c.index}, {msg!r}, {NO_MODEL_ERROR!r}),)")
         if c.errors:
             self.emit(indent, "else:")
             indent += 1
@@ -462,7 +471,7 @@ class _Gen:
                 self.emit(indent, f"if not {tr(cond)}:")
                 self.emit(
                     indent + 1,
-                    f"_errors.append(({c.index}, {('assertion violated: ' + shown)!r}, {name!r}))",
+                    f"_e += (_F({c.index}, {('assertion violated: ' + shown)!r}, {name!r}),)",
                 )
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
         changed = [i for i in range(self.n) if slots[i] != f"v{i}"]
@@ -477,14 +486,12 @@ class _Gen:
             self.emit_all(indent + 1, self.sink(c, tup, mode))
             self.emit(indent, "else:")
             args = ", ".join(f"({t}, {name!r}, {s.lo}, {s.hi})" for t, name, s in checks)
-            self.emit(indent + 1, f"_range_error({c.index}, [{args}])")
+            self.emit(indent + 1, f"_e += (_range_error({c.index}, [{args}]),)")
         else:
             self.emit_all(indent, self.sink(c, tup, mode))
         if raises:
             self.emit(base, "except ZeroDivisionError:")
-            self.emit(
-                base + 1, f"_errors.append(({c.index}, 'division by zero', {NO_MODEL_ERROR!r}))"
-            )
+            self.emit(base + 1, f"_e += (_F({c.index}, 'division by zero', {NO_MODEL_ERROR!r}),)")
 
     def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
         """Code for ``cmds`` (in order), dispatched on program counters where possible."""
@@ -550,11 +557,12 @@ class _Gen:
         self.emit(1, "out = []")
         self.emit(1, "app = out.append")
         self.emit(1, "ex = 0")
+        self.emit(1, "_e = ()")
         self.block(1, normal, "main")
         if timeout:
             self.emit(1, "if not out and not ex:")
             self.block(2, timeout, "main")
-        self.emit(1, "return out")
+        self.emit(1, "return out, _e")
         # one-step successors of the processes that can hold exclusive control
         targets = {c.exclusive for c in sys.commands if c.exclusive is not None}
         self.process_fns([p.name for p in sys.processes if p.name in targets])
@@ -579,14 +587,14 @@ class _Gen:
         self.unpack(2)
         self.emit(2, "k = 0")
         self.emit(2, "ex = 0")
+        self.emit(2, "_e = ()")
         self.block(2, normal, "fused")
         if timeout:
             self.emit(2, "if not k and not ex:")
             self.block(3, timeout, "fused")
         self.emit(2, "trans += k")
-        self.emit(2, "if not k or _errors:")
-        self.emit(3, "flagged.append((s, sid, k, list(_errors)))")
-        self.emit(3, "_errors.clear()")
+        self.emit(2, "if not k or _e:")
+        self.emit(3, "flagged.append((s, sid, k, _e))")
         self.emit(1, "return sid, trans, flagged")
 
     def process_fns(self, names: Sequence[str]) -> None:
@@ -601,12 +609,13 @@ class _Gen:
             self.unpack(1)
             self.emit(1, "out = []")
             self.emit(1, "app = out.append")
+            self.emit(1, "_e = ()")
             self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
             tmine = [c for c in mine if "timeout" in c.flags]
             if tmine:
                 self.emit(1, "if tmo:")
                 self.block(2, tmine, "fn")
-            self.emit(1, "return out")
+            self.emit(1, "return out, _e")
         chosen = set(names)
         self.emit(0, "_PROC_FN = {")
         for c in sys.commands:
@@ -689,19 +698,18 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     gen.violated(props)
     gen.valid_end()
     source = "\n".join(gen.lines) + "\n"
-    errors: list[tuple[int, str, str]] = []
     chains: list[tuple[int, ...]] = []
     chain_ids: dict[tuple[int, ...], int] = {}
     ncmd = len(system.commands)
     cuts = [0]
 
-    def range_error(ci: int, checks: list[tuple[int, str, int, int]]) -> None:
+    def range_error(ci: int, checks: list[tuple[int, str, int, int]]) -> Failure:
         for value, name, lo, hi in checks:
             if not lo <= value <= hi:
-                errors.append(
-                    (ci, f"value {value} assigned to {name} is outside {lo}..{hi}", NO_MODEL_ERROR)
+                return Failure(
+                    ci, f"value {value} assigned to {name} is outside {lo}..{hi}", NO_MODEL_ERROR
                 )
-                return
+        raise AssertionError("range_error called for values in range")
 
     def intern(chain: tuple[int, ...]) -> int:
         if len(chain) == 1:
@@ -712,18 +720,19 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
             chains.append(chain)
         return k
 
-    def close(chain: tuple[int, ...], t: State, fn: Callable[..., Any], out: Successors) -> None:
-        """Follow exclusive control from ``t`` (reached by ``chain``): see the module doc."""
+    def close(
+        chain: tuple[int, ...], t: State, fn: Callable[..., Any], out: Successors
+    ) -> Failures:
+        """Follow exclusive control from ``t`` (reached by ``chain``): see the module doc.
+        Returns the failures met on the way, labelled by their chains."""
         stack = [(chain, t, fn)]
         seen = {(t, fn)}
+        failures: Failures = NO_FAILURES
         while stack:
             ch, st, f = stack.pop()
-            mark = len(errors)
-            nxt = f(st)
-            if len(errors) > mark:
-                for j in range(mark, len(errors)):
-                    ci, msg, prop = errors[j]
-                    errors[j] = (intern((*ch, ci)), msg, prop)
+            nxt, errs = f(st)
+            if errs:
+                failures += tuple(Failure(intern((*ch, e[0])), e[1], e[2]) for e in errs)
             if not nxt:
                 out.append((intern(ch), st))
                 continue
@@ -735,23 +744,26 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
                     stack.append(((*ch, ci), t2, f2))
                 else:
                     cuts[0] += 1
+        return failures
 
     ns: dict[str, Any] = dict(_RUNTIME)
-    ns.update({"_errors": errors, "_range_error": range_error, "_close": close})
+    ns.update({"_F": Failure, "_range_error": range_error, "_close": close})
     code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
     exec(code, ns)
     lazy: dict[str, dict[int, Callable[..., Any]]] = {}
 
-    def step(ci: int, s: State) -> State | None:
+    def step(ci: int, s: State) -> tuple[State | None, Failures]:
         if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
             g2 = _Gen(system, props)
             g2.process_fns([p.name for p in system.processes])
             exec(compile("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", "exec"), ns)
             lazy["fns"] = ns["_PROC_FN"]
-        for c, t, _f in lazy["fns"][ci](s, True):
+        succ, errs = lazy["fns"][ci](s, True)
+        mine = tuple(e for e in errs if e[0] == ci)
+        for c, t, _f in succ:
             if c == ci:
-                return t  # type: ignore[no-any-return]
-        return None
+                return t, mine
+        return None, mine
 
     return CompiledSystem(
         system=system,
@@ -761,7 +773,6 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         ok=ns["ok"],
         violated=ns["violated"],
         valid_end=ns["valid_end"],
-        errors=errors,
         chains=chains,
         step=step,
         state_checks=not fused,

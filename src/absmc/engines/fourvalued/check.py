@@ -15,7 +15,7 @@ explicit engine. For each property:
   taken (any successor in the concretization if the chains differ, e.g. where the concrete
   chain was cut at a repeated state); for a failing transition (model error, assertion) the
   concrete error entry of the same property. The concrete path of successor labels is replayed
-  by :func:`absmc.engines.explicit.replay.replay` before it is reported. When only the may
+  by :func:`absmc.kernel.trace.replay` before it is reported. When only the may
   System violates the property and its commands, step by step, replay concretely, that also
   gives **f** (``confirmed_by`` ``may-trace``);
 * **⊥** (``unknown``) otherwise, with the may System's counterexample as an *unconfirmed* trace
@@ -31,9 +31,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from absmc.engines.explicit.replay import ReplayError, replay, run_path
-from absmc.engines.explicit.search import SearchOutcome, Violation, search
-from absmc.engines.explicit.store import ExactStore
 from absmc.engines.fourvalued.bilattice import BOT, TOP, Belnap, combine, negate
 from absmc.engines.fourvalued.build import (
     HELPER,
@@ -43,18 +40,21 @@ from absmc.engines.fourvalued.build import (
     build_abstraction,
 )
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
-from absmc.engines.options import (
+from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
+from absmc.ir.expr import Expr
+from absmc.ir.sorts import BoolSort
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.options import (
     CheckOptions,
     OptionError,
     Selection,
     property_kind,
     select_properties,
 )
-from absmc.engines.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
-from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
-from absmc.ir.expr import Expr
-from absmc.ir.sorts import BoolSort
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
+from absmc.kernel.search import SearchOutcome, Violation, search
+from absmc.kernel.store import ExactStore
+from absmc.kernel.trace import ReplayError, chain_rows, concretize, replay, run_path
 
 METHOD = "fourvalued"
 
@@ -82,7 +82,7 @@ class AbstractRun:
     def concrete_commands(self, label: int) -> tuple[int, ...]:
         """The concrete commands an abstract step (a command or a chain label) stands for."""
         origin = self.model.origin
-        return tuple(origin[i] for i in self.compiled.expand(label) if origin[i] != HELPER)
+        return tuple(origin[i] for i in self.compiled.commands_of(label) if origin[i] != HELPER)
 
 
 def _search(model: AbstractModel, options: CheckOptions, deadlock: bool) -> AbstractRun:
@@ -141,58 +141,30 @@ class _Decider:
                 return False
         return True
 
-    def _successors(self, s: State) -> tuple[list[tuple[int, State]], list[tuple[int, str]]]:
-        """Concrete successors of ``s`` and the (label, property) errors met computing them."""
-        c = self.compiled
-        succ = c.successors(s)
-        errors = [(label, prop) for label, _, prop in c.errors]
-        c.errors.clear()
-        return succ, errors
-
     def concrete_path(
         self, run: AbstractRun, name: str, path: Sequence[int], guided: bool
     ) -> list[int]:
-        """Concrete successor labels for the abstract ``path`` of ``run`` that violates
-        ``name``. Each step takes the concrete successor executing the same concrete commands;
-        ``guided`` (must-paths) requires it to lie in the next abstract state's concretization
-        and otherwise takes any successor that does. Raises ``ReplayError`` where no successor
-        fits."""
+        """Concrete step labels for the abstract ``path`` of ``run`` that violates ``name``
+        (:func:`absmc.kernel.trace.concretize`). Each step takes the concrete successor executing
+        the same concrete commands; ``guided`` (must-paths) requires it to lie in the next
+        abstract state's concretization and otherwise takes any successor that does. Raises
+        ``Unconfirmed`` (a ``ReplayError``) where no successor fits."""
         failing = self.failing(name)
         body = list(path[:-1]) if failing else list(path)
         states = run_path(run.compiled, body)
-        s = self.compiled.initial
-        if guided and not self.inside(states[0], s):
-            raise ReplayError("the initial state is not in the first abstract state")
-        out: list[int] = []
-        for k, label in enumerate(body, start=1):
-            want = run.concrete_commands(label)
-            succ, _ = self._successors(s)
-            same = [(lab, t) for lab, t in succ if self.compiled.expand(lab) == want]
-            pick: tuple[int, State] | None = None
-            for lab, t in same if not guided else [*same, *succ]:
-                if not guided or self.inside(states[k], t):
-                    pick = (lab, t)
-                    break
-            if pick is None:
-                if guided:
-                    what = "no concrete successor lies in the abstract state"
-                elif len(want) == 1:
-                    what = f"command {want[0]} is not enabled"
-                else:
-                    what = f"the chain of commands {list(want)} is not a concrete step"
-                raise ReplayError(f"step {k}: {what}")
-            out.append(pick[0])
-            s = pick[1]
-        if failing:
-            want = run.concrete_commands(path[-1])
-            _, errors = self._successors(s)
-            labels = [lab for lab, prop in errors if prop == name]
-            matching = [lab for lab in labels if self.compiled.expand(lab) == want]
-            choice = matching or (labels if guided else [])
-            if not choice:
-                raise ReplayError(f"step {len(path)}: the concrete step does not violate '{name}'")
-            out.append(choice[0])
-        return out
+        steps = [run.concrete_commands(label) for label in path]
+
+        def fits(k: int, s: State) -> bool:
+            return self.inside(states[k], s)
+
+        labels, _ = concretize(
+            self.compiled,
+            steps,
+            failing=name if failing else None,
+            fits=fits if guided else None,
+            guided=guided,
+        )
+        return labels
 
     def witness(self, name: str, v: Violation) -> Trace:
         """The replayed concrete counterexample along a must-path."""
@@ -239,28 +211,25 @@ class _Decider:
             return TraceStep(k, state_dict(s), c.process, text, where, ci)
 
         steps = [TraceStep(0, state_dict(states[0]))]
-        for i, label in enumerate(body):
-            s = states[i]
-            for ai in run.compiled.expand(label):
-                t = run.compiled.step(ai, s)
-                run.compiled.errors.clear()
-                s = t if t is not None else s
-                if model.origin[ai] != HELPER:
-                    steps.append(row(len(steps), s, model.origin[ai]))
         note = f"unconfirmed: this abstract path has no concrete run ({why})"
-        if failing:
-            chain = run.compiled.expand(path[-1])
-            s = states[-1]
-            for ai in chain[:-1]:
-                t = run.compiled.step(ai, s)
-                run.compiled.errors.clear()
-                s = t if t is not None else s
+
+        def rows(s: State, commands: Sequence[int]) -> None:
+            for ai, t in chain_rows(run.compiled, s, commands):
                 if model.origin[ai] != HELPER:
-                    steps.append(row(len(steps), s, model.origin[ai]))
-            last = self.system.commands[model.origin[chain[-1]]]
-            what = "fail" if v.property == NO_MODEL_ERROR else f"violate {v.property}"
-            note += f"; next, '{last.source_text or last.text()}' may {what}"
-        return Trace(steps, replayed=False, note=note)
+                    steps.append(row(len(steps), t, model.origin[ai]))
+
+        try:
+            for i, label in enumerate(body):
+                rows(states[i], run.compiled.commands_of(label))
+            if failing:
+                chain = run.compiled.commands_of(path[-1])
+                rows(states[-1], chain[:-1])
+                last = self.system.commands[model.origin[chain[-1]]]
+                what = "fail" if v.property == NO_MODEL_ERROR else f"violate {v.property}"
+                note += f"; next, '{last.source_text or last.text()}' may {what}"
+        except ReplayError as err:
+            note += f"; the abstract trace itself breaks off at row {len(steps)}: {err}"
+        return Trace(tuple(steps), replayed=False, note=note)
 
     # -- verdicts ----------------------------------------------------------------------
     def decide(self, name: str, stats: Stats) -> PropertyResult:
@@ -384,7 +353,7 @@ def _incomplete(system: System, selection: Selection, reason: str, total: float)
         )
         for name in selection.names()
     ]
-    return Result(system.file or system.name, METHOD, results)
+    return Result(system.file or system.name, METHOD, tuple(results))
 
 
 def check_fourvalued(
@@ -420,4 +389,4 @@ def check_fourvalued(
     decider = _Decider(system, abstraction, may, must, compiled)
     results = [decider.decide(name, stats) for name in selection.names()]
     notes = abstraction.partition.report()
-    return Result(system.file or system.name, METHOD, results, notes)
+    return Result(system.file or system.name, METHOD, tuple(results), tuple(notes))

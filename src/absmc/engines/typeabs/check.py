@@ -10,7 +10,8 @@ choose-free search for feasible counterexamples (paper 001, §§3-7, Fig. 4).
    (§7, Fig. 4: commands marked ``choose`` lead to dead states,
    :meth:`~absmc.engines.typeabs.generate.Abstraction.choose_free`). A violation found there
    follows deterministic abstract steps: its commands are mapped back to the concrete ones
-   (a chain of exclusive commands to the concrete chain label, :func:`concrete_path`) and
+   (a chain of exclusive commands to the concrete chain label,
+   :func:`absmc.kernel.trace.concretize`) and
    **replayed** on the concrete System; when the replay executes and the concrete final state
    (or last command) violates the property, the verdict is ``violated`` with that concrete
    trace. A sure violation (every concretization violates) is tried first, then a possible
@@ -25,23 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from absmc.engines.explicit.replay import (
-    ReplayError,
-    command_source,
-    command_text,
-    replay,
-    run_path,
-)
-from absmc.engines.explicit.search import SearchOutcome, Violation, search
-from absmc.engines.explicit.store import ExactStore
-from absmc.engines.options import (
-    CheckOptions,
-    OptionError,
-    Selection,
-    property_kind,
-    select_properties,
-)
-from absmc.engines.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.engines.typeabs.basl import load_basl
 from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
 from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
@@ -49,6 +33,26 @@ from absmc.engines.typeabs.infer import Rest, Typing, infer, parse_bindings
 from absmc.engines.typeabs.operators import OperatorLibrary
 from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
+from absmc.kernel.options import (
+    CheckOptions,
+    OptionError,
+    Selection,
+    property_kind,
+    select_properties,
+)
+from absmc.kernel.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
+from absmc.kernel.search import SearchOutcome, Violation, search
+from absmc.kernel.store import ExactStore
+from absmc.kernel.trace import (
+    ReplayError,
+    Unconfirmed,
+    chain_rows,
+    command_source,
+    command_text,
+    concretize,
+    replay,
+    run_path,
+)
 
 METHOD = "types"
 
@@ -136,11 +140,7 @@ def abstract_trace(
     steps = [TraceStep(0, abstraction.show(states[0]))]
 
     def rows(state: State, cmds: Sequence[int]) -> State:
-        for ci in cmds:
-            nxt = compiled.step(ci, state)
-            compiled.errors.clear()
-            if nxt is None:  # pragma: no cover - run_path checked the path
-                raise ReplayError(f"abstract command {ci} is not enabled")
+        for ci, nxt in chain_rows(compiled, state, cmds):
             state = nxt
             ai = index[ci]
             oi = abstraction.origin[ai]
@@ -161,54 +161,23 @@ def abstract_trace(
         return state
 
     for k, label in enumerate(steps_path):
-        rows(states[k], compiled.expand(label))
-    trace = Trace(steps, replayed=False)
+        rows(states[k], compiled.commands_of(label))
+    note: str | None = None
     if failing:
-        chain = compiled.expand(path[-1])
+        chain = compiled.commands_of(path[-1])
         rows(states[-1], chain[:-1])
         ai = index[chain[-1]]
         oi = abstraction.origin[ai]
         what = abstraction.errors.get(ai, "a model error")
         if prop != NO_MODEL_ERROR:
             what = f"assertion {prop} may fail"
-        trace.note = (
+        note = (
             f"next, {concrete.commands[oi].process} may execute "
             f"'{command_text(concrete, oi)}': {what}"
         )
     elif prop == NO_DEADLOCK:
-        trace.note = "every guard may be false in the last abstract state: possible deadlock"
-    return trace
-
-
-def concrete_path(
-    concrete: CompiledSystem, steps: Sequence[tuple[int, ...]], failing: str | None = None
-) -> tuple[list[int], str] | None:
-    """The successor labels of ``concrete`` for a path given as concrete command sequences
-    (one per step: a chain of exclusive commands is one step), or ``None`` when some step is
-    not a step of the concrete System from the state reached (e.g. a chain the concrete
-    process would continue). With ``failing``, the last step is one that fails that property
-    (a model error or an assertion) and its label is the one the failure is reported with.
-    Returns the labels and, with ``failing``, the concrete failure's message."""
-    state = concrete.initial
-    out: list[int] = []
-    for k, seq in enumerate(steps):
-        succ = concrete.successors(state)
-        errs = list(concrete.errors)
-        concrete.errors.clear()
-        if failing is not None and k == len(steps) - 1:
-            hit = next(
-                ((c, m) for c, m, p in errs if p == failing and concrete.expand(c) == seq), None
-            )
-            if hit is None:
-                return None
-            out.append(hit[0])
-            return out, hit[1]
-        nxt = next(((c, t) for c, t in succ if concrete.expand(c) == seq), None)
-        if nxt is None:
-            return None
-        out.append(nxt[0])
-        state = nxt[1]
-    return out, ""
+        note = "every guard may be false in the last abstract state: possible deadlock"
+    return Trace(tuple(steps), replayed=False, note=note)
 
 
 def _concrete_steps(
@@ -217,7 +186,7 @@ def _concrete_steps(
     """The concrete commands of each step of an abstract path (release commands dropped)."""
     out = []
     for label in path:
-        cmds = (abstraction.origin[index[ci]] for ci in compiled.expand(label))
+        cmds = (abstraction.origin[index[ci]] for ci in compiled.commands_of(label))
         out.append(tuple(oi for oi in cmds if oi >= 0))
     return out
 
@@ -239,10 +208,16 @@ def _confirm(
     ``name``; otherwise ``unknown`` with the abstract trace and why."""
     steps = _concrete_steps(abstraction, cf_compiled, cf_index, cfv.path)
     failing = name if _failing(abstraction.concrete, name) else None
-    found = concrete_path(concrete, steps, failing)
     n = sum(len(s) for s in steps)
-    if found is not None:
-        path, failure = found
+    try:
+        path, failure = concretize(concrete, steps, failing)
+    except Unconfirmed as err:
+        why = (
+            f"the choose-free abstract counterexample of {_steps(n)} is not a run of the "
+            f"concrete model ({err}: an overflow, or a step the concrete model takes "
+            "differently)"
+        )
+    else:
         try:
             trace = replay(concrete, name, path)
             if failing is not None:
@@ -262,11 +237,6 @@ def _confirm(
                 f"the choose-free abstract counterexample of {_steps(n)} does not violate the "
                 f"concrete property ({err}): the abstract property is weaker"
             )
-    else:
-        why = (
-            f"the choose-free abstract counterexample of {_steps(n)} is not a run of the "
-            "concrete model (an overflow, or a step the concrete model takes differently)"
-        )
     return Verdict.UNKNOWN, why, abstract_trace(abstraction, cf_compiled, cfv.path, cf_index, name)
 
 
@@ -378,7 +348,7 @@ def check_types(
         f"abstract System: {len(abstraction.system.commands)} commands "
         f"({abstraction.choose_count} with choose), {lib.checks} implication checks",
     ]
-    return Result(system.file or system.name, METHOD, results, notes)
+    return Result(system.file or system.name, METHOD, tuple(results), tuple(notes))
 
 
 def typing_of(system: System, types: TypesOptions) -> Typing:

@@ -28,13 +28,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from absmc.engines.options import OptionError
 from absmc.engines.typeabs.domains import Domain, point
 from absmc.ir.expr import COMPARE_OPS, LOGIC_OPS, Const, Expr, Op, Var
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import System
+from absmc.kernel.options import OptionError
 
 Rest = Literal["concrete", "point"]
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from absmc.engines.explicit import results_from_outcome
-from absmc.engines.explicit.search import SearchOutcome, Violation
-from absmc.engines.options import CheckOptions, OptionError, Selection, select_properties
-from absmc.engines.result import PropertyResult, Result, Stats, Verdict
 from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
 from absmc.engines.under.checks import PrecisionChecks
 from absmc.engines.under.search import SearchRun, alpha_search
@@ -20,6 +17,10 @@ from absmc.ir.linear import canonical_atom
 from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.system import Command, System
+from absmc.kernel.options import CheckOptions, OptionError, Selection, select_properties
+from absmc.kernel.outcome import results_from_outcome
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.search import SearchOutcome, Violation
 from absmc.logic.prover import Prover
 
 SeedKind = Literal["guards", "property"]
@@ -163,6 +164,7 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
             limits=options.limits,
             deadline=deadline,
             track_ranges=under.store == "range",
+            progress=options.progress,
         )
         loop.last = run
         nxt = phi.copy()
@@ -268,9 +270,7 @@ def _result(
     results = results_from_outcome(compiled, selection, outcome, "under", stats, loop.exact)
     out: list[PropertyResult] = []
     for r in results:
-        if r.verdict is Verdict.HOLDS:
-            r.reason = reason_holds
-        r.iterations = loop.rows
-        out.append(r)
+        reason = reason_holds if r.verdict is Verdict.HOLDS else r.reason
+        out.append(dataclasses.replace(r, reason=reason, iterations=tuple(loop.rows)))
     notes = [f"predicates: {', '.join(format_expr(p.atom) for p in phi) or 'none'}"]
-    return Result(system.file or system.name, "under", out, notes)
+    return Result(system.file or system.name, "under", tuple(out), tuple(notes))

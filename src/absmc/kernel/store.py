@@ -7,8 +7,13 @@ state is new (and remembers it). Implementations:
 * :class:`BitStateStore` — SPIN's bitstate/supertrace hashing: a bit array of ``2**log2_bits``
   bits and ``k`` hash functions (double hashing of Python's tuple hash); a state is considered
   seen when all its ``k`` bits are set, so hash collisions may *omit* states (never add any);
-* matching on an abstraction of the state (keyed by a function of it) — see
-  :class:`KeyedStore`, used by the abstraction methods (abstract matching, paper 000).
+* :class:`HashCompactStore` — SPIN's hash-compact mode (``-DHC``): a set of 64-bit hashes of
+  the states; two states with the same hash are taken as one, so (rarely) states are omitted;
+* :class:`KeyedStore` — matching on an abstraction of the state (keyed by a function of it):
+  abstract matching, as ``--method under`` uses it (paper 000, Fig. 2, line 6).
+
+Only the exact store supports a proof; the others never claim one. ``noun`` names what a store
+counts in limit messages ("states", "abstract states").
 """
 
 from __future__ import annotations
@@ -24,7 +29,11 @@ _GOLDEN = 0x9E3779B97F4A7C15
 
 
 class Store(Protocol):
-    """What a search needs of a store."""
+    """What a search needs of a store. ``exact``: two states match only when equal (a complete
+    search proves); ``noun``: what the store counts, for messages."""
+
+    exact: bool
+    noun: str
 
     def insert(self, state: State) -> bool:
         """Remember ``state``; ``True`` when it was not seen before."""
@@ -42,6 +51,9 @@ class Store(Protocol):
 class ExactStore:
     """Exhaustive store: a Python set of state tuples. ``states`` is the set itself (searches
     use it directly in their hot loop)."""
+
+    exact = True
+    noun = "states"
 
     def __init__(self) -> None:
         self.states: set[State] = set()
@@ -62,9 +74,12 @@ class KeyedStore:
     """Stores ``key(state)`` instead of the state: two states match when their keys are equal
     (abstract matching when ``key`` is an abstraction function). ``keys`` is the set of keys."""
 
+    exact = False
+
     def __init__(self, key: Callable[[State], Hashable], name: str = "abstract") -> None:
         self.key = key
         self.name = name
+        self.noun = f"{name} states"
         self.keys: set[Hashable] = set()
 
     def insert(self, state: State) -> bool:
@@ -81,6 +96,35 @@ class KeyedStore:
         return {"store": self.name}
 
 
+class HashCompactStore:
+    """Hash-compact storage, as SPIN's ``-DHC``: each state is kept as a 64-bit hash (Python's
+    tuple hash), 8 bytes of payload instead of the whole tuple. States whose hashes collide
+    are taken as one, so a search may omit states (never add any): not a proof. With ``n``
+    states the expected number of collisions is about ``n² / 2⁶⁵``."""
+
+    exact = False
+    noun = "states"
+
+    def __init__(self) -> None:
+        self.hashes: set[int] = set()
+
+    def insert(self, state: State) -> bool:
+        n = len(self.hashes)
+        self.hashes.add(hash(state))
+        return len(self.hashes) != n
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def expected_collisions(self) -> float:
+        """The expected number of colliding pairs among the stored states (birthday bound)."""
+        n = len(self.hashes)
+        return n * (n - 1) / 2 / 2.0**64
+
+    def stats(self) -> dict[str, Any]:
+        return {"store": "hash-compact", "expected_collisions": self.expected_collisions()}
+
+
 class BitStateStore:
     """Bitstate (supertrace) hashing, as SPIN's ``-DBITSTATE``.
 
@@ -88,6 +132,9 @@ class BitStateStore:
     ``k`` is the number of hash functions (SPIN's ``-k``, default 3). Raises ``ValueError`` for
     ``log2_bits`` outside 3..40 or ``k`` outside 1..32.
     """
+
+    exact = False
+    noun = "states"
 
     def __init__(self, log2_bits: int = 27, k: int = 3) -> None:
         if not 3 <= log2_bits <= 40:

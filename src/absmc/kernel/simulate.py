@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from absmc.engines.explicit.replay import command_text, to_trace
-from absmc.engines.result import Trace
 from absmc.ir.compile import compile_system
 from absmc.ir.system import NO_MODEL_ERROR, System
+from absmc.kernel.result import Trace
+from absmc.kernel.trace import command_text, to_trace
 
 
 @dataclass
@@ -41,9 +41,7 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
         ending = f"property '{bad[0]}' is violated in the initial state"
     else:
         for _ in range(steps):
-            succ = compiled.successors(state)
-            errors = list(compiled.errors)
-            compiled.errors.clear()
+            succ, errors = compiled.successors(state)
             choices: list[tuple[int, tuple[int, ...] | None]] = [(c, t) for c, t in succ]
             choices += [(c, None) for c, _, p in errors if p == NO_MODEL_ERROR]
             if not choices:
@@ -57,7 +55,7 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
             failed = [(m, p) for c, m, p in errors if c == ci and p != NO_MODEL_ERROR]
             if nxt is None:
                 msg = next(m for c, m, p in errors if c == ci)
-                last = compiled.expand(ci)[-1]
+                last = compiled.commands_of(ci)[-1]
                 cmd = system.commands[last]
                 ending = (
                     f"model error: {cmd.process} executes '{command_text(system, last)}': {msg}"

@@ -1,13 +1,22 @@
-"""Explicit-state search (BFS and DFS) over compiled successor functions.
+"""The one explicit-state search (BFS and DFS) over a :class:`~absmc.kernel.semantics.Semantics`.
 
-The search stores states in a :class:`~absmc.engines.explicit.store.Store`, checks the compiled
-properties on every new state, model errors on every executed command, and deadlocks on every
-state without successors. Counterexamples are kept as *paths*: the list of successor labels
-(command indices, or chain labels: see :mod:`absmc.ir.compile`) from the initial state (BFS:
-parent pointers, two ints per state; DFS: the search stack). They are turned into traces by
-replay (:mod:`absmc.engines.explicit.replay`). An exhaustive breadth-first ``keep_going`` search
-with the exact store and no state property uses the compiled ``expand_level`` (new states go
-straight into the store); otherwise one level is expanded state by state.
+Every method that explores concrete states uses :func:`search`: exhaustive explicit search
+(exact, bitstate or hash-compact store), under-approximation with abstract matching (a
+:class:`~absmc.kernel.store.KeyedStore` plus :class:`SearchHooks` for the precision checks), and
+the abstract Systems of the type-based and four-valued methods.
+
+The search stores states in a :class:`~absmc.kernel.store.Store`, checks the selected state
+properties on every new state (on every *generated* state when the store merges distinct states
+by design, as abstract matching does), the failures (model errors, failed assertions) of every
+expanded state, and deadlocks (no step, not a valid end state). Counterexamples are *paths*: the
+step labels from the initial state (BFS: parent pointers, two ints per state; DFS: the stack),
+built only for the first violation of each property (later ones are counted, SPIN's ``-c0``).
+Traces are made from paths by :mod:`absmc.kernel.trace`. Limits end the search with a reason
+(``stopped``), never an exception; so does ``KeyboardInterrupt``.
+
+Extension point: :class:`SearchHooks` sees every expansion, every step and (DFS) every state
+leaving the stack in post-order — where a nested depth-first search for acceptance cycles
+(Courcoubetis, Vardi, Wolper, Yannakakis) starts its inner search.
 """
 
 from __future__ import annotations
@@ -17,20 +26,21 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from absmc.engines.explicit.store import ExactStore, Store
-from absmc.engines.options import Limits, Order, Progress
-from absmc.ir.compile import CompiledSystem, State
+from absmc.ir.steps import Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.options import Limits, Order, Progress
+from absmc.kernel.semantics import Semantics
+from absmc.kernel.store import ExactStore, Store
 
 #: how many expanded states between two clock reads (timeout, progress); a power of two
-_CLOCK_EVERY = 1024
+CLOCK_EVERY = 1024
 
 
 @dataclass
 class Violation:
-    """The first violation found of one property (``path`` = successor labels from the initial
+    """The first violation found of one property (``path`` = step labels from the initial
     state to the violating state; for model errors and failed assertions the last label is the
-    failing command or chain) and how many violations of it were counted."""
+    failing step) and how many violations of it were counted."""
 
     property: str
     path: list[int]
@@ -41,7 +51,9 @@ class Violation:
 @dataclass
 class SearchOutcome:
     """What a search found. ``stopped`` gives the reason when the search did not exhaust the
-    state space (a limit, or the first violation without ``keep_going``)."""
+    state space (a limit, or the first violation without ``keep_going``). ``states`` counts
+    stored states (store insertions that were new), ``transitions`` the steps generated,
+    ``max_depth`` the deepest level reached, ``time_s`` wall-clock seconds."""
 
     violations: dict[str, Violation] = field(default_factory=dict)
     states: int = 0
@@ -63,42 +75,93 @@ def path_from(parent: Sequence[int], via: Sequence[int], node: int) -> list[int]
     return labels
 
 
+class SearchHooks:
+    """Extension points of :func:`search`; every method is a no-op here. A subclass sees:
+
+    * :meth:`expanded` — a state was expanded: its node and its steps, before its failures and
+      deadlock are checked and before any of its steps is handled;
+    * :meth:`transition` — one step of an expanded state, before its target is looked up in the
+      store (in order; DFS: when the search takes the step, so a whole subtree may lie between
+      two calls for the same node);
+    * :meth:`finished` — every step of the node was handled (DFS: the state leaves the stack,
+      post-order — where a nested DFS starts its cycle search; BFS: right after the steps).
+
+    ``node`` identifies a state for :meth:`Search.path_to` while it is being handled (BFS: its
+    id in the search tree; DFS: its depth on the stack). Hooks may call :meth:`Search.record`
+    to report a violation (which may stop the search) and raise nothing else."""
+
+    def attach(self, search: Search) -> None:
+        """Called once before the search starts."""
+
+    def expanded(self, node: int, state: State, steps: Successors) -> None:
+        """A state was expanded."""
+
+    def transition(self, node: int, label: int, target: State) -> None:
+        """One step of node ``node``."""
+
+    def finished(self, node: int, state: State) -> None:
+        """All steps of ``node`` were handled."""
+
+
 class _Stop(Exception):
     pass
 
 
-class _Search:
+class Search:
+    """One run of the search (see :func:`search`, which is how to start one)."""
+
     def __init__(
         self,
-        compiled: CompiledSystem,
+        semantics: Semantics,
         store: Store,
         order: Order,
         limits: Limits,
         keep_going: bool,
         check_deadlock: bool,
         progress: Callable[[Progress], None] | None,
+        hooks: SearchHooks | None = None,
+        check_every_state: bool = False,
+        deadline: float | None = None,
+        clock_every: int = CLOCK_EVERY,
     ) -> None:
-        self.c = compiled
+        self.c = semantics
         self.store = store
         self.order = order
         self.limits = limits
         self.keep_going = keep_going
         self.check_deadlock = check_deadlock
         self.progress = progress
+        self.hooks = hooks
+        self.check_every_state = check_every_state
+        self.clock_every = clock_every
         self.out = SearchOutcome()
         self.start = time.monotonic()
         self.last_progress = self.start
         self.deadline = self.start + limits.timeout if limits.timeout is not None else None
+        if deadline is not None and (self.deadline is None or deadline < self.deadline):
+            self.deadline = deadline
         self.truncated_depth = False
         self.count = 0
         self.parent = array("i")
         self.via = array("i")
+        #: DFS only: the states on the search stack and the labels between them (what a
+        #: nested DFS checks "closes a cycle through the stack" against)
+        self.stack_states: list[State] = []
+        self.stack_labels: list[int] = []
 
     # -- bookkeeping -------------------------------------------------------------------
-    def record(self, prop: str, path: list[int], message: str) -> None:
+    def path_to(self, node: int) -> list[int]:
+        """The step labels from the initial state to ``node`` (see :class:`SearchHooks`)."""
+        if self.order == "bfs":
+            return path_from(self.parent, self.via, node)
+        return self.stack_labels[:node]
+
+    def record(self, prop: str, path: Callable[[], list[int]], message: str) -> None:
+        """Count a violation of ``prop``; the first one keeps its path (``path()`` is called
+        only then). Stops the search unless ``keep_going``."""
         v = self.out.violations.get(prop)
         if v is None:
-            self.out.violations[prop] = Violation(prop, path, message)
+            self.out.violations[prop] = Violation(prop, path(), message)
         else:
             v.count += 1
         if not self.keep_going:
@@ -108,28 +171,36 @@ class _Search:
     def check_state(self, state: State, path: Callable[[], list[int]]) -> None:
         for k in self.c.violated(state):
             p = self.c.properties[k]
-            self.record(p.name, path(), f"{p.kind} '{p.name}' violated")
+            self.record(p.name, path, f"{p.kind} '{p.name}' violated")
 
     def expand_checks(
-        self, state: State, succ: list[tuple[int, State]], path: Callable[[], list[int]]
+        self,
+        state: State,
+        succ: Successors,
+        fails: Failures,
+        path: Callable[[], list[int]],
     ) -> None:
-        errs = self.c.errors
-        if errs:
+        """Failures of an expanded state, and the deadlock check (a state where a command is a
+        model error is no deadlock)."""
+        if fails:
             blocked = False
-            for ci, msg, prop in errs:
-                self.record(prop, [*path(), ci], msg)
-                blocked = blocked or prop == NO_MODEL_ERROR
-            errs.clear()
+            for f in fails:
+                label = f[0]
+                self.record(f[2], lambda label=label: [*path(), label], f[1])  # type: ignore[misc]
+                blocked = blocked or f[2] == NO_MODEL_ERROR
             if blocked:
                 return
         if not succ and self.check_deadlock and not self.c.valid_end(state):
-            self.record(NO_DEADLOCK, path(), "deadlock: no command is enabled")
+            self.record(NO_DEADLOCK, path, "deadlock: no command is enabled")
 
     def tick(self, depth: int) -> None:
         now = time.monotonic()
         lim = self.limits
         if self.deadline is not None and now >= self.deadline:
-            self.out.stopped = f"time limit of {lim.timeout:g} s reached"
+            if lim.timeout is not None:
+                self.out.stopped = f"time limit of {lim.timeout:g} s reached"
+            else:
+                self.out.stopped = "time limit reached"
             self.out.limit_hit = True
             raise _Stop
         if self.progress is not None and now - self.last_progress >= 1.0:
@@ -141,7 +212,8 @@ class _Search:
         self.out.limit_hit = True
 
     def state_limit(self) -> None:
-        self.out.stopped = f"state limit of {self.limits.max_states} states reached"
+        noun = getattr(self.store, "noun", "states")
+        self.out.stopped = f"state limit of {self.limits.max_states} {noun} reached"
         self.out.limit_hit = True
         raise _Stop
 
@@ -150,16 +222,18 @@ class _Search:
         c = self.c
         successors, ok = c.successors, c.ok
         checks = c.state_checks
-        errs = c.errors
         store = self.store
         exact = isinstance(store, ExactStore)
         seen = store.states if isinstance(store, ExactStore) else set()
         insert = store.insert
         max_states = self.limits.max_states if self.limits.max_states is not None else -1
         max_depth = self.limits.max_depth
+        hooks = self.hooks
+        check_all = self.check_every_state and checks
         parent = array("i", [-1])
         via = array("i", [-1])
         self.parent, self.via = parent, via
+        clock = self.clock_every
 
         def path_of(node: int) -> list[int]:
             return path_from(parent, via, node)
@@ -180,7 +254,7 @@ class _Search:
                 nxt: list[State] = []
                 next_first = len(parent)
                 sid = first_id - 1
-                if exact and not at_bound:
+                if exact and not at_bound and hooks is None and not check_all:
                     # the hot loop (exact store, below the depth bound), kept lean
                     sid, transitions, expanded = self._bfs_level(
                         frontier, nxt, sid, transitions, expanded, depth, path_of
@@ -191,16 +265,26 @@ class _Search:
                     continue
                 for s in frontier:
                     sid += 1
-                    succ = successors(s)
+                    succ, fails = successors(s)
                     transitions += len(succ)
-                    if errs or not succ:
-                        self.expand_checks(s, succ, lambda sid=sid: path_of(sid))  # type: ignore[misc]
+                    if hooks is not None:
+                        hooks.expanded(sid, s, succ)
+                    if fails or not succ:
+                        self.expand_checks(s, succ, fails, lambda sid=sid: path_of(sid))  # type: ignore[misc]
                     if at_bound:
                         # count and check states at the depth bound, do not go deeper
                         if succ and not (exact and all(t in seen for _, t in succ)):
                             self.truncated_depth = True
+                        if hooks is not None:
+                            hooks.finished(sid, s)
                         continue
                     for ci, t in succ:
+                        if hooks is not None:
+                            hooks.transition(sid, ci, t)
+                        if check_all and not ok(t):
+                            self.out.transitions = transitions
+                            self.out.max_depth = max(self.out.max_depth, depth + 1)
+                            self.check_state(t, lambda sid=sid, ci=ci: [*path_of(sid), ci])  # type: ignore[misc]
                         if exact:
                             if t in seen:
                                 continue
@@ -215,13 +299,15 @@ class _Search:
                             seen.add(t)
                         parent.append(sid)
                         via.append(ci)
-                        if checks and not ok(t):
+                        if checks and not check_all and not ok(t):
                             self.out.transitions = transitions
                             self.out.max_depth = depth + 1
                             self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
                         nxt.append(t)
+                    if hooks is not None:
+                        hooks.finished(sid, s)
                     expanded += 1
-                    if not expanded % _CLOCK_EVERY:
+                    if not expanded % clock:
                         self.out.transitions = transitions
                         self.tick(depth)
                 if at_bound:
@@ -250,7 +336,7 @@ class _Search:
         """Expand one BFS level into ``nxt`` (exact store): the same checks as the general
         loop, with the bookkeeping bound to locals."""
         c = self.c
-        successors, ok, checks, errs = c.successors, c.ok, c.state_checks, c.errors
+        successors, ok, checks = c.successors, c.ok, c.state_checks
         assert isinstance(self.store, ExactStore)
         seen = self.store.states
         seen_add = seen.add
@@ -259,27 +345,26 @@ class _Search:
         count = len(parent)
         size = len(seen)
         limit = self.limits.max_states if self.limits.max_states is not None else -1
-        expand = c.expand_level
+        expand = getattr(c, "expand_level", None)
         if expand is not None and limit < 0 and self.keep_going:
             # generated code puts new states straight into the store, 1024 states at a time
-            for i in range(0, len(frontier), _CLOCK_EVERY):
-                chunk = frontier[i : i + _CLOCK_EVERY]
+            for i in range(0, len(frontier), CLOCK_EVERY):
+                chunk = frontier[i : i + CLOCK_EVERY]
                 sid, trans, flagged = expand(chunk, sid, seen, p_app, v_app, n_app)
                 transitions += trans
-                for st, ssid, k, errors in flagged:
-                    c.errors.extend(errors)
-                    succ: list[tuple[int, State]] = [(0, st)] if k else []
-                    self.expand_checks(st, succ, lambda ssid=ssid: path_of(ssid))  # type: ignore[misc]
+                for st, ssid, k, fails in flagged:
+                    succ: Successors = [(0, st)] if k else []
+                    self.expand_checks(st, succ, fails, lambda ssid=ssid: path_of(ssid))  # type: ignore[misc]
                 expanded += len(chunk)
                 self.out.transitions = transitions
                 self.tick(depth)
             return sid, transitions, expanded
         for s in frontier:
             sid += 1
-            succ = successors(s)
+            succ, fails = successors(s)
             transitions += len(succ)
-            if errs or not succ:
-                self.expand_checks(s, succ, lambda sid=sid: path_of(sid))  # type: ignore[misc]
+            if fails or not succ:
+                self.expand_checks(s, succ, fails, lambda sid=sid: path_of(sid))  # type: ignore[misc]
             for ci, t in succ:
                 # one hash lookup per transition: add, and see whether the set grew
                 seen_add(t)
@@ -300,7 +385,7 @@ class _Search:
                 count += 1
                 n_app(t)
             expanded += 1
-            if not expanded & (_CLOCK_EVERY - 1):
+            if not expanded & (CLOCK_EVERY - 1):
                 self.out.transitions = transitions
                 self.tick(depth)
         return sid, transitions, expanded
@@ -310,23 +395,28 @@ class _Search:
         c = self.c
         successors, ok = c.successors, c.ok
         checks = c.state_checks
-        errs = c.errors
         store = self.store
         insert = store.insert
         max_states = self.limits.max_states if self.limits.max_states is not None else -1
         max_depth = self.limits.max_depth if self.limits.max_depth is not None else -1
-        cmds: list[int] = []  # cmds[i]: the command that led from states[i] to states[i + 1]
-        states: list[State] = []
-        pending: list[list[tuple[int, State]]] = []
+        hooks = self.hooks
+        check_all = self.check_every_state and checks
+        clock = self.clock_every
+        cmds = self.stack_labels  # cmds[i]: the step that led from states[i] to states[i + 1]
+        states = self.stack_states
+        pending: list[Successors] = []
         positions: list[int] = []
         transitions = 0
         expanded = 0
         deepest = 0
         count = 1
 
+        def stack_path() -> list[int]:
+            return list(cmds)
+
         def push(s: State) -> None:
             nonlocal transitions, expanded, deepest
-            succ = successors(s)
+            succ, fails = successors(s)
             transitions += len(succ)
             states.append(s)
             pending.append(succ)
@@ -341,10 +431,12 @@ class _Search:
             else:
                 positions.append(0)
             expanded += 1
-            if errs or not succ:
+            if hooks is not None:
+                hooks.expanded(depth, s, succ)
+            if fails or not succ:
                 self.out.transitions = transitions
-                self.expand_checks(s, succ, lambda: list(cmds))
-            if not expanded % _CLOCK_EVERY:
+                self.expand_checks(s, succ, fails, stack_path)
+            if not expanded % clock:
                 self.out.transitions = transitions
                 self.tick(depth)
 
@@ -358,6 +450,8 @@ class _Search:
                 i = positions[-1]
                 succ = pending[-1]
                 if i == len(succ):
+                    if hooks is not None:
+                        hooks.finished(len(states) - 1, states[-1])
                     states.pop()
                     pending.pop()
                     positions.pop()
@@ -366,6 +460,11 @@ class _Search:
                     continue
                 positions[-1] = i + 1
                 ci, t = succ[i]
+                if hooks is not None:
+                    hooks.transition(len(states) - 1, ci, t)
+                if check_all and not ok(t):
+                    self.out.transitions = transitions
+                    self.check_state(t, lambda ci=ci: [*cmds, ci])  # type: ignore[misc]
                 if not insert(t):
                     continue
                 if count == max_states:
@@ -374,9 +473,9 @@ class _Search:
                     self.state_limit()
                 count += 1
                 cmds.append(ci)
-                if checks and not ok(t):
+                if checks and not check_all and not ok(t):
                     self.out.transitions = transitions
-                    self.check_state(t, lambda: list(cmds))
+                    self.check_state(t, stack_path)
                 push(t)
         except _Stop:
             pass
@@ -387,11 +486,12 @@ class _Search:
         self.out.max_depth = max(self.out.max_depth, deepest)
 
     def run(self) -> SearchOutcome:
+        if self.hooks is not None:
+            self.hooks.attach(self)
         if self.order == "bfs":
             self.bfs()
         else:
             self.dfs()
-        self.c.errors.clear()
         if self.truncated_depth and self.out.stopped is None:
             self.out.stopped = f"depth limit of {self.limits.max_depth} steps reached"
             self.out.limit_hit = True
@@ -401,30 +501,42 @@ class _Search:
 
 
 def search(
-    compiled: CompiledSystem,
+    semantics: Semantics,
     store: Store | None = None,
     order: Order = "bfs",
     limits: Limits | None = None,
     keep_going: bool = False,
     check_deadlock: bool = True,
     progress: Callable[[Progress], None] | None = None,
+    *,
+    hooks: SearchHooks | None = None,
+    check_every_state: bool = False,
+    deadline: float | None = None,
+    clock_every: int = CLOCK_EVERY,
 ) -> SearchOutcome:
-    """Explore the state space of ``compiled`` from its initial state.
+    """Explore the state space of ``semantics`` from its initial state.
 
-    Checks ``compiled.properties`` on every stored state, model errors on every executed
-    command, and (``check_deadlock``) states without successors that are not valid end states.
-    Stops at the first violation unless ``keep_going`` (then each property's first violation is
-    kept and the rest are counted, as SPIN's ``-c0``). Limits end the search early with
-    ``stopped`` set and ``limit_hit`` true; nothing is raised. ``progress`` is called about once
-    a second.
+    Checks ``semantics.properties`` on every stored state (``check_every_state``: on every
+    generated state, for stores that merge distinct states), failures on every expanded state,
+    and (``check_deadlock``) states without steps that are not valid end states. Stops at the
+    first violation unless ``keep_going`` (then each property's first violation is kept and the
+    rest are counted, as SPIN's ``-c0``). Limits (``limits``; ``deadline``, a
+    ``time.monotonic()`` instant) end the search early with ``stopped`` set and ``limit_hit``
+    true; nothing is raised. ``progress`` is called about once a second; the clock is read every
+    ``clock_every`` expansions (1 when each expansion is expensive, as with prover checks in
+    ``hooks``).
     """
-    s = _Search(
-        compiled,
+    s = Search(
+        semantics,
         store if store is not None else ExactStore(),
         order,
         limits or Limits(),
         keep_going,
         check_deadlock,
         progress,
+        hooks,
+        check_every_state,
+        deadline,
+        clock_every,
     )
     return s.run()

@@ -33,7 +33,7 @@ class Verdict(StrEnum):
 EXIT_CODES = {Verdict.HOLDS: 0, Verdict.VIOLATED: 1, Verdict.UNKNOWN: 3}
 
 
-@dataclass
+@dataclass(frozen=True)
 class TraceStep:
     """One entry of a trace: step 0 is the initial state (no command); step k > 0 is the state
     after executing ``command`` (its text) of ``process``, written at ``source``
@@ -57,15 +57,18 @@ class TraceStep:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Trace:
     """A finite run from the initial state. ``replayed`` is True once it was re-executed on the
     concrete semantics; ``note`` describes the last step when it is special (the model error it
-    causes, a deadlock, ...)."""
+    causes, a deadlock, ...). ``steps`` is a tuple (a list given is copied)."""
 
-    steps: list[TraceStep]
+    steps: tuple[TraceStep, ...]
     replayed: bool = False
     note: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "steps", tuple(self.steps))
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -78,7 +81,7 @@ class Trace:
         return {n: v for n, v in after.items() if before.get(n) != v}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Stats:
     """Search statistics: ``states`` stored, ``transitions`` executed, ``max_depth`` reached,
     wall ``time_s`` in seconds, process ``peak_mb`` (peak resident set size, MiB) and
@@ -108,7 +111,7 @@ class Stats:
         return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class PropertyResult:
     """The verdict for one property. ``violations`` counts violating states/transitions found
     (more than one only with ``--keep-going``); ``iterations`` holds per-iteration rows of
@@ -122,8 +125,12 @@ class PropertyResult:
     stats: Stats
     trace: Trace | None = None
     violations: int = 0
-    iterations: list[dict[str, Any]] | None = None
+    iterations: tuple[dict[str, Any], ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.iterations is not None:
+            object.__setattr__(self, "iterations", tuple(self.iterations))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -140,19 +147,24 @@ class PropertyResult:
         if self.violations:
             out["violations"] = self.violations
         if self.iterations is not None:
-            out["iterations"] = self.iterations
+            out["iterations"] = list(self.iterations)
         out.update(self.extra)
         return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class Result:
-    """The outcome of one ``absmc check`` run on one model."""
+    """The outcome of one ``absmc check`` run on one model (frozen: ``results`` and ``notes``
+    are tuples; lists given are copied)."""
 
     model: str
     method: str
-    results: list[PropertyResult]
-    notes: list[str] = field(default_factory=list)
+    results: tuple[PropertyResult, ...]
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "results", tuple(self.results))
+        object.__setattr__(self, "notes", tuple(self.notes))
 
     @property
     def verdict(self) -> Verdict:
@@ -178,7 +190,7 @@ class Result:
             "results": [r.to_json() for r in self.results],
         }
         if self.notes:
-            out["notes"] = self.notes
+            out["notes"] = list(self.notes)
         return out
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 
-StoreKind = Literal["exact", "bitstate"]
+StoreKind = Literal["exact", "bitstate", "hash-compact"]
 Order = Literal["bfs", "dfs"]
 
 
