@@ -122,7 +122,7 @@ class Abstraction:
             else:
                 lines.append(f"    if {cond}: b |= {1 << k}")
         ctrl = ", ".join(f"v{sys.index_of[v.name]}" for v in self.control)
-        lines.append(f"    return ({ctrl}{', ' if ctrl else ''}b)")
+        lines.append(f"    return ({ctrl}{', ' if ctrl else ''}b,)")
         ns: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod}
         exec(compile("\n".join(lines) + "\n", "<absmc-alpha>", "exec"), ns)
         fn: Callable[[tuple[int, ...]], AbstractState] = ns["alpha"]
