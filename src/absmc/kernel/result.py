@@ -8,7 +8,7 @@ reported; ``unknown`` results say why (a limit, a possibly spurious abstract tra
 from __future__ import annotations
 
 import resource
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -63,7 +63,7 @@ class Trace:
     concrete semantics; ``note`` describes the last step when it is special (the model error it
     causes, a deadlock, ...). ``steps`` is a tuple (a list given is copied)."""
 
-    steps: tuple[TraceStep, ...]
+    steps: Sequence[TraceStep]
     replayed: bool = False
     note: str | None = None
 
@@ -125,7 +125,7 @@ class PropertyResult:
     stats: Stats
     trace: Trace | None = None
     violations: int = 0
-    iterations: tuple[dict[str, Any], ...] | None = None
+    iterations: Sequence[dict[str, Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -159,8 +159,8 @@ class Result:
 
     model: str
     method: str
-    results: tuple[PropertyResult, ...]
-    notes: tuple[str, ...] = ()
+    results: Sequence[PropertyResult]
+    notes: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", tuple(self.results))

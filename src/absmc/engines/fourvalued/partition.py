@@ -17,7 +17,8 @@ Bonsai abstracts only what the predicates talk about and keeps the rest concrete
    variables with *unbounded* concrete ones: its abstracted variables become concrete too (§3.3:
    "we require the concrete parts of the predicate to be somehow in a bounded domain"); nor may
    it use a bitwise operator (``& | ^ << >> ~``, Promela's C operators), which the solver
-   interface does not take.
+   interface does not take; nor may a tracked property atom divide by zero (its variables stay
+   concrete, so the compiled semantics decides it, undefinedness included).
 
 The remaining candidates — unbounded integer variables (``int``, or ranges wider than
 :data:`ENUM_LIMIT`) that a predicate mentions — are **abstracted**: they disappear from the
@@ -233,6 +234,16 @@ def partition(
             for target, rhs in c.updates:
                 if target not in abstract and free_vars(rhs) & abstract:
                     demote(free_vars(rhs), f"flows into concrete variable {target} ({where(c)})")
+        tracked = _track(predicates, extra, abstract)
+        # a tracked atom of a property that may divide by zero has no truth value in some
+        # states (the compiled property check counts that as a violation): it is decided on
+        # concrete values, never as a predicate the solver's unspecified x / 0 would guess
+        for tp in tracked:
+            if may_raise(tp.expr):
+                demote(
+                    free_vars(tp.expr),
+                    f"occurs in {format_expr(tp.expr)}, which may divide by zero ({tp.origin})",
+                )
         tracked = _track(predicates, extra, abstract)
         # mixing: a formula the abstraction decides may not read unbounded concrete variables
         terms: list[tuple[Expr, str]] = [(p.expr, f"{p.origin} {p.text}") for p in tracked]

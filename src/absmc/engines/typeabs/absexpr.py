@@ -22,6 +22,7 @@ becomes ``alpha(e)`` (``Signs.abstract(y)``); any abstract value coerced to a on
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -46,6 +47,7 @@ from absmc.ir.expr import (
     op,
 )
 from absmc.ir.sorts import RangeSort
+from absmc.logic.definedness import definedness
 
 
 @dataclass(frozen=True)
@@ -106,17 +108,47 @@ def _infeasible(conds: tuple[Expr, ...]) -> bool:
     return FALSE in conds
 
 
+class GenerationTimeout(Exception):
+    """Generating the abstract System ran past its deadline (``time.monotonic()`` instant)."""
+
+
+def merge_equal(alts: list[Alt]) -> list[Alt]:
+    """``alts`` without repeats: alternatives with the same conditions, value, error and source
+    are one (``choice`` when any of them is). Different intermediate tokens of an abstract
+    operation often end in the same truth value under the same conditions; keeping one per
+    outcome stops the alternatives of repeated abstract subexpressions from multiplying."""
+    if len(alts) < 2:
+        return alts
+    seen: dict[tuple[object, ...], int] = {}
+    out: list[Alt] = []
+    for a in alts:
+        key = (a.conds, a.value, a.error, a.source)
+        k = seen.get(key)
+        if k is None:
+            seen[key] = len(out)
+            out.append(a)
+        elif a.choice and not out[k].choice:
+            out[k] = replace(out[k], choice=True)
+    return out
+
+
 class AbstractEvaluator:
     """Evaluates expressions of a concrete System abstractly under a :class:`Typing`, with
     abstract operators from an :class:`OperatorLibrary` (see the module docstring).
 
     ``sorts`` maps each abstracted variable to its sort in the abstract System (token indices
-    ``0..k-1``). Raises ``ModelError`` (via the library) for an unsafe user-written operator.
+    ``0..k-1``). Raises ``ModelError`` (via the library) for an unsafe user-written operator,
+    and :class:`GenerationTimeout` once ``deadline`` (a ``time.monotonic()`` instant) passes.
     """
 
     def __init__(
-        self, typing: Typing, ops: OperatorLibrary, sorts: Mapping[str, RangeSort]
+        self,
+        typing: Typing,
+        ops: OperatorLibrary,
+        sorts: Mapping[str, RangeSort],
+        deadline: float | None = None,
     ) -> None:
+        self.deadline = deadline
         self.typing = typing
         self.ops = ops
         self.sorts = sorts
@@ -169,40 +201,58 @@ class AbstractEvaluator:
                 return [alt.to(c.args[1])]
         return [alt.extend(op("==", v, const(t))).to(const(t)) for t in range(d.size)]
 
-    def coerce(self, alt: Alt, d: Domain) -> Alt:
-        """A concrete value coerced into domain ``d`` (``abstract(e)``)."""
+    def coerce(self, alt: Alt, d: Domain) -> list[Alt]:
+        """A concrete value coerced into domain ``d`` (``abstract(e)``): one alternative, or
+        two for a one-token domain and an ``e`` that may divide by zero (the error, and token
+        0 where ``e`` is defined)."""
         assert alt.value is not None
         e = alt.value
         if not free_vars(e):
             try:
                 value = evaluate(e, {})
             except EvalError as err:
-                return alt.fail(str(err), alt.choice)
-            return alt.to(const(d.alpha(value)), source=const(value))
+                return [alt.fail(str(err), alt.choice)]
+            return [alt.to(const(d.alpha(value)), source=const(value))]
         if d.is_point:
-            return alt.to(const(0))
-        return alt.to(d.alpha_expr(e), source=e)
+            # the one token drops the value, not the evaluation: dividing by zero in ``e``
+            # stays a model error (the abstract System keeps the concrete condition)
+            ok = definedness(e)
+            if ok == TRUE:
+                return [alt.to(const(0))]
+            return [
+                alt.extend(neg(ok)).fail("division by zero", alt.choice),
+                alt.extend(ok).to(const(0)),
+            ]
+        return [alt.to(d.alpha_expr(e), source=e)]
 
     # -- integer values ------------------------------------------------------------------
     def value(self, e: Expr, ctx: Alt, want: Domain | None) -> list[Alt]:
         """The alternatives of integer expression ``e`` evaluated in context ``ctx``: concrete
-        values when ``want`` is ``None``, else tokens of ``want`` (coercing as needed)."""
+        values when ``want`` is ``None``, else tokens of ``want`` (coercing as needed). A
+        boolean ``e`` (a comparison assigned or selected as a value) evaluates to its truth
+        alternatives: an abstract comparison that cannot be decided yields both ``true`` and
+        ``false``, flagged ``choice`` (the paper's ``Bandera.choose``)."""
+        if e.is_bool:
+            return self.truth(e, ctx)
         if not self.mentions_abstract(e):
             a = ctx.to(e)
-            return [a] if want is None else [self.coerce(a, want)]
+            return [a] if want is None else self.coerce(a, want)
         t = self.type_of(e)
         if t is None:
             alts = self._concrete(e, ctx)
             if want is None:
                 return alts
-            return [a if a.error else self.coerce(a, want) for a in alts]
+            return [b for a in alts for b in ([a] if a.error else self.coerce(a, want))]
         assert want is not None, f"abstract value {e!r} where a concrete one is needed"
         if want != t:
             # a coercion into a coarser (one-token) domain: only possible errors matter
             if not may_raise(e):
                 return [ctx.to(const(0))]
-            return [a if a.error else a.to(const(0)) for a in self._abstract(e, ctx, t)]
-        return self._abstract(e, ctx, t)
+            alts = self._abstract(e, ctx, t)
+            return merge_equal([a if a.error else a.to(const(0)) for a in alts])
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise GenerationTimeout("time limit reached while generating the abstract System")
+        return merge_equal(self._abstract(e, ctx, t))
 
     def _concrete(self, e: Expr, ctx: Alt) -> list[Alt]:
         """A concrete-typed integer expression that reads abstract variables in conditions."""
@@ -256,6 +306,9 @@ class AbstractEvaluator:
             res: list[Alt] = []
             for a in self.value(e.args[0], ctx, d):
                 for at in self.tokens(a, d):
+                    if at.error:  # -(a / b): the operand's possible division by zero
+                        res.append(at)
+                        continue
                     res.extend(self._results(at, table.result(_tok(at)), False, None))
             return res
         out = []
@@ -294,9 +347,14 @@ class AbstractEvaluator:
     # -- truth values --------------------------------------------------------------------
     def truth(self, e: Expr, ctx: Alt) -> list[Alt]:
         """The alternatives of boolean expression ``e`` in context ``ctx``: values are
-        ``true``/``false`` or concrete boolean expressions."""
+        ``true``/``false`` or concrete boolean expressions (equal alternatives merged)."""
         if not self.mentions_abstract(e):
             return [ctx.to(e)]
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise GenerationTimeout("time limit reached while generating the abstract System")
+        return merge_equal(self._truth(e, ctx))
+
+    def _truth(self, e: Expr, ctx: Alt) -> list[Alt]:
         assert isinstance(e, Op)
         o = e.op
         if o == "!":
@@ -377,7 +435,7 @@ class AbstractEvaluator:
                     cont = v if e.op == "&&" else neg(v)
                     new.append(a.extend(neg(cont)).to(stop))
                     new.extend(self.truth(arg, a.extend(cont)))
-            alts = new
+            alts = merge_equal(new)
         return alts
 
     # -- top-level helpers ---------------------------------------------------------------
@@ -446,4 +504,4 @@ def _fold(e: Op) -> Expr:
     return e
 
 
-__all__ = ["AbstractEvaluator", "Alt"]
+__all__ = ["AbstractEvaluator", "Alt", "GenerationTimeout", "merge_equal"]

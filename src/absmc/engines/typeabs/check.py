@@ -22,10 +22,12 @@ choose-free search for feasible counterexamples (paper 001, §§3-7, Fig. 4).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from absmc.engines.typeabs.absexpr import GenerationTimeout
 from absmc.engines.typeabs.basl import load_basl
 from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
 from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
@@ -94,16 +96,20 @@ def resolve_bindings(
 
 
 def build_abstraction(
-    system: System, types: TypesOptions, library: OperatorLibrary | None = None
+    system: System,
+    types: TypesOptions,
+    library: OperatorLibrary | None = None,
+    deadline: float | None = None,
 ) -> Abstraction:
     """Bindings, inference and abstract System generation in one step. Raises
-    ``OptionError`` (bad bindings) and ``ModelError`` (type conflicts, BASL errors)."""
+    ``OptionError`` (bad bindings), ``ModelError`` (type conflicts, BASL errors) and
+    ``GenerationTimeout`` past ``deadline`` (a ``time.monotonic()`` instant)."""
     lib = library or OperatorLibrary()
     bindings = resolve_bindings(types.abstract, user_domains(types.basl, lib))
     if not bindings and types.rest != "point":
         raise OptionError("--method types needs at least one --abstract VAR=DOMAIN")
     typing = infer(system, bindings, types.rest)
-    return abstract_system(system, typing, lib)
+    return abstract_system(system, typing, lib, deadline)
 
 
 def _search_properties(abstraction: Abstraction, selection: Selection) -> list[Property]:
@@ -268,14 +274,29 @@ def check_types(
         raise OptionError("--method types searches with the exact store")
     selection = select_properties(system, options)
     lib = library or OperatorLibrary()
-    abstraction = build_abstraction(system, types, lib)
+    start = time.monotonic()
+    timeout = options.limits.timeout
+    try:
+        abstraction = build_abstraction(
+            system, types, lib, None if timeout is None else start + timeout
+        )
+    except GenerationTimeout as err:
+        stats = Stats(0, 0, 0, time.monotonic() - start, extra={"store": "exact"})
+        unknown = [
+            _result(n, property_kind(system, n), Verdict.UNKNOWN, str(err), stats, None, {})
+            for n in selection.names()
+        ]
+        return Result(system.file or system.name, METHOD, unknown, [])
+    limits = options.limits
+    if timeout is not None:  # the searches get what generation left of the time limit
+        limits = replace(limits, timeout=max(0.0, start + timeout - time.monotonic()))
     props = _search_properties(abstraction, selection)
     compiled = compile_system(abstraction.system, props)
     outcome = search(
         compiled,
         ExactStore(),
         order=options.order,
-        limits=options.limits,
+        limits=limits,
         keep_going=True,
         check_deadlock=False,
         progress=options.progress,
@@ -292,7 +313,7 @@ def check_types(
             cf_compiled,
             ExactStore(),
             order=options.order,
-            limits=options.limits,
+            limits=limits,
             keep_going=True,
             check_deadlock=False,
         )

@@ -455,13 +455,18 @@ def _may_cycle(system: System) -> list[Command]:
 
 
 def abstract_system(
-    system: System, typing: Typing, ops: OperatorLibrary | None = None
+    system: System,
+    typing: Typing,
+    ops: OperatorLibrary | None = None,
+    deadline: float | None = None,
 ) -> Abstraction:
     """Generate the abstract System of ``system`` under ``typing`` (module docstring). Raises
-    ``ModelError`` for an unsafe user-written abstract operator."""
+    ``ModelError`` for an unsafe user-written abstract operator and
+    :class:`~absmc.engines.typeabs.absexpr.GenerationTimeout` once ``deadline`` (a
+    ``time.monotonic()`` instant) has passed."""
     ops = ops or OperatorLibrary()
     sorts = {n: RangeSort(0, d.size - 1) for n, d in typing.domains.items()}
-    ev = AbstractEvaluator(typing, ops, sorts)
+    ev = AbstractEvaluator(typing, ops, sorts, deadline)
     variables: list[Variable] = []
     for v in system.variables:
         d = typing.of(v.name)

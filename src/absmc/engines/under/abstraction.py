@@ -5,7 +5,15 @@ never abstracted) and the bit-vector of the predicates Φ (normally over data va
 predicate may be *global* or attached to a location ``(pc variable, value)`` (transition
 dependent predicates, Section 6): it then only contributes a bit in states at that location.
 
-The abstract state is the hashable key ``(control values..., predicate bits)``; the formula
+A predicate has three values in a state: true, false, or *undefined* when evaluating it is a
+model error (a division or remainder by zero, C's undefined behaviour). The compiled α and the
+prover's formulas use this one semantics (:mod:`absmc.logic.definedness`): an undefined
+predicate contributes ``¬definedness(φ)``, a true one ``definedness(φ) ∧ φ``. (Reading an
+undefined predicate as false made ``α(s)`` unsatisfiable for the prover, whose ``x / 0`` is an
+unspecified value, and every check from such a state passed vacuously: a wrong ``holds``.)
+
+The abstract state is the hashable key ``(control values..., predicate bits)``: bit ``k`` is
+predicate ``k``'s truth, bit ``n + k`` (``n`` predicates) says it is undefined. The formula
 ``α(s)`` restricted to data is :meth:`Abstraction.data_formula`.
 """
 
@@ -16,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.ir.compile import PyExpr, may_raise, tdiv, tmod
-from absmc.ir.expr import Expr, conj, const, neg, substitute
+from absmc.ir.expr import Expr, conj, const, substitute
 from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import System
+from absmc.logic.definedness import three_valued_literal
 
 AbstractState = tuple[int, ...]
 Location = tuple[str, int]
@@ -108,12 +117,12 @@ class Abstraction:
                     "    try:",
                     f"        if {cond}: b |= {1 << k}",
                     "    except ZeroDivisionError:",
-                    "        pass",
+                    f"        b |= {1 << (len(self.predicates) + k)}",
                 ]
             else:
                 lines.append(f"    if {cond}: b |= {1 << k}")
         ctrl = ", ".join(f"v{sys.index_of[v.name]}" for v in self.control)
-        lines.append(f"    return ({ctrl}{', ' if ctrl else ''}b)")
+        lines.append(f"    return ({ctrl}{', ' if ctrl else ''}b,)")
         ns: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod}
         exec(compile("\n".join(lines) + "\n", "<absmc-alpha>", "exec"), ns)
         fn: Callable[[tuple[int, ...]], AbstractState] = ns["alpha"]
@@ -134,15 +143,24 @@ class Abstraction:
         return a[self.control_pos[var]] == value
 
     def bit(self, a: AbstractState, k: int) -> bool:
-        """The value of predicate ``k`` in abstract state ``a``."""
+        """Whether predicate ``k`` is true in abstract state ``a`` (``False`` also when it is
+        undefined: see :meth:`value`)."""
         return bool(a[-1] >> k & 1)
 
+    def value(self, a: AbstractState, k: int) -> bool | None:
+        """The three-valued value of predicate ``k`` in ``a``: ``None`` when evaluating it is
+        a model error."""
+        if a[-1] >> (len(self.predicates) + k) & 1:
+            return None
+        return self.bit(a, k)
+
     def literals(self, a: AbstractState) -> list[Expr]:
-        """``φ`` or ``¬φ`` for every predicate that applies in ``a``."""
+        """The formula of every predicate that applies in ``a``: ``φ`` or ``¬φ`` guarded by
+        ``φ``'s definedness, or ``¬definedness(φ)`` when ``φ`` is undefined in ``a``."""
         out = []
         for k, p in enumerate(self.predicates):
             if self.applies(p, a):
-                out.append(p.atom if self.bit(a, k) else neg(p.atom))
+                out.append(three_valued_literal(p.atom, self.value(a, k)))
         return out
 
     def data_formula(self, a: AbstractState) -> Expr:

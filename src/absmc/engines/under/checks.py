@@ -3,12 +3,19 @@
 For an explored concrete transition ``s --i--> s'`` with abstract states ``a = α(s)`` and
 ``a' = α(s')``:
 
-* guard check (``i`` enabled): ``α(s) ⇒ g_i`` — else ``g_i``'s atoms are new predicates;
-* guard check (``i`` disabled): ``α(s) ⇒ ¬g_i`` — else ``g_i``'s atoms are new predicates;
+* guard check (``i`` enabled): ``α(s) ⇒ ok_i ∧ g_i`` — else the atoms are new predicates
+  (``ok_i``: executing ``i`` is no model error, :func:`success_condition`);
+* guard check (``i`` disabled): ``α(s) ⇒ ok_i ∧ ¬g_i`` or ``α(s) ⇒ ¬ok_i`` (every state of
+  ``α(s)`` blocks ``i`` the same way: disabled, or a model error) — else the atoms are new
+  predicates;
 * exactness: ``α(s) ⇒ α(s')[e_i/x]`` — else the conjuncts of ``α(s')[e_i/x]`` that are not
   provable become new predicates (the Section 7 optimisation);
 * labelling: ``α(s)`` decides every property's condition — else its atoms are new predicates
   (keeps Theorem 1's ``AP ⊆ Φ`` true for properties over data).
+
+Every formula reads expressions with one semantics of division by zero
+(:mod:`absmc.logic.definedness`): the prover's ``x / 0`` is unspecified, so each read is guarded
+by the expression's definedness, and ``α(s)`` (three-valued predicates) is satisfied by ``s``.
 
 Control values of ``a`` are substituted first, so checks already decided by the program
 counters need no prover call. With ``prover=None`` (the lightweight approach of Section 6) no
@@ -20,37 +27,21 @@ across iterations. A prover ``unknown`` counts as *not valid*.
 from __future__ import annotations
 
 from absmc.engines.under.abstraction import Abstraction, AbstractState
-from absmc.ir.compile import may_raise
-from absmc.ir.expr import Const, Expr, Op, Var, atoms, conj, const, neg, subexpressions, substitute
+from absmc.ir.expr import Const, Expr, Op, Var, atoms, conj, const, neg, substitute
 from absmc.ir.linear import canonical_atom
 from absmc.ir.simplify import simplify
-from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.sorts import BoolSort
 from absmc.ir.system import Command, Property, System
+from absmc.logic.definedness import definedness, error_condition, violation_condition
 from absmc.logic.prover import Prover
 
 
-def safety_condition(system: System, command: Command) -> Expr:
-    """The condition under which executing ``command`` is not a model error: every divisor is
-    non-zero and every assignment to an ``overflow="error"`` range stays in range."""
-    parts: list[Expr] = []
-    exprs = [command.guard, *(e for _, e in command.updates)]
-    for e in exprs:
-        if may_raise(e):
-            for x in subexpressions(e):
-                if isinstance(x, Op) and x.op in ("/", "%") and not isinstance(x.args[1], Const):
-                    parts.append(Op("!=", (x.args[1], const(0))))
-    for name, rhs in command.updates:
-        sort = system.by_name[name].sort
-        if isinstance(sort, RangeSort) and sort.overflow == "error" and not isinstance(rhs, Const):
-            parts.append(Op("<=", (const(sort.lo), rhs)))
-            parts.append(Op("<=", (rhs, const(sort.hi))))
-    return conj(parts)
-
-
-def no_error_condition(command: Command) -> Expr:
-    """The condition under which none of the command's ``errors`` conditions holds (they are
-    checked before the guard, so they matter whether or not the command is enabled)."""
-    return conj(neg(cond) for cond, _ in command.errors)
+def success_condition(system: System, command: Command) -> Expr:
+    """The condition under which executing ``command`` is not a model error: no ``errors``
+    condition holds, evaluating the guard divides by no zero, and where the guard holds every
+    right-hand side and assertion is defined and every assignment to an ``overflow="error"``
+    range stays in range (:func:`absmc.logic.definedness.error_condition`)."""
+    return neg(error_condition(system, command, None, command.asserts))
 
 
 class PrecisionChecks:
@@ -62,8 +53,7 @@ class PrecisionChecks:
         self.prover = prover
         self.order = dict(system.index_of)
         self._cache: dict[tuple[object, ...], tuple[Expr, ...]] = {}
-        self._safety = {c.index: safety_condition(system, c) for c in system.commands}
-        self._no_error = {c.index: no_error_condition(c) for c in system.commands}
+        self._ok = {c.index: success_condition(system, c) for c in system.commands}
         self._post: dict[tuple[int, Expr], Expr] = {}
         self._at: dict[tuple[tuple[int, ...], Expr], Expr] = {}
         # (abstract state, goal) -> unproved?; goals come from self._at, so a repeated goal is
@@ -115,28 +105,35 @@ class PrecisionChecks:
 
     # -- the checks --------------------------------------------------------------------
     def enabled(self, a: AbstractState, cmd: Command) -> tuple[Expr, ...]:
-        """New predicates from ``α(s) ⇒ noerr_i ∧ g_i ∧ safe_i`` for an enabled command, and
-        from every ``assert`` condition of the command that ``α(s)`` does not decide."""
+        """New predicates from ``α(s) ⇒ ok_i ∧ g_i`` for an enabled command, and from every
+        ``assert`` condition of the command that ``α(s)`` does not decide."""
         key = ("g", a, cmd.index)
         hit = self._cache.get(key)
         if hit is None:
-            goal = self.at(a, conj([self._no_error[cmd.index], cmd.guard, self._safety[cmd.index]]))
+            goal = self.at(a, conj([self._ok[cmd.index], cmd.guard]))
             found = list(self._new_atoms(goal)) if self._unproved(a, goal) else []
             for _, cond in cmd.asserts:  # α(s) must decide every assertion of the command
                 c = self.at(a, cond)
-                if self._unproved(a, c) and self._unproved(a, neg(c)):
+                d = self.at(a, definedness(cond))
+                if self._unproved(a, conj([d, c])) and self._unproved(a, conj([d, neg(c)])):
                     found += [x for x in self._new_atoms(c) if x not in found]
             hit = tuple(found)
             self._cache[key] = hit
         return hit
 
     def disabled(self, a: AbstractState, cmd: Command) -> tuple[Expr, ...]:
-        """New predicates from ``α(s) ⇒ noerr_i ∧ ¬g_i`` for a disabled command."""
+        """New predicates unless ``α(s) ⇒ ok_i ∧ ¬g_i`` (disabled) or ``α(s) ⇒ ¬ok_i`` (a
+        model error) for a command without a successor."""
         key = ("d", a, cmd.index)
         hit = self._cache.get(key)
         if hit is None:
-            goal = conj([self.at(a, self._no_error[cmd.index]), neg(self.at(a, cmd.guard))])
-            hit = tuple(self._new_atoms(goal)) if self._unproved(a, goal) else ()
+            ok = self.at(a, self._ok[cmd.index])
+            off = conj([ok, neg(self.at(a, cmd.guard))])
+            fails = neg(ok)
+            if self._unproved(a, off) and self._unproved(a, fails):
+                hit = tuple(self._new_atoms(off))
+            else:
+                hit = ()
             self._cache[key] = hit
         return hit
 
@@ -173,7 +170,7 @@ class PrecisionChecks:
         key = ("l", a, prop.name)
         hit = self._cache.get(key)
         if hit is None:
-            bad = self.at(a, prop.bad)
+            bad = self.at(a, violation_condition(prop.expr, prop.kind))
             if isinstance(bad, Const):
                 hit = ()
             elif self._unproved(a, bad) and self._unproved(a, neg(bad)):
