@@ -43,6 +43,13 @@ from absmc.lang.promela.types import (
 
 MAX_PATHS = 4096
 MAX_DSTEP_STEPS = 100_000
+#: SPIN's limit on the number of processes (``MAXPROC`` is 255: "max nr of processes is 255").
+MAX_PROCESSES = 255
+#: The most scalar variables a state may have. SPIN's default state vector holds 1,024 bytes
+#: (``-DVECTORSZ`` raises it); an absmc state is a tuple of Python ints, and a model declaring
+#: more than 100,000 of them (``byte a[99999999999]`` from a typo) could not be searched anyway:
+#: the limit turns an endless, memory-hungry load into a located error.
+MAX_STATE_VARIABLES = 100_000
 
 
 @dataclass
@@ -144,6 +151,7 @@ class Lowerer:
         self.var_sorts: dict[str, Any] = {}
         self.globals: dict[str, Layout] = {}
         self.init_decl: dict[str, VarDecl] = {}
+        self.leaf_count = 0  # scalar variables laid out so far (bounded by MAX_STATE_VARIABLES)
         self.hidden: set[str] = set()
         self.initial: dict[str, int] = {}
         self.chans: list[Chan] = []
@@ -187,6 +195,13 @@ class Lowerer:
             ):
                 raise self.err(f"unknown type '{d.type}'", span=d.span)
             lo, hi = type_range(d.type, d.bits)
+            self.leaf_count += 1
+            if self.leaf_count > MAX_STATE_VARIABLES:
+                raise self.err(
+                    f"too many variables: '{d.name}' makes the state longer than "
+                    f"{MAX_STATE_VARIABLES:,} variables",
+                    span=d.span,
+                )
             return Layout("scalar", typ=d.type, leaf=Leaf(name, d.type, lo, hi))
 
         base = prefix + d.name
@@ -1038,8 +1053,11 @@ class Lowerer:
                     if t not in ts:
                         ts.append(t)
                 types_at.append(ts)
-        if a + len(seq) > 255:
-            raise self.err("more than 255 processes", span=None)
+        if a + len(seq) > MAX_PROCESSES:
+            last = seq[MAX_PROCESSES - a].decl
+            raise self.err(
+                f"max nr of processes is {MAX_PROCESSES} ('{last.name}')", span=last.span
+            )
         for pid, ts in enumerate(types_at):
             single = len(ts) == 1
             name = f"{_pname(ts[0].decl)}({pid})" if single else f"pid{pid}"
@@ -1450,6 +1468,11 @@ class Lowerer:
 
     # -- the system -------------------------------------------------------------------------
     def lower(self) -> System:
+        running = 0
+        for pd in sorted(self.m.procs, key=lambda x: x.order):
+            running += pd.active
+            if running > MAX_PROCESSES:
+                raise self.err(f"max nr of processes is {MAX_PROCESSES}", span=pd.span)
         if not any(pd.active for pd in self.m.procs):
             first = min(self.m.procs, key=lambda x: x.order, default=None)
             span = first.span if first is not None else SourceSpan(self.file, 1, 1)
