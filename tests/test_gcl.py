@@ -9,6 +9,7 @@ import pytest
 
 from absmc.ir import INT, ModelError, RangeSort, format_system
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
+from absmc.lang.larkutil import read_source
 
 from .conftest import FIXTURES, GCL_EXAMPLES
 
@@ -70,7 +71,7 @@ def test_format_system_round_trips() -> None:
 
 @pytest.mark.parametrize("path", ERROR_FIXTURES, ids=lambda p: p.stem)
 def test_malformed_model_is_located(path: Path) -> None:
-    expected = path.read_text().splitlines()[0].removeprefix("// expect: ")
+    expected = read_source(path).splitlines()[0].removeprefix("// expect: ")
     where, _, message = expected.partition(": ")
     line, col = (int(v) for v in where.split(":"))
     with pytest.raises(ModelError) as info:

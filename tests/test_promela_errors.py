@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from absmc.lang.larkutil import read_source
+
 from .conftest import FIXTURES, run_cli
 
 CASES = sorted((FIXTURES / "promela_errors").glob("*.pml"))
@@ -21,7 +23,7 @@ def test_there_are_at_least_15_malformed_fixtures() -> None:
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
 def test_malformed_model_is_reported_at_its_location(path: Path) -> None:
-    m = re.match(r"// expect: (\d+):(\d+): (.*)", path.read_text().splitlines()[0])
+    m = re.match(r"// expect: (\d+):(\d+): (.*)", read_source(path).splitlines()[0])
     assert m is not None, "fixture needs an '// expect: LINE:COL: message' first line"
     line, col, fragment = m.group(1), m.group(2), m.group(3)
     rel = str(path.relative_to(Path(__file__).resolve().parent.parent))

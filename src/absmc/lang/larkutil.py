@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Tree
@@ -79,3 +80,61 @@ def syntax_error(err: UnexpectedInput, parser: Lark, file: str, text: str) -> Mo
     else:  # pragma: no cover - other lark errors
         msg = str(err).splitlines()[0]
     return ModelError(msg, SourceSpan(file, line, column))
+
+
+UTF8_BOM = "\ufeff"
+
+
+def read_source(path: str | Path) -> str:
+    """The text of a model file: UTF-8 (a leading byte-order mark is dropped), else Latin-1.
+
+    SPIN reads models as bytes, so Latin-1 bytes in comments are legal Promela; decoding a file
+    that is not UTF-8 as Latin-1 maps every byte to one character, so a stray byte outside a
+    comment is reported by the parser as an unexpected character at its line and column.
+    Raises ``OSError`` when the file cannot be read (a directory, a missing file).
+    """
+    data = Path(path).read_bytes()
+    data = data.removeprefix(UTF8_BOM.encode("utf-8"))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+#: The most decimal digits a number in a model may have: Python's limit on converting strings
+#: to ``int`` (``sys.get_int_max_str_digits()``, 4300 by default). Numbers that long are far
+#: outside every sort a model can declare, so the limit costs nothing.
+MAX_DIGITS = 4300
+
+
+def parse_number(text: str, span: SourceSpan | None, file: str) -> int:
+    """The value of a decimal (or ``0x`` hexadecimal) literal ``text``.
+
+    Raises ``ModelError`` at ``span`` for a number with more than ``MAX_DIGITS`` digits (instead
+    of Python's ``ValueError``)."""
+    digits = text.lstrip("+-")
+    if len(digits) > MAX_DIGITS:
+        raise ModelError(
+            f"number too long ({len(digits)} digits; at most {MAX_DIGITS} are supported)",
+            span,
+            file,
+        )
+    neg = text.startswith("-")
+    value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 10)
+    return -value if neg else value
+
+
+def too_deep(tree: Tree[Any], limit: int, counted: frozenset[str]) -> Tree[Any] | None:
+    """The first node of ``tree`` (depth-first, iteratively) at which more than ``limit``
+    nodes whose rule name is in ``counted`` are nested, or ``None``."""
+    stack: list[tuple[Tree[Any], int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.data in counted:
+            depth += 1
+            if depth > limit:
+                return node
+        for c in node.children:
+            if isinstance(c, Tree):
+                stack.append((c, depth))
+    return None

@@ -21,7 +21,7 @@ from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, const, free_vars, t
 from absmc.ir.sorts import BOOL, INT, BoolSort, RangeSort, Sort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import Command, Process, Property, PropertyKind, System, Variable
-from absmc.lang.larkutil import span_of, syntax_error
+from absmc.lang.larkutil import parse_number, read_source, span_of, syntax_error
 
 
 @cache
@@ -34,12 +34,7 @@ def gcl_parser() -> Lark:
 def parse_gcl_file(path: str | Path) -> System:
     """Read and parse a ``.gcl`` file. Raises ``ModelError`` for model errors and ``OSError``
     when the file cannot be read."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise ModelError(f"file is not UTF-8 text ({err.reason})", None, str(path)) from None
-    return parse_gcl(text, str(path))
+    return parse_gcl(read_source(path), str(path))
 
 
 def parse_gcl(text: str, file: str = "<string>") -> System:
@@ -147,6 +142,9 @@ class _Builder:
                 properties.append(Property(pname, kind, expr, self.span(d)))
         if not processes:
             raise ModelError("the model declares no process", SourceSpan(self.file, 1, 1))
+        if not commands:
+            first = next(d for d in decls if d.data == "process")
+            raise self.err("no process has a command (no runnable process)", first.children[0])
         return System(
             variables=variables,
             processes=tuple(processes),
@@ -183,10 +181,9 @@ class _Builder:
             raise self.err(f"empty range {lo}..{hi}", node)
         return RangeSort(lo, hi)
 
-    @staticmethod
-    def signed_int(node: Tree[Any]) -> int:
+    def signed_int(self, node: Tree[Any]) -> int:
         minus, num = node.children
-        value = int(str(num))
+        value = parse_number(str(num), self.span(num), self.file)
         return -value if minus is not None else value
 
     def initial_value(self, node: Tree[Any] | Token, sort: Sort) -> int:
@@ -252,13 +249,30 @@ class _Builder:
         return e
 
     def expr(self, node: Tree[Any] | Token) -> Expr:
+        """The IR of an expression tree, built bottom-up with an explicit stack (no recursion:
+        a sum of 10,000 terms or 10,000 nested negations is as deep as its tree)."""
+        done: dict[int, Expr] = {}
+        stack: list[tuple[Tree[Any] | Token, bool]] = [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if isinstance(n, Token):  # pragma: no cover - grammar always wraps tokens
+                raise self.err(f"unexpected token {n!r}", n)
+            subs = _operands(n)
+            if ready or not subs:
+                done[id(n)] = self.combine(n, [done.pop(id(c)) for c in subs])
+                continue
+            stack.append((n, True))
+            stack.extend((c, False) for c in reversed(subs))
+        return done[id(node)]
+
+    def combine(self, node: Tree[Any], args: list[Expr]) -> Expr:
+        """One expression node from the IR of its subtrees ``args`` (in order); type checks."""
         sp = self.span(node)
-        if isinstance(node, Token):  # pragma: no cover - grammar always wraps tokens
-            raise self.err(f"unexpected token {node!r}", node)
         kind = node.data
         ch: list[Any] = node.children
+        subs = _operands(node)
         if kind == "int_lit":
-            return const(int(ch[0]), sp)
+            return const(parse_number(str(ch[0]), sp, self.file), sp)
         if kind == "true_lit":
             return Const(TRUE.value, BOOL, sp)
         if kind == "false_lit":
@@ -270,47 +284,49 @@ class _Builder:
                 raise self.err(f"undeclared variable '{n}'", node)
             return Var(n, v.sort, sp)
         if kind == "neg":
-            a = self.num(ch[1], "operand of unary '-'")
+            a = self.num(args[0], subs[0], "operand of unary '-'")
             if isinstance(a, Const):
                 return Const(-a.value, INT, sp)
             return Op("neg", (a,), sp)
         if kind == "not_":
-            return Op("!", (self.boolean(ch[0], "operand of '!'"),), sp)
+            return Op("!", (self.boolean(args[0], subs[0], "operand of '!'"),), sp)
         if kind == "arith":
             o = str(ch[1])
             return Op(
                 o,
                 (
-                    self.num(ch[0], f"left operand of '{o}'"),
-                    self.num(ch[2], f"right operand of '{o}'"),
+                    self.num(args[0], subs[0], f"left operand of '{o}'"),
+                    self.num(args[1], subs[1], f"right operand of '{o}'"),
                 ),
                 sp,
             )
         if kind == "cmp":
             o = str(ch[1])
-            a, b = self.expr(ch[0]), self.expr(ch[2])
+            a, b = args
             if o in ("==", "!="):
                 if _kind(a) != _kind(b):
                     raise self.err(f"'{o}' compares a {_kind(a)} with a {_kind(b)}", node)
             else:
-                for x, n in ((a, ch[0]), (b, ch[2])):
+                for x, sub in zip(args, subs, strict=True):
                     if x.is_bool:
-                        raise self.err(f"'{o}' needs int operands, not bool", n)
+                        raise self.err(f"'{o}' needs int operands, not bool", sub)
             return Op(o, (a, b), sp)
         if kind in ("and_", "or_", "implies"):
             sym = {"and_": "&&", "or_": "||", "implies": "=>"}[kind]
-            a = self.boolean(ch[0], f"left operand of '{sym}'")
-            b = self.boolean(ch[1], f"right operand of '{sym}'")
+            ops = [
+                self.boolean(x, n, f"{'left' if i == 0 else 'right'} operand of '{sym}'")
+                for i, (x, n) in enumerate(zip(args, subs, strict=True))
+            ]
             if sym != "=>":
                 # && and || are associative: keep chains flat (a && b && c is one node)
-                args: list[Expr] = []
-                for x in (a, b):
-                    args.extend(x.args if isinstance(x, Op) and x.op == sym else (x,))
-                return Op(sym, tuple(args), sp)
-            return Op("=>", (a, b), sp)
+                flat: list[Expr] = []
+                for x in ops:
+                    flat.extend(x.args if isinstance(x, Op) and x.op == sym else (x,))
+                return Op(sym, tuple(flat), sp)
+            return Op("=>", (ops[0], ops[1]), sp)
         if kind == "ite":
-            c = self.boolean(ch[0], "condition of '?:'")
-            a, b = self.expr(ch[1]), self.expr(ch[2])
+            c = self.boolean(args[0], subs[0], "condition of '?:'")
+            a, b = args[1], args[2]
             if _kind(a) != _kind(b):
                 raise self.err(
                     f"branches of '?:' have different types ({_kind(a)}, {_kind(b)})", node
@@ -318,17 +334,29 @@ class _Builder:
             return Op("ite", (c, a, b), sp)
         raise self.err(f"unsupported construct {kind}", node)  # pragma: no cover
 
-    def num(self, node: Tree[Any] | Token, what: str) -> Expr:
-        e = self.expr(node)
+    def num(self, e: Expr, node: Tree[Any] | Token, what: str) -> Expr:
         if e.is_bool:
             raise self.err(f"{what} must be int, not bool", node)
         return e
 
-    def boolean(self, node: Tree[Any] | Token, what: str) -> Expr:
-        e = self.expr(node)
+    def boolean(self, e: Expr, node: Tree[Any] | Token, what: str) -> Expr:
         if not e.is_bool:
             raise self.err(f"{what} must be bool, not int", node)
         return e
+
+
+def _operands(node: Tree[Any]) -> list[Tree[Any]]:
+    """The operand subtrees of an expression node; a left-nested chain ``a && b && c`` (or
+    ``||``) gives all its operands at once, so that it becomes one n-ary node in linear time."""
+    subs = [c for c in node.children if isinstance(c, Tree)]
+    if node.data not in ("and_", "or_"):
+        return subs
+    right: list[Tree[Any]] = []
+    left = node
+    while isinstance(left, Tree) and left.data == node.data:
+        right.append(left.children[1])
+        left = left.children[0]
+    return [left, *reversed(right)]
 
 
 def _label_name(tok: Token | Tree[Any]) -> str:

@@ -182,6 +182,7 @@ class FSMBuilder:
         self.breaks: list[str] = []
         self.break_id = 0
         self.labels: list[tuple[str, El, int]] = []  # (name, element, inline instance)
+        self.label_spans: dict[str, SourceSpan | None] = {}  # where each label is written
         self.init_ok = True
         self.inline_stack: list[int] = [0]
         self.inline_count = 0
@@ -495,6 +496,7 @@ class FSMBuilder:
             e = self.colons(n.args[0])
             assert n.name is not None
             self.set_lab(n.name, e)
+            self.label_spans.setdefault(n.name, n.span)
             return e
         return self.make_el(n)
 

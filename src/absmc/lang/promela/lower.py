@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
 from absmc.ir.sorts import BOOL
 from absmc.ir.span import ModelError, SourceSpan
@@ -42,6 +43,13 @@ from absmc.lang.promela.types import (
 
 MAX_PATHS = 4096
 MAX_DSTEP_STEPS = 100_000
+#: SPIN's limit on the number of processes (``MAXPROC`` is 255: "max nr of processes is 255").
+MAX_PROCESSES = 255
+#: The most scalar variables a state may have. SPIN's default state vector holds 1,024 bytes
+#: (``-DVECTORSZ`` raises it); an absmc state is a tuple of Python ints, and a model declaring
+#: more than 100,000 of them (``byte a[99999999999]`` from a typo) could not be searched anyway:
+#: the limit turns an endless, memory-hungry load into a located error.
+MAX_STATE_VARIABLES = 100_000
 
 
 @dataclass
@@ -142,6 +150,8 @@ class Lowerer:
         self.vars: list[Variable] = []
         self.var_sorts: dict[str, Any] = {}
         self.globals: dict[str, Layout] = {}
+        self.init_decl: dict[str, VarDecl] = {}
+        self.leaf_count = 0  # scalar variables laid out so far (bounded by MAX_STATE_VARIABLES)
         self.hidden: set[str] = set()
         self.initial: dict[str, int] = {}
         self.chans: list[Chan] = []
@@ -185,6 +195,13 @@ class Lowerer:
             ):
                 raise self.err(f"unknown type '{d.type}'", span=d.span)
             lo, hi = type_range(d.type, d.bits)
+            self.leaf_count += 1
+            if self.leaf_count > MAX_STATE_VARIABLES:
+                raise self.err(
+                    f"too many variables: '{d.name}' makes the state longer than "
+                    f"{MAX_STATE_VARIABLES:,} variables",
+                    span=d.span,
+                )
             return Layout("scalar", typ=d.type, leaf=Leaf(name, d.type, lo, hi))
 
         base = prefix + d.name
@@ -307,10 +324,9 @@ class Lowerer:
         idx_node, sub = n.args
         choices: list[tuple[Expr, Layout]] = []
         if lay.kind == "array":
-            if idx_node is None:
-                idx: Expr = Const(0)  # SPIN: an array name without index is element 0
-            else:
-                idx = int_of(self.ev(idx_node, p, ctx, evc))
+            if idx_node is None:  # SPIN 6.5.2 rejects it too (``for (i in a)`` is rewritten)
+                raise self.err(f"missing array index for '{n.name}'", n)
+            idx = int_of(self.ev(idx_node, p, ctx, evc))
             size = len(lay.elems)
             if isinstance(idx, Const):
                 if not 0 <= idx.value < size:
@@ -833,7 +849,9 @@ class Lowerer:
             out.append(r)
         return out
 
-    def start_process(self, s: Slot, pt: ProcType, args: list[Expr], p: Path) -> None:
+    def start_process(
+        self, s: Slot, pt: ProcType, args: list[Expr], p: Path, initial: bool = False
+    ) -> None:
         p.env[s.pc] = Const(s.offsets[pt.decl.name] + pt.fsm.start)
         ctx = _Ctx(s, pt)
         lays = s.layouts[pt.decl.name]
@@ -855,7 +873,14 @@ class Lowerer:
                 for lf, v in zip(leaves, vals, strict=False):
                     p.env[lf.name] = wrap_expr(v, lf.lo, lf.hi) if not self.fits(v, lf) else v
             else:
+                nerr = len(p.errors)
                 v = int_of(self.ev(d.init, p, ctx, []))
+                if initial:
+                    errs = [m for c, m in p.errors[nerr:] if c != FALSE]
+                    if errs:  # SPIN fails when it starts the process
+                        raise self.err(f"the initial value of '{d.name}': {errs[0]}", span=d.span)
+                    for lf in leaves:
+                        self.init_decl[lf.name] = d
                 for lf in leaves:
                     p.env[lf.name] = wrap_expr(v, lf.lo, lf.hi) if not self.fits(v, lf) else v
 
@@ -1004,6 +1029,7 @@ class Lowerer:
                 return sizes.get(name)
 
             fsm = build_fsm(pd, self.m.inlines, is_global, xu_of, u_sync, merge, array_size)
+            self.check_label_names(fsm, loc)
             self.builders[pd.name] = fsm.builder
             self.ptypes[pd.name] = ProcType(
                 pd, fsm, [d for d in locs[pd.name] if d not in pd.params], i
@@ -1027,8 +1053,11 @@ class Lowerer:
                     if t not in ts:
                         ts.append(t)
                 types_at.append(ts)
-        if a + len(seq) > 255:
-            raise self.err("more than 255 processes", span=None)
+        if a + len(seq) > MAX_PROCESSES:
+            last = seq[MAX_PROCESSES - a].decl
+            raise self.err(
+                f"max nr of processes is {MAX_PROCESSES} ('{last.name}')", span=last.span
+            )
         for pid, ts in enumerate(types_at):
             single = len(ts) == 1
             name = f"{_pname(ts[0].decl)}({pid})" if single else f"pid{pid}"
@@ -1414,6 +1443,20 @@ class Lowerer:
                     if not self.timeout_used:
                         break
 
+    def check_label_names(self, fsm: ProcFSM, local_names: set[str]) -> None:
+        """SPIN's "bad label-name": a label may not have the name of a local variable of its
+        proctype or of a global variable declared before it. Raises ``ModelError``."""
+        for name, el, _ in fsm.builder.labels:
+            if name.startswith(":"):
+                continue
+            where = fsm.builder.label_spans.get(name) or (el.n.span if el.n is not None else None)
+            clash = name in local_names
+            for d in self.m.globals:
+                if d.name == name and (where is None or _before(d.span, where)):
+                    clash = True
+            if clash:
+                raise self.err(f"bad label-name '{name}' (a variable has this name)", span=where)
+
     def _only_rv(self, tr: Trans) -> bool:
         assert tr.first.n is not None
         p = Path({}, [])
@@ -1425,6 +1468,15 @@ class Lowerer:
 
     # -- the system -------------------------------------------------------------------------
     def lower(self) -> System:
+        running = 0
+        for pd in sorted(self.m.procs, key=lambda x: x.order):
+            running += pd.active
+            if running > MAX_PROCESSES:
+                raise self.err(f"max nr of processes is {MAX_PROCESSES}", span=pd.span)
+        if not any(pd.active for pd in self.m.procs):
+            first = min(self.m.procs, key=lambda x: x.order, default=None)
+            span = first.span if first is not None else SourceSpan(self.file, 1, 1)
+            raise self.err("no runnable process (no active proctype and no init)", span=span)
         self.global_decls()
         self.proc_types()
         self.auto_hide()
@@ -1436,11 +1488,21 @@ class Lowerer:
         for pd in sorted(self.m.procs, key=lambda x: x.order):
             for _ in range(pd.active):
                 s = self.slots[k]
-                self.start_process(s, self.ptypes[pd.name], [Const(0)] * len(pd.params), p)
+                self.start_process(
+                    s, self.ptypes[pd.name], [Const(0)] * len(pd.params), p, initial=True
+                )
                 k += 1
         init_vals: dict[str, int] = {}
         for name, e in p.env.items():
             e = int_of(e)
+            if not isinstance(e, Const) and name in self.init_decl:
+                d = self.init_decl[name]
+                try:
+                    evaluate(e, {})
+                    why = "is not a constant"
+                except (EvalError, KeyError) as err:
+                    why = f"cannot be computed: {err}"
+                raise self.err(f"the initial value of '{d.name}' {why}", span=d.span)
             if not isinstance(e, Const):
                 raise self.err("initial values of local variables must be constant")
             init_vals[name] = e.value
@@ -1597,6 +1659,14 @@ def _count_runs(x: Any) -> int:
     if x.options:
         n += sum(_count_runs(o) for o in x.options)
     return n
+
+
+def _before(a: SourceSpan | None, b: SourceSpan) -> bool:
+    """Whether position ``a`` comes before ``b`` in the text (positions in different files:
+    yes, an included file is read before the rest of the model)."""
+    if a is None or a.file != b.file:
+        return True
+    return (a.line, a.column) < (b.line, b.column)
 
 
 def _preds_in(body: list[Node]) -> list[Node]:

@@ -17,7 +17,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from absmc.ir.span import ModelError, SourceSpan
-from absmc.lang.larkutil import syntax_error
+from absmc.lang.larkutil import parse_number, read_source, syntax_error, too_deep
 from absmc.lang.promela.ast import (
     ChanInit,
     InlineDecl,
@@ -42,12 +42,7 @@ def promela_parser() -> Lark:
 
 def parse_promela_file(path: str | Path, defines: dict[str, str] | None = None) -> Model:
     """Read, preprocess and parse a Promela file. Raises ``ModelError`` and ``OSError``."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise ModelError(f"file is not UTF-8 text ({err.reason})", None, str(path)) from None
-    return parse_promela(text, str(path), defines)
+    return parse_promela(read_source(path), str(path), defines)
 
 
 def parse_promela(
@@ -68,11 +63,74 @@ def parse_promela(
     except UnexpectedInput as err:
         e = syntax_error(err, parser, file, prepared)
         raise _remap(e, lines) from None
+    deep = too_deep(tree, MAX_NESTING, _NESTING)
+    if deep is not None:
+        raise _Builder(file, lines).err(
+            f"nesting deeper than {MAX_NESTING} (statements and expressions)", deep
+        )
     model = _Builder(file, lines).build(tree)
     for b in ltls:
         model.ltl.append((b.name, b.formula, lines.span(b.line, b.column)))
     return model
 
+
+#: The deepest nesting of statements and expressions the front end takes, counted in syntax
+#: tree levels (an ``if``/``do``/``atomic`` block is three: the statement, its options, one
+#: sequence; an operator is one). The syntax tree is built and checked iteratively, but the
+#: automaton construction and lowering walk statements and expressions recursively, with up to
+#: three Python frames per level: 250 levels stay well inside Python's default recursion limit
+#: (1,000 frames) with room for the caller. SPIN's own parser stops earlier for statements
+#: ("confusing control structure" below 1,000 nested blocks; its yacc stack holds 10,000
+#: symbols), and machine-generated models rarely nest deeper than a few dozen levels.
+MAX_NESTING = 250
+
+_NESTING = frozenset(
+    [
+        "if_stmt",
+        "do_stmt",
+        "atomic",
+        "d_step",
+        "block",
+        "unless",
+        "labeled",
+        "for_range",
+        "for_in",
+        "for_body",
+        "options",
+        "sequence",
+        "or_",
+        "and_",
+        "bin",
+        "not_",
+        "neg",
+        "bnot",
+        "cond",
+        "varref",
+        "run",
+        "len_",
+        "probe",
+        "poll",
+        "enabled",
+        "pc_value",
+        "remote_label",
+        "get_priority",
+        "eval_arg",
+        "expr_stmt",
+        "assign",
+        "send",
+        "recv",
+        "recv_copy",
+        "assert_stmt",
+        "printf",
+        "printm",
+        "inline_call",
+        "select_stmt",
+        "send_args",
+        "send_args_paren",
+        "recv_args",
+        "recv_args_paren",
+    ]
+)
 
 _EMBEDDED_C = re.compile(r"\bc_(code|expr|decl|state|track)\b")
 
@@ -427,10 +485,10 @@ class _Builder:
                     else ord(body)
                 )
             else:
-                v = int(s, 0) if s.lower().startswith("0x") else int(s)
+                v = parse_number(s, sp, self.file)
             return Node("const", val=v, span=sp)
         if d == "neg_int_lit":
-            return Node("const", val=-int(_tok(ch[0]), 0), span=sp)
+            return Node("const", val=-parse_number(_tok(ch[0]), sp, self.file), span=sp)
         if d in ("true_lit", "skip_lit"):
             return Node("const", val=1, span=sp, name="skip" if d == "skip_lit" else "true")
         if d == "false_lit":
