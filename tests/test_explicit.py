@@ -180,3 +180,37 @@ def test_random_systems_verdicts_agree_with_reference(system: System) -> None:
                 assert run_path(compile_system(system), path)[-1] == tuple(
                     r.trace.steps[-1].state[v.name] for v in system.variables
                 )
+
+
+@pytest.mark.parametrize("order", ["bfs", "dfs"])
+def test_keep_going_builds_one_path_per_property_not_one_per_violation(
+    order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # x counts to 3000; the invariant fails in 2,999 states: counted, but only the first one's
+    # path is built (building every path made deep keep-going runs quadratic)
+    system = parse_gcl(
+        "var x : 0..3000;\nprocess P { x < 3000 -> x := x + 1; }\ninvariant small: x < 1;"
+    )
+    import absmc.kernel.search as kernel_search
+
+    built = []
+    real = kernel_search.path_from
+
+    def counting(parent: object, via: object, node: int) -> list[int]:
+        built.append(node)
+        return real(parent, via, node)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kernel_search, "path_from", counting)
+    calls = []
+    orig_record = kernel_search.Search.record
+
+    def record(self: kernel_search.Search, prop: str, path: object, message: str) -> None:
+        calls.append(prop)
+        orig_record(self, prop, path, message)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kernel_search.Search, "record", record)
+    out = search(compile_system(system), order=order, keep_going=True, check_deadlock=False)  # type: ignore[arg-type]
+    assert out.violations["small"].count == 3000
+    assert len(out.violations["small"].path) == 1
+    assert calls.count("small") == 3000
+    assert len(built) <= 1  # BFS: one parent-pointer walk; DFS: the stack, no walk

@@ -1,0 +1,73 @@
+"""The architecture's import rules (docs/ARCHITECTURE.md), checked on the source: the kernel
+builds on ``ir`` only, no engine imports another engine's modules, lower layers never import
+higher ones, and nothing uses a side channel for model errors."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .conftest import ROOT
+
+SRC = ROOT / "src" / "absmc"
+ENGINES = sorted(p.name for p in (SRC / "engines").iterdir() if (p / "__init__.py").is_file())
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m == "absmc" or m.startswith("absmc.")}
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((SRC / package).rglob("*.py"))
+
+
+def test_there_are_engines_to_check() -> None:
+    assert {"explicit", "under", "typeabs", "fourvalued"} <= set(ENGINES)
+
+
+def test_no_engine_imports_another_engines_modules() -> None:
+    bad = []
+    for engine in ENGINES:
+        for path in _modules(f"engines/{engine}"):
+            for m in _imports(path):
+                other = m.split(".")[2] if m.startswith("absmc.engines.") else None
+                if other in ENGINES and other != engine:
+                    bad.append(f"{path.relative_to(SRC)} imports {m}")
+    assert bad == []
+
+
+def test_imports_point_down() -> None:
+    """ir and logic never import kernel/engines/cli/report; the kernel imports only ir and
+    itself; engines never import the CLI or the report layer."""
+    allowed = {
+        "ir": {"ir"},
+        "logic": {"ir", "logic"},
+        "lang": {"ir", "lang", "logic"},
+        "kernel": {"ir", "kernel"},
+        "report": {"ir", "kernel", "report"},
+        "engines": {"ir", "logic", "kernel", "engines", "lang"},
+    }
+    bad = []
+    for layer, ok in allowed.items():
+        for path in _modules(layer):
+            for m in _imports(path):
+                parts = m.split(".")
+                if len(parts) > 1 and parts[1] not in ok and parts[1] not in {"errors"}:
+                    bad.append(f"{path.relative_to(SRC)} imports {m}")
+    assert bad == []
+
+
+def test_model_errors_have_no_side_channel() -> None:
+    offenders = [
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if "errors.clear(" in p.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
