@@ -35,6 +35,7 @@ class SpinResult:
     rate: float  # states per second of pan's search (pan's own report when given)
     memory_mb: float
     depth_limited: bool
+    error: str | None = None  # SPIN rejected the model, or a limit stopped pan
 
 
 @dataclass
@@ -54,28 +55,42 @@ def have_spin() -> bool:
     return bool(shutil.which("spin") and shutil.which("gcc"))
 
 
-def run_spin(model: Path, defines: list[str], depth: int = 1_000_000) -> SpinResult:
-    """SPIN's numbers for ``model`` (``-D`` definitions as ``NAME=VALUE``)."""
+def _failed(message: str) -> SpinResult:
+    return SpinResult(0, 0, 0.0, 0.0, 0.0, 0.0, False, message)
+
+
+def run_spin(
+    model: Path, defines: list[str], depth: int = 1_000_000, timeout: float | None = None
+) -> SpinResult:
+    """SPIN's numbers for ``model`` (``-D`` definitions as ``NAME=VALUE``; ``NOPRED`` is always
+    defined: ``pred`` declarations are absmc's, SPIN cannot read them). ``timeout`` bounds pan's
+    wall time in seconds. A model SPIN rejects, or a pan run stopped by the timeout, gives a
+    result with ``error`` set instead of raising."""
+    defines = [*defines, "NOPRED"] if "NOPRED" not in defines else defines
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         shutil.copy(model, d / model.name)
         t0 = time.monotonic()
-        subprocess.run(
-            [*_spin_args(model, defines), "-a", model.name],
-            cwd=d,
-            check=True,
-            capture_output=True,
+        gen = subprocess.run(
+            [*_spin_args(model, defines), "-a", model.name], cwd=d, capture_output=True, text=True
         )
-        subprocess.run(
-            [*_GCC, "-o", "pan", "pan.c"],
-            cwd=d,
-            check=True,
-            capture_output=True,
-        )
+        if gen.returncode != 0 or not (d / "pan.c").exists():
+            lines = (gen.stdout + gen.stderr).strip().splitlines()
+            return _failed("spin -a: " + (lines[0] if lines else f"exit {gen.returncode}"))
+        cc = subprocess.run([*_GCC, "-o", "pan", "pan.c"], cwd=d, capture_output=True, text=True)
+        if cc.returncode != 0:
+            return _failed("gcc failed on pan.c")
         t1 = time.monotonic()
-        out = subprocess.run(
-            ["./pan", "-c0", "-n", f"-m{depth}", "-w24"], cwd=d, capture_output=True, text=True
-        ).stdout
+        try:
+            out = subprocess.run(
+                ["./pan", "-c0", "-n", f"-m{depth}", "-w24"],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            ).stdout
+        except subprocess.TimeoutExpired:
+            return _failed(f"pan stopped at the time limit of {timeout:g} s")
         t2 = time.monotonic()
     states = int(_grab(r"(\d+) states, stored", out))
     errors = int(_grab(r"errors: (\d+)", out))
@@ -100,14 +115,21 @@ def run_spin(model: Path, defines: list[str], depth: int = 1_000_000) -> SpinRes
 
 
 def run_absmc(
-    model: Path, defines: list[str], timeout: float = 3600, source: Path | None = None
+    model: Path,
+    defines: list[str],
+    timeout: float = 3600,
+    source: Path | None = None,
+    limit_s: float | None = None,
 ) -> AbsmcResult:
     """absmc's numbers for ``model``, from the command line (model to verdict). ``source``: a
     ``src`` directory of another absmc checkout to run instead of the installed one (A/B runs
-    against an older version, as ``vs_spin.py --against``)."""
+    against an older version, as ``vs_spin.py --against``). ``limit_s``: absmc's own
+    ``--timeout`` (the run ends with verdict ``unknown`` and its statistics)."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
     for x in defines:
         args += ["-D", x]
+    if limit_s is not None:
+        args += ["--timeout", f"{limit_s:g}"]
     env = None
     if source is not None:
         env = dict(os.environ, PYTHONPATH=str(source))
