@@ -7,25 +7,34 @@ import random
 from dataclasses import dataclass
 
 from absmc.ir.compile import compile_system
-from absmc.ir.system import NO_MODEL_ERROR, System
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.result import Trace
 from absmc.kernel.trace import command_text, to_trace
 
 
-@dataclass
+@dataclass(frozen=True)
 class SimulationRun:
-    """The simulated run and why it ended (``ending``: a sentence)."""
+    """The simulated run and why it ended (``ending``: a sentence). ``steps`` counts the steps
+    taken (an atomic chain is one step; the trace shows one row per command, so it may have
+    more rows); ``violated`` names the property the run violated (an assertion, a model error,
+    an invariant), if any; ``interrupted`` is true when Ctrl-C ended the run (the trace so far
+    is kept)."""
 
     trace: Trace
     ending: str
     seed: int
+    steps: int = 0
+    violated: str | None = None
+    interrupted: bool = False
 
 
 def simulate(system: System, steps: int = 100, seed: int | None = None) -> SimulationRun:
     """Run at most ``steps`` random steps from the initial state.
 
     Ends early at a deadlock (or valid end state), at a model error (the trace ends before the
-    failing command; ``ending`` names it) or when a property of the model is violated.
+    failing command; ``ending`` names it), when a property of the model is violated
+    (``violated`` names it: a deadlock counts as ``no-deadlock``), or at Ctrl-C
+    (``interrupted``; the run so far is returned).
     ``seed`` defaults to a random one, reported in the result for reproduction.
     """
     if seed is None:
@@ -35,40 +44,52 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
     state = compiled.initial
     states = [state]
     path: list[int] = []
-    ending = f"stopped after {steps} steps"
+    ending = f"stopped after {steps} step{'s' if steps != 1 else ''} (the --steps bound)"
+    violated: str | None = None
+    interrupted = False
     bad = [compiled.properties[k].name for k in compiled.violated(state)]
     if bad:
         ending = f"property '{bad[0]}' is violated in the initial state"
+        violated = bad[0]
     else:
-        for _ in range(steps):
-            succ, errors = compiled.successors(state)
-            choices: list[tuple[int, tuple[int, ...] | None]] = [(c, t) for c, t in succ]
-            choices += [(c, None) for c, _, p in errors if p == NO_MODEL_ERROR]
-            if not choices:
-                ending = (
-                    "valid end state reached"
-                    if compiled.valid_end(state)
-                    else "deadlock: no command is enabled"
-                )
-                break
-            ci, nxt = rng.choice(choices)
-            failed = [(m, p) for c, m, p in errors if c == ci and p != NO_MODEL_ERROR]
-            if nxt is None:
-                msg = next(m for c, m, p in errors if c == ci)
-                last = compiled.commands_of(ci)[-1]
-                cmd = system.commands[last]
-                ending = (
-                    f"model error: {cmd.process} executes '{command_text(system, last)}': {msg}"
-                )
-                break
-            state = nxt
-            states.append(state)
-            path.append(ci)
-            if failed:
-                ending = f"property '{failed[0][1]}' is violated ({failed[0][0]})"
-                break
-            bad = [compiled.properties[k].name for k in compiled.violated(state)]
-            if bad:
-                ending = f"property '{bad[0]}' is violated"
-                break
-    return SimulationRun(to_trace(compiled, states, path), ending, seed)
+        try:
+            for _ in range(steps):
+                succ, errors = compiled.successors(state)
+                choices: list[tuple[int, tuple[int, ...] | None]] = [(c, t) for c, t in succ]
+                choices += [(c, None) for c, _, p in errors if p == NO_MODEL_ERROR]
+                if not choices:
+                    if compiled.valid_end(state):
+                        ending = "valid end state reached"
+                    else:
+                        ending = "deadlock: no command is enabled"
+                        violated = NO_DEADLOCK
+                    break
+                ci, nxt = rng.choice(choices)
+                failed = [(m, p) for c, m, p in errors if c == ci and p != NO_MODEL_ERROR]
+                if nxt is None:
+                    msg = next(m for c, m, p in errors if c == ci)
+                    last = compiled.commands_of(ci)[-1]
+                    cmd = system.commands[last]
+                    ending = (
+                        f"model error: {cmd.process} executes '{command_text(system, last)}': "
+                        f"{msg}"
+                    )
+                    violated = NO_MODEL_ERROR
+                    break
+                state = nxt
+                states.append(state)
+                path.append(ci)
+                if failed:
+                    ending = f"property '{failed[0][1]}' is violated ({failed[0][0]})"
+                    violated = failed[0][1]
+                    break
+                bad = [compiled.properties[k].name for k in compiled.violated(state)]
+                if bad:
+                    ending = f"property '{bad[0]}' is violated"
+                    violated = bad[0]
+                    break
+        except KeyboardInterrupt:
+            ending = f"interrupted by the user after {len(path)} steps"
+            interrupted = True
+    trace = to_trace(compiled, states, path)
+    return SimulationRun(trace, ending, seed, len(path), violated, interrupted)
