@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from absmc.ir import BOOL, INT, RangeSort, System, Variable, format_expr
-from absmc.ir.evaluate import EvalError, evaluate, tdiv, tmod
+from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import (
     Const,
     Expr,
@@ -22,6 +22,7 @@ from absmc.ir.expr import (
     op,
     substitute,
 )
+from absmc.ir.intsem import tdiv, tmod
 from absmc.ir.span import SourceSpan
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr
 

@@ -39,32 +39,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
+from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 
 State = tuple[int, ...]
 Successors = list[tuple[int, State]]
-
-
-def tdiv(a: int, b: int) -> int:
-    """Truncating division; raises ``ZeroDivisionError`` when ``b == 0``."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def shift(a: int, b: int, left: bool) -> int:
-    """``a << b`` or ``a >> b`` on unbounded integers (``>>`` is arithmetic); a negative count
-    gives 0, and so does a left shift by more than 4096 bits (a guard against huge numbers)."""
-    if b < 0 or (left and b > 4096):
-        return 0
-    return a << b if left else a >> b
-
-
-def tmod(a: int, b: int) -> int:
-    """Remainder of truncating division; raises ``ZeroDivisionError`` when ``b == 0``."""
-    q = abs(a) // abs(b)
-    return a - b * (q if (a >= 0) == (b >= 0) else -q)
 
 
 class PyExpr:
@@ -216,7 +197,9 @@ class CompiledSystem:
         return compile_expr_fn(self.system, e)
 
 
-_RUNTIME: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift}
+#: the namespace generated code runs in (an alias of :data:`absmc.ir.intsem.RUNTIME`, kept for
+#: code being migrated to the public name)
+_RUNTIME = RUNTIME
 
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
@@ -225,7 +208,7 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
-    ns: dict[str, Any] = dict(_RUNTIME)
+    ns: dict[str, Any] = dict(RUNTIME)
     exec(compile(src, "<absmc-expr>", "exec"), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
@@ -736,7 +719,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
                 else:
                     cuts[0] += 1
 
-    ns: dict[str, Any] = dict(_RUNTIME)
+    ns: dict[str, Any] = dict(RUNTIME)
     ns.update({"_errors": errors, "_range_error": range_error, "_close": close})
     code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
     exec(code, ns)

@@ -10,25 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from absmc.ir.expr import Const, Expr, Op, Var
+from absmc.ir.intsem import shift, tdiv, tmod
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, System
 
 
 class EvalError(Exception):
     """A model error during evaluation: division by zero or an out-of-range assignment."""
-
-
-def tdiv(a: int, b: int) -> int:
-    """Integer division truncating toward zero (C semantics); raises ``EvalError`` when b == 0."""
-    if b == 0:
-        raise EvalError("division by zero")
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def tmod(a: int, b: int) -> int:
-    """Remainder of truncating division (sign of the dividend); raises ``EvalError`` when b == 0."""
-    return a - b * tdiv(a, b)
 
 
 def evaluate(e: Expr, env: Mapping[str, int]) -> int:
@@ -63,10 +51,10 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
         return a - b
     if o == "*":
         return a * b
-    if o == "/":
-        return tdiv(a, b)
-    if o == "%":
-        return tmod(a, b)
+    if o == "/" or o == "%":
+        if b == 0:
+            raise EvalError("division by zero")
+        return tdiv(a, b) if o == "/" else tmod(a, b)
     if o == "&":
         return a & b
     if o == "|":
@@ -74,9 +62,9 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
     if o == "^":
         return a ^ b
     if o == "<<":
-        return a << b if 0 <= b <= 4096 else 0
+        return shift(a, b, True)
     if o == ">>":
-        return a >> b if b >= 0 else 0
+        return shift(a, b, False)
     if o == "==":
         return int(a == b)
     if o == "!=":

@@ -7,6 +7,15 @@ positive constant, becomes Z3's native ``a mod k`` (the same value; Z3 reasons a
 products only in that form, as the modulo abstraction of paper 001 needs). Division by zero is
 left to Z3 (an unspecified value): the concrete semantics treats it as a model error, which
 engines detect on the concrete side.
+
+The encoding agrees with the concrete integer semantics of :mod:`absmc.ir.intsem` (the
+definitions the evaluator, the generated code and the Promela front end use): ``/`` is
+``intsem.tdiv``, ``%`` is ``intsem.tmod`` (both for nonzero divisors), ``a << b`` is
+``a * 2**b`` (0 for ``b < 0`` or ``b > intsem.MAX_SHIFT``) and ``a >> b`` is the floor of
+``a / 2**b`` (Z3's ``div`` by a positive divisor; 0 for ``b < 0``), i.e. ``intsem.shift``;
+``tests/test_intsem.py`` compares them on random operands. A shift by a non-constant count uses
+Z3's integer power (nonlinear: the prover may answer unknown, never a wrong answer). The other
+bitwise operators ``& | ^ ~`` are not encoded (``ValueError``).
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from typing import Any
 import z3
 
 from absmc.ir.expr import Const, Expr, Op, Var
+from absmc.ir.intsem import MAX_SHIFT
 from absmc.ir.sorts import BoolSort, RangeSort, Sort
 
 Z3Term = Any
@@ -90,6 +100,8 @@ class Z3Translator:
             return tdiv(a[0], a[1])
         if o == "%":
             return a[0] - a[1] * tdiv(a[0], a[1])
+        if o == "<<" or o == ">>":
+            return shift(a[0], a[1], o == "<<")
         if o == "==":
             return a[0] == a[1]
         if o == "!=":
@@ -124,6 +136,20 @@ def tdiv(a: Z3Term, b: Z3Term) -> Z3Term:
     """C's truncating division of Z3 integer terms (``b == 0`` left unspecified)."""
     q = z3.If(a >= 0, z3.If(b >= 0, a / b, -(a / -b)), z3.If(b >= 0, -((-a) / b), (-a) / -b))
     return q
+
+
+def shift(a: Z3Term, b: Z3Term, left: bool) -> Z3Term:
+    """``a << b`` (``left``) or ``a >> b`` on Z3 integer terms, as ``intsem.shift``: a constant
+    count gives ``a * 2**b`` or ``a div 2**b`` (floor division, the arithmetic shift)."""
+    if z3.is_int_value(b):
+        n = b.as_long()
+        if n < 0 or (left and n > MAX_SHIFT):
+            return z3.IntVal(0, a.ctx)
+        return a * (1 << n) if left else a / (1 << n)
+    power = z3.IntVal(2, a.ctx) ** b
+    if left:
+        return z3.If(z3.Or(b < 0, b > MAX_SHIFT), 0, a * power)
+    return z3.If(b < 0, 0, a / power)
 
 
 def range_constraints(
