@@ -253,7 +253,7 @@ def guard_bounds(system: System, guard: Expr) -> dict[str, Interval]:
         if not (isinstance(part, Op) and part.op in _FLIP):
             continue
         a, b = part.args
-        o = part.op
+        o: str = part.op
         if isinstance(b, Var) and isinstance(a, Const):
             a, b, o = b, a, _FLIP[o]
         if not (isinstance(a, Var) and isinstance(b, Const)):
