@@ -28,20 +28,103 @@ import z3
 from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.intsem import MAX_SHIFT
 from absmc.ir.sorts import BoolSort, RangeSort, Sort
+from absmc.ir.walker import ExprWalker
 
 Z3Term = Any
+
+
+class _Z3Walker(ExprWalker[Z3Term]):
+    """The IR → Z3 translation of one variable suffix (memoized across walks)."""
+
+    def __init__(self, owner: Z3Translator, suffix: str) -> None:
+        super().__init__(memoize_across_walks=True)
+        self.owner = owner
+        self.suffix = suffix
+        self.ctx = owner.ctx
+
+    def walk_const(self, e: Const) -> Z3Term:
+        if isinstance(e.const_sort, BoolSort):
+            return z3.BoolVal(bool(e.value), self.ctx)
+        return z3.IntVal(e.value, self.ctx)
+
+    def walk_var(self, e: Var) -> Z3Term:
+        return self.owner.var(e.name + self.suffix, e.var_sort)
+
+    def walk_and(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return z3.And(*a)
+
+    def walk_or(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return z3.Or(*a)
+
+    def walk_not(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return z3.Not(a[0])
+
+    def walk_implies(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return z3.Implies(a[0], a[1])
+
+    def walk_ite(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return z3.If(a[0], a[1], a[2])
+
+    def walk_neg(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return -a[0]
+
+    def walk_add(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] + a[1]
+
+    def walk_sub(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] - a[1]
+
+    def walk_mul(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] * a[1]
+
+    def walk_div(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return tdiv(a[0], a[1])
+
+    def walk_mod(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        k = euclidean_residue(e)
+        if k is not None:
+            return self.result_of(k[0]) % k[1]
+        return a[0] - a[1] * tdiv(a[0], a[1])
+
+    def walk_shl(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return shift(a[0], a[1], True)
+
+    def walk_shr(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return shift(a[0], a[1], False)
+
+    def walk_eq(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] == a[1]
+
+    def walk_ne(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] != a[1]
+
+    def walk_lt(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] < a[1]
+
+    def walk_le(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] <= a[1]
+
+    def walk_gt(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] > a[1]
+
+    def walk_ge(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        return a[0] >= a[1]
+
+    def walk_op(self, e: Op, args: list[Z3Term]) -> Z3Term:
+        raise ValueError(f"operator {e.op!r} is not supported by the logic layer")
 
 
 class Z3Translator:
     """Translate IR expressions to Z3 terms in one context, caching per expression.
 
-    ``rename`` maps a variable name to the name of its Z3 constant (e.g. primed copies for
-    post-states); by default a variable keeps its name.
+    One :class:`absmc.ir.walker.ExprWalker` per variable suffix, memoized across calls: an
+    expression nested arbitrarily deep translates without recursion. Raises ``ValueError`` for
+    the bitwise operators ``& | ^ ~`` (not encoded).
     """
 
     def __init__(self, ctx: z3.Context | None = None) -> None:
         self.ctx = ctx or z3.main_ctx()
-        self._cache: dict[tuple[Expr, str], Z3Term] = {}
+        self._walkers: dict[str, _Z3Walker] = {}
         self._vars: dict[tuple[str, bool], Z3Term] = {}
 
     def var(self, name: str, sort: Sort) -> Z3Term:
@@ -56,65 +139,10 @@ class Z3Translator:
 
     def __call__(self, e: Expr, suffix: str = "") -> Z3Term:
         """``e`` as a Z3 term; every variable name gets ``suffix`` appended (``""``: none)."""
-        key = (e, suffix)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        t = self._tr(e, suffix)
-        self._cache[key] = t
-        return t
-
-    def _tr(self, e: Expr, sfx: str) -> Z3Term:
-        ctx = self.ctx
-        if isinstance(e, Const):
-            if isinstance(e.const_sort, BoolSort):
-                return z3.BoolVal(bool(e.value), ctx)
-            return z3.IntVal(e.value, ctx)
-        if isinstance(e, Var):
-            return self.var(e.name + sfx, e.var_sort)
-        assert isinstance(e, Op)
-        o = e.op
-        k = euclidean_residue(e)
-        if k is not None:
-            return self(k[0], sfx) % k[1]
-        a = [self(x, sfx) for x in e.args]
-        if o == "&&":
-            return z3.And(*a)
-        if o == "||":
-            return z3.Or(*a)
-        if o == "!":
-            return z3.Not(a[0])
-        if o == "=>":
-            return z3.Implies(a[0], a[1])
-        if o == "ite":
-            return z3.If(a[0], a[1], a[2])
-        if o == "neg":
-            return -a[0]
-        if o == "+":
-            return a[0] + a[1]
-        if o == "-":
-            return a[0] - a[1]
-        if o == "*":
-            return a[0] * a[1]
-        if o == "/":
-            return tdiv(a[0], a[1])
-        if o == "%":
-            return a[0] - a[1] * tdiv(a[0], a[1])
-        if o == "<<" or o == ">>":
-            return shift(a[0], a[1], o == "<<")
-        if o == "==":
-            return a[0] == a[1]
-        if o == "!=":
-            return a[0] != a[1]
-        if o == "<":
-            return a[0] < a[1]
-        if o == "<=":
-            return a[0] <= a[1]
-        if o == ">":
-            return a[0] > a[1]
-        if o == ">=":
-            return a[0] >= a[1]
-        raise ValueError(f"unknown operator {o!r}")  # pragma: no cover
+        w = self._walkers.get(suffix)
+        if w is None:
+            w = self._walkers[suffix] = _Z3Walker(self, suffix)
+        return w.walk(e)
 
 
 def euclidean_residue(e: Op) -> tuple[Expr, int] | None:
