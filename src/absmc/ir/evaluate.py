@@ -7,7 +7,7 @@ systems). It is too slow for search; engines use the compiled code.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.intsem import shift, tdiv, tmod
@@ -96,22 +96,34 @@ class Evaluator(ExprWalker[Value]):
         return a if c else b
 
     def walk_op(self, e: Op, args: list[Value]) -> Value:
-        x = args[0]
-        if type(x) is not int:
-            return x
-        o = e.op
-        if len(args) == 1:
-            if o == "!":
-                return int(not x)
-            return -x if o == "neg" else ~x
-        y = args[1]
-        if type(y) is not int:
-            return y
-        if o == "/" or o == "%":
-            if y == 0:
-                return _Failure(EvalError("division by zero"))
-            return tdiv(x, y) if o == "/" else tmod(x, y)
-        return _BINARY[o](x, y)
+        for a in args:
+            if type(a) is not int:
+                return a
+        try:
+            return apply_operator(e.op, args)  # type: ignore[arg-type]
+        except EvalError as err:
+            return _Failure(err)
+
+
+def apply_operator(o: str, values: Sequence[int]) -> int:
+    """The value of a strict operator (not ``&& || => ite``) applied to ``values`` (bools as
+    0/1), with the integer semantics of :mod:`absmc.ir.intsem`. Raises ``EvalError`` on
+    division by zero, ``KeyError`` for a non-strict or unknown operator."""
+    x = values[0]
+    if len(values) == 1:
+        if o == "!":
+            return int(not x)
+        if o == "neg":
+            return -x
+        if o == "~":
+            return ~x
+        raise KeyError(o)
+    y = values[1]
+    if o == "/" or o == "%":
+        if y == 0:
+            raise EvalError("division by zero")
+        return tdiv(x, y) if o == "/" else tmod(x, y)
+    return _BINARY[o](x, y)
 
 
 def evaluate(e: Expr, env: Mapping[str, int]) -> int:

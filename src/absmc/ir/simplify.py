@@ -7,7 +7,7 @@ prover call.
 
 from __future__ import annotations
 
-from absmc.ir.evaluate import EvalError, evaluate
+from absmc.ir.evaluate import EvalError, apply_operator
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, disj, neg
 from absmc.ir.sorts import BOOL, BoolSort
 from absmc.ir.walker import ExprWalker
@@ -61,9 +61,9 @@ class Simplifier(ExprWalker[Expr]):
 
     def walk_op(self, e: Op, args: list[Expr]) -> Expr:
         o = e.op
-        if all(isinstance(a, Const) for a in args):
+        if all(type(a) is Const for a in args):
             try:
-                return _const_like(evaluate(Op(o, tuple(args)), {}), e)
+                return _const_like(apply_operator(o, [a.value for a in args]), e)  # type: ignore[attr-defined]
             except EvalError:
                 return Op(o, tuple(args), e.span)
         if o in ("==", "<=", ">=") and args[0] == args[1]:
