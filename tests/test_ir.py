@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from absmc.ir import BOOL, INT, RangeSort, System, Variable, format_expr
-from absmc.ir.evaluate import EvalError, evaluate, tdiv, tmod
+from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import (
     Const,
     Expr,
@@ -22,6 +22,7 @@ from absmc.ir.expr import (
     op,
     substitute,
 )
+from absmc.ir.intsem import tdiv, tmod
 from absmc.ir.span import SourceSpan
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr
 
@@ -175,3 +176,16 @@ def test_printed_expression_evaluates_the_same(
             evaluate(back, env)
         return
     assert evaluate(back, env) == want
+
+
+def test_operators_are_an_enum_that_still_compares_with_spellings() -> None:
+    from absmc.ir.expr import ARITH_OPS, Operator
+
+    e = Op("+", (x, y))
+    assert e.op is Operator.ADD and e.op == "+" and f"{e.op}" == "+"
+    assert e == Op(Operator.ADD, (x, y)) and hash(e) == hash(Op(Operator.ADD, (x, y)))
+    assert e.op in ARITH_OPS and "+" in ARITH_OPS
+    assert {"+": 1}[e.op] == 1
+    assert Operator.ITE.arity == 3 and Operator.AND.arity is None and Operator.SHL.arity == 2
+    with pytest.raises(ValueError, match="unknown operator '\\*\\*'"):
+        Op("**", (x, y))

@@ -39,71 +39,78 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
+from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
+from absmc.ir.walker import ExprWalker
 
 __all__ = ["CompiledSystem", "Expansion", "Failure", "State", "Successors", "compile_system"]
 
 
-def tdiv(a: int, b: int) -> int:
-    """Truncating division; raises ``ZeroDivisionError`` when ``b == 0``."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def shift(a: int, b: int, left: bool) -> int:
-    """``a << b`` or ``a >> b`` on unbounded integers (``>>`` is arithmetic); a negative count
-    gives 0, and so does a left shift by more than 4096 bits (a guard against huge numbers)."""
-    if b < 0 or (left and b > 4096):
-        return 0
-    return a << b if left else a >> b
-
-
-def tmod(a: int, b: int) -> int:
-    """Remainder of truncating division; raises ``ZeroDivisionError`` when ``b == 0``."""
-    q = abs(a) // abs(b)
-    return a - b * (q if (a >= 0) == (b >= 0) else -q)
-
-
-class PyExpr:
-    """Translates IR expressions into Python source over local names ``v0, v1, ...``."""
+class PyExpr(ExprWalker[str]):
+    """Translates IR expressions into Python source over local names ``v0, v1, ...`` (the
+    index of the variable in ``index_of``); ``/``, ``%``, ``<<`` and ``>>`` become calls of
+    :data:`absmc.ir.intsem.RUNTIME`'s functions. An iterative walk: any depth translates (Python's
+    own ``compile`` may still refuse very deeply nested source)."""
 
     def __init__(self, index_of: dict[str, int]) -> None:
+        super().__init__(transient=True)
         self.index_of = index_of
 
     def name(self, var: str) -> str:
+        """The local name of variable ``var``."""
         return f"v{self.index_of[var]}"
 
     def __call__(self, e: Expr) -> str:
-        if isinstance(e, Const):
-            return str(e.value)
+        """Python source of ``e``."""
         if isinstance(e, Var):
-            return self.name(e.name)
-        assert isinstance(e, Op)
-        o, a = e.op, e.args
-        if o == "&&":
-            return "(" + " and ".join(self(x) for x in a) + ")"
-        if o == "||":
-            return "(" + " or ".join(self(x) for x in a) + ")"
-        if o == "!":
-            return f"(not {self(a[0])})"
-        if o == "=>":
-            return f"(not {self(a[0])} or {self(a[1])})"
-        if o == "ite":
-            return f"({self(a[1])} if {self(a[0])} else {self(a[2])})"
-        if o == "neg":
-            return f"(-{self(a[0])})"
-        if o == "~":
-            return f"(~{self(a[0])})"
-        if o in ("<<", ">>"):
-            return f"_shift({self(a[0])}, {self(a[1])}, {o == '<<'})"
-        if o == "/":
-            return f"_tdiv({self(a[0])}, {self(a[1])})"
-        if o == "%":
-            return f"_tmod({self(a[0])}, {self(a[1])})"
-        return f"({self(a[0])} {o} {self(a[1])})"
+            return f"v{self.index_of[e.name]}"
+        return self.walk(e)
+
+    def walk_const(self, e: Const) -> str:
+        return str(e.value)
+
+    def walk_var(self, e: Var) -> str:
+        return f"v{self.index_of[e.name]}"
+
+    def walk_and(self, e: Op, a: list[str]) -> str:
+        return "(" + " and ".join(a) + ")"
+
+    def walk_or(self, e: Op, a: list[str]) -> str:
+        return "(" + " or ".join(a) + ")"
+
+    def walk_not(self, e: Op, a: list[str]) -> str:
+        return f"(not {a[0]})"
+
+    def walk_implies(self, e: Op, a: list[str]) -> str:
+        return f"(not {a[0]} or {a[1]})"
+
+    def walk_ite(self, e: Op, a: list[str]) -> str:
+        return f"({a[1]} if {a[0]} else {a[2]})"
+
+    def walk_neg(self, e: Op, a: list[str]) -> str:
+        return f"(-{a[0]})"
+
+    def walk_bitnot(self, e: Op, a: list[str]) -> str:
+        return f"(~{a[0]})"
+
+    def walk_shl(self, e: Op, a: list[str]) -> str:
+        return f"_shift({a[0]}, {a[1]}, True)"
+
+    def walk_shr(self, e: Op, a: list[str]) -> str:
+        return f"_shift({a[0]}, {a[1]}, False)"
+
+    def walk_div(self, e: Op, a: list[str]) -> str:
+        return f"_tdiv({a[0]}, {a[1]})"
+
+    def walk_mod(self, e: Op, a: list[str]) -> str:
+        return f"_tmod({a[0]}, {a[1]})"
+
+    def walk_op(self, e: Op, a: list[str]) -> str:
+        # the remaining binary operators are spelled as in Python
+        return f"({a[0]} {e.op} {a[1]})"
 
 
 def may_raise(e: Expr) -> bool:
@@ -223,7 +230,9 @@ class CompiledSystem:
         return compile_expr_fn(self.system, e)
 
 
-_RUNTIME: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift}
+#: the namespace generated code runs in (an alias of :data:`absmc.ir.intsem.RUNTIME`, kept for
+#: code being migrated to the public name)
+_RUNTIME = RUNTIME
 
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
@@ -232,7 +241,7 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
-    ns: dict[str, Any] = dict(_RUNTIME)
+    ns: dict[str, Any] = dict(RUNTIME)
     exec(compile(src, "<absmc-expr>", "exec"), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
@@ -277,7 +286,7 @@ def guard_bounds(system: System, guard: Expr) -> dict[str, Interval]:
         if not (isinstance(part, Op) and part.op in _FLIP):
             continue
         a, b = part.args
-        o = part.op
+        o: str = part.op
         if isinstance(b, Var) and isinstance(a, Const):
             a, b, o = b, a, _FLIP[o]
         if not (isinstance(a, Var) and isinstance(b, Const)):
@@ -746,7 +755,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
                     cuts[0] += 1
         return failures
 
-    ns: dict[str, Any] = dict(_RUNTIME)
+    ns: dict[str, Any] = dict(RUNTIME)
     ns.update({"_F": Failure, "_range_error": range_error, "_close": close})
     code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
     exec(code, ns)

@@ -7,89 +7,135 @@ systems). It is too slow for search; engines use the compiled code.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from absmc.ir.expr import Const, Expr, Op, Var
+from absmc.ir.intsem import shift, tdiv, tmod
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, System
+from absmc.ir.walker import ExprWalker
 
 
 class EvalError(Exception):
     """A model error during evaluation: division by zero or an out-of-range assignment."""
 
 
-def tdiv(a: int, b: int) -> int:
-    """Integer division truncating toward zero (C semantics); raises ``EvalError`` when b == 0."""
-    if b == 0:
-        raise EvalError("division by zero")
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+class _Failure:
+    """The value of a subexpression whose evaluation fails: the exception to raise if the
+    failure is reached (a short-circuiting operator may never reach it)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
-def tmod(a: int, b: int) -> int:
-    """Remainder of truncating division (sign of the dividend); raises ``EvalError`` when b == 0."""
-    return a - b * tdiv(a, b)
+Value = int | _Failure
+
+_BINARY: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: shift(a, b, True),
+    ">>": lambda a, b: shift(a, b, False),
+    "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b),
+    "<": lambda a, b: int(a < b),
+    "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b),
+    ">=": lambda a, b: int(a >= b),
+}
+
+
+class Evaluator(ExprWalker[Value]):
+    """The reference semantics as a walk: every subexpression is evaluated once, arguments
+    first; a failing one (division by zero, a missing variable) yields a :class:`_Failure` that
+    strict operators pass on and ``&& || => ite`` only pass on when the left-to-right,
+    short-circuit evaluation would reach it — the same outcome as evaluating lazily."""
+
+    def __init__(self, env: Mapping[str, int]) -> None:
+        super().__init__()
+        self.env = env
+
+    def walk_const(self, e: Const) -> Value:
+        return e.value
+
+    def walk_var(self, e: Var) -> Value:
+        try:
+            return int(self.env[e.name])
+        except KeyError as err:
+            return _Failure(err)
+
+    def walk_and(self, e: Op, args: list[Value]) -> Value:
+        for a in args:
+            if isinstance(a, _Failure) or not a:
+                return a if isinstance(a, _Failure) else 0
+        return 1
+
+    def walk_or(self, e: Op, args: list[Value]) -> Value:
+        for a in args:
+            if isinstance(a, _Failure) or a:
+                return a if isinstance(a, _Failure) else 1
+        return 0
+
+    def walk_implies(self, e: Op, args: list[Value]) -> Value:
+        a, b = args
+        if isinstance(a, _Failure):
+            return a
+        if not a:
+            return 1
+        return b if isinstance(b, _Failure) else int(bool(b))
+
+    def walk_ite(self, e: Op, args: list[Value]) -> Value:
+        c, a, b = args
+        if isinstance(c, _Failure):
+            return c
+        return a if c else b
+
+    def walk_op(self, e: Op, args: list[Value]) -> Value:
+        for a in args:
+            if type(a) is not int:
+                return a
+        try:
+            return apply_operator(e.op, args)  # type: ignore[arg-type]
+        except EvalError as err:
+            return _Failure(err)
+
+
+def apply_operator(o: str, values: Sequence[int]) -> int:
+    """The value of a strict operator (not ``&& || => ite``) applied to ``values`` (bools as
+    0/1), with the integer semantics of :mod:`absmc.ir.intsem`. Raises ``EvalError`` on
+    division by zero, ``KeyError`` for a non-strict or unknown operator."""
+    x = values[0]
+    if len(values) == 1:
+        if o == "!":
+            return int(not x)
+        if o == "neg":
+            return -x
+        if o == "~":
+            return ~x
+        raise KeyError(o)
+    y = values[1]
+    if o == "/" or o == "%":
+        if y == 0:
+            raise EvalError("division by zero")
+        return tdiv(x, y) if o == "/" else tmod(x, y)
+    return _BINARY[o](x, y)
 
 
 def evaluate(e: Expr, env: Mapping[str, int]) -> int:
     """Value of ``e`` in ``env`` (bools as 0/1). ``&&``, ``||``, ``=>`` and ``ite`` evaluate left
     to right and short-circuit. Raises ``EvalError`` on division by zero and ``KeyError`` for a
-    variable missing from ``env``."""
+    variable missing from ``env`` (only when the evaluation reaches them)."""
     if isinstance(e, Const):
         return e.value
-    if isinstance(e, Var):
-        return int(env[e.name])
-    assert isinstance(e, Op)
-    o, args = e.op, e.args
-    if o == "&&":
-        return int(all(evaluate(a, env) for a in args))
-    if o == "||":
-        return int(any(evaluate(a, env) for a in args))
-    if o == "=>":
-        return int(not evaluate(args[0], env) or bool(evaluate(args[1], env)))
-    if o == "!":
-        return int(not evaluate(args[0], env))
-    if o == "ite":
-        return evaluate(args[1], env) if evaluate(args[0], env) else evaluate(args[2], env)
-    if o == "neg":
-        return -evaluate(args[0], env)
-    if o == "~":
-        return ~evaluate(args[0], env)
-    a = evaluate(args[0], env)
-    b = evaluate(args[1], env)
-    if o == "+":
-        return a + b
-    if o == "-":
-        return a - b
-    if o == "*":
-        return a * b
-    if o == "/":
-        return tdiv(a, b)
-    if o == "%":
-        return tmod(a, b)
-    if o == "&":
-        return a & b
-    if o == "|":
-        return a | b
-    if o == "^":
-        return a ^ b
-    if o == "<<":
-        return a << b if 0 <= b <= 4096 else 0
-    if o == ">>":
-        return a >> b if b >= 0 else 0
-    if o == "==":
-        return int(a == b)
-    if o == "!=":
-        return int(a != b)
-    if o == "<":
-        return int(a < b)
-    if o == "<=":
-        return int(a <= b)
-    if o == ">":
-        return int(a > b)
-    if o == ">=":
-        return int(a >= b)
-    raise ValueError(f"unknown operator {o!r}")  # pragma: no cover
+    v = Evaluator(env).walk(e)
+    if isinstance(v, _Failure):
+        raise v.error
+    return v
 
 
 def env_of(system: System, state: tuple[int, ...]) -> dict[str, int]:

@@ -31,22 +31,108 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Final
 
 from absmc.ir.sorts import BOOL, INT, BoolSort, Sort
 from absmc.ir.span import SourceSpan
 
-ARITH_OPS: Final = frozenset({"+", "-", "*", "/", "%"})
-#: bitwise operators (integer-valued; not supported by the logic layer)
-BIT_OPS: Final = frozenset({"&", "|", "^", "<<", ">>", "~"})
-COMPARE_OPS: Final = frozenset({"==", "!=", "<", "<=", ">", ">="})
-LOGIC_OPS: Final = frozenset({"&&", "||", "=>", "!"})
-ALL_OPS: Final = ARITH_OPS | COMPARE_OPS | LOGIC_OPS | BIT_OPS | {"neg", "ite"}
+
+class Operator(StrEnum):
+    """The IR's operators (see the module table). A member *is* its spelling (``StrEnum``):
+    ``Operator.ADD == "+"``, it hashes like ``"+"`` and formats as ``+``, so code comparing an
+    ``Op.op`` with a string keeps working."""
+
+    ADD = "+"
+    SUB = "-"
+    MUL = "*"
+    DIV = "/"
+    MOD = "%"
+    NEG = "neg"
+    EQ = "=="
+    NE = "!="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    AND = "&&"
+    OR = "||"
+    NOT = "!"
+    IMPLIES = "=>"
+    ITE = "ite"
+    BITAND = "&"
+    BITOR = "|"
+    BITXOR = "^"
+    SHL = "<<"
+    SHR = ">>"
+    BITNOT = "~"
+
+    def __repr__(self) -> str:
+        return str.__repr__(self.value)
+
+    @property
+    def arity(self) -> int | None:
+        """The number of arguments (``None``: two or more, for ``&&`` and ``||``)."""
+        return _ARITY.get(self, 2)
+
+
+_ARITY: Final[dict[Operator, int | None]] = {
+    Operator.NEG: 1,
+    Operator.NOT: 1,
+    Operator.BITNOT: 1,
+    Operator.ITE: 3,
+    Operator.AND: None,
+    Operator.OR: None,
+}
+#: spelling -> operator (also maps each member to itself: members hash like their spelling)
+_BY_SPELLING: Final[dict[str, Operator]] = {o.value: o for o in Operator}
+
+ARITH_OPS: Final = frozenset({Operator.ADD, Operator.SUB, Operator.MUL, Operator.DIV, Operator.MOD})
+#: bitwise operators (integer-valued; the logic layer encodes only the shifts)
+BIT_OPS: Final = frozenset(
+    {
+        Operator.BITAND,
+        Operator.BITOR,
+        Operator.BITXOR,
+        Operator.SHL,
+        Operator.SHR,
+        Operator.BITNOT,
+    }
+)
+COMPARE_OPS: Final = frozenset(
+    {Operator.EQ, Operator.NE, Operator.LT, Operator.LE, Operator.GT, Operator.GE}
+)
+LOGIC_OPS: Final = frozenset({Operator.AND, Operator.OR, Operator.IMPLIES, Operator.NOT})
+ALL_OPS: Final = frozenset(Operator)
+
+
+def as_operator(spelling: str) -> Operator:
+    """The operator spelled ``spelling`` (an ``Operator`` is returned as is). Raises
+    ``ValueError`` for an unknown operator."""
+    o = _BY_SPELLING.get(spelling)
+    if o is None:
+        raise ValueError(f"unknown operator {spelling!r}")
+    return o
+
 
 #: comparison operator -> its negation
-NEGATED_COMPARISON: Final = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+NEGATED_COMPARISON: Final[dict[str, Operator]] = {
+    "==": Operator.NE,
+    "!=": Operator.EQ,
+    "<": Operator.GE,
+    "<=": Operator.GT,
+    ">": Operator.LE,
+    ">=": Operator.LT,
+}
 #: comparison operator -> the operator with swapped operands (a op b  <=>  b op' a)
-SWAPPED_COMPARISON: Final = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+SWAPPED_COMPARISON: Final[dict[str, Operator]] = {
+    "==": Operator.EQ,
+    "!=": Operator.NE,
+    "<": Operator.GT,
+    "<=": Operator.GE,
+    ">": Operator.LT,
+    ">=": Operator.LE,
+}
 
 
 class Expr:
@@ -119,19 +205,29 @@ class Var(Expr):
         return self.name
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class Op(Expr):
-    """Operator ``op`` applied to ``args`` (see the module table for operators and arities)."""
+    """Operator ``op`` applied to ``args`` (see the module table for operators and arities).
 
-    op: str
+    ``op`` may be given as an :class:`Operator` or its spelling (``"+"``); it is stored as the
+    ``Operator``. Raises ``ValueError`` for an unknown operator."""
+
+    op: Operator
     args: tuple[Expr, ...]
     span: SourceSpan | None = field(default=None, compare=False, repr=False)
     _hash: int = field(default=0, compare=False, repr=False, init=False)
 
-    def __post_init__(self) -> None:
-        if self.op not in ALL_OPS:
-            raise ValueError(f"unknown operator {self.op!r}")
-        object.__setattr__(self, "_hash", hash((self.op, self.args)))
+    def __init__(
+        self, op: Operator | str, args: tuple[Expr, ...], span: SourceSpan | None = None
+    ) -> None:
+        o = _BY_SPELLING.get(op)
+        if o is None:
+            raise ValueError(f"unknown operator {op!r}")
+        setattr_ = object.__setattr__
+        setattr_(self, "op", o)
+        setattr_(self, "args", args)
+        setattr_(self, "span", span)
+        setattr_(self, "_hash", hash((o, args)))
 
     def sort(self) -> Sort:
         if self.op in COMPARE_OPS or self.op in LOGIC_OPS:
@@ -170,7 +266,7 @@ def const(value: int | bool, span: SourceSpan | None = None) -> Const:
     return Const(value, INT, span)
 
 
-def op(name: str, *args: Expr, span: SourceSpan | None = None) -> Op:
+def op(name: Operator | str, *args: Expr, span: SourceSpan | None = None) -> Op:
     """``Op(name, args)``; raises ``ValueError`` for an unknown operator."""
     return Op(name, tuple(args), span)
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort, Sort
+from absmc.ir.walker import ExprWalker
 
 if TYPE_CHECKING:
     from absmc.ir.system import System
@@ -51,36 +52,71 @@ def _prec(e: Expr) -> float:
     return _ATOM
 
 
-def format_expr(e: Expr) -> str:
-    """``e`` in GCL concrete syntax with minimal parentheses."""
-    if isinstance(e, Const):
+class GclPrinter(ExprWalker[str]):
+    """GCL concrete syntax of expressions with minimal parentheses (iterative: any depth)."""
+
+    def __init__(self) -> None:
+        super().__init__(transient=True)
+
+    def walk_const(self, e: Const) -> str:
         if isinstance(e.const_sort, BoolSort):
             return "true" if e.value else "false"
         return str(e.value)
+
+    def walk_var(self, e: Var) -> str:
+        return e.name
+
+    def walk_neg(self, e: Op, args: list[str]) -> str:
+        p = _PREC["neg"]
+        q = _prec(e.args[0])
+        return "-" + (f"({args[0]})" if q < p + (q == p) else args[0])
+
+    def walk_not(self, e: Op, args: list[str]) -> str:
+        return "!" + (f"({args[0]})" if _prec(e.args[0]) < _PREC["!"] else args[0])
+
+    def walk_bitnot(self, e: Op, args: list[str]) -> str:
+        return "~" + (f"({args[0]})" if _prec(e.args[0]) < _PREC["~"] else args[0])
+
+    def walk_ite(self, e: Op, args: list[str]) -> str:
+        c, a, b = args
+        xs = e.args
+        if _prec(xs[0]) < 1:
+            c = f"({c})"
+        if _prec(xs[1]) < 1:
+            a = f"({a})"
+        return f"{c} ? {a} : {b}"
+
+    def walk_and(self, e: Op, args: list[str]) -> str:
+        return self._junction(e, args)
+
+    def walk_or(self, e: Op, args: list[str]) -> str:
+        return self._junction(e, args)
+
+    def _junction(self, e: Op, args: list[str]) -> str:
+        limit = _PREC[e.op] + 1
+        return f" {e.op} ".join(
+            f"({s})" if _prec(x) < limit else s for x, s in zip(e.args, args, strict=True)
+        )
+
+    def walk_op(self, e: Op, args: list[str]) -> str:
+        # binary: => is right associative, comparisons are non-associative, the others are
+        # left associative
+        o = e.op
+        p = _PREC[o]
+        x, y = e.args
+        a, b = args
+        if _prec(x) < (p if p != 4 and o != "=>" else p + 1):
+            a = f"({a})"
+        if _prec(y) < (p if o == "=>" else p + 1):
+            b = f"({b})"
+        return f"{a} {o} {b}"
+
+
+def format_expr(e: Expr) -> str:
+    """``e`` in GCL concrete syntax with minimal parentheses."""
     if isinstance(e, Var):
         return e.name
-    assert isinstance(e, Op)
-    p = _PREC[e.op]
-
-    def sub(x: Expr, min_prec: float) -> str:
-        s = format_expr(x)
-        return f"({s})" if _prec(x) < min_prec else s
-
-    if e.op == "neg":
-        return "-" + sub(e.args[0], p + (1 if _prec(e.args[0]) == p else 0))
-    if e.op in ("!", "~"):
-        return e.op + sub(e.args[0], p)
-    if e.op == "ite":
-        c, a, b = e.args
-        return f"{sub(c, 1)} ? {sub(a, 1)} : {sub(b, 0)}"
-    if e.op == "=>":  # right associative
-        return f"{sub(e.args[0], p + 1)} => {sub(e.args[1], p)}"
-    if e.op in ("&&", "||"):
-        return f" {e.op} ".join(sub(a, p + 1) for a in e.args)
-    if p == 4:  # comparisons are non-associative
-        return f"{sub(e.args[0], p + 1)} {e.op} {sub(e.args[1], p + 1)}"
-    # left-associative arithmetic
-    return f"{sub(e.args[0], p)} {e.op} {sub(e.args[1], p + 1)}"
+    return GclPrinter().walk(e)
 
 
 def format_sort(sort: Sort) -> str:

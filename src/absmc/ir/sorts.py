@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from absmc.ir.intsem import wrap
+
 Overflow = Literal["error", "wrap"]
 
 
@@ -64,8 +66,8 @@ class RangeSort:
         return self.lo <= value <= self.hi
 
     def wrap(self, value: int) -> int:
-        """``value`` reduced modulo the range size into ``lo..hi``."""
-        return (value - self.lo) % self.size + self.lo
+        """``value`` reduced modulo the range size into ``lo..hi`` (``intsem.wrap``)."""
+        return wrap(value, self.lo, self.hi)
 
     def __str__(self) -> str:
         return f"{self.lo}..{self.hi}"

@@ -71,8 +71,7 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
                     last = compiled.commands_of(ci)[-1]
                     cmd = system.commands[last]
                     ending = (
-                        f"model error: {cmd.process} executes '{command_text(system, last)}': "
-                        f"{msg}"
+                        f"model error: {cmd.process} executes '{command_text(system, last)}': {msg}"
                     )
                     violated = NO_MODEL_ERROR
                     break

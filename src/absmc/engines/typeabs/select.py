@@ -187,7 +187,7 @@ class Suggestion:
 def _comparisons(e: Expr, name: str) -> list[tuple[str, Expr, Expr]]:
     """``(op, operand side of name, other side)`` for comparisons in ``e`` mentioning ``name``
     (normalised so that the side mentioning ``name`` is first)."""
-    out = []
+    out: list[tuple[str, Expr, Expr]] = []
     for a in atoms(e):
         if not (isinstance(a, Op) and a.op in COMPARE_OPS):
             continue

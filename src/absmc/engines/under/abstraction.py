@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.compile import PyExpr, may_raise, tdiv, tmod
+from absmc.ir.compile import PyExpr, may_raise
 from absmc.ir.expr import Expr, conj, const, substitute
+from absmc.ir.intsem import runtime_namespace
 from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.sorts import BoolSort
@@ -123,7 +124,7 @@ class Abstraction:
                 lines.append(f"    if {cond}: b |= {1 << k}")
         ctrl = ", ".join(f"v{sys.index_of[v.name]}" for v in self.control)
         lines.append(f"    return ({ctrl}{', ' if ctrl else ''}b,)")
-        ns: dict[str, Any] = {"_tdiv": tdiv, "_tmod": tmod}
+        ns: dict[str, Any] = runtime_namespace()
         exec(compile("\n".join(lines) + "\n", "<absmc-alpha>", "exec"), ns)
         fn: Callable[[tuple[int, ...]], AbstractState] = ns["alpha"]
         return fn

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from absmc.ir.compile import shift, tdiv, tmod
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op
+from absmc.ir.intsem import shift, tdiv, tmod
 from absmc.ir.sorts import BOOL
 
 _ARITH: dict[str, Callable[[int, int], int]] = {
