@@ -15,6 +15,14 @@ GCL_EXAMPLES = EXAMPLES / "gcl"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED = ROOT.parent / "shared"
 
+#: tests that read the benchmark corpus skip, with this reason, where it is absent: ``shared/``
+#: (the BEEM models with SPIN's numbers, the scaling models) is the project's read-only
+#: companion directory, checked out beside this repository (CI always has it)
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "benchmarks").is_dir(),
+    reason=f"needs the benchmark corpus {SHARED}/benchmarks beside this checkout (absent)",
+)
+
 
 @dataclass
 class Run:

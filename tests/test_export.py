@@ -15,7 +15,7 @@ from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.export import to_promela
 
-from .conftest import GCL_EXAMPLES, SHARED, run_cli
+from .conftest import GCL_EXAMPLES, SHARED, needs_shared, run_cli
 from .spin import require_spin, run_spin
 
 FINITE = ["peterson", "philosophers", "nonterminating"]
@@ -89,6 +89,7 @@ def test_every_example_exports_to_a_model_spin_explores_alike(name: str, tmp_pat
     assert bool(ours.violations) == (errors > 0)
 
 
+@needs_shared
 @pytest.mark.parametrize("name", ["abp.pml", "brp.1.pm", "fischer.1.pm", "p117.pml"])
 def test_promela_derived_systems_export_with_their_semantics(name: str, tmp_path: Path) -> None:
     """Exclusive chains (one ``atomic`` block with ``hold`` loops), ``timeout`` (abp),
@@ -105,12 +106,14 @@ def test_promela_derived_systems_export_with_their_semantics(name: str, tmp_path
     assert spin.errors == sum(v.count for v in ours.violations.values())
 
 
+@needs_shared
 def test_export_refuses_variables_wider_than_spin_int() -> None:
     system = load_promela(SHARED / "benchmarks" / "promela" / "sort.pml")
     with pytest.raises(ValueError, match=r"cannot export 'q\[0\]#data' .* 32 bits"):
         to_promela(system)
 
 
+@needs_shared
 def test_gcl_export_refuses_what_gcl_cannot_express() -> None:
     r = run_cli("export", "../shared/benchmarks/promela/peterson.pml", "--to", "gcl")
     assert r.code == 2

@@ -23,7 +23,7 @@ from absmc.kernel.result import Result, Verdict
 from absmc.kernel.search import search
 from absmc.lang.loader import load_model
 
-from .conftest import EXAMPLES, FIXTURES, SHARED, run_cli
+from .conftest import EXAMPLES, FIXTURES, SHARED, needs_shared, run_cli
 from .fourvalued_helpers import reexecute
 from .spin import run_spin
 
@@ -177,6 +177,7 @@ def test_features_model_chains_timeout_assertions_and_index_errors() -> None:
     assert err.trace is not None and "array index out of bounds" in (err.trace.note or "")
 
 
+@needs_shared
 def test_an_assertion_that_cannot_be_abstracted_is_refused_at_its_location(
     tmp_path: Path,
 ) -> None:

@@ -15,7 +15,7 @@ from absmc.lang.promela.lower import Lowerer, lower_model
 from absmc.lang.promela.parser import parse_promela
 from absmc.lang.promela.preprocess import preprocess
 
-from .conftest import SHARED, run_cli
+from .conftest import SHARED, needs_shared, run_cli
 
 
 def _load(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
@@ -65,6 +65,7 @@ def test_assertion_trail_names_process_line_and_statement(tmp_path: Path) -> Non
     assert steps[-1]["state"]["x"] == 2
 
 
+@needs_shared
 def test_python_preprocessor_agrees_with_cpp() -> None:
     model = SHARED / "benchmarks" / "scaling" / "fischer.pml"
     text = model.read_text()
@@ -108,6 +109,7 @@ def test_out_of_bounds_index_is_a_model_error(tmp_path: Path) -> None:
     assert "out of bounds" in v.message
 
 
+@needs_shared
 def test_simulate_runs_a_promela_model() -> None:
     r = run_cli(
         "simulate", str(SHARED / "benchmarks" / "promela" / "p117.pml"), "--seed", "3", "--json"

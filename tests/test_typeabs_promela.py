@@ -19,7 +19,7 @@ from absmc.kernel.result import PropertyResult, Result, Trace, Verdict
 from absmc.kernel.search import search
 from absmc.lang.promela import load_promela
 
-from .conftest import EXAMPLES, run_cli
+from .conftest import EXAMPLES, needs_shared, run_cli
 
 DEOS = EXAMPLES / "promela" / "deos.pml"
 DEOS_FIXED = EXAMPLES / "promela" / "deos_fixed.pml"
@@ -122,6 +122,7 @@ def test_timeout_after_a_sure_block_replays(tmp_path: Path) -> None:
     assert executes(system, r.trace)
 
 
+@needs_shared
 def test_assertions_are_abstracted_like_properties() -> None:
     peterson = EXAMPLES.parent.parent / "shared" / "benchmarks" / "promela" / "peterson.pml"
     system = load_promela(peterson)

@@ -22,7 +22,9 @@ from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.lang.promela import load_promela
 
-from .conftest import SHARED
+from .conftest import SHARED, needs_shared
+
+pytestmark = needs_shared
 
 CORPUS = SHARED / "benchmarks" / "promela"
 LIBRARY = OperatorLibrary()
