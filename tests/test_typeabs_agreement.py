@@ -19,6 +19,7 @@ from absmc.ir import NO_DEADLOCK, NO_MODEL_ERROR, Command, Op, System
 from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Expr, transform
+from absmc.lang.domains import parse_bindings
 
 from .reference import reference_explore
 from .strategies import finite_systems
@@ -61,7 +62,7 @@ def bound_systems(draw: st.DrawFn) -> tuple[System, TypesOptions]:
         data.append(draw(st.sampled_from([p.pc for p in system.processes if p.pc])))
     chosen = draw(st.lists(st.sampled_from(data), min_size=1, unique=True))
     rest = draw(st.sampled_from(["concrete", "point"]))
-    return system, TypesOptions([f"{v}={domain}" for v in chosen], rest)  # type: ignore[arg-type]
+    return system, TypesOptions(parse_bindings([f"{v}={domain}" for v in chosen]), rest)  # type: ignore[arg-type]
 
 
 def _final_state_violates(system: System, prop: str, state: tuple[int, ...]) -> bool:

@@ -21,6 +21,7 @@ from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Var, op, substitute
 from absmc.ir.sorts import RangeSort
+from absmc.lang.domains import parse_bindings
 
 from .strategies import _atom, finite_systems
 
@@ -74,7 +75,7 @@ def promela_like(draw: st.DrawFn) -> tuple[System, TypesOptions]:
     domain = draw(st.sampled_from(DOMAINS))
     names = [v.name for v in data]
     chosen = draw(st.lists(st.sampled_from(names), min_size=1, max_size=2, unique=True))
-    return system, TypesOptions([f"{v}={domain}" for v in chosen])
+    return system, TypesOptions(parse_bindings([f"{v}={domain}" for v in chosen]))
 
 
 @settings(

@@ -7,6 +7,9 @@ counterexamples were replayed on the compiled semantics.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.explicit.replay import replay
 from absmc.engines.explicit.search import SearchOutcome, search
 from absmc.engines.explicit.store import BitStateStore, ExactStore, KeyedStore, Store
@@ -23,8 +26,10 @@ from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.system import System
 
 __all__ = [
+    "ENGINE",
     "BitStateStore",
     "ExactStore",
+    "ExplicitOptions",
     "KeyedStore",
     "Limits",
     "Progress",
@@ -121,3 +126,23 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
         compiled, selection, outcome, "explicit", stats, exhaustive, reason
     )
     return Result(system.file or system.name, "explicit", results)
+
+
+@dataclass(frozen=True)
+class ExplicitOptions:
+    """Explicit search has no options of its own (order, store and limits are shared:
+    :class:`~absmc.engines.options.CheckOptions`)."""
+
+
+def _check(system: System, options: CheckOptions, _own: ExplicitOptions) -> Result:
+    return check_explicit(system, options)
+
+
+#: the registry entry (:mod:`absmc.engines.registry`)
+ENGINE = Engine(
+    name="explicit",
+    options_type=ExplicitOptions,
+    capabilities=Capabilities(stores=frozenset({"exact", "bitstate"})),
+    description="exhaustive explicit-state search (exact or bitstate store)",
+    check=_check,
+)

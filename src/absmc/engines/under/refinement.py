@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from absmc.engines.explicit import results_from_outcome
 from absmc.engines.explicit.search import SearchOutcome, Violation
-from absmc.engines.options import CheckOptions, OptionError, Selection, select_properties
+from absmc.engines.options import CheckOptions, Selection, select_properties
 from absmc.engines.result import PropertyResult, Result, Stats, Verdict
 from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
 from absmc.engines.under.checks import PrecisionChecks
@@ -25,7 +25,7 @@ from absmc.logic.prover import Prover
 SeedKind = Literal["guards", "property"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class UnderOptions:
     """Options of the under-approximation method.
 
@@ -129,15 +129,11 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     ``holds`` only when an iteration adds no predicate (an exact abstraction: the explored
     structure is bisimilar to the concrete system, Theorem 2); ``violated`` with a concrete
     trace replayed on the compiled semantics; ``unknown`` at ``max_iterations`` or a limit.
-    Raises ``OptionError`` for unknown property names and for Systems with exclusive control or
-    timeout commands (Promela's ``atomic``/``timeout``), which αSEARCH does not model yet.
+    Raises ``OptionError`` for unknown property names. Systems with exclusive control or
+    timeout commands (Promela's ``atomic``/``timeout``), which αSEARCH does not model yet, are
+    refused by the registry (``ENGINE.capabilities``).
     """
     start = time.monotonic()
-    if any(c.exclusive is not None or "timeout" in c.flags for c in system.commands):
-        raise OptionError(
-            "--method under does not support atomic sequences or timeout (Promela's exclusive "
-            "control) yet; use --method explicit"
-        )
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
     prover = Prover(timeout_ms=under.prover_timeout_ms) if under.prover == "z3" else None
