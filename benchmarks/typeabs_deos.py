@@ -29,11 +29,12 @@ from pathlib import Path
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import TypesOptions, build_abstraction, check_types
 from absmc.kernel.options import CheckOptions, Limits
+from absmc.lang.domains import parse_bindings
 from absmc.lang.loader import load_model
 from absmc.lang.promela.export import to_promela
 
 ROOT = Path(__file__).resolve().parent.parent
-BIND = TypesOptions(["period_id=signs"])
+BIND = TypesOptions(parse_bindings(["period_id=signs"]))
 
 
 def spin_time(text: str) -> tuple[int, float] | None:

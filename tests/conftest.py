@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -32,6 +33,24 @@ class Run:
 
 
 def run_cli(*args: str, timeout: float = 300) -> Run:
+    """Run ``absmc ARGS`` in this process (click's test runner: arguments parsed as on the
+    command line, the command's plain function called with captured streams; the working
+    directory is the repository root, as for :func:`run_cli_subprocess`). ``timeout`` is
+    accepted for compatibility and not enforced."""
+    from click.testing import CliRunner
+
+    from absmc.cli import cli
+
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(cli, list(args), prog_name="absmc", catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def run_cli_subprocess(*args: str, timeout: float = 300) -> Run:
     """Run ``absmc ARGS`` in a subprocess (the installed entry point's module)."""
     proc = subprocess.run(
         [sys.executable, "-m", "absmc.cli", *args],

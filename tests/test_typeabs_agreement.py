@@ -20,6 +20,7 @@ from absmc.kernel.result import Verdict
 from absmc.kernel.search import search
 from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import run_path
+from absmc.lang.domains import parse_bindings
 
 from .reference import reference_explore
 from .strategies import finite_systems
@@ -62,7 +63,7 @@ def bound_systems(draw: st.DrawFn) -> tuple[System, TypesOptions]:
         data.append(draw(st.sampled_from([p.pc for p in system.processes if p.pc])))
     chosen = draw(st.lists(st.sampled_from(data), min_size=1, unique=True))
     rest = draw(st.sampled_from(["concrete", "point"]))
-    return system, TypesOptions([f"{v}={domain}" for v in chosen], rest)  # type: ignore[arg-type]
+    return system, TypesOptions(parse_bindings([f"{v}={domain}" for v in chosen]), rest)  # type: ignore[arg-type]
 
 
 def _final_state_violates(system: System, prop: str, state: tuple[int, ...]) -> bool:

@@ -15,6 +15,7 @@ from absmc.ir.sorts import INT
 from absmc.ir.span import ModelError
 from absmc.kernel.options import CheckOptions, Limits, OptionError
 from absmc.kernel.result import PropertyResult, Result, Verdict
+from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 
 from .conftest import FIXTURES, GCL_EXAMPLES, run_cli
@@ -22,7 +23,7 @@ from .conftest import FIXTURES, GCL_EXAMPLES, run_cli
 CONFLICT = FIXTURES / "typeabs" / "conflict.gcl"
 DEOS = GCL_EXAMPLES / "deos.gcl"
 DEOS_FIXED = GCL_EXAMPLES / "deos_fixed.gcl"
-BIND = TypesOptions(["period_id=signs"])
+BIND = TypesOptions(parse_bindings(["period_id=signs"]))
 
 
 def _by_name(result: Result) -> dict[str, PropertyResult]:
@@ -120,14 +121,14 @@ unreachable negative: x < 0;
 
 def test_counterexample_through_choose_is_unknown_with_the_abstract_trace() -> None:
     system = parse_gcl(SPURIOUS, "spurious.gcl")
-    abstraction = build_abstraction(system, TypesOptions(["x=signs"]))
+    abstraction = build_abstraction(system, TypesOptions(parse_bindings(["x=signs"])))
     # POS - POS can be NEG, ZERO or POS: three commands, each resolving a choose; NEG - POS
     # and ZERO - POS are NEG for sure
     first = [c for c in abstraction.system.commands if abstraction.origin[c.index] == 0]
     chosen = [c for c in first if CHOOSE in c.flags]
     assert len(first) == 5 and len(chosen) == 3
     assert all("x == 2" in str(c.guard) for c in chosen)
-    result = check_types(system, CheckOptions(), TypesOptions(["x=signs"]))
+    result = check_types(system, CheckOptions(), TypesOptions(parse_bindings(["x=signs"])))
     r = _by_name(result)["negative"]
     assert r.verdict is Verdict.UNKNOWN
     assert "uses choose and may be spurious" in r.reason
@@ -143,7 +144,9 @@ def test_counterexample_through_choose_is_unknown_with_the_abstract_trace() -> N
 def test_choose_free_path_whose_end_state_is_fine_concretely_is_unknown() -> None:
     # x == 5 cannot be decided by signs: the abstract property flags every POS state
     system = parse_gcl(SPURIOUS.replace("x < 0", "x == 5"), "imprecise.gcl")
-    r = _by_name(check_types(system, CheckOptions(), TypesOptions(["x=signs"])))["negative"]
+    r = _by_name(check_types(system, CheckOptions(), TypesOptions(parse_bindings(["x=signs"]))))[
+        "negative"
+    ]
     assert r.verdict is Verdict.UNKNOWN
     assert "does not violate the concrete property" in r.reason
 
@@ -160,7 +163,9 @@ def test_division_by_an_abstract_zero_is_a_replayed_model_error() -> None:
         """,
         "div.gcl",
     )
-    result = check_types(system, CheckOptions(check_deadlock=False), TypesOptions(["x=signs"]))
+    result = check_types(
+        system, CheckOptions(check_deadlock=False), TypesOptions(parse_bindings(["x=signs"]))
+    )
     r = _by_name(result)["no-model-error"]
     assert r.verdict is Verdict.VIOLATED
     assert r.trace.replayed and "division by zero" in r.trace.note
@@ -178,12 +183,14 @@ def test_concrete_operands_are_coerced_and_constants_abstracted() -> None:
         """,
         "coerce.gcl",
     )
-    abstraction = build_abstraction(system, TypesOptions(["x=signs"]))
+    abstraction = build_abstraction(system, TypesOptions(parse_bindings(["x=signs"])))
     assert list(abstraction.domains) == ["x"]  # y stays concrete (coerced where it meets x)
     assert abstraction.system.var("x").init == 0  # NEG
     guards = " ".join(str(c.guard) for c in abstraction.system.commands)
     assert "y < 0" in guards and "y > 0" in guards  # abstract(y), split by token
-    result = check_types(system, CheckOptions(check_deadlock=False), TypesOptions(["x=signs"]))
+    result = check_types(
+        system, CheckOptions(check_deadlock=False), TypesOptions(parse_bindings(["x=signs"]))
+    )
     # NEG + POS is any sign: the invariant cannot be proved, and no choose-free path breaks it
     assert _by_name(result)["positive"].verdict is Verdict.UNKNOWN
 
@@ -222,7 +229,7 @@ def test_cli_conflict_and_usage_errors_are_one_line() -> None:
     assert r.code == 2 and r.out == ""
     assert r.err.startswith(f"{CONFLICT}:7:19: error: abstract type conflict")
     for args, message in [
-        ([], "needs at least one --abstract"),
+        ([], "--abstract: needs at least one VAR=DOMAIN binding"),
         (["--abstract", "nope=signs"], "no variable 'nope'"),
         (["--abstract", "period_id=intervals"], "unknown abstraction 'intervals'"),
         (["--abstract", "reset_pending=signs"], "only integers can be abstracted"),
@@ -232,7 +239,7 @@ def test_cli_conflict_and_usage_errors_are_one_line() -> None:
         assert r.code == 2, (args, r.err)
         assert message in r.err and len(r.err.strip().splitlines()) == 1
     r = run_cli("check", str(DEOS), "--abstract", "period_id=signs")
-    assert r.code == 2 and "need --method types" in r.err
+    assert r.code == 2 and "--abstract applies to --method types" in r.err
 
 
 def test_rest_point_abstracts_the_unreached_integers() -> None:
@@ -303,7 +310,7 @@ def test_abstracted_finite_ranges_wrap_or_fail_like_the_concrete_ones() -> None:
         ),
         (Property("nonneg", "invariant", op(">=", b, const(0))),),
     )
-    types = TypesOptions(["b=signs", "s=signs"])
+    types = TypesOptions(parse_bindings(["b=signs", "s=signs"]))
     _reachable_abstractions_cover_concrete(system, types)
     result = _by_name(check_types(system, CheckOptions(check_deadlock=False), types))
     # 100 + 100 wraps to -56: a real, choose-free violation? No: POS + POS stored into a byte

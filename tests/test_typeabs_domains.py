@@ -3,19 +3,34 @@ elimination method (paper 001, §3.2, §4, Fig. 1)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from absmc.engines.typeabs import DomainError, OperatorLibrary, parse_domain
-from absmc.engines.typeabs.basl import load_basl, unsafe_entries
+from absmc.engines.typeabs import DomainError, OperatorLibrary, resolve_domain
+from absmc.engines.typeabs.basl import basl_domains, unsafe_entries
 from absmc.engines.typeabs.domains import Domain, modulo, point, range_domain, set_domain, signs
 from absmc.engines.typeabs.operators import ALL_OPS, generate_table
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import COMPARE_OPS, Var, op
 from absmc.ir.sorts import INT
 from absmc.ir.span import ModelError
+from absmc.lang.basl import parse_basl_file
+from absmc.lang.domains import parse_domain_spec
 from absmc.logic import Prover
 
 from .conftest import FIXTURES, run_cli
+
+
+def parse_domain(text: str) -> Domain:
+    """The domain ``text`` names (as ``--abstract`` reads it)."""
+    return resolve_domain(parse_domain_spec(text))
+
+
+def load_basl(path: Path, lib: OperatorLibrary) -> dict[str, Domain]:
+    """The domains of a BASL file (as ``--basl`` reads it)."""
+    return basl_domains(parse_basl_file(path), lib)
+
 
 BASL = FIXTURES / "basl"
 

@@ -11,6 +11,7 @@ import pytest
 from absmc.engines.typeabs import TypesOptions, build_abstraction
 from absmc.ir.compile import compile_system
 from absmc.kernel.search import search
+from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela import load_promela
 
@@ -31,7 +32,8 @@ def test_spin_accepts_the_abstract_deos_and_counts_the_same_states(tmp_path: Pat
     # -o2 keeps write-only variables (last_compl) in SPIN's state vector, as absmc does
     spin = run_spin(model, tmp_path, spin_options=("-o1", "-o2"))
     abstraction = build_abstraction(
-        parse_gcl_file(GCL_EXAMPLES / "deos_fixed.gcl"), TypesOptions(["period_id=signs"])
+        parse_gcl_file(GCL_EXAMPLES / "deos_fixed.gcl"),
+        TypesOptions(parse_bindings(["period_id=signs"])),
     )
     ours = search(compile_system(abstraction.export_system()), keep_going=True)
     assert spin.errors == 0 and not ours.violations
@@ -103,7 +105,9 @@ def test_spin_explores_the_abstract_promela_deos_alike(
     text = model.read_text()
     assert "atomic {" in text and "hold_1:" in text and "assert(" in text
     spin = run_spin(model, tmp_path, spin_options=("-o1", "-o2"), optimize="-O0")
-    abstraction = build_abstraction(load_promela(source), TypesOptions(["period_id=signs"]))
+    abstraction = build_abstraction(
+        load_promela(source), TypesOptions(parse_bindings(["period_id=signs"]))
+    )
     ours = search(compile_system(abstraction.export_system()), keep_going=True)
     assert spin.states == ours.states
     assert 100_000 < ours.states < 200_000

@@ -17,13 +17,14 @@ from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import PropertyResult, Result, Trace, Verdict
 from absmc.kernel.search import search
+from absmc.lang.domains import parse_bindings
 from absmc.lang.promela import load_promela
 
 from .conftest import EXAMPLES, needs_shared, run_cli
 
 DEOS = EXAMPLES / "promela" / "deos.pml"
 DEOS_FIXED = EXAMPLES / "promela" / "deos_fixed.pml"
-BIND = TypesOptions(["period_id=signs"])
+BIND = TypesOptions(parse_bindings(["period_id=signs"]))
 
 
 def _by_name(result: Result) -> dict[str, PropertyResult]:
@@ -62,7 +63,7 @@ def test_a_chain_that_may_block_lets_the_other_processes_move(tmp_path: Path) ->
     system = _model(tmp_path, "maybe", MAYBE_BLOCKED)
     exact = _by_name(check_explicit(system, CheckOptions()))
     assert exact["assert@5"].verdict is Verdict.VIOLATED
-    types = TypesOptions(["x=signs"])
+    types = TypesOptions(parse_bindings(["x=signs"]))
     r = _by_name(check_types(system, CheckOptions(), types))["assert@5"]
     # POS == 1 may be true or false: P may be blocked (a release command), never a proof
     assert r.verdict is Verdict.UNKNOWN and "uses choose" in r.reason
@@ -77,7 +78,9 @@ def test_a_chain_that_may_block_lets_the_other_processes_move(tmp_path: Path) ->
 
 def test_a_surely_blocked_chain_gives_a_replayed_counterexample(tmp_path: Path) -> None:
     system = _model(tmp_path, "surely", MAYBE_BLOCKED.replace("x = 6", "x = x - 6"))
-    r = _by_name(check_types(system, CheckOptions(), TypesOptions(["x=signs"])))["assert@5"]
+    r = _by_name(check_types(system, CheckOptions(), TypesOptions(parse_bindings(["x=signs"]))))[
+        "assert@5"
+    ]
     assert r.verdict is Verdict.VIOLATED and "replayed" in r.reason
     assert r.trace is not None and r.trace.replayed
     assert r.trace.steps[-1].state["stage"] == 1 and r.trace.steps[-1].state["x"] == -6
@@ -98,7 +101,7 @@ def test_timeout_is_enabled_where_every_other_command_may_be_blocked(tmp_path: P
     assert _by_name(check_explicit(system, CheckOptions()))["assert@4"].verdict is (
         Verdict.VIOLATED
     )
-    types = TypesOptions(["x=signs"])
+    types = TypesOptions(parse_bindings(["x=signs"]))
     r = _by_name(check_types(system, CheckOptions(), types))["assert@4"]
     assert r.verdict is Verdict.UNKNOWN  # POS > 3 may hold: Q may move, timeout is a choice
     # SPIN's timeout rule applied to the abstract commands would never let T move: wrong
@@ -116,7 +119,9 @@ def test_timeout_is_enabled_where_every_other_command_may_be_blocked(tmp_path: P
 
 def test_timeout_after_a_sure_block_replays(tmp_path: Path) -> None:
     system = _model(tmp_path, "tmo2", TIMEOUT_MODEL.replace("x = 2", "x = -2"))
-    r = _by_name(check_types(system, CheckOptions(), TypesOptions(["x=signs"])))["assert@4"]
+    r = _by_name(check_types(system, CheckOptions(), TypesOptions(parse_bindings(["x=signs"]))))[
+        "assert@4"
+    ]
     assert r.verdict is Verdict.VIOLATED and r.trace is not None and r.trace.replayed
     assert [s.command for s in r.trace.steps[1:]] == ["timeout"]
     assert executes(system, r.trace)
@@ -126,13 +131,15 @@ def test_timeout_after_a_sure_block_replays(tmp_path: Path) -> None:
 def test_assertions_are_abstracted_like_properties() -> None:
     peterson = EXAMPLES.parent.parent / "shared" / "benchmarks" / "promela" / "peterson.pml"
     system = load_promela(peterson)
-    r = _by_name(check_types(system, CheckOptions(), TypesOptions(["ncrit=signs"])))
+    r = _by_name(check_types(system, CheckOptions(), TypesOptions(parse_bindings(["ncrit=signs"]))))
     # ncrit == 1 cannot be decided on signs: no proof (before, assertions were dropped)
     assert r["assert@15"].verdict is Verdict.UNKNOWN
     assert "may fail" in (r["assert@15"].trace.note or "")  # type: ignore[union-attr]
     assert r["assert@8"].verdict is Verdict.HOLDS  # _pid == 0 || _pid == 1: concrete
     # range(0,1) decides it: proved
-    r = _by_name(check_types(system, CheckOptions(), TypesOptions(["ncrit=range(0,1)"])))
+    r = _by_name(
+        check_types(system, CheckOptions(), TypesOptions(parse_bindings(["ncrit=range(0,1)"])))
+    )
     assert r["assert@15"].verdict is Verdict.HOLDS
 
 
@@ -145,15 +152,21 @@ active proctype P() { a[i] = 1 }
 
 def test_error_conditions_are_possible_model_errors(tmp_path: Path) -> None:
     sure = _model(tmp_path, "sure", ARRAY)
-    r = _by_name(check_types(sure, CheckOptions(), TypesOptions(["i=signs"])))["no-model-error"]
+    r = _by_name(check_types(sure, CheckOptions(), TypesOptions(parse_bindings(["i=signs"]))))[
+        "no-model-error"
+    ]
     assert r.verdict is Verdict.VIOLATED and r.trace is not None and r.trace.replayed
     assert "array index out of bounds of 'a'" in (r.trace.note or "")
     assert r.reason.startswith("array index out of bounds")
     maybe = _model(tmp_path, "maybe", ARRAY.replace("i = -1", "i = 5"))
-    r = _by_name(check_types(maybe, CheckOptions(), TypesOptions(["i=signs"])))["no-model-error"]
+    r = _by_name(check_types(maybe, CheckOptions(), TypesOptions(parse_bindings(["i=signs"]))))[
+        "no-model-error"
+    ]
     assert r.verdict is Verdict.UNKNOWN  # POS may be 1 or 5: a possible error, never a proof
     ok = _model(tmp_path, "ok", ARRAY.replace("i = -1", "i = 0"))
-    r = _by_name(check_types(ok, CheckOptions(), TypesOptions(["i=range(0,2)"])))["no-model-error"]
+    r = _by_name(check_types(ok, CheckOptions(), TypesOptions(parse_bindings(["i=range(0,2)"]))))[
+        "no-model-error"
+    ]
     assert r.verdict is Verdict.HOLDS
 
 
@@ -207,7 +220,7 @@ def test_deos_promela_cli() -> None:
         "export", str(DEOS), "--method", "types", "--abstract", "period_id=signs", "--to", "gcl"
     )
     assert r.code == 2 and r.err.count("\n") == 1
-    assert "GCL has no atomic sequences" in r.err
+    assert "GCL cannot express this model's atomic sequences" in r.err
 
 
 def test_selection_help_on_promela_suggests_the_period_counter() -> None:

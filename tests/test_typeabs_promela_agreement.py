@@ -22,6 +22,7 @@ from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Verdict
 from absmc.kernel.search import search
 from absmc.kernel.store import ExactStore
+from absmc.lang.domains import parse_bindings
 
 from .strategies import _atom, finite_systems
 
@@ -75,7 +76,7 @@ def promela_like(draw: st.DrawFn) -> tuple[System, TypesOptions]:
     domain = draw(st.sampled_from(DOMAINS))
     names = [v.name for v in data]
     chosen = draw(st.lists(st.sampled_from(names), min_size=1, max_size=2, unique=True))
-    return system, TypesOptions([f"{v}={domain}" for v in chosen])
+    return system, TypesOptions(parse_bindings([f"{v}={domain}" for v in chosen]))
 
 
 @settings(

@@ -20,6 +20,7 @@ from absmc.engines.typeabs import OperatorLibrary, TypesOptions, check_types
 from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
+from absmc.lang.domains import parse_bindings
 from absmc.lang.promela import load_promela
 
 from .conftest import SHARED, needs_shared
@@ -82,7 +83,7 @@ def test_types_never_contradicts_exact_search(name: str) -> None:
     }
     assert Verdict.UNKNOWN not in exact.values()
     options = CheckOptions(limits=Limits(max_states=20_000))
-    result = check_types(system, options, TypesOptions(BINDINGS[name]), LIBRARY)
+    result = check_types(system, options, TypesOptions(parse_bindings(BINDINGS[name])), LIBRARY)
     compiled = compile_system(system)
     for r in result.results:
         if r.verdict is Verdict.HOLDS:

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from absmc.errors import OptionError
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
+
+__all__ = [
+    "CheckOptions",
+    "Limits",
+    "OptionError",
+    "Order",
+    "Progress",
+    "Selection",
+    "StoreKind",
+    "property_kind",
+    "select_properties",
+]
 
 StoreKind = Literal["exact", "bitstate", "hash-compact"]
 Order = Literal["bfs", "dfs"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Limits:
     """Resource limits; ``None`` means unlimited. ``timeout`` is wall-clock seconds."""
 
@@ -31,11 +44,7 @@ class Progress:
     elapsed_s: float
 
 
-class OptionError(Exception):
-    """An option that does not fit the model (unknown property, bad value): a usage error."""
-
-
-@dataclass
+@dataclass(frozen=True)
 class CheckOptions:
     """What to check and how far to search.
 
@@ -43,7 +52,7 @@ class CheckOptions:
     ``check_deadlock`` is false); ``no-model-error`` is always checked. ``timeout`` in seconds.
     """
 
-    properties: list[str] | None = None
+    properties: Sequence[str] | None = None
     order: Order = "bfs"
     store: StoreKind = "exact"
     bitstate_bits: int = 27
@@ -72,7 +81,7 @@ class Selection:
 
 def select_properties(system: System, options: CheckOptions) -> Selection:
     """Resolve ``options.properties`` against the model. Raises ``OptionError`` naming the
-    unknown property and the known ones."""
+    unknown property and the known ones (option ``"properties"``)."""
     if options.properties is None:
         return Selection(system.properties, options.check_deadlock)
     known = {p.name: p for p in system.properties}
@@ -88,7 +97,9 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
                 user.append(known[name])
         else:
             choices = ", ".join([*known, NO_DEADLOCK, NO_MODEL_ERROR])
-            raise OptionError(f"the model has no property '{name}' (it has: {choices})")
+            raise OptionError(
+                f"the model has no property '{name}' (it has: {choices})", "properties"
+            )
     return Selection(tuple(user), deadlock)
 
 

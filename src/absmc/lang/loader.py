@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from absmc.errors import UsageError
 from absmc.ir.system import System
 
 GCL_SUFFIXES = (".gcl",)
@@ -16,14 +17,14 @@ def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> Sy
 
     ``defines`` are preprocessor definitions (``-D NAME=VALUE``) for front ends that have a
     preprocessor. Raises ``ModelError`` for errors in the model, ``OSError`` when the file
-    cannot be read, ``ValueError`` for an unknown extension or options the front end does not
+    cannot be read, ``UsageError`` for an unknown extension or options the front end does not
     take.
     """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in GCL_SUFFIXES:
         if defines:
-            raise ValueError(
+            raise UsageError(
                 "-D definitions apply to Promela models only (GCL has no preprocessor)"
             )
         from absmc.lang.gcl import parse_gcl_file
@@ -34,4 +35,4 @@ def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> Sy
 
         return load_promela(p, dict(defines or {}))
     known = ", ".join(GCL_SUFFIXES + PROMELA_SUFFIXES)
-    raise ValueError(f"cannot tell the language of '{path}' from its extension (known: {known})")
+    raise UsageError(f"cannot tell the language of '{path}' from its extension (known: {known})")

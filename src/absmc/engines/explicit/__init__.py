@@ -8,6 +8,32 @@ semantics.
 
 from __future__ import annotations
 
-from absmc.engines.explicit.check import check_explicit, make_store
+from dataclasses import dataclass
 
-__all__ = ["check_explicit", "make_store"]
+from absmc.engines.engine import Capabilities, Engine
+from absmc.engines.explicit.check import check_explicit, make_store
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result
+
+__all__ = ["ENGINE", "ExplicitOptions", "check_explicit", "make_store"]
+
+
+@dataclass(frozen=True)
+class ExplicitOptions:
+    """Explicit search has no options of its own (order, store and limits are shared:
+    :class:`~absmc.kernel.options.CheckOptions`)."""
+
+
+def _check(system: System, options: CheckOptions, _own: ExplicitOptions) -> Result:
+    return check_explicit(system, options)
+
+
+#: the registry entry (:mod:`absmc.engines.registry`)
+ENGINE = Engine(
+    name="explicit",
+    options_type=ExplicitOptions,
+    capabilities=Capabilities(stores=frozenset({"exact", "bitstate", "hash-compact"})),
+    description="exhaustive explicit-state search (exact, bitstate or hash-compact store)",
+    check=_check,
+)

@@ -8,8 +8,48 @@
 * :mod:`.export` — the abstract Systems as Promela (if-statements and assignments only).
 """
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.fourvalued.bilattice import Belnap
 from absmc.engines.fourvalued.build import FourValuedAbstraction, build_abstraction
 from absmc.engines.fourvalued.check import check_fourvalued
+from absmc.ir.expr import Expr
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result
 
-__all__ = ["Belnap", "FourValuedAbstraction", "build_abstraction", "check_fourvalued"]
+__all__ = [
+    "ENGINE",
+    "Belnap",
+    "FourValuedAbstraction",
+    "FourValuedOptions",
+    "build_abstraction",
+    "check_fourvalued",
+]
+
+
+@dataclass(frozen=True)
+class FourValuedOptions:
+    """The method's own options: ``predicates`` (``None``: the model's ``System.predicates``),
+    ``shortcut`` (when nothing is abstracted, search the concrete System once)."""
+
+    predicates: tuple[Expr, ...] | None = None
+    shortcut: bool = True
+
+
+def _check(system: System, options: CheckOptions, own: FourValuedOptions) -> Result:
+    return check_fourvalued(system, options, own.predicates, own.shortcut)
+
+
+#: the registry entry (:mod:`absmc.engines.registry`); both abstractions are searched with
+#: the exact store
+ENGINE = Engine(
+    name="fourvalued",
+    options_type=FourValuedOptions,
+    capabilities=Capabilities(),
+    description="Bonsai's may/must predicate abstraction, values t / f / ⊥ (paper 004)",
+    check=_check,
+)

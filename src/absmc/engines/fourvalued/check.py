@@ -46,7 +46,6 @@ from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.options import (
     CheckOptions,
-    OptionError,
     Selection,
     property_kind,
     select_properties,
@@ -368,12 +367,10 @@ def check_fourvalued(
     stays concrete and the verdicts (and state counts) are those of exact search: both
     abstractions are the concrete System, searched once (``shortcut``; without it they are
     built and searched the general way). The searches honour ``options.limits`` and
-    ``options.order``. Raises ``OptionError`` for a bitstate store (both abstractions must be
-    searched exhaustively) or unknown property names, ``ModelError`` for an unusable predicate
-    or an assertion that cannot be abstracted.
+    ``options.order`` with the exact store (the registry refuses others: both abstractions
+    must be searched exhaustively). Raises ``OptionError`` for unknown property names,
+    ``ModelError`` for an unusable predicate or an assertion that cannot be abstracted.
     """
-    if options.store != "exact":
-        raise OptionError("--method fourvalued searches its abstractions with the exact store")
     selection = select_properties(system, options)
     t0 = time.monotonic()
     try:

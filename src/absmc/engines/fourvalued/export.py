@@ -51,6 +51,7 @@ from absmc.engines.fourvalued.semantics import (
     pre_error,
     range_ok,
 )
+from absmc.errors import UsageError
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, conj, disj, free_vars, neg
 from absmc.ir.printer import format_system
 from absmc.ir.sorts import BoolSort, RangeSort
@@ -243,11 +244,11 @@ def export_abstractions(system: System, target: str) -> dict[str, str]:
     general construction, also when nothing is abstracted: timeout as a guard condition,
     deadlock as a property), and write both abstract Systems in ``target`` (``promela`` or
     ``gcl``): ``{"may": text, "must": text}``. Raises ``ModelError`` for an unusable predicate,
-    ``ValueError`` for an unknown target or when the solver cannot finish an enumeration."""
+    ``UsageError`` for an unknown target or when the solver cannot finish an enumeration."""
     try:
         abstraction = build_abstraction(system, system.properties, deadlock=True, shortcut=False)
     except AbstractionIncomplete as err:
-        raise ValueError(str(err)) from None
+        raise UsageError(f"cannot build the abstraction: {err}") from None
     if target == "promela":
         return to_promela_models(abstraction)
     if target == "gcl":
@@ -256,7 +257,7 @@ def export_abstractions(system: System, target: str) -> dict[str, str]:
             head = f"// absmc four-valued abstraction: {_TITLES[model.kind]}\n"
             out[model.kind] = head + format_system(model.system)
         return out
-    raise ValueError(f"cannot export to '{target}'")
+    raise UsageError(f"cannot export to '{target}'")
 
 
 def export_paths(output: str | None) -> dict[str, str]:

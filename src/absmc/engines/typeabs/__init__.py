@@ -17,19 +17,22 @@ Modules, one concern each:
   a cone-of-influence slice (§5.1-5.2).
 """
 
+from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.typeabs.check import METHOD, TypesOptions, build_abstraction, check_types
-from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
+from absmc.engines.typeabs.domains import Domain, DomainError, DomainSpec, resolve_domain
 from absmc.engines.typeabs.generate import CHOOSE, ERROR, Abstraction, abstract_system
 from absmc.engines.typeabs.infer import Typing, infer
 from absmc.engines.typeabs.operators import OperatorLibrary, OpTable
 
 __all__ = [
     "CHOOSE",
+    "ENGINE",
     "ERROR",
     "METHOD",
     "Abstraction",
     "Domain",
     "DomainError",
+    "DomainSpec",
     "OpTable",
     "OperatorLibrary",
     "TypesOptions",
@@ -38,5 +41,15 @@ __all__ = [
     "build_abstraction",
     "check_types",
     "infer",
-    "parse_domain",
+    "resolve_domain",
 ]
+
+#: the registry entry (:mod:`absmc.engines.registry`)
+ENGINE = Engine(
+    name="types",
+    options_type=TypesOptions,
+    capabilities=Capabilities(),
+    description="type-based data abstraction with choose-free search (Dwyer et al., ICSE 2001); "
+    "needs VAR=DOMAIN bindings",
+    check=check_types,
+)

@@ -1,7 +1,8 @@
 """User-defined domains from BASL files (paper 001, §4 and Fig. 1).
 
-The syntax is parsed by :mod:`absmc.lang.basl`; this module turns an abstraction into a
-:class:`~absmc.engines.typeabs.domains.Domain` and checks it with the prover:
+The syntax is parsed by :mod:`absmc.lang.basl` (files are read by the CLI); this module turns
+an abstraction into a :class:`~absmc.engines.typeabs.domains.Domain` and checks it with the
+prover:
 
 * the abstraction function's clauses are tried in order, so token ``t``'s predicate is the
   disjunction of its clauses' conditions, each conjoined with the negations of the earlier
@@ -14,13 +15,13 @@ The syntax is parsed by :mod:`absmc.lang.basl`; this module turns an abstraction
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterable
 
 from absmc.engines.typeabs.domains import Domain, UserOperator
 from absmc.engines.typeabs.operators import OperatorLibrary, SafetyIssue, check_user_operator
 from absmc.ir.expr import FALSE, Expr, Op, conj, disj, neg
 from absmc.ir.span import ModelError
-from absmc.lang.basl import BaslAbstraction, parse_basl_file
+from absmc.lang.basl import BaslAbstraction
 from absmc.logic import Prover, Validity
 
 
@@ -72,11 +73,11 @@ def domain_of(spec: BaslAbstraction, prover: Prover) -> Domain:
     )
 
 
-def load_basl(path: str | Path, library: OperatorLibrary) -> dict[str, Domain]:
-    """Parse a BASL file and build its domains (name -> domain), checking each abstraction
-    function with ``library``'s prover. Raises ``ModelError`` and ``OSError``."""
+def basl_domains(specs: Iterable[BaslAbstraction], library: OperatorLibrary) -> dict[str, Domain]:
+    """The domains of parsed BASL abstractions (name -> domain; later ones win on equal names),
+    each abstraction function checked with ``library``'s prover. Raises ``ModelError``."""
     out: dict[str, Domain] = {}
-    for spec in parse_basl_file(path):
+    for spec in specs:
         out[spec.name] = domain_of(spec, library.prover)
     return out
 

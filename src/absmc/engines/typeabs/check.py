@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 from absmc.engines.typeabs.absexpr import GenerationTimeout
-from absmc.engines.typeabs.basl import load_basl
-from absmc.engines.typeabs.domains import Domain, DomainError, parse_domain
+from absmc.engines.typeabs.basl import basl_domains
+from absmc.engines.typeabs.domains import Domain, DomainError, resolve_domain
 from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
-from absmc.engines.typeabs.infer import Rest, Typing, infer, parse_bindings
+from absmc.engines.typeabs.infer import Rest, Typing, infer
 from absmc.engines.typeabs.operators import OperatorLibrary
 from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
@@ -55,43 +54,43 @@ from absmc.kernel.trace import (
     replay,
     run_path,
 )
+from absmc.lang.basl import BaslAbstraction
+from absmc.lang.domains import Binding
 
 METHOD = "types"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TypesOptions:
-    """The method's own options: ``abstract`` holds ``VAR=DOMAIN`` items (``--abstract``),
-    ``rest`` what happens to integer variables inference does not reach, ``basl`` BASL files
-    whose abstractions may be named in ``abstract``."""
+    """The method's own options, already parsed: ``bindings`` are (variable, written
+    abstraction) pairs (:func:`absmc.lang.domains.parse_bindings`), ``rest`` what happens to
+    integer variables inference does not reach, ``basl`` parsed BASL abstractions
+    (:func:`absmc.lang.basl.parse_basl_file`) whose names ``bindings`` may use."""
 
-    abstract: list[str] = field(default_factory=list)
+    bindings: tuple[Binding, ...] = ()
     rest: Rest = "concrete"
-    basl: list[str] = field(default_factory=list)
+    basl: tuple[BaslAbstraction, ...] = ()
 
 
-def user_domains(files: Sequence[str | Path], library: OperatorLibrary) -> dict[str, Domain]:
-    """The abstractions defined in BASL ``files`` (later files win on equal names). Raises
-    ``ModelError`` for errors in a file, ``OSError`` when one cannot be read."""
-    out: dict[str, Domain] = {}
-    for f in files:
-        out.update(load_basl(f, library))
-    return out
+def user_domains(specs: Sequence[BaslAbstraction], library: OperatorLibrary) -> dict[str, Domain]:
+    """The domains of the BASL abstractions ``specs`` (later ones win on equal names). Raises
+    ``ModelError`` for an abstraction function that misses some integer or some token."""
+    return basl_domains(specs, library)
 
 
 def resolve_bindings(
-    items: Sequence[str], user: dict[str, Domain] | None = None
+    bindings: Sequence[Binding], user: dict[str, Domain] | None = None
 ) -> dict[str, Domain]:
-    """``VAR=DOMAIN`` items as variable -> domain. Raises ``OptionError`` for a malformed item,
-    an unknown domain, or a variable bound twice."""
+    """Bindings as variable -> domain. Raises ``OptionError`` (option ``"bindings"``) for an
+    unknown domain, bad parameters, or a variable bound twice."""
     out: dict[str, Domain] = {}
-    for name, spec in parse_bindings(items):
+    for name, spec in bindings:
         if name in out:
-            raise OptionError(f"--abstract: '{name}' is bound twice")
+            raise OptionError(f"'{name}' is bound twice", "bindings")
         try:
-            out[name] = parse_domain(spec, user)
+            out[name] = resolve_domain(spec, user)
         except DomainError as err:
-            raise OptionError(f"--abstract {name}={spec}: {err}") from None
+            raise OptionError(f"{name}={spec.text}: {err}", "bindings") from None
     return out
 
 
@@ -102,12 +101,13 @@ def build_abstraction(
     deadline: float | None = None,
 ) -> Abstraction:
     """Bindings, inference and abstract System generation in one step. Raises
-    ``OptionError`` (bad bindings), ``ModelError`` (type conflicts, BASL errors) and
-    ``GenerationTimeout`` past ``deadline`` (a ``time.monotonic()`` instant)."""
+    ``OptionError`` (bad bindings, or none while ``rest`` is ``concrete``: option
+    ``"bindings"``), ``ModelError`` (type conflicts, BASL errors) and ``GenerationTimeout``
+    past ``deadline`` (a ``time.monotonic()`` instant)."""
     lib = library or OperatorLibrary()
-    bindings = resolve_bindings(types.abstract, user_domains(types.basl, lib))
+    bindings = resolve_bindings(types.bindings, user_domains(types.basl, lib))
     if not bindings and types.rest != "point":
-        raise OptionError("--method types needs at least one --abstract VAR=DOMAIN")
+        raise OptionError("needs at least one VAR=DOMAIN binding (nothing to abstract)", "bindings")
     typing = infer(system, bindings, types.rest)
     return abstract_system(system, typing, lib, deadline)
 
@@ -267,11 +267,9 @@ def check_types(
     library: OperatorLibrary | None = None,
 ) -> Result:
     """Check ``system`` with type-based abstraction (module docstring). The abstract search is
-    always exhaustive (``keep_going``) within ``options.limits``; ``options.store`` must be
-    ``exact``. Raises ``OptionError`` for bad options and ``ModelError`` for abstract type
-    conflicts and errors in BASL files."""
-    if options.store != "exact":
-        raise OptionError("--method types searches with the exact store")
+    always exhaustive (``keep_going``) within ``options.limits``, with the exact store (the
+    registry refuses others). Raises ``OptionError`` for bad options and ``ModelError`` for
+    abstract type conflicts and errors in BASL abstractions."""
     selection = select_properties(system, options)
     lib = library or OperatorLibrary()
     start = time.monotonic()
@@ -375,5 +373,5 @@ def check_types(
 def typing_of(system: System, types: TypesOptions) -> Typing:
     """Only the inference step (for ``absmc abstract``-style reports)."""
     lib = OperatorLibrary()
-    bindings = resolve_bindings(types.abstract, user_domains(types.basl, lib))
+    bindings = resolve_bindings(types.bindings, user_domains(types.basl, lib))
     return infer(system, bindings, types.rest)

@@ -26,7 +26,6 @@ other abstract operators are generated (:mod:`absmc.engines.typeabs.operators`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,6 +35,8 @@ from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, const, op, substitute
 from absmc.ir.sorts import INT
 from absmc.ir.span import SourceSpan
+from absmc.lang.domains import DomainError as DomainError
+from absmc.lang.domains import DomainSpec as DomainSpec
 
 #: the integer variable the token predicates talk about
 N: Final = Var("n", INT)
@@ -43,10 +44,6 @@ N: Final = Var("n", INT)
 #: the largest number of tokens a library domain may have (a range or set wider than this is
 #: almost certainly a mistake: the abstract state space grows with it)
 MAX_TOKENS: Final = 64
-
-
-class DomainError(ValueError):
-    """A domain specification that names no domain or has bad parameters (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -249,35 +246,17 @@ LIBRARY: Final = (
     ("point", "point"),
 )
 
-_CALL = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(\s*(.*?)\s*\))?\s*$")
 
-
-def _ints(args: str, spec: str) -> list[int]:
-    if not args:
-        return []
-    out = []
-    for a in args.split(","):
-        a = a.strip()
-        try:
-            out.append(int(a))
-        except ValueError:
-            raise DomainError(f"'{spec}': '{a}' is not an integer") from None
-    return out
-
-
-def parse_domain(spec: str, user: Mapping[str, Domain] | None = None) -> Domain:
-    """The domain named by ``spec``: a user (BASL) domain by its exact name, else a library
+def resolve_domain(spec: DomainSpec, user: Mapping[str, Domain] | None = None) -> Domain:
+    """The domain ``spec`` names: a user (BASL) domain by its exact text, else a library
     domain (``signs``, ``range(l,u)``, ``set(v,...)``, ``modulo(k)``, ``point``;
     case-insensitive). Raises ``DomainError`` for unknown names and bad parameters."""
     user = user or {}
-    s = spec.strip()
-    if s in user:
-        return user[s]
-    m = _CALL.match(s)
-    if m is None:
-        raise DomainError(_unknown(spec, user))
-    name, args = m.group(1).lower(), m.group(2)
-    params = _ints(args, spec) if args is not None else None
+    if spec.text in user:
+        return user[spec.text]
+    name, params = spec.name, spec.params
+    if name is None:
+        raise DomainError(_unknown(spec.text, user))
     if name in ("signs", "point") and not params:
         return signs() if name == "signs" else point()
     if name == "range" and params is not None and len(params) == 2:
@@ -289,8 +268,8 @@ def parse_domain(spec: str, user: Mapping[str, Domain] | None = None) -> Domain:
     forms = {"signs": "signs", "point": "point", "range": "range(l,u)"}
     forms |= {"set": "set(v1,...,vk)", "modulo": "modulo(k)"}
     if name in forms:
-        raise DomainError(f"'{spec}': write {forms[name]}")
-    raise DomainError(_unknown(spec, user))
+        raise DomainError(f"'{spec.text}': write {forms[name]}")
+    raise DomainError(_unknown(spec.text, user))
 
 
 def _unknown(spec: str, user: Mapping[str, Domain]) -> str:

@@ -24,17 +24,17 @@ must stay concrete to be coerced there).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from absmc.engines.typeabs.domains import Domain, point
+from absmc.errors import OptionError
 from absmc.ir.expr import COMPARE_OPS, LOGIC_OPS, Const, Expr, Op, Var
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import System
-from absmc.kernel.options import OptionError
 
 Rest = Literal["concrete", "point"]
 
@@ -161,14 +161,15 @@ def _where(span: SourceSpan | None) -> str:
 
 
 def check_bindings(system: System, bindings: Mapping[str, Domain]) -> None:
-    """Raise ``OptionError`` for a binding of an unknown or boolean variable."""
+    """Raise ``OptionError`` (option ``"bindings"``) for a binding of an unknown or boolean
+    variable."""
     for name in bindings:
         v = system.by_name.get(name)
         if v is None:
             known = ", ".join(x.name for x in system.variables if not isinstance(x.sort, BoolSort))
-            raise OptionError(f"--abstract: the model has no variable '{name}' (it has: {known})")
+            raise OptionError(f"the model has no variable '{name}' (it has: {known})", "bindings")
         if isinstance(v.sort, BoolSort):
-            raise OptionError(f"--abstract: '{name}' is a bool; only integers can be abstracted")
+            raise OptionError(f"'{name}' is a bool; only integers can be abstracted", "bindings")
 
 
 def _propagate(
@@ -271,14 +272,3 @@ def infer(system: System, bindings: Mapping[str, Domain], rest: Rest = "concrete
     _check_all(system, domains)
     ordered = {v.name: domains[v.name] for v in system.variables if v.name in domains}
     return Typing(ordered, reasons, frozenset(bindings))
-
-
-def parse_bindings(items: Iterable[str]) -> list[tuple[str, str]]:
-    """Split ``VAR=DOMAIN`` items (``--abstract``); raises ``OptionError`` for a malformed one."""
-    out: list[tuple[str, str]] = []
-    for item in items:
-        name, sep, spec = item.partition("=")
-        if not sep or not name.strip() or not spec.strip():
-            raise OptionError(f"--abstract {item}: expected VAR=DOMAIN (e.g. x=signs)")
-        out.append((name.strip(), spec.strip()))
-    return out

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from absmc.engines.typeabs.infer import is_data, value_vars
+from absmc.errors import UsageError
 from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
     COMPARE_OPS,
@@ -123,11 +124,11 @@ def uses_control_fields(system: System) -> bool:
 def slice_system(system: System, properties: Sequence[Property]) -> Slice:
     """The slice of ``system`` for ``properties`` (module docstring): only the commands that
     assign a relevant variable, only relevant variables and updates, only ``properties``
-    (commands keep their assertions and error conditions). Raises ``ValueError`` for a System
+    (commands keep their assertions and error conditions). Raises ``UsageError`` for a System
     with exclusive control or ``timeout`` (Promela's ``atomic`` and ``timeout``: removing
     commands would change when the others may run)."""
     if uses_control_fields(system):
-        raise ValueError(
+        raise UsageError(
             "cannot slice a model with atomic sequences or timeout (removing commands would "
             "change when the others may run)"
         )

@@ -10,6 +10,18 @@ paper's variants: seed predicates (Section 6), the concrete-state heuristic for 
 lightweight refinement (Section 6) and Kudra & Mercer's min/max range store (thesis 003, §2.2).
 """
 
+from absmc.engines.engine import FEATURES, Capabilities, Engine
 from absmc.engines.under.refinement import UnderOptions, check_under
 
-__all__ = ["UnderOptions", "check_under"]
+__all__ = ["ENGINE", "UnderOptions", "check_under"]
+
+#: the registry entry (:mod:`absmc.engines.registry`); αSEARCH does not model exclusive
+#: control or timeout
+ENGINE = Engine(
+    name="under",
+    options_type=UnderOptions,
+    capabilities=Capabilities(features=frozenset(FEATURES) - {"exclusive", "timeout"}),
+    description="concrete search with abstract matching and refinement (Pasareanu et al., "
+    "CAV 2005)",
+    check=check_under,
+)

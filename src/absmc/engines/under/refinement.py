@@ -17,7 +17,7 @@ from absmc.ir.linear import canonical_atom
 from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.system import Command, System
-from absmc.kernel.options import CheckOptions, OptionError, Selection, select_properties
+from absmc.kernel.options import CheckOptions, Selection, select_properties
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import SearchOutcome, Violation
@@ -26,7 +26,7 @@ from absmc.logic.prover import Prover
 SeedKind = Literal["guards", "property"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class UnderOptions:
     """Options of the under-approximation method.
 
@@ -130,15 +130,11 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     ``holds`` only when an iteration adds no predicate (an exact abstraction: the explored
     structure is bisimilar to the concrete system, Theorem 2); ``violated`` with a concrete
     trace replayed on the compiled semantics; ``unknown`` at ``max_iterations`` or a limit.
-    Raises ``OptionError`` for unknown property names and for Systems with exclusive control or
-    timeout commands (Promela's ``atomic``/``timeout``), which αSEARCH does not model yet.
+    Raises ``OptionError`` for unknown property names. Systems with exclusive control or
+    timeout commands (Promela's ``atomic``/``timeout``), which αSEARCH does not model yet, are
+    refused by the registry (``ENGINE.capabilities``).
     """
     start = time.monotonic()
-    if any(c.exclusive is not None or "timeout" in c.flags for c in system.commands):
-        raise OptionError(
-            "--method under does not support atomic sequences or timeout (Promela's exclusive "
-            "control) yet; use --method explicit"
-        )
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
     prover = Prover(timeout_ms=under.prover_timeout_ms) if under.prover == "z3" else None

@@ -4,7 +4,7 @@ GCL has guarded commands with simultaneous updates over bools, unbounded ints an
 overflow is an error. A System that needs more — exclusive control (Promela's ``atomic``),
 ``timeout``, transition assertions, error conditions, wrap-around ranges (Promela's ``byte``,
 ``short``, ``int``), bitwise operators — cannot be written as GCL without changing its meaning:
-:func:`to_gcl` refuses it with a ``ValueError`` naming the feature. Names that are not GCL
+:func:`to_gcl` refuses it with an ``ExportError`` naming the feature. Names that are not GCL
 identifiers (``P0(0)._p``, ``x[1]``, ``assert@8``) are renamed.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from absmc.errors import ExportError
 from absmc.ir.expr import Op, subexpressions
 from absmc.ir.printer import format_system
 from absmc.ir.rename import identifier_map, rename_variables
@@ -88,9 +89,9 @@ def with_gcl_names(system: System) -> System:
 
 
 def to_gcl(system: System) -> str:
-    """``system`` as GCL text. Raises ``ValueError`` when GCL cannot express it (see
-    :func:`gcl_obstacle`)."""
+    """``system`` as GCL text. Raises ``ExportError`` (a ``ValueError``) when GCL cannot
+    express it (see :func:`gcl_obstacle`)."""
     obstacle = gcl_obstacle(system)
     if obstacle is not None:
-        raise ValueError(f"GCL cannot express this model's {obstacle}; export it --to promela")
+        raise ExportError(f"GCL cannot express this model's {obstacle}", "gcl")
     return format_system(with_gcl_names(system))

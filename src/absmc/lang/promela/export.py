@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 
+from absmc.errors import ExportError
 from absmc.ir.expr import Const, Expr, Op, Var, free_vars, subexpressions
 from absmc.ir.rename import identifier_map, rename_variables
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort, Sort
@@ -72,13 +73,14 @@ def promela_type(sort: Sort) -> str:
 
 
 def _check_width(system: System) -> None:
-    """Raise ``ValueError`` for a finite-range variable SPIN's ``int`` cannot hold (a Promela
+    """Raise ``ExportError`` for a finite-range variable SPIN's ``int`` cannot hold (a Promela
     channel of capacity >= 2 is one variable holding every message: often wider than 32 bits)."""
     for v in system.variables:
         s = v.sort
         if isinstance(s, RangeSort) and not (s.lo >= -(2**31) and s.hi < 2**31):
-            raise ValueError(
-                f"cannot export '{v.name}' ({s.lo}..{s.hi}) to Promela: SPIN's int has 32 bits"
+            raise ExportError(
+                f"cannot export '{v.name}' ({s.lo}..{s.hi}) to Promela: SPIN's int has 32 bits",
+                "promela",
             )
 
 
@@ -247,7 +249,7 @@ def with_identifiers(system: System) -> System:
 
 
 def to_promela(system: System) -> str:
-    """The Promela text of ``system`` (see module docstring). Raises ``ValueError`` for a
+    """The Promela text of ``system`` (see module docstring). Raises ``ExportError`` for a
     finite-range variable wider than SPIN's 32-bit ``int``."""
     _check_width(system)
     system = with_identifiers(system)

@@ -1,0 +1,5 @@
+"""``python -m absmc.cli``."""
+
+from absmc.cli import main
+
+main()

@@ -1,0 +1,59 @@
+"""The parsed arguments of ``absmc check`` (field names are the click parameter names)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CheckArgs:
+    """Everything ``absmc check`` takes, with its command-line defaults. ``store`` is ``exact``,
+    ``bitstate`` or a method's own store (``range`` for ``under``); ``timeout`` in seconds; the
+    fields after ``progress`` belong to single methods (:mod:`absmc.cli.methods`)."""
+
+    model: str
+    method: str = "explicit"
+    properties: tuple[str, ...] = ()
+    order: str = "bfs"
+    store: str = "exact"
+    bitstate_bits: int = 27
+    hash_functions: int = 3
+    max_states: int | None = None
+    max_depth: int | None = None
+    timeout: float | None = None
+    keep_going: bool = False
+    no_deadlock: bool = False
+    defines: tuple[str, ...] = ()
+    as_json: bool = False
+    progress: bool | None = False
+    predicates: tuple[str, ...] = ()
+    seed_predicates: str = ""
+    max_iterations: int = 50
+    prover: str = "z3"
+    concrete_after: int | None = None
+    local_predicates: bool = False
+    table: bool = False
+    abstract: tuple[str, ...] = ()
+    rest: str = "concrete"
+    basl: tuple[str, ...] = ()
+
+    def is_default(self, name: str) -> bool:
+        """True when field ``name`` has its default value."""
+        default: Any = next(f.default for f in fields(self) if f.name == name)
+        return bool(getattr(self, name) == default)
+
+
+#: the flag of each method-specific field (for "applies to --method ..." messages)
+FLAG_OF = {
+    "predicates": "--predicate",
+    "seed_predicates": "--seed-predicates",
+    "max_iterations": "--max-iterations",
+    "prover": "--prover",
+    "concrete_after": "--concrete-after",
+    "local_predicates": "--local-predicates",
+    "table": "--table",
+    "abstract": "--abstract",
+    "rest": "--rest",
+    "basl": "--basl",
+}

@@ -1,0 +1,190 @@
+"""``absmc check``: check the properties of a model with the engine ``--method`` names.
+
+No per-method code here: the registry (:mod:`absmc.engines.registry`) lists the engines and
+refuses what one cannot do; :mod:`absmc.cli.methods` builds each engine's options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any, TextIO
+
+import click
+
+from absmc.cli.args import FLAG_OF, CheckArgs
+from absmc.cli.common import CONTEXT, ProgressLine, add_predicates, emit, guarded, load
+from absmc.cli.methods import all_params, method_cli, owners
+from absmc.cli.methods import typeabs as types_cli
+from absmc.cli.methods import under as under_cli
+from absmc.engines import registry
+from absmc.engines.engine import STORES
+from absmc.errors import UsageError
+from absmc.kernel.options import CheckOptions, Limits
+
+
+def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOptions:
+    """The options shared by every method (a method's own store counts as ``exact``)."""
+    return CheckOptions(
+        properties=list(args.properties) or None,
+        order="dfs" if args.order == "dfs" else "bfs",
+        store="bitstate" if args.store == "bitstate" else "exact",
+        bitstate_bits=args.bitstate_bits,
+        hash_functions=args.hash_functions,
+        limits=Limits(args.max_states, args.max_depth, args.timeout),
+        keep_going=args.keep_going,
+        check_deadlock=not args.no_deadlock,
+        progress=progress,
+    )
+
+
+def _refuse_foreign(args: CheckArgs) -> None:
+    """Raise ``UsageError`` for a method-specific argument or store the method does not take."""
+    mine = method_cli(args.method)
+    for param in sorted(all_params() - mine.params):
+        if not args.is_default(param):
+            which = " and --method ".join(owners(param))
+            raise UsageError(f"{FLAG_OF.get(param, param)} applies to --method {which}")
+    if args.store not in STORES and args.store not in mine.stores:
+        which = " and --method ".join(
+            n for n in registry.names() if args.store in method_cli(n).stores
+        )
+        raise UsageError(f"--store {args.store} applies to --method {which} only")
+
+
+def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) -> int:
+    """``absmc check``: print one verdict per property (or JSON) on ``out``, errors on ``err``;
+    returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
+
+    def body() -> int:
+        engine = registry.get(args.method)
+        _refuse_foreign(args)
+        system = add_predicates(load(args.model, args.defines), args.predicates)
+        own = method_cli(args.method).build(args)
+        show = args.progress if args.progress is not None else err.isatty()
+        line = ProgressLine(err) if show else None
+        try:
+            result = registry.run(engine, system, check_options(args, line), own)
+        finally:
+            if line is not None:
+                line.close()
+        result = dataclasses.replace(result, model=args.model)
+        emit(result, args.as_json, out, show_iterations=args.table)
+        return result.exit_code
+
+    return guarded(body, err, debug)
+
+
+def _method_help() -> str:
+    lines = "; ".join(f"{e.name} = {e.description}" for e in registry.ENGINES)
+    return f"Checking method: {lines}."
+
+
+predicate_option = click.option(
+    "--predicate",
+    "predicates",
+    multiple=True,
+    metavar="EXPR",
+    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y').",
+)
+
+
+@click.command("check", context_settings=CONTEXT)
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.option(
+    "--method",
+    type=click.Choice(registry.names()),
+    default="explicit",
+    show_default=True,
+    help=_method_help(),
+)
+@predicate_option
+@click.option(
+    "--property",
+    "properties",
+    multiple=True,
+    metavar="NAME",
+    help="Check only this property (repeatable). Built-in: no-deadlock, no-model-error.",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["bfs", "dfs"]),
+    default="bfs",
+    show_default=True,
+    help="Search order (BFS gives shortest counterexamples).",
+)
+@click.option(
+    "--store",
+    type=click.Choice(["exact", "bitstate", "range"]),
+    default="exact",
+    show_default=True,
+    help="State store: exact set, or bitstate hashing (less memory, may miss states); "
+    "[under] range = Kudra & Mercer's min/max refinement, no prover.",
+)
+@click.option(
+    "--bitstate-bits",
+    type=click.IntRange(3, 40),
+    default=27,
+    show_default=True,
+    metavar="LOG2",
+    help="Bitstate array size: 2^LOG2 bits.",
+)
+@click.option(
+    "--hash-functions",
+    type=click.IntRange(1, 32),
+    default=3,
+    show_default=True,
+    metavar="K",
+    help="Number of bitstate hash functions (SPIN's -k).",
+)
+@click.option(
+    "--max-states",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Stop after storing N states (verdict unknown).",
+)
+@click.option(
+    "--max-depth",
+    type=click.IntRange(0),
+    default=None,
+    metavar="N",
+    help="Do not explore beyond N steps from the initial state (verdict unknown).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after this much wall time (verdict unknown).",
+)
+@click.option(
+    "--keep-going", is_flag=True, help="Continue after a violation and count them all (SPIN's -c0)."
+)
+@click.option("--no-deadlock", is_flag=True, help="Do not report states without successors.")
+@click.option(
+    "-D",
+    "defines",
+    multiple=True,
+    metavar="NAME[=VALUE]",
+    help="Preprocessor definition for Promela models (as spin -D).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress line on stderr (default: when stderr is a terminal).",
+)
+@under_cli.options
+@types_cli.options
+@click.pass_context
+def check_command(ctx: click.Context, /, **params: Any) -> None:
+    """Check the properties of MODEL.
+
+    Checks every invariant and unreachable property of the model, plus the built-in
+    no-deadlock (some command is always enabled) and no-model-error (no out-of-range
+    assignment, no division by zero). Prints one verdict per property, statistics, and a
+    counterexample table for each violation.
+    """
+    debug = bool(ctx.obj and ctx.obj.get("debug"))
+    sys.exit(run_check(CheckArgs(**params), sys.stdout, sys.stderr, debug))

@@ -1,0 +1,192 @@
+"""What every command shares: loading a model, printing results, the progress line, and the
+one place where errors become a message and an exit code.
+
+Exit codes (stable, for scripts): 0 every checked property holds, 1 some property is violated,
+2 usage error or error in the model (only typed errors: :class:`~absmc.errors.UsageError` and
+its kinds, :class:`~absmc.ir.span.ModelError`, a file that cannot be read), 3 unknown, 4
+internal error (any other exception: a bug in absmc; ``--debug`` or ``ABSMC_DEBUG=1`` prints
+the traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Final, TextIO
+
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from absmc.errors import CapabilityError, ExportError, OptionError, UsageError
+from absmc.ir.span import ModelError
+from absmc.ir.system import System
+from absmc.kernel.options import Progress
+from absmc.kernel.result import Result, peak_rss_mb
+from absmc.lang.basl import BaslAbstraction
+
+EXIT_USAGE: Final = 2
+EXIT_INTERNAL: Final = 4
+EXIT_INTERRUPTED: Final = 130
+
+CONTEXT: Final = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+#: option fields of the engines and front ends (``OptionError.option``) -> the flag naming them
+FLAGS: Final[Mapping[str, str]] = {
+    "properties": "--property",
+    "bindings": "--abstract",
+    "predicates": "--predicate",
+    "store": "--store",
+    "rest": "--rest",
+    "seed_predicates": "--seed-predicates",
+}
+
+
+def console(stream: TextIO) -> Console:
+    """A rich console writing to ``stream`` (160 columns unless it is a terminal)."""
+    width = None if stream.isatty() else 160
+    return Console(file=stream, highlight=False, width=width, soft_wrap=False)
+
+
+def echo(stream: TextIO, text: str, nl: bool = True) -> None:
+    """Write ``text`` (and a newline) to ``stream``."""
+    stream.write(text + ("\n" if nl else ""))
+    stream.flush()
+
+
+def phrase(err: UsageError) -> str:
+    """A typed usage error in the CLI's terms (flags, ``--method``), one line."""
+    if isinstance(err, CapabilityError):
+        use = f"; use --method {' or --method '.join(err.alternatives)}" if err.alternatives else ""
+        return f"--method {err.engine} does not support {err.what}{use}"
+    if isinstance(err, ExportError) and err.target == "gcl":
+        return f"{err}; export it --to promela"
+    if isinstance(err, OptionError) and err.option is not None and err.option in FLAGS:
+        return f"{FLAGS[err.option]}: {err.message}"
+    return str(err)
+
+
+def guarded(body: Callable[[], int], err: TextIO, debug: bool = False) -> int:
+    """Run ``body`` and return its exit code; every error becomes one line on ``err`` and an
+    exit code (module docstring), never a traceback unless ``debug`` (or ``ABSMC_DEBUG``)."""
+    debug = debug or bool(os.environ.get("ABSMC_DEBUG"))
+    try:
+        return body()
+    except ModelError as e:
+        echo(err, e.render())
+    except UsageError as e:
+        echo(err, f"absmc: error: {phrase(e)}")
+    except OSError as e:
+        name = f" '{e.filename}'" if e.filename else ""
+        echo(err, f"absmc: error: cannot read{name}: {e.strerror or e}")
+    except KeyboardInterrupt:
+        echo(err, "absmc: interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as e:
+        if debug:
+            traceback.print_exc(file=err)
+        message = str(e).splitlines()[0] if str(e) else ""
+        echo(
+            err,
+            f"absmc: internal error: {type(e).__name__}: {message} "
+            "(this is a bug in absmc; run with --debug for the traceback)",
+        )
+        return EXIT_INTERNAL
+    return EXIT_USAGE
+
+
+def load(model: str, defines: tuple[str, ...] = ()) -> System:
+    """Load a model file with the front end its extension names; ``defines`` are ``-D
+    NAME[=VALUE]`` items. Raises ``UsageError``, ``ModelError``, ``OSError``."""
+    from absmc.lang.loader import load_model
+
+    defs: dict[str, str] = {}
+    for d in defines:
+        name, _, value = d.partition("=")
+        if not name:
+            raise UsageError(f"bad definition '-D {d}' (expected NAME or NAME=VALUE)")
+        defs[name] = value or "1"
+    return load_model(model, defs or None)
+
+
+def add_predicates(system: System, predicates: tuple[str, ...]) -> System:
+    """``system`` with the ``--predicate`` expressions (GCL expression syntax) added to its seed
+    predicates. A bad expression is a ``ModelError`` located in ``--predicate``, a non-bool
+    one a ``UsageError``."""
+    if not predicates:
+        return system
+    from absmc.lang.gcl import parse_gcl_expr
+
+    extra = tuple(parse_gcl_expr(text, system, "--predicate") for text in predicates)
+    for text, e in zip(predicates, extra, strict=True):
+        if not e.is_bool:
+            raise UsageError(f"--predicate {text!r} is not a bool expression")
+    return system.with_(predicates=system.predicates + extra)
+
+
+def emit(result: Result, as_json: bool, out: TextIO, show_iterations: bool = False) -> None:
+    """Print a result as one JSON object or as text."""
+    if as_json:
+        echo(out, json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        from absmc.report.text import render_result
+
+        render_result(result, console(out), show_iterations)
+
+
+def write_text(text: str, output: str | None, out: TextIO) -> None:
+    """``text`` to the file ``output``, or to ``out`` when ``output`` is ``None``."""
+    if output is None:
+        echo(out, text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def read_basl(files: tuple[str, ...]) -> tuple[BaslAbstraction, ...]:
+    """The BASL abstractions of ``files`` in order (:func:`absmc.lang.basl.parse_basl_file`).
+    Raises ``ModelError`` and ``OSError``."""
+    from absmc.lang.basl import parse_basl_file
+
+    return tuple(spec for f in files for spec in parse_basl_file(f))
+
+
+class ProgressLine:
+    """The progress report on ``err``: a rich live line rewritten in place on a terminal, one
+    printed line per report otherwise (``--progress`` into a log)."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.console = Console(file=err, highlight=False)
+        self.live: Live | None = None
+
+    def __call__(self, p: Progress) -> None:
+        rate = p.states / p.elapsed_s if p.elapsed_s > 0 else 0.0
+        line = Text.assemble(
+            ("states ", "dim"),
+            f"{p.states:,}",
+            ("  transitions ", "dim"),
+            f"{p.transitions:,}",
+            ("  depth ", "dim"),
+            f"{p.depth:,}",
+            ("  states/s ", "dim"),
+            f"{rate:,.0f}",
+            ("  memory ", "dim"),
+            f"{peak_rss_mb():,.0f} MB",
+            ("  elapsed ", "dim"),
+            f"{p.elapsed_s:,.0f} s",
+        )
+        if not self.console.is_terminal:
+            self.console.print(line.plain, soft_wrap=True)
+            return
+        if self.live is None:
+            self.live = Live(line, console=self.console, transient=True, auto_refresh=False)
+            self.live.start()
+        self.live.update(line, refresh=True)
+
+    def close(self) -> None:
+        """Remove the live line."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None

@@ -1,0 +1,52 @@
+"""Per-method command-line options: each module builds one engine's frozen options from the
+parsed ``absmc check`` arguments and names the method-specific arguments it reads.
+
+An engine in the registry without a module here still works with ``--method NAME`` (its
+default options, no method-specific arguments).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from absmc.cli.args import CheckArgs
+from absmc.engines import registry
+
+
+@dataclass(frozen=True)
+class MethodCli:
+    """How the CLI serves one engine: ``params`` are the method-specific :class:`CheckArgs`
+    fields it reads, ``stores`` the ``--store`` values beyond ``exact``/``bitstate`` it
+    translates into its own options, ``build`` makes the engine's options (raising
+    ``UsageError``/``OptionError``, ``ModelError`` or ``OSError``)."""
+
+    engine: str
+    params: frozenset[str]
+    build: Callable[[CheckArgs], object]
+    stores: frozenset[str] = frozenset()
+
+
+def _methods() -> dict[str, MethodCli]:
+    from absmc.cli.methods import explicit, fourvalued, typeabs, under
+
+    return {m.engine: m for m in (explicit.METHOD, under.METHOD, typeabs.METHOD, fourvalued.METHOD)}
+
+
+def method_cli(name: str) -> MethodCli:
+    """The CLI side of engine ``name`` (a default one for engines without a module)."""
+    found = _methods().get(name)
+    if found is not None:
+        return found
+    engine = registry.get(name)
+    return MethodCli(name, frozenset(), lambda _args: engine.default_options())
+
+
+def all_params() -> frozenset[str]:
+    """Every method-specific argument of any method."""
+    return frozenset(p for m in _methods().values() for p in m.params)
+
+
+def owners(param: str) -> list[str]:
+    """The methods (in registry order) that read ``param``."""
+    return [n for n in registry.names() if param in method_cli(n).params]

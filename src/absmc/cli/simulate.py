@@ -1,0 +1,85 @@
+"""``absmc simulate``: one random run of a model."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+import click
+from rich.text import Text
+
+from absmc.cli.common import CONTEXT, console, echo, guarded, load
+
+
+def run_simulate(
+    model: str,
+    out: TextIO,
+    err: TextIO,
+    steps: int = 100,
+    seed: int | None = None,
+    defines: tuple[str, ...] = (),
+    as_json: bool = False,
+    debug: bool = False,
+) -> int:
+    """Run ``model`` once for at most ``steps`` steps, choosing among enabled commands at
+    random (``seed``: reproducible), and print the run on ``out``; returns the exit code."""
+
+    def body() -> int:
+        from absmc.kernel.simulate import simulate as run_simulation
+
+        system = load(model, defines)
+        t0 = time.monotonic()
+        run = run_simulation(system, steps, seed)
+        if as_json:
+            payload: dict[str, Any] = {
+                "model": model,
+                "seed": run.seed,
+                "ending": run.ending,
+                "time_s": round(time.monotonic() - t0, 6),
+                "trace": [s.to_json() for s in run.trace.steps],
+            }
+            echo(out, json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            from absmc.report.text import trace_table
+
+            con = console(out)
+            n = len(run.trace.steps) - 1
+            con.print(trace_table(run.trace, f"{model}: random run of {n} steps (seed {run.seed})"))
+            con.print(Text(run.ending, style="bold"))
+        return 0
+
+    return guarded(body, err, debug)
+
+
+@click.command("simulate", context_settings=CONTEXT)
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.option(
+    "--steps",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    help="Maximum number of steps.",
+)
+@click.option("--seed", type=int, default=None, help="Random seed (printed, for reproduction).")
+@click.option(
+    "-D",
+    "defines",
+    multiple=True,
+    metavar="NAME[=VALUE]",
+    help="Preprocessor definition for Promela models.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
+@click.pass_context
+def simulate_command(
+    ctx: click.Context,
+    model: str,
+    steps: int,
+    seed: int | None,
+    defines: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Run MODEL once, choosing among enabled commands at random, and print the run."""
+    debug = bool(ctx.obj and ctx.obj.get("debug"))
+    sys.exit(run_simulate(model, sys.stdout, sys.stderr, steps, seed, defines, as_json, debug))

@@ -1,0 +1,80 @@
+"""The engine registry: every checking method, by name, and the one place where a request an
+engine cannot serve (a property kind, a model feature, a store) is refused.
+
+A new engine joins by defining ``ENGINE`` in its package and being listed in :data:`ENGINES`;
+the CLI's ``--method`` choices and the conformance tests iterate over this list.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from absmc.engines.engine import FEATURES, AnyEngine, system_features
+from absmc.engines.explicit import ENGINE as EXPLICIT
+from absmc.engines.fourvalued import ENGINE as FOURVALUED
+from absmc.engines.typeabs import ENGINE as TYPES
+from absmc.engines.under import ENGINE as UNDER
+from absmc.errors import CapabilityError, UsageError
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
+from absmc.kernel.result import Result
+
+#: every engine, in the order ``--help`` lists them
+ENGINES: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED)
+
+
+def names() -> list[str]:
+    """The registered engine names."""
+    return [e.name for e in ENGINES]
+
+
+def get(name: str) -> AnyEngine:
+    """The engine called ``name``. Raises ``UsageError`` for an unknown name."""
+    for e in ENGINES:
+        if e.name == name:
+            return e
+    raise UsageError(f"unknown method '{name}' (known: {', '.join(names())})")
+
+
+def refuse_unsupported(
+    engine: AnyEngine, system: System, options: CheckOptions, selection: Selection
+) -> None:
+    """Raise ``CapabilityError`` when ``engine`` cannot check the selected property kinds,
+    does not support a feature ``system`` uses, or cannot search with ``options.store``."""
+    caps = engine.capabilities
+    kinds = [property_kind(system, n) for n in selection.names()]
+    for kind in kinds:
+        if kind not in caps.property_kinds:
+            others = [e.name for e in ENGINES if kind in e.capabilities.property_kinds]
+            raise CapabilityError(engine.name, "property kind", kind, f"{kind} properties", others)
+    for feature in sorted(system_features(system)):
+        if feature not in caps.features:
+            others = [e.name for e in ENGINES if feature in e.capabilities.features]
+            raise CapabilityError(engine.name, "feature", feature, FEATURES[feature], others)
+    if options.store not in caps.stores:
+        others = [e.name for e in ENGINES if options.store in e.capabilities.stores]
+        usable = " or ".join(sorted(caps.stores))
+        what = f"the {options.store} store (it searches with the {usable} store only)"
+        raise CapabilityError(engine.name, "store", options.store, what, others)
+
+
+def run(
+    engine: AnyEngine | str,
+    system: System,
+    options: CheckOptions | None = None,
+    engine_options: object | None = None,
+) -> Result:
+    """Check ``system`` with ``engine`` (or its name): resolve the property selection, refuse
+    what the engine cannot do (``CapabilityError``), then call its ``check``. ``engine_options``
+    default to the engine's defaults and must be of its ``options_type`` (else ``TypeError``).
+    Raises ``OptionError`` for unknown property names, ``UsageError`` for an unknown engine."""
+    eng = get(engine) if isinstance(engine, str) else engine
+    opts = options if options is not None else CheckOptions()
+    eopts = engine_options if engine_options is not None else eng.default_options()
+    if not isinstance(eopts, eng.options_type):
+        raise TypeError(
+            f"engine {eng.name} takes {eng.options_type.__name__}, not {type(eopts).__name__}"
+        )
+    selection = select_properties(system, opts)
+    refuse_unsupported(eng, system, opts, selection)
+    return eng.check(system, opts, eopts)
