@@ -214,3 +214,12 @@ def test_keep_going_builds_one_path_per_property_not_one_per_violation(
     assert len(out.violations["small"].path) == 1
     assert calls.count("small") == 3000
     assert len(built) <= 1  # BFS: one parent-pointer walk; DFS: the stack, no walk
+
+
+def test_memory_limit_ends_the_search_with_unknown_and_statistics() -> None:
+    system = parse_gcl("var x : 0..5000;\nprocess P { x < 5000 -> x := x + 1; }")
+    options = CheckOptions(limits=Limits(max_memory_mb=1.0), check_deadlock=False)
+    result = check_explicit(system, options)
+    r = result.results[0]
+    assert r.verdict is Verdict.UNKNOWN and "memory limit of 1 MB" in r.reason
+    assert 0 < r.stats.states < 5001

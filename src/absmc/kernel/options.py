@@ -27,11 +27,13 @@ Order = Literal["bfs", "dfs"]
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits; ``None`` means unlimited. ``timeout`` is wall-clock seconds."""
+    """Resource limits; ``None`` means unlimited. ``timeout`` is wall-clock seconds,
+    ``max_memory_mb`` the resident set size (MiB) at which a search stops."""
 
     max_states: int | None = None
     max_depth: int | None = None
     timeout: float | None = None
+    max_memory_mb: float | None = None
 
 
 @dataclass

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from absmc.ir.steps import Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.store import ExactStore, Store
@@ -196,6 +197,10 @@ class Search:
     def tick(self, depth: int) -> None:
         now = time.monotonic()
         lim = self.limits
+        if lim.max_memory_mb is not None and current_rss_mb() >= lim.max_memory_mb:
+            self.out.stopped = f"memory limit of {lim.max_memory_mb:g} MB reached"
+            self.out.limit_hit = True
+            raise _Stop
         if self.deadline is not None and now >= self.deadline:
             if lim.timeout is not None:
                 self.out.stopped = f"time limit of {lim.timeout:g} s reached"
@@ -209,6 +214,10 @@ class Search:
 
     def interrupted(self) -> None:
         self.out.stopped = "interrupted by the user"
+        self.out.limit_hit = True
+
+    def out_of_memory(self) -> None:
+        self.out.stopped = "out of memory (the process could not allocate more; see --max-memory)"
         self.out.limit_hit = True
 
     def state_limit(self) -> None:
@@ -319,6 +328,8 @@ class Search:
             pass
         except KeyboardInterrupt:
             self.interrupted()
+        except MemoryError:
+            self.out_of_memory()
         self.count = len(parent)
         self.out.transitions = transitions
         self.out.max_depth = max(self.out.max_depth, depth)
@@ -481,6 +492,8 @@ class Search:
             pass
         except KeyboardInterrupt:
             self.interrupted()
+        except MemoryError:
+            self.out_of_memory()
         self.count = count
         self.out.transitions = transitions
         self.out.max_depth = max(self.out.max_depth, deepest)
@@ -522,9 +535,10 @@ def search(
     first violation unless ``keep_going`` (then each property's first violation is kept and the
     rest are counted, as SPIN's ``-c0``). Limits (``limits``; ``deadline``, a
     ``time.monotonic()`` instant) end the search early with ``stopped`` set and ``limit_hit``
-    true; nothing is raised. ``progress`` is called about once a second; the clock is read every
-    ``clock_every`` expansions (1 when each expansion is expensive, as with prover checks in
-    ``hooks``).
+    true; nothing is raised (``limits.max_memory_mb`` is checked with the clock; a
+    ``MemoryError`` also ends the search with a reason). ``progress`` is called about once a
+    second; the clock is read every ``clock_every`` expansions (1 when each expansion is
+    expensive, as with prover checks in ``hooks``).
     """
     s = Search(
         semantics,
