@@ -260,6 +260,13 @@ class Lowerer:
                 raise self.err("unsigned cannot be a message field type", span=ci.span)
             ranges.append(type_range(f))
         cap = max(ci.capacity, 1)
+        self.leaf_count += cap * max(1, len(ci.fields))
+        if self.leaf_count > MAX_STATE_VARIABLES:
+            raise self.err(
+                f"channel capacity {ci.capacity} makes the state longer than "
+                f"{MAX_STATE_VARIABLES:,} variables",
+                span=ci.span,
+            )
         len_var = f"{name}#len"
         slots = [[f"{name}#{k}.{j}" for j in range(len(ci.fields))] for k in range(cap)]
         c = Chan(cid, name, ci.capacity, list(ci.fields), len_var, slots, ranges)
@@ -1360,6 +1367,12 @@ class Lowerer:
             return
         updates = []
         for name, e in p.env.items():
+            if name in self.hidden and not name.startswith(("$", "dry.")):
+                # the value is not stored, but computing it may still divide by zero
+                for c in _zero_divisions(e):
+                    err = (conj([guard, c]), "division by zero")
+                    if err[0] != FALSE and err not in errors:
+                        errors = (*errors, err)
             if name.startswith("$") or name in self.hidden or name.startswith("dry."):
                 continue
             cur = Var(name, self.var_sorts[name])
@@ -1659,6 +1672,32 @@ def _count_runs(x: Any) -> int:
     if x.options:
         n += sum(_count_runs(o) for o in x.options)
     return n
+
+
+def _zero_divisions(e: Expr) -> list[Expr]:
+    """Conditions (over the state before the step) under which evaluating ``e`` divides by
+    zero, following the evaluation order of the compiled semantics: ``&&``, ``||``, ``=>`` and
+    ``ite`` evaluate their later operands only when needed. Iterative."""
+    out: list[Expr] = []
+    stack: list[tuple[Expr, list[Expr]]] = [(e, [])]
+    while stack:
+        x, ctx = stack.pop()
+        if not isinstance(x, Op):
+            continue
+        if x.op in ("/", "%") and not (isinstance(x.args[1], Const) and x.args[1].value != 0):
+            out.append(conj([*ctx, mk("==", x.args[1], Const(0))]))
+        if x.op == "ite":
+            c, a, b = x.args
+            stack += [(c, ctx), (a, [*ctx, c]), (b, [*ctx, neg(c)])]
+        elif x.op in ("&&", "||", "=>"):
+            before: list[Expr] = []
+            for i, a in enumerate(x.args):
+                stack.append((a, [*ctx, *before]))
+                first = x.op == "&&" or (x.op == "=>" and i == 0)
+                before.append(a if first else neg(a))
+        else:
+            stack += [(a, ctx) for a in x.args]
+    return [c for c in out if c != FALSE]
 
 
 def _before(a: SourceSpan | None, b: SourceSpan) -> bool:

@@ -132,6 +132,10 @@ _NESTING = frozenset(
     ]
 )
 
+_BASIC_TYPES = frozenset(
+    ["bit", "bool", "byte", "short", "int", "pid", "mtype", "chan", "unsigned"]
+)
+
 _EMBEDDED_C = re.compile(r"\bc_(code|expr|decl|state|track)\b")
 
 
@@ -235,6 +239,10 @@ class _Builder:
         for d in decls:
             if isinstance(d, Tree):
                 fields.extend(self.decl(d))
+        for f in fields:
+            if f.type not in _BASIC_TYPES and f.type not in self.model.typedefs:
+                # SPIN: a field's type must be declared before (no recursive structures)
+                raise ModelError(f"unknown type '{f.type}' of field '{f.name}'", f.span, self.file)
         self.model.typedefs[_tok(name)] = TypedefDecl(_tok(name), fields, self.span(name))
 
     def u_mtype_decl(self, t: Tree[Any]) -> None:
