@@ -22,6 +22,7 @@ class CheckArgs:
     max_states: int | None = None
     max_depth: int | None = None
     timeout: float | None = None
+    max_memory: float | None = None
     keep_going: bool = False
     no_deadlock: bool = False
     defines: tuple[str, ...] = ()

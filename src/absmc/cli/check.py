@@ -20,7 +20,32 @@ from absmc.cli.methods import under as under_cli
 from absmc.engines import registry
 from absmc.engines.engine import STORES
 from absmc.errors import UsageError
-from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.memory import machine_memory_mb
+from absmc.kernel.options import CheckOptions, Limits, StoreKind
+
+#: the depth bound of a depth-first search when none is given (SPIN's ``-m`` default)
+DFS_DEPTH_BOUND = 10_000
+
+
+def _store(name: str) -> StoreKind:
+    if name == "bitstate":
+        return "bitstate"
+    if name == "hash-compact":
+        return "hash-compact"
+    return "exact"
+
+
+def _depth_bound(args: CheckArgs) -> int | None:
+    """``--max-depth``, or SPIN's default bound for a depth-first search (reported when hit)."""
+    if args.max_depth is not None:
+        return args.max_depth
+    return DFS_DEPTH_BOUND if args.order == "dfs" else None
+
+
+def default_max_memory_mb() -> float | None:
+    """The default ``--max-memory``: 80% of the machine's physical memory (MiB)."""
+    total = machine_memory_mb()
+    return round(total * 0.8) if total is not None else None
 
 
 def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOptions:
@@ -28,10 +53,15 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
     return CheckOptions(
         properties=list(args.properties) or None,
         order="dfs" if args.order == "dfs" else "bfs",
-        store="bitstate" if args.store == "bitstate" else "exact",
+        store=_store(args.store),
         bitstate_bits=args.bitstate_bits,
         hash_functions=args.hash_functions,
-        limits=Limits(args.max_states, args.max_depth, args.timeout),
+        limits=Limits(
+            args.max_states,
+            _depth_bound(args),
+            args.timeout,
+            args.max_memory if args.max_memory is not None else default_max_memory_mb(),
+        ),
         keep_going=args.keep_going,
         check_deadlock=not args.no_deadlock,
         progress=progress,
@@ -115,10 +145,11 @@ predicate_option = click.option(
 )
 @click.option(
     "--store",
-    type=click.Choice(["exact", "bitstate", "range"]),
+    type=click.Choice(["exact", "bitstate", "hash-compact", "range"]),
     default="exact",
     show_default=True,
-    help="State store: exact set, or bitstate hashing (less memory, may miss states); "
+    help="State store: exact set, bitstate hashing or hash-compact (64-bit hashes, SPIN's "
+    "-DHC) — both use less memory and may miss states, so they never prove; "
     "[under] range = Kudra & Mercer's min/max refinement, no prover.",
 )
 @click.option(
@@ -149,7 +180,8 @@ predicate_option = click.option(
     type=click.IntRange(0),
     default=None,
     metavar="N",
-    help="Do not explore beyond N steps from the initial state (verdict unknown).",
+    help="Do not explore beyond N steps from the initial state (verdict unknown). "
+    f"Depth-first search has a default bound of {DFS_DEPTH_BOUND} (SPIN's -m).",
 )
 @click.option(
     "--timeout",
@@ -157,6 +189,14 @@ predicate_option = click.option(
     default=None,
     metavar="SECONDS",
     help="Stop after this much wall time (verdict unknown).",
+)
+@click.option(
+    "--max-memory",
+    type=click.FloatRange(1),
+    default=None,
+    metavar="MB",
+    help="Stop when the process uses this much memory (resident set, MiB; verdict unknown). "
+    "Default: 80% of the machine's memory.",
 )
 @click.option(
     "--keep-going", is_flag=True, help="Continue after a violation and count them all (SPIN's -c0)."

@@ -45,9 +45,11 @@ FLAGS: Final[Mapping[str, str]] = {
 
 
 def console(stream: TextIO) -> Console:
-    """A rich console writing to ``stream`` (160 columns unless it is a terminal)."""
-    width = None if stream.isatty() else 160
-    return Console(file=stream, highlight=False, width=width, soft_wrap=False)
+    """A rich console writing to ``stream``: on a terminal, its width; otherwise (a pipe, a
+    file) plain text that is never wrapped — lines and tables take the width they need."""
+    if stream.isatty():
+        return Console(file=stream, highlight=False, soft_wrap=False)
+    return Console(file=stream, highlight=False, width=100_000, soft_wrap=True, color_system=None)
 
 
 def echo(stream: TextIO, text: str, nl: bool = True) -> None:

@@ -24,7 +24,9 @@ def run_simulate(
     debug: bool = False,
 ) -> int:
     """Run ``model`` once for at most ``steps`` steps, choosing among enabled commands at
-    random (``seed``: reproducible), and print the run on ``out``; returns the exit code."""
+    random (``seed``: reproducible), and print the run on ``out``. Returns the exit code: 1
+    when the run violates a property (an assertion, an invariant, a model error, a deadlock),
+    3 when Ctrl-C interrupted it (the run so far is printed), else 0."""
 
     def body() -> int:
         from absmc.kernel.simulate import simulate as run_simulation
@@ -37,6 +39,9 @@ def run_simulate(
                 "model": model,
                 "seed": run.seed,
                 "ending": run.ending,
+                "steps": run.steps,
+                "violated": run.violated,
+                "interrupted": run.interrupted,
                 "time_s": round(time.monotonic() - t0, 6),
                 "trace": [s.to_json() for s in run.trace.steps],
             }
@@ -45,10 +50,16 @@ def run_simulate(
             from absmc.report.text import trace_table
 
             con = console(out)
-            n = len(run.trace.steps) - 1
-            con.print(trace_table(run.trace, f"{model}: random run of {n} steps (seed {run.seed})"))
+            n = run.steps
+            rows = len(run.trace.steps) - 1
+            what = f"{n} step{'s' if n != 1 else ''}"
+            if rows != n:
+                what += f" ({rows} commands: atomic chains show one row per command)"
+            con.print(trace_table(run.trace, f"{model}: random run of {what} (seed {run.seed})"))
             con.print(Text(run.ending, style="bold"))
-        return 0
+        if run.violated is not None:
+            return 1
+        return 3 if run.interrupted else 0
 
     return guarded(body, err, debug)
 

@@ -16,7 +16,7 @@ from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
-#: property kinds (``engines.options.property_kind``)
+#: property kinds (``kernel.options.property_kind``)
 PROPERTY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
 
 #: model features beyond plain guarded commands (Promela's, see ``ir.Command``), with the
@@ -31,7 +31,7 @@ FEATURES: Final = {
 }
 
 #: the stores of ``CheckOptions.store``
-STORES: Final = frozenset({"exact", "bitstate"})
+STORES: Final = frozenset({"exact", "bitstate", "hash-compact"})
 
 _BITWISE: Final = frozenset({"&", "|", "^", "<<", ">>", "~"})
 

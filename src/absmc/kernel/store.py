@@ -122,7 +122,10 @@ class HashCompactStore:
         return n * (n - 1) / 2 / 2.0**64
 
     def stats(self) -> dict[str, Any]:
-        return {"store": "hash-compact", "expected_collisions": self.expected_collisions()}
+        return {
+            "store": "hash-compact",
+            "expected_collisions": float(f"{self.expected_collisions():.3g}"),
+        }
 
 
 class BitStateStore:

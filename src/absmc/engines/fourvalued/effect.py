@@ -294,7 +294,7 @@ def abstract_command(
     asserts = checked_asserts(command, checked)
     if asserts and (range_ok(system, command) != TRUE or any(may_raise(e) for _, e in asserts)):
         raise ModelError(
-            "--method fourvalued: an assertion that can divide by zero, or in a statement that "
+            "four-valued abstraction: an assertion that can divide by zero, or in a statement that "
             "can also leave an error range, is not abstracted (keep its variables concrete)",
             command.span,
             system.file,

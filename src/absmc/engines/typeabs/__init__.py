@@ -49,7 +49,7 @@ ENGINE = Engine(
     name="types",
     options_type=TypesOptions,
     capabilities=Capabilities(),
-    description="type-based data abstraction with choose-free search (Dwyer et al., ICSE 2001); "
-    "needs VAR=DOMAIN bindings",
+    description="type-based data abstraction of VAR=DOMAIN bindings with choose-free search "
+    "(Dwyer et al., ICSE 2001)",
     check=check_types,
 )

@@ -599,7 +599,7 @@ def abstract_system(
 
 
 def domains_note(typing: Typing) -> str:
-    """``abstracted: x=signs (bound by --abstract), ...`` for result notes."""
+    """``abstracted: x=signs (bound by the user), ...`` for result notes."""
     return "abstracted: " + "; ".join(typing.summary()) if typing.domains else "nothing abstracted"
 
 

@@ -259,7 +259,7 @@ def infer(system: System, bindings: Mapping[str, Domain], rest: Rest = "concrete
     for v in system.variables:  # declaration order
         if v.name in bindings:
             domains[v.name] = bindings[v.name]
-            reasons[v.name] = "bound by --abstract"
+            reasons[v.name] = "bound by the user"
     _propagate(system, domains, bindings, reasons)
     if rest == "point":
         keep = _flows_into_fine(system, domains)
@@ -267,7 +267,7 @@ def infer(system: System, bindings: Mapping[str, Domain], rest: Rest = "concrete
         for v in system.variables:
             if is_data(system, v.name) and v.name not in domains and v.name not in keep:
                 domains[v.name] = pt
-                reasons[v.name] = "not reached by inference: --rest point"
+                reasons[v.name] = "not reached by inference: the rest are point"
         _propagate(system, domains, bindings, reasons)
     _check_all(system, domains)
     ordered = {v.name: domains[v.name] for v in system.variables if v.name in domains}

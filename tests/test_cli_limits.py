@@ -1,0 +1,75 @@
+"""Limits and output a SPIN user expects from the command line: --max-memory, SPIN's default
+depth bound for depth-first search, the hash-compact store, simulate's exit codes, plain
+unwrapped text when the output is not a terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import EXAMPLES, GCL_EXAMPLES, run_cli
+
+
+def _json(args: list[str]) -> tuple[int, dict[str, object]]:
+    r = run_cli(*args, "--json")
+    return r.code, json.loads(r.out)
+
+
+def test_max_memory_ends_the_run_with_unknown_exit_3_and_statistics(tmp_path: Path) -> None:
+    model = tmp_path / "count.gcl"
+    model.write_text("var x : 0..100000;\nprocess P { x < 100000 -> x := x + 1; }\n")
+    code, res = _json(["check", str(model), "--max-memory", "1", "--no-deadlock"])
+    assert code == 3
+    first = res["results"][0]  # type: ignore[index]
+    assert first["verdict"] == "unknown" and "memory limit of 1 MB" in first["reason"]
+    assert 0 < first["stats"]["states"] < 100_001
+
+
+def test_depth_first_search_has_spins_default_depth_bound(tmp_path: Path) -> None:
+    model = tmp_path / "deep.gcl"
+    model.write_text("var x : 0..20000;\nprocess P { x < 20000 -> x := x + 1; }\n")
+    code, res = _json(["check", str(model), "--order", "dfs", "--no-deadlock"])
+    assert code == 3
+    reasons = {r["reason"] for r in res["results"]}  # type: ignore[attr-defined]
+    assert reasons == {"depth limit of 10000 steps reached"}
+    code, res = _json(
+        ["check", str(model), "--order", "dfs", "--max-depth", "30000", "--no-deadlock"]
+    )
+    assert code == 0  # an explicit bound replaces the default
+    assert res["results"][0]["stats"]["states"] == 20001  # type: ignore[index]
+
+
+def test_hash_compact_store_never_proves() -> None:
+    code, res = _json(["check", str(GCL_EXAMPLES / "peterson.gcl"), "--store", "hash-compact"])
+    assert code == 3
+    assert res["results"][0]["stats"]["states"] == 20  # type: ignore[index]
+    assert all("not a proof" in r["reason"] for r in res["results"])  # type: ignore[attr-defined]
+
+
+def test_simulate_exits_1_when_the_run_violates_a_property() -> None:
+    # fischer_buggy violates mutual exclusion; some seed finds it within 2000 steps
+    codes = set()
+    for seed in range(1, 40):
+        r = run_cli(
+            "simulate",
+            str(EXAMPLES / "promela" / "fischer_buggy.pml"),
+            "--steps",
+            "2000",
+            "--seed",
+            str(seed),
+            "--json",
+        )
+        payload = json.loads(r.out)
+        assert r.code == (1 if payload["violated"] else 0)
+        codes.add(r.code)
+        if r.code == 1:
+            assert payload["steps"] <= 2000 and payload["ending"]
+            break
+    assert 1 in codes
+
+
+def test_piped_output_is_not_wrapped() -> None:
+    r = run_cli("check", str(GCL_EXAMPLES / "rax.gcl"))
+    stats = next(line for line in r.out.splitlines() if line.startswith("statistics:"))
+    assert stats.endswith("MB")  # one line, not cut at a column
+    assert not any(line.startswith(" ") and "MB" in line for line in r.out.splitlines())

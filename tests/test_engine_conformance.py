@@ -1,0 +1,151 @@
+"""One conformance suite for every registered engine (issue 9, item 6).
+
+Every engine in :data:`absmc.engines.registry.ENGINES` (a new one joins automatically) runs on
+one table of small finite models with known verdicts, established by exhaustive explicit search
+and written here as literals. An engine may answer ``unknown`` or refuse (through the registry)
+a model feature it does not support, but it never contradicts the table, and every
+``violated`` carries a trace replayed on the concrete semantics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from absmc.engines import registry
+from absmc.engines.engine import AnyEngine, system_features
+from absmc.engines.typeabs import TypesOptions
+from absmc.errors import CapabilityError
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import Verdict
+from absmc.lang.domains import parse_bindings
+from absmc.lang.gcl import parse_gcl_expr
+from absmc.lang.loader import load_model
+from tests.conftest import EXAMPLES, FIXTURES, ROOT
+
+H, V = Verdict.HOLDS, Verdict.VIOLATED
+
+
+@dataclass(frozen=True)
+class Case:
+    """A model, the verdict of each of its properties, and what the abstraction engines are
+    given: ``predicates`` (GCL expressions, for ``under`` and ``fourvalued``) and
+    ``bindings`` (``VAR=DOMAIN``, for ``types``; none: every unreached integer is ``point``)."""
+
+    path: Path
+    verdicts: dict[str, Verdict]
+    predicates: tuple[str, ...] = ()
+    bindings: tuple[str, ...] = ()
+    known_bugs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+
+CONFORMANCE = FIXTURES / "conformance"
+PROMELA_MODELS = ROOT / "tests" / "promela_models"
+
+CASES = [
+    Case(
+        CONFORMANCE / "counter.gcl",
+        {"nonneg": H, "double": H, "three": V, "no-deadlock": V, "no-model-error": H},
+        predicates=("x < 3",),
+        bindings=("x=signs",),
+    ),
+    Case(
+        CONFORMANCE / "div.gcl",
+        {"qsmall": H, "no-deadlock": H, "no-model-error": V},
+        predicates=("x > -1", "x == 0"),
+        bindings=("x=signs",),
+        known_bugs={
+            "under": "TypeError in under/checks.py PrecisionChecks.at on a violated model error"
+        },
+    ),
+    Case(
+        CONFORMANCE / "asserts.pml",
+        {"assert@7": H, "assert@8": V, "no-deadlock": H, "no-model-error": H},
+        predicates=("x < 3",),
+        bindings=("x=signs",),
+    ),
+    Case(
+        EXAMPLES / "gcl" / "peterson.gcl",
+        {"mutex": H, "no-deadlock": H, "no-model-error": H},
+    ),
+    Case(
+        EXAMPLES / "gcl" / "philosophers.gcl",
+        {
+            "neighbours01": H,
+            "neighbours12": H,
+            "neighbours20": H,
+            "no-deadlock": V,
+            "no-model-error": H,
+        },
+    ),
+    Case(
+        EXAMPLES / "promela" / "lamport_buggy.pml",
+        {"assert@44": V, "no-deadlock": H, "no-model-error": H},
+    ),
+    Case(PROMELA_MODELS / "atomic_block.pml", {"no-deadlock": H, "no-model-error": H}),
+    Case(PROMELA_MODELS / "timeout_else.pml", {"no-deadlock": H, "no-model-error": H}),
+]
+
+
+def _with_predicates(system: System, predicates: tuple[str, ...]) -> System:
+    extra = tuple(parse_gcl_expr(text, system, "table") for text in predicates)
+    return system.with_(predicates=system.predicates + extra)
+
+
+def _inputs(engine: AnyEngine, case: Case, system: System) -> tuple[System, object]:
+    """The System and the engine options of ``engine`` for ``case`` (per-engine defaults)."""
+    if engine.name in ("under", "fourvalued"):
+        return _with_predicates(system, case.predicates), engine.default_options()
+    if engine.name == "types":
+        return system, TypesOptions(parse_bindings(case.bindings), rest="point")
+    return system, engine.default_options()
+
+
+OPTIONS = CheckOptions(keep_going=True, limits=Limits(timeout=120))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("engine", registry.ENGINES, ids=lambda e: e.name)
+def test_engine_never_contradicts_the_table(engine: AnyEngine, case: Case) -> None:
+    if engine.name in case.known_bugs:
+        pytest.xfail(case.known_bugs[engine.name])
+    system, own = _inputs(engine, case, load_model(case.path))
+    try:
+        result = registry.run(engine, system, OPTIONS, own)
+    except CapabilityError as err:  # refused in the registry: a feature it does not support
+        assert err.engine == engine.name
+        assert err.aspect == "feature" and err.value in system_features(system)
+        assert err.value not in engine.capabilities.features
+        return
+    by_name = {r.property: r for r in result.results}
+    assert set(by_name) == set(case.verdicts)
+    for name, expected in case.verdicts.items():
+        r = by_name[name]
+        if r.verdict is Verdict.UNKNOWN:
+            continue
+        assert r.verdict is expected, (name, r.reason)
+        if r.verdict is Verdict.VIOLATED:
+            assert r.trace is not None and r.trace.replayed, name
+            assert engine.capabilities.refutes
+        else:
+            assert engine.capabilities.proves
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_explicit_search_decides_every_table_entry(case: Case) -> None:
+    result = registry.run("explicit", load_model(case.path), OPTIONS)
+    assert {r.property: r.verdict for r in result.results} == case.verdicts
+
+
+def test_the_table_covers_every_verdict_and_feature() -> None:
+    verdicts = {v for c in CASES for v in c.verdicts.values()}
+    assert verdicts == {H, V}
+    features = set().union(*(system_features(load_model(c.path)) for c in CASES))
+    assert {"exclusive", "timeout", "asserts"} <= features
