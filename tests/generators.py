@@ -124,6 +124,27 @@ class _Gen:
         guard = " && ".join(parts) if parts else "true"
         return f"  {guard} -> {', '.join(updates)};"
 
+    def if_else(self, pc: str | None, pcs: int) -> list[str]:
+        """Two commands with complementary comparisons (an if/else), often over a quotient:
+        ``x / y >= k`` and ``x / y < k`` (undefined together when ``y == 0``)."""
+        r = self.rng
+        lhs = f"{self.num_var()} {r.choice(['/', '%'])} {self.num_var()}"
+        k = r.randint(-1, 2)
+        at = f"{pc} == {r.randrange(pcs)} && " if pc is not None else ""
+        out = []
+        for cmp in r.choice([(">=", "<"), ("<=", ">"), ("==", "!=")]):
+            atom = f"{lhs} {cmp} {k}"
+            self.atoms.append(atom)
+            target = r.choice(self.ranges + self.bools) if self.ranges or self.bools else None
+            if target is not None and r.random() < 0.5:
+                update = self.update(target)
+            elif pc is not None:
+                update = f"{pc} := {r.randrange(pcs)}"
+            else:
+                update = "skip"
+            out.append(f"  {at}{atom} -> {update};")
+        return out
+
     def model(self) -> GenModel:
         r = self.rng
         nproc = r.randint(1, 3)
@@ -142,6 +163,8 @@ class _Gen:
             if pc is not None:
                 lines.append(f"var {pc} : 0..{pcs - 1};")
             body = [self.command(pc, pcs) for _ in range(r.randint(1, 3))]
+            if r.random() < 0.4:
+                body += self.if_else(pc, pcs)
             procs.append(f"process P{k} {{\n" + "\n".join(body) + "\n}")
         lines += procs
         for k in range(r.randint(1, 2)):

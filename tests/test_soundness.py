@@ -96,6 +96,57 @@ def test_an_undefined_predicate_is_neither_true_nor_false_and_satisfiable() -> N
     assert simplify(definedness(parse_gcl_expr("x % 0 == 1", system))) == FALSE
 
 
+DEADLOCK_BEHIND_DIVISION = """
+var x, y : int;
+var pc : 0..1;
+process P {
+  pc == 0 && x < 2 -> x := x + 1;
+  pc == 0 && y != 0 && x / y >= 1 -> pc := 1;
+  pc == 0 && y != 0 && x / y <= 0 -> pc := 1;
+  pc == 1 -> pc := 0;
+}
+"""
+
+# found by tests/generators.py (seed 87): a wrong `holds` for no-deadlock under
+# --concrete-after 2 --keep-going before α read undefined predicates three-valued
+RANDOM_DEADLOCK = """
+var a : int = 0;
+var r : -1..1;
+var s : -1..1;
+var pc0 : 0..2;
+var pc1 : 0..1;
+process P0 {
+  pc0 == 0 -> r := (2 + s), pc0 := 2;
+  pc0 == 0 && (s + s) == 2 && a < 3 && a > -3 -> a := (!(s == s) ? (r / r) : (a / s)), r := (r - a);
+  pc0 == 0 && (r + r) == r -> r := 1, pc0 := 2;
+}
+process P1 {
+  pc1 == 1 && (r + s) >= 1 -> r := r;
+}
+process P2 {
+  ((s == 3 ? s : r) != -1 && (-2 / a) < 0) && a < 3 && a > -3 -> s := (s - r), a := a + 2;
+  (!((s - 1) < r) || !(-2 > a)) && a < 3 && a > -1 -> r := r, a := 1;
+  !((1 + s) >= a) && a < 2 && a > -2 -> s := (s / a), a := ((s / 2) + (s + s));
+}
+invariant p0: 0 > -1;
+unreachable p1: (a == 1 ? (r / 2) >= a : 1 > 1);
+"""
+
+
+def test_under_concrete_after_keep_going_finds_the_deadlocks() -> None:
+    for text in (DEADLOCK_BEHIND_DIVISION, RANDOM_DEADLOCK):
+        system = parse_gcl(text)
+        exact = _verdicts(check_explicit(system, CheckOptions(keep_going=True)))
+        assert exact["no-deadlock"] is Verdict.VIOLATED
+        for concrete_after in (None, 2):
+            result = _under(text, keep_going=True, concrete_after=concrete_after)
+            dead = next(r for r in result.results if r.property == "no-deadlock")
+            assert dead.verdict is Verdict.VIOLATED, (concrete_after, text)
+            assert replays(system, dead) is None
+            for r in result.results:  # and nothing else contradicts exact search
+                assert {r.verdict, exact[r.property]} != {Verdict.HOLDS, Verdict.VIOLATED}
+
+
 # -- --method types ----------------------------------------------------------------------------
 def _types(text: str, binding: str, timeout: float | None = 60) -> Result:
     system = parse_gcl(text)
