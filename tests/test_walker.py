@@ -16,6 +16,7 @@ from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.sorts import BOOL, INT
 from absmc.ir.walker import SHALLOW_DEPTH, ExprWalker, handler_name
+from absmc.lang.promela.export import promela_expr
 from absmc.logic.z3conv import Z3Translator
 
 x, y = Var("x", INT), Var("y", INT)
@@ -127,6 +128,7 @@ def test_a_ten_thousand_term_sum_needs_no_recursion() -> None:
     # string is checked)
     src = PyExpr({"x": 0})(e)
     assert src.count("v0") == 1 and src.count("(") == n - 1 and src.endswith(" 9999)")
+    assert promela_expr(e).count("(") == n - 1
     tr = Z3Translator()
     s = z3.Solver()
     s.add(tr.var("x", INT) == 7)

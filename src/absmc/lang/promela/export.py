@@ -50,6 +50,7 @@ from absmc.ir.expr import Const, Expr, Op, Var, free_vars, subexpressions
 from absmc.ir.rename import identifier_map, rename_variables
 from absmc.ir.sorts import BoolSort, IntSort, RangeSort, Sort
 from absmc.ir.system import Command, System
+from absmc.ir.walker import ExprWalker
 
 _INFIX = frozenset(
     {"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&", "|", "^", "<<", ">>"}
@@ -95,33 +96,52 @@ def _int_literal(value: int) -> str:
     return str(value) if value >= 0 else f"(0 - {-value})"
 
 
-def promela_expr(e: Expr, rename: dict[str, str] | None = None) -> str:
-    """``e`` in Promela syntax (fully parenthesised)."""
-    rename = rename or {}
-    if isinstance(e, Const):
+class PromelaPrinter(ExprWalker[str]):
+    """Promela syntax of expressions, fully parenthesised, variables renamed by ``rename``
+    (an iterative walk: any depth)."""
+
+    def __init__(self, rename: dict[str, str] | None = None) -> None:
+        super().__init__(transient=True)
+        self.rename = rename or {}
+
+    def walk_const(self, e: Const) -> str:
         if isinstance(e.const_sort, BoolSort):
             return "true" if e.value else "false"
         return _int_literal(e.value)
-    if isinstance(e, Var):
-        return rename.get(e.name, e.name)
-    assert isinstance(e, Op)
-    a = [promela_expr(x, rename) for x in e.args]
-    o = e.op
-    if o in ("&&", "||"):
-        return "(" + f" {o} ".join(a) + ")"
-    if o == "!":
+
+    def walk_var(self, e: Var) -> str:
+        return self.rename.get(e.name, e.name)
+
+    def walk_and(self, e: Op, a: list[str]) -> str:
+        return "(" + " && ".join(a) + ")"
+
+    def walk_or(self, e: Op, a: list[str]) -> str:
+        return "(" + " || ".join(a) + ")"
+
+    def walk_not(self, e: Op, a: list[str]) -> str:
         return f"(!{a[0]})"
-    if o == "=>":
+
+    def walk_implies(self, e: Op, a: list[str]) -> str:
         return f"(!{a[0]} || {a[1]})"
-    if o == "neg":
+
+    def walk_neg(self, e: Op, a: list[str]) -> str:
         return f"(0 - {a[0]})"
-    if o == "~":
+
+    def walk_bitnot(self, e: Op, a: list[str]) -> str:
         return f"(~{a[0]})"
-    if o == "ite":
+
+    def walk_ite(self, e: Op, a: list[str]) -> str:
         return f"({a[0]} -> {a[1]} : {a[2]})"
-    if o in _INFIX:
-        return f"({a[0]} {o} {a[1]})"
-    raise ValueError(f"cannot export operator {o!r}")  # pragma: no cover
+
+    def walk_op(self, e: Op, a: list[str]) -> str:
+        if e.op in _INFIX:
+            return f"({a[0]} {e.op} {a[1]})"
+        raise ValueError(f"cannot export operator {e.op!r}")  # pragma: no cover
+
+
+def promela_expr(e: Expr, rename: dict[str, str] | None = None) -> str:
+    """``e`` in Promela syntax (fully parenthesised)."""
+    return PromelaPrinter(rename).walk(e)
 
 
 def _divisors(e: Expr) -> list[Expr]:
