@@ -61,9 +61,6 @@ CASES = [
         {"qsmall": H, "no-deadlock": H, "no-model-error": V},
         predicates=("x > -1", "x == 0"),
         bindings=("x=signs",),
-        known_bugs={
-            "under": "TypeError in under/checks.py PrecisionChecks.at on a violated model error"
-        },
     ),
     Case(
         CONFORMANCE / "asserts.pml",
