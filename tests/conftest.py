@@ -9,6 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# property tests assert outcomes, not speed: no per-example deadline (CI and developer machines
+# are shared, and a slow first example is no failure)
+settings.register_profile("absmc", deadline=None)
+settings.load_profile("absmc")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -83,3 +83,20 @@ def test_guard_bounds_remove_needless_wrap_checks_but_keep_needed_ones() -> None
     assert interval(system, op("+", x, const(1)), bounds) == (2, 5)
     assert interval(system, op("+", x, const(1)), {}) == (1, 256)  # may wrap without the guard
     assert interval(system, op("+", Var("y"), const(1)), {}) is None
+
+
+def test_deep_expressions_compile_and_agree_with_the_reference() -> None:
+    # a 10,000-term sum and a 300-deep chain of conditional expressions: Python's compiler
+    # recurses on such trees (and its parser refuses ~200 nested parentheses)
+    terms = " + ".join("x" for _ in range(10_000))
+    chain = " ".join(f"(x == {i}) ? {i} :" for i in range(300)) + " 7"
+    s = parse_gcl(
+        "var x : 0..3; var y : int; var z : int;\n"
+        f"process P {{ x < 3 -> x := x + 1, y := {terms} - x, z := {chain}; }}\n"
+    )
+    compiled = compile_system(s)
+    succ, errors = compiled.successors(s.initial_state())
+    assert errors == () and succ == [(0, (1, 0, 0))]
+    succ, _ = compiled.successors((2, 0, 0))
+    assert succ == [(0, (3, 19_998, 2))]
+    _agree(s)

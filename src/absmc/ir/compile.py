@@ -34,6 +34,7 @@ commands at its current location. The generated code agrees with :mod:`absmc.ir.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,7 @@ from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
@@ -88,7 +90,11 @@ class PyExpr(ExprWalker[str]):
         return f"(not {a[0]} or {a[1]})"
 
     def walk_ite(self, e: Op, a: list[str]) -> str:
-        return f"({a[1]} if {a[0]} else {a[2]})"
+        # Python's conditional expression is right-associative: a chain of them in the else
+        # branch needs no parentheses (Python's parser refuses ~200 nested ones)
+        other = e.args[2]
+        els = a[2][1:-1] if isinstance(other, Op) and other.op == "ite" else a[2]
+        return f"({a[1]} if {a[0]} else {els})"
 
     def walk_neg(self, e: Op, a: list[str]) -> str:
         return f"(-{a[0]})"
@@ -109,8 +115,73 @@ class PyExpr(ExprWalker[str]):
         return f"_tmod({a[0]}, {a[1]})"
 
     def walk_op(self, e: Op, a: list[str]) -> str:
-        # the remaining binary operators are spelled as in Python
-        return f"({a[0]} {e.op} {a[1]})"
+        # the remaining binary operators are spelled as in Python; a left-nested chain of
+        # + and - (or of *) is written without inner parentheses (left-associative in Python
+        # too), so long sums stay within Python's parser's nesting limit
+        left = e.args[0]
+        first = a[0]
+        group = _CHAIN.get(e.op)
+        if group is not None and isinstance(left, Op) and _CHAIN.get(left.op) == group:
+            first = first[1:-1]
+        return f"({first} {e.op} {a[1]})"
+
+
+class _Depth(ExprWalker[int]):
+    """Nesting depth of an expression (a leaf is 1)."""
+
+    def walk_const(self, e: Const) -> int:
+        return 1
+
+    def walk_var(self, e: Var) -> int:
+        return 1
+
+    def walk_op(self, e: Op, a: list[int]) -> int:
+        return 1 + max(a, default=0)
+
+
+#: the deepest expression the compiled back end accepts (Python's compiler recurses on it)
+MAX_NESTING = 100_000
+
+
+def system_depth(system: System) -> int:
+    """The nesting depth of the deepest expression of ``system``. Raises ``ModelError`` at the
+    command (or property) when it exceeds :data:`MAX_NESTING`."""
+    walker = _Depth(memoize_across_walks=True)
+    deepest = 1
+    items: list[tuple[Expr, SourceSpan | None]] = []
+    for c in system.commands:
+        exprs = [c.guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
+        exprs += [e for e, _ in c.errors]
+        items += [(e, c.span) for e in exprs]
+    items += [(p.expr, p.span) for p in system.properties]
+    if system.valid_end is not None:
+        items.append((system.valid_end, None))
+    for e, span in items:
+        d = walker.walk(e)
+        if d > MAX_NESTING:
+            raise ModelError(
+                f"expression nesting deeper than {MAX_NESTING} levels", span, system.file
+            )
+        deepest = max(deepest, d)
+    return deepest
+
+
+def _compile_deep(source: str, name: str, depth: int) -> Any:
+    """``compile(source)`` with Python's recursion limit raised for expressions ``depth``
+    deep (its compiler recurses on the syntax tree; long sums are deep trees)."""
+    old = sys.getrecursionlimit()
+    need = 4 * depth + 2000
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        return compile(source, name, "exec")
+    finally:
+        if need > old:
+            sys.setrecursionlimit(old)
+
+
+#: operators Python evaluates left to right at one precedence level, by group
+_CHAIN = {"+": 0, "-": 0, "*": 1}
 
 
 def may_raise(e: Expr) -> bool:
@@ -242,7 +313,7 @@ def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
     ns: dict[str, Any] = dict(RUNTIME)
-    exec(compile(src, "<absmc-expr>", "exec"), ns)
+    exec(_compile_deep(src, "<absmc-expr>", _Depth().walk(e)), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
 
@@ -698,6 +769,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     Python for inspection.
     """
     props = tuple(system.properties if properties is None else properties)
+    depth = system_depth(system)
     gen = _Gen(system, props)
     gen.successors()
     fused = not any(p.kind in STATE_PROPERTY_KINDS for p in props)
@@ -757,7 +829,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
 
     ns: dict[str, Any] = dict(RUNTIME)
     ns.update({"_F": Failure, "_range_error": range_error, "_close": close})
-    code = compile(source, f"<absmc-compiled {system.name or 'system'}>", "exec")
+    code = _compile_deep(source, f"<absmc-compiled {system.name or 'system'}>", depth)
     exec(code, ns)
     lazy: dict[str, dict[int, Callable[..., Any]]] = {}
 
@@ -765,7 +837,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
             g2 = _Gen(system, props)
             g2.process_fns([p.name for p in system.processes])
-            exec(compile("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", "exec"), ns)
+            exec(_compile_deep("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", depth), ns)
             lazy["fns"] = ns["_PROC_FN"]
         succ, errs = lazy["fns"][ci](s, True)
         mine = tuple(e for e in errs if e[0] == ci)
