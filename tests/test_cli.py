@@ -115,12 +115,13 @@ def test_simulate_is_reproducible_by_seed() -> None:
     b = run_cli(
         "simulate", "examples/gcl/philosophers.gcl", "--steps", "30", "--seed", "7", "--json"
     )
-    assert a.code == 0
     da, db = json.loads(a.out), json.loads(b.out)
-    assert da["trace"] == db["trace"] and da["seed"] == 7
+    assert da["trace"] == db["trace"] and da["seed"] == 7 and a.code == b.code
     assert len(da["trace"]) <= 31
-    if len(da["trace"]) < 31:
-        assert "deadlock" in da["ending"]
+    if len(da["trace"]) < 31:  # a deadlock is a violation, as in check: exit 1
+        assert "deadlock" in da["ending"] and da["violated"] == "no-deadlock" and a.code == 1
+    else:
+        assert a.code == 0 and da["violated"] is None
 
 
 def test_help_teaches() -> None:

@@ -26,6 +26,7 @@ from absmc.ir import System
 from absmc.ir.span import ModelError
 from absmc.kernel.options import CheckOptions, Limits, OptionError
 from absmc.kernel.result import Result, Verdict
+from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr
 
 from .generators import GenModel, random_model
@@ -56,7 +57,7 @@ def run_under(system: System, concrete_after: int | None = None) -> Result:
 
 def run_types(system: System, binding: str) -> Result:
     options = CheckOptions(limits=_limits())
-    return check_types(system, options, TypesOptions(abstract=[binding]), _LIBRARY)
+    return check_types(system, options, TypesOptions(parse_bindings([binding])), _LIBRARY)
 
 
 def run_fourvalued(system: System, predicates: list[str]) -> Result:

@@ -19,6 +19,7 @@ from absmc.ir.expr import FALSE
 from absmc.ir.simplify import simplify
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Result, Verdict
+from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr
 from absmc.logic import Prover, Validity
 from absmc.logic.definedness import definedness, three_valued_literal
@@ -151,7 +152,7 @@ def test_under_concrete_after_keep_going_finds_the_deadlocks() -> None:
 def _types(text: str, binding: str, timeout: float | None = 60) -> Result:
     system = parse_gcl(text)
     options = CheckOptions(limits=Limits(max_states=10_000, timeout=timeout))
-    return check_types(system, options, TypesOptions(abstract=[binding]))
+    return check_types(system, options, TypesOptions(parse_bindings([binding])))
 
 
 ASSIGNED_COMPARISON = """
@@ -173,11 +174,11 @@ def test_types_assigns_an_abstract_comparison_and_chooses_when_undecided() -> No
     exact = _verdicts(check_explicit(system, CheckOptions()))
     assert exact["no-deadlock"] is Verdict.HOLDS  # a == 0: b := false again and again
     # signs decides a > 0: b := a > 0 needs no choose, and the verdicts are exact search's
-    assert build_abstraction(system, TypesOptions(abstract=["a=signs"])).choose_count == 0
+    assert build_abstraction(system, TypesOptions(parse_bindings(["a=signs"]))).choose_count == 0
     assert _verdicts(_types(ASSIGNED_COMPARISON, "a=signs")) == exact
     # point does not: both successors, flagged choose; the abstract deadlock after b := true
     # is not choose-free, so it is no counterexample
-    assert build_abstraction(system, TypesOptions(abstract=["a=point"])).choose_count > 0
+    assert build_abstraction(system, TypesOptions(parse_bindings(["a=point"]))).choose_count > 0
     coarse = _verdicts(_types(ASSIGNED_COMPARISON, "a=point"))
     assert coarse["no-deadlock"] is Verdict.UNKNOWN
     assert coarse["no-model-error"] is Verdict.HOLDS
@@ -221,7 +222,7 @@ def test_types_generation_is_not_exponential_in_repeated_abstract_subexpressions
     sizes = []
     for n in (3, 6):
         system = parse_gcl(_repeated_guard(n))
-        typing = infer(system, resolve_bindings(["d=range(-1,2)"]))
+        typing = infer(system, resolve_bindings(parse_bindings(["d=range(-1,2)"])))
         sizes.append(len(abstract_system(system, typing, library).system.commands))
     # equal outcomes are merged: twice the conjuncts do not multiply the commands
     assert sizes[1] <= 2 * sizes[0]
