@@ -71,3 +71,45 @@ def test_model_errors_have_no_side_channel() -> None:
         if "errors.clear(" in p.read_text(encoding="utf-8")
     ]
     assert offenders == []
+
+
+def _top_level_imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """Modules of absmc that ``path`` imports when it is loaded (module level, not under
+    ``if TYPE_CHECKING``; ``from pkg import sub`` counts as importing ``pkg.sub``)."""
+    out: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m in known and m != name}
+
+
+def test_no_import_cycles() -> None:
+    files = {}
+    for p in SRC.rglob("*.py"):
+        parts = p.relative_to(SRC.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        files[name] = p
+    known = set(files)
+    graph = {n: _top_level_imports(p, n, known) for n, p in files.items()}
+    # a package importing its own submodules is no cycle unless one imports the package back
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(n: str, stack: list[str]) -> None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph[n]):
+            if state.get(m) == 1:
+                cycles.append([*stack[stack.index(m) :], m])
+            elif m not in state:
+                visit(m, stack)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n, [])
+    assert cycles == []

@@ -7,29 +7,14 @@ default options, no method-specific arguments).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
-from absmc.cli.args import CheckArgs
+from absmc.cli.methods import explicit, fourvalued, typeabs, under
+from absmc.cli.methods.base import MethodCli
 from absmc.engines import registry
 
-
-@dataclass(frozen=True)
-class MethodCli:
-    """How the CLI serves one engine: ``params`` are the method-specific :class:`CheckArgs`
-    fields it reads, ``stores`` the ``--store`` values beyond ``exact``/``bitstate`` it
-    translates into its own options, ``build`` makes the engine's options (raising
-    ``UsageError``/``OptionError``, ``ModelError`` or ``OSError``)."""
-
-    engine: str
-    params: frozenset[str]
-    build: Callable[[CheckArgs], object]
-    stores: frozenset[str] = frozenset()
+__all__ = ["MethodCli", "all_params", "method_cli", "owners"]
 
 
 def _methods() -> dict[str, MethodCli]:
-    from absmc.cli.methods import explicit, fourvalued, typeabs, under
-
     return {m.engine: m for m in (explicit.METHOD, under.METHOD, typeabs.METHOD, fourvalued.METHOD)}
 
 

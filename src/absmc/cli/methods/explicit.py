@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from absmc.cli.methods import MethodCli
+from absmc.cli.methods.base import MethodCli
 from absmc.engines.explicit import ExplicitOptions
 
 METHOD = MethodCli("explicit", frozenset(), lambda _args: ExplicitOptions())

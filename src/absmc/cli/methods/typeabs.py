@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from absmc.cli.common import read_basl
-from absmc.cli.methods import MethodCli
+from absmc.cli.methods.base import MethodCli
 from absmc.engines.typeabs import TypesOptions
 from absmc.lang.domains import parse_bindings
 

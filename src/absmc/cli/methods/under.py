@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar, cast
 import click
 
 from absmc.cli.args import CheckArgs
-from absmc.cli.methods import MethodCli
+from absmc.cli.methods.base import MethodCli
 from absmc.engines.under import UnderOptions
 from absmc.engines.under.refinement import SeedKind
 from absmc.errors import OptionError
