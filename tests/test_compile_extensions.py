@@ -11,12 +11,10 @@ from hypothesis import strategies as st
 
 from absmc.ir import Command, Process, Property, RangeSort, System, Variable
 from absmc.ir.compile import compile_system
-from absmc.ir.evaluate import reference_steps
 from absmc.ir.expr import FALSE, Const, Op, Var
 from absmc.kernel.search import search
 from absmc.kernel.trace import replay
 
-from .reference import reference_explore
 from .strategies import finite_systems
 
 R = RangeSort(0, 3, "wrap")
@@ -121,33 +119,6 @@ def test_error_condition_is_a_model_error_and_blocks_the_command() -> None:
     assert c.successors((1, 0, 0, 1)) == ([], ((0, "index out of bounds", "no-model-error"),))
     out = search(c, keep_going=True)
     assert "no-model-error" in out.violations
-
-
-@settings(max_examples=120, deadline=None)
-@given(finite_systems(), st.data())
-def test_chains_and_timeouts_agree_with_the_reference(base: System, data: st.DataObject) -> None:
-    procs = [p.name for p in base.processes]
-    cmds = []
-    for c in base.commands:
-        excl = data.draw(st.sampled_from([None, None, c.process, *procs]))
-        tmo = data.draw(st.integers(0, 5)) == 0
-        cmds.append(replace(c, exclusive=excl, flags=frozenset({"timeout"}) if tmo else c.flags))
-    s = base.with_(commands=tuple(cmds))
-    compiled = compile_system(s)
-    ref = reference_explore(base, max_states=60)
-    for state in ref.states:
-        got, errors = compiled.successors(state)
-        want, want_errors = reference_steps(s, state)
-        assert {t for _, t in got} == want
-        # the first command of every chain that met an error, per property
-        assert {(compiled.commands_of(ci)[0], p) for ci, _, p in errors} == want_errors
-        for label, t in got:  # every chain replays command by command
-            cur = state
-            for ci in compiled.commands_of(label):
-                nxt, _ = compiled.step(ci, cur)
-                assert nxt is not None
-                cur = nxt
-            assert cur == t
 
 
 @settings(max_examples=80, deadline=None)

@@ -50,7 +50,7 @@ def _with_chains_and_timeouts(base: System, data: st.DataObject) -> System:
     return base.with_(commands=tuple(cmds))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(finite_systems(), st.data())
 def test_steps_and_failures_agree_with_the_reference_oracle(
     base: System, data: st.DataObject

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from absmc.cli.common import CONTEXT, console, guarded, load, write_text
+from absmc.cli.common import CONTEXT, console, defines_option, guarded, load, write_text
 from absmc.cli.methods import typeabs as types_cli
 from absmc.errors import OptionError, UsageError
 from absmc.ir.system import Property, System
@@ -147,13 +147,7 @@ def _print_suggestion(out: Console, system: System, prop: Property, model: str) 
     default=None,
     help="With --slice: write the slice to this file.",
 )
-@click.option(
-    "-D",
-    "defines",
-    multiple=True,
-    metavar="NAME[=VALUE]",
-    help="Preprocessor definition for Promela models.",
-)
+@defines_option
 @click.pass_context
 def abstract_command(ctx: click.Context, /, **params: Any) -> None:
     """Help with type-based abstraction of MODEL.

@@ -13,7 +13,15 @@ from typing import Any, TextIO
 import click
 
 from absmc.cli.args import FLAG_OF, CheckArgs
-from absmc.cli.common import CONTEXT, ProgressLine, add_predicates, emit, guarded, load
+from absmc.cli.common import (
+    CONTEXT,
+    ProgressLine,
+    add_predicates,
+    defines_option,
+    emit,
+    guarded,
+    load,
+)
 from absmc.cli.methods import all_params, method_cli, owners
 from absmc.cli.methods import typeabs as types_cli
 from absmc.cli.methods import under as under_cli
@@ -202,13 +210,7 @@ predicate_option = click.option(
     "--keep-going", is_flag=True, help="Continue after a violation and count them all (SPIN's -c0)."
 )
 @click.option("--no-deadlock", is_flag=True, help="Do not report states without successors.")
-@click.option(
-    "-D",
-    "defines",
-    multiple=True,
-    metavar="NAME[=VALUE]",
-    help="Preprocessor definition for Promela models (as spin -D).",
-)
+@defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
     "--progress/--no-progress",

@@ -14,8 +14,9 @@ import json
 import os
 import traceback
 from collections.abc import Callable, Mapping
-from typing import Final, TextIO
+from typing import Any, Final, TextIO, TypeVar
 
+import click
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
@@ -192,3 +193,18 @@ class ProgressLine:
         if self.live is not None:
             self.live.stop()
             self.live = None
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def defines_option(f: F) -> F:
+    """The ``-D NAME[=VALUE]`` option (preprocessor definitions for Promela models) of every
+    command that loads a model."""
+    return click.option(
+        "-D",
+        "defines",
+        multiple=True,
+        metavar="NAME[=VALUE]",
+        help="Preprocessor definition for Promela models (as spin -D).",
+    )(f)

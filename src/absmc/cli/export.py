@@ -9,7 +9,15 @@ from typing import Any, TextIO
 import click
 
 from absmc.cli.check import predicate_option
-from absmc.cli.common import CONTEXT, add_predicates, echo, guarded, load, write_text
+from absmc.cli.common import (
+    CONTEXT,
+    add_predicates,
+    defines_option,
+    echo,
+    guarded,
+    load,
+    write_text,
+)
 from absmc.cli.methods import typeabs as types_cli
 from absmc.engines.typeabs import TypesOptions
 from absmc.errors import UsageError
@@ -109,13 +117,7 @@ def run_export(args: ExportArgs, out: TextIO, err: TextIO, debug: bool = False) 
     default=None,
     help="Write to this file instead of standard output.",
 )
-@click.option(
-    "-D",
-    "defines",
-    multiple=True,
-    metavar="NAME[=VALUE]",
-    help="Preprocessor definition for Promela models.",
-)
+@defines_option
 @click.option(
     "--method",
     type=click.Choice(["concrete", "types", "fourvalued"]),

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 import click
 from rich.text import Text
 
-from absmc.cli.common import CONTEXT, console, echo, guarded, load
+from absmc.cli.common import CONTEXT, console, defines_option, echo, guarded, load
 
 
 def run_simulate(
@@ -74,13 +74,7 @@ def run_simulate(
     help="Maximum number of steps.",
 )
 @click.option("--seed", type=int, default=None, help="Random seed (printed, for reproduction).")
-@click.option(
-    "-D",
-    "defines",
-    multiple=True,
-    metavar="NAME[=VALUE]",
-    help="Preprocessor definition for Promela models.",
-)
+@defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @click.pass_context
 def simulate_command(
