@@ -36,6 +36,9 @@ from absmc.kernel.store import ExactStore, Store
 #: how many expanded states between two clock reads (timeout, progress); a power of two
 CLOCK_EVERY = 1024
 
+#: seconds between two reads of the resident set size (``Limits.max_memory_mb``)
+_MEMORY_EVERY_S = 0.05
+
 
 @dataclass
 class Violation:
@@ -138,6 +141,7 @@ class Search:
         self.out = SearchOutcome()
         self.start = time.monotonic()
         self.last_progress = self.start
+        self.last_memory = self.start - _MEMORY_EVERY_S
         self.deadline = self.start + limits.timeout if limits.timeout is not None else None
         if deadline is not None and (self.deadline is None or deadline < self.deadline):
             self.deadline = deadline
@@ -197,10 +201,13 @@ class Search:
     def tick(self, depth: int) -> None:
         now = time.monotonic()
         lim = self.limits
-        if lim.max_memory_mb is not None and current_rss_mb() >= lim.max_memory_mb:
-            self.out.stopped = f"memory limit of {lim.max_memory_mb:g} MB reached"
-            self.out.limit_hit = True
-            raise _Stop
+        if lim.max_memory_mb is not None and now - self.last_memory >= _MEMORY_EVERY_S:
+            # reading the resident set size costs a system call: a few times a second
+            self.last_memory = now
+            if current_rss_mb() >= lim.max_memory_mb:
+                self.out.stopped = f"memory limit of {lim.max_memory_mb:g} MB reached"
+                self.out.limit_hit = True
+                raise _Stop
         if self.deadline is not None and now >= self.deadline:
             if lim.timeout is not None:
                 self.out.stopped = f"time limit of {lim.timeout:g} s reached"
