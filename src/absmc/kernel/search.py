@@ -224,7 +224,7 @@ class Search:
         self.out.limit_hit = True
 
     def out_of_memory(self) -> None:
-        self.out.stopped = "out of memory (the process could not allocate more; see --max-memory)"
+        self.out.stopped = "out of memory (the process could not allocate more)"
         self.out.limit_hit = True
 
     def state_limit(self) -> None:

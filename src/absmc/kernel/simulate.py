@@ -44,7 +44,7 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
     state = compiled.initial
     states = [state]
     path: list[int] = []
-    ending = f"stopped after {steps} step{'s' if steps != 1 else ''} (the --steps bound)"
+    ending = f"stopped after {steps} step{'s' if steps != 1 else ''} (the step bound)"
     violated: str | None = None
     interrupted = False
     bad = [compiled.properties[k].name for k in compiled.violated(state)]
