@@ -73,3 +73,33 @@ def test_piped_output_is_not_wrapped() -> None:
     stats = next(line for line in r.out.splitlines() if line.startswith("statistics:"))
     assert stats.endswith("MB")  # one line, not cut at a column
     assert not any(line.startswith(" ") and "MB" in line for line in r.out.splitlines())
+
+
+def test_sigterm_ends_a_search_with_unknown_statistics_and_json(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import ROOT
+
+    model = tmp_path / "long.gcl"
+    model.write_text(
+        "var x, y : 0..100000;\nprocess P { x < 100000 -> x := x + 1; }\n"
+        "process Q { y < 100000 -> y := y + 1; }\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "absmc.cli", "check", str(model), "--json", "--no-deadlock"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3.0)  # loading and compiling take well under this; the search takes minutes
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 3
+    res = json.loads(out)
+    first = res["results"][0]
+    assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
+    assert first["stats"]["states"] > 0

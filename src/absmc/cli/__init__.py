@@ -10,6 +10,9 @@ internal error (``--debug`` prints its traceback).
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 import click
 
 from absmc import __version__
@@ -56,6 +59,13 @@ cli.add_command(domains_command)
 cli.add_command(abstract_command)
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends a run as Ctrl-C does: the search stops with verdict ``unknown``, reason
+    "interrupted", its statistics and (with ``--json``) well-formed JSON; exit 3."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Console-script entry point."""
+    signal.signal(signal.SIGTERM, _terminate)
     cli(prog_name="absmc")
