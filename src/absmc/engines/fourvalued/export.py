@@ -53,9 +53,9 @@ from absmc.engines.fourvalued.semantics import (
 )
 from absmc.errors import UsageError
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, conj, disj, free_vars, neg
-from absmc.ir.printer import format_system
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import Command, System
+from absmc.lang.gcl.export import to_gcl
 from absmc.lang.promela.export import promela_expr, promela_type, with_identifiers
 
 _TITLES = {
@@ -244,7 +244,8 @@ def export_abstractions(system: System, target: str) -> dict[str, str]:
     general construction, also when nothing is abstracted: timeout as a guard condition,
     deadlock as a property), and write both abstract Systems in ``target`` (``promela`` or
     ``gcl``): ``{"may": text, "must": text}``. Raises ``ModelError`` for an unusable predicate,
-    ``UsageError`` for an unknown target or when the solver cannot finish an enumeration."""
+    ``UsageError`` for an unknown target or when the solver cannot finish an enumeration, and
+    ``ExportError`` when GCL cannot express an abstract System (Promela's atomic, timeout, ...)."""
     try:
         abstraction = build_abstraction(system, system.properties, deadlock=True, shortcut=False)
     except AbstractionIncomplete as err:
@@ -255,7 +256,8 @@ def export_abstractions(system: System, target: str) -> dict[str, str]:
         out: dict[str, str] = {}
         for model in (abstraction.may, abstraction.must):
             head = f"// absmc four-valued abstraction: {_TITLES[model.kind]}\n"
-            out[model.kind] = head + format_system(model.system)
+            # through the GCL exporter: its checks (what GCL cannot express) and renaming
+            out[model.kind] = head + to_gcl(model.system)
         return out
     raise UsageError(f"cannot export to '{target}'")
 
