@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import EXAMPLES, GCL_EXAMPLES, run_cli
 
 
@@ -103,3 +105,23 @@ def test_sigterm_ends_a_search_with_unknown_statistics_and_json(tmp_path: Path) 
     first = res["results"][0]
     assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
     assert first["stats"]["states"] > 0
+
+
+def test_timeout_covers_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import absmc.lang.loader as loader
+
+    def slow_load(path: object, defines: object = None) -> object:
+        time.sleep(30)  # a front end stuck on a huge model
+        raise AssertionError("the time limit should have ended loading")
+
+    monkeypatch.setattr(loader, "load_model", slow_load)
+    start = time.monotonic()
+    r = run_cli("check", str(GCL_EXAMPLES / "rax.gcl"), "--timeout", "0.5")
+    assert r.code == 3 and "time limit of 0.5 s reached while loading" in r.err
+    r = run_cli("check", str(GCL_EXAMPLES / "rax.gcl"), "--timeout", "0.5", "--json")
+    assert r.code == 3
+    res = json.loads(r.out)
+    assert res["verdict"] == "unknown" and "while loading" in res["notes"][0]
+    assert time.monotonic() - start < 20

@@ -7,6 +7,7 @@ refuses what one cannot do; :mod:`absmc.cli.methods` builds each engine's option
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 from typing import Any, TextIO
 
@@ -15,9 +16,12 @@ import click
 from absmc.cli.args import FLAG_OF, CheckArgs
 from absmc.cli.common import (
     CONTEXT,
+    EXIT_UNKNOWN,
+    LoadTimeout,
     ProgressLine,
     add_predicates,
     defines_option,
+    echo,
     emit,
     guarded,
     load,
@@ -97,7 +101,16 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
     def body() -> int:
         engine = registry.get(args.method)
         _refuse_foreign(args)
-        system = add_predicates(load(args.model, args.defines), args.predicates)
+        try:
+            loaded = load(args.model, args.defines, args.timeout)
+        except LoadTimeout as e:
+            if not args.as_json:
+                raise
+            # nothing was checked: no property results, the whole run is unknown
+            payload = {"model": args.model, "method": args.method, "verdict": "unknown"}
+            echo(out, json.dumps({**payload, "results": [], "notes": [str(e)]}))
+            return EXIT_UNKNOWN
+        system = add_predicates(loaded, args.predicates)
         own = method_cli(args.method).build(args)
         show = args.progress if args.progress is not None else err.isatty()
         line = ProgressLine(err) if show else None

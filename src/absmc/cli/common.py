@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TextIO, TypeVar
@@ -29,6 +31,7 @@ from absmc.kernel.result import Result, peak_rss_mb
 from absmc.lang.basl import BaslAbstraction
 
 EXIT_USAGE: Final = 2
+EXIT_UNKNOWN: Final = 3
 EXIT_INTERNAL: Final = 4
 EXIT_INTERRUPTED: Final = 130
 
@@ -87,6 +90,9 @@ def guarded(body: Callable[[], int], err: TextIO, debug: bool = False) -> int:
     except KeyboardInterrupt:
         echo(err, "absmc: interrupted")
         return EXIT_INTERRUPTED
+    except LoadTimeout as e:
+        echo(err, f"absmc: {e} (verdict unknown)")
+        return EXIT_UNKNOWN
     except Exception as e:
         if debug:
             traceback.print_exc(file=err)
@@ -100,9 +106,18 @@ def guarded(body: Callable[[], int], err: TextIO, debug: bool = False) -> int:
     return EXIT_USAGE
 
 
-def load(model: str, defines: tuple[str, ...] = ()) -> System:
+class LoadTimeout(Exception):
+    """Loading the model took longer than the run's time limit (``seconds``)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"time limit of {seconds:g} s reached while loading the model")
+        self.seconds = seconds
+
+
+def load(model: str, defines: tuple[str, ...] = (), timeout: float | None = None) -> System:
     """Load a model file with the front end its extension names; ``defines`` are ``-D
-    NAME[=VALUE]`` items. Raises ``UsageError``, ``ModelError``, ``OSError``."""
+    NAME[=VALUE]`` items; ``timeout`` (seconds, main thread only) bounds the loading. Raises
+    ``UsageError``, ``ModelError``, ``OSError`` and ``LoadTimeout``."""
     from absmc.lang.loader import load_model
 
     defs: dict[str, str] = {}
@@ -111,7 +126,19 @@ def load(model: str, defines: tuple[str, ...] = ()) -> System:
         if not name:
             raise UsageError(f"bad definition '-D {d}' (expected NAME or NAME=VALUE)")
         defs[name] = value or "1"
-    return load_model(model, defs or None)
+    if timeout is None or threading.current_thread() is not threading.main_thread():
+        return load_model(model, defs or None)
+
+    def expire(signum: int, frame: object) -> None:
+        raise LoadTimeout(timeout)
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return load_model(model, defs or None)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def add_predicates(system: System, predicates: tuple[str, ...]) -> System:
