@@ -125,3 +125,32 @@ def test_timeout_covers_loading(monkeypatch: pytest.MonkeyPatch) -> None:
     res = json.loads(r.out)
     assert res["verdict"] == "unknown" and "while loading" in res["notes"][0]
     assert time.monotonic() - start < 20
+
+
+def test_prover_calls_are_bounded_by_the_time_left() -> None:
+    import time
+
+    from absmc.ir.expr import Const, Op
+    from absmc.logic.prover import Prover, Validity
+
+    prover = Prover(deadline=time.monotonic() - 1.0)
+    tautology = Op("==", (Const(1), Const(1)))
+    assert prover.validity(tautology) is Validity.UNKNOWN  # past the deadline: never valid
+    assert Prover().validity(tautology) is Validity.VALID
+
+
+def test_timeout_bounds_the_fourvalued_abstraction_and_the_under_refinement() -> None:
+    import time
+
+    start = time.monotonic()
+    code, res = _json(
+        ["check", str(EXAMPLES / "promela" / "lamport.pml"), "--method", "fourvalued",
+         "--timeout", "0.3"]
+    )  # fmt: skip
+    assert code == 3 and "time limit of 0.3 s" in res["results"][0]["reason"]  # type: ignore[index]
+    code, res = _json(
+        ["check", str(GCL_EXAMPLES / "nonterminating.gcl"), "--method", "under",
+         "--max-iterations", "1000", "--timeout", "1"]
+    )  # fmt: skip
+    assert code == 3 and "time limit" in res["results"][0]["reason"]  # type: ignore[index]
+    assert time.monotonic() - start < 15

@@ -51,10 +51,20 @@ class Prover:
     times slower per query, but it decides nonlinear integer facts (``n1 * n2`` and residues, as
     in the abstract-operator generation of paper 001, Section 4) on which the incremental solver
     answers ``unknown``.
+
+    ``deadline`` (a ``time.monotonic()`` instant, settable) bounds every call by the time left
+    of the run: past it a query answers ``unknown`` at once (never valid).
     """
 
-    def __init__(self, timeout_ms: int = 10_000, seed: int = 0, incremental: bool = True) -> None:
+    def __init__(
+        self,
+        timeout_ms: int = 10_000,
+        seed: int = 0,
+        incremental: bool = True,
+        deadline: float | None = None,
+    ) -> None:
         self.timeout_ms = timeout_ms
+        self.deadline = deadline
         self.seed = seed
         self.incremental = incremental
         self.tr = Z3Translator()
@@ -69,9 +79,24 @@ class Prover:
         s.set("random_seed", self.seed)
         return s
 
+    def _bound(self, s: z3.Solver) -> bool:
+        """Fit ``s``'s timeout to the time left before ``deadline``; ``False`` when none is."""
+        if self.deadline is None:
+            return True
+        left_ms = int((self.deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            return False
+        s.set("timeout", min(self.timeout_ms, left_ms) if self.timeout_ms else left_ms)
+        return True
+
     def _check(self, terms: Sequence[Z3Term]) -> z3.CheckSatResult:
+        if not self._bound(self._solver):
+            self.stats.calls += 1
+            self.stats.unknown += 1
+            return z3.unknown
         if not self.incremental:
             fresh = self._new_solver()
+            self._bound(fresh)
             for t in terms:
                 fresh.add(t)
             t0 = time.monotonic()
@@ -135,7 +160,7 @@ class Prover:
         try:
             s.add(self.tr(formula))
             self.stats.calls += 1
-            if s.check() != z3.sat:
+            if not self._bound(s) or s.check() != z3.sat:
                 return None
             m = s.model()
             out: dict[str, int | bool] = {}
@@ -158,6 +183,10 @@ class Prover:
         terms = [self.tr(p) for p in projection]
         found: list[tuple[bool, ...]] = []
         while limit is None or len(found) < limit:
+            if not self._bound(s):
+                self.stats.calls += 1
+                self.stats.unknown += 1
+                return found, False
             t0 = time.monotonic()
             res = s.check()
             self.stats.time_s += time.monotonic() - t0

@@ -27,6 +27,7 @@ explicit engine. For each property:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from absmc.kernel.result import PropertyResult, Result, Stats, Trace, TraceStep,
 from absmc.kernel.search import SearchOutcome, Violation, search
 from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import ReplayError, chain_rows, concretize, replay, run_path
+from absmc.logic.prover import Prover
 
 METHOD = "fourvalued"
 
@@ -373,12 +375,24 @@ def check_fourvalued(
     """
     selection = select_properties(system, options)
     t0 = time.monotonic()
+    timeout = options.limits.timeout
+    # every prover call is bounded by the time left of the run (past it: unknown, never valid)
+    prover = Prover(deadline=None if timeout is None else t0 + timeout)
     try:
         abstraction = build_abstraction(
-            system, selection.user, selection.deadlock, predicates, shortcut=shortcut
+            system, selection.user, selection.deadlock, predicates, prover, shortcut=shortcut
         )
     except AbstractionIncomplete as err:
-        return _incomplete(system, selection, str(err), time.monotonic() - t0)
+        spent = time.monotonic() - t0
+        why = str(err)
+        if timeout is not None and spent >= timeout:
+            why = f"time limit of {timeout:g} s reached while building the abstraction"
+        return _incomplete(system, selection, why, spent)
+    if timeout is not None:  # the searches get what the abstraction left of the time limit
+        left = max(0.001, t0 + timeout - time.monotonic())
+        options = dataclasses.replace(
+            options, limits=dataclasses.replace(options.limits, timeout=left)
+        )
     may = _search(abstraction.may, options, selection.deadlock)
     must = may if abstraction.must.exact else _search(abstraction.must, options, selection.deadlock)
     compiled = compile_system(system, selection.user)

@@ -137,8 +137,12 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     start = time.monotonic()
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
-    prover = Prover(timeout_ms=under.prover_timeout_ms) if under.prover == "z3" else None
     deadline = start + options.limits.timeout if options.limits.timeout is not None else None
+    prover = (
+        Prover(timeout_ms=under.prover_timeout_ms, deadline=deadline)
+        if under.prover == "z3"
+        else None
+    )
     phi = initial_predicates(system, under)
     loop = _Loop()
     streak: dict[int, int] = {}
