@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from absmc.ir.expr import Const, Expr, Op, Var
-from absmc.ir.intsem import shift, tdiv, tmod
+from absmc.ir.intsem import ARITHMETIC, tdiv, tmod
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, System
 from absmc.ir.walker import ExprWalker
@@ -33,14 +33,7 @@ class _Failure:
 Value = int | _Failure
 
 _BINARY: dict[str, Callable[[int, int], int]] = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "&": lambda a, b: a & b,
-    "|": lambda a, b: a | b,
-    "^": lambda a, b: a ^ b,
-    "<<": lambda a, b: shift(a, b, True),
-    ">>": lambda a, b: shift(a, b, False),
+    **ARITHMETIC,
     "==": lambda a, b: int(a == b),
     "!=": lambda a, b: int(a != b),
     "<": lambda a, b: int(a < b),

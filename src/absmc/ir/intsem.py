@@ -23,7 +23,7 @@ Integers are Python's unbounded ``int``s. The conventions are C's (and SPIN's, I
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -72,6 +72,20 @@ def wrap(value: int, lo: int, hi: int) -> int:
 #: The namespace generated code executes in (copy it before ``exec``, which adds names):
 #: ``_tdiv``, ``_tmod`` and ``_shift(a, b, left)`` as above. Generated source refers to these
 #: names only; :class:`absmc.ir.compile.PyExpr` emits calls to them.
+#: the total binary integer operators (no division: see :func:`tdiv`, :func:`tmod`), by spelling
+ARITHMETIC: Final[Mapping[str, Callable[[int, int], int]]] = MappingProxyType(
+    {
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "&": lambda a, b: a & b,
+        "|": lambda a, b: a | b,
+        "^": lambda a, b: a ^ b,
+        "<<": shl,
+        ">>": shr,
+    }
+)
+
 RUNTIME: Final[Mapping[str, Any]] = MappingProxyType(
     {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift}
 )

@@ -10,19 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op
-from absmc.ir.intsem import shift, tdiv, tmod
+from absmc.ir.intsem import ARITHMETIC, tdiv, tmod
 from absmc.ir.sorts import BOOL
 
-_ARITH: dict[str, Callable[[int, int], int]] = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "&": lambda a, b: a & b,
-    "|": lambda a, b: a | b,
-    "^": lambda a, b: a ^ b,
-    "<<": lambda a, b: shift(a, b, True),
-    ">>": lambda a, b: shift(a, b, False),
-}
+_ARITH = ARITHMETIC
 _CMP: dict[str, Callable[[int, int], bool]] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
