@@ -301,11 +301,6 @@ class CompiledSystem:
         return compile_expr_fn(self.system, e)
 
 
-#: the namespace generated code runs in (an alias of :data:`absmc.ir.intsem.RUNTIME`, kept for
-#: code being migrated to the public name)
-_RUNTIME = RUNTIME
-
-
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     """``e`` as a Python function of a state tuple."""
     tr = PyExpr(dict(system.index_of))

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from absmc.ir.steps import Failures, State, Successors
@@ -219,13 +220,20 @@ class Search:
             self.last_progress = now
             self.progress(Progress(len(self.store), self.out.transitions, depth, now - self.start))
 
-    def interrupted(self) -> None:
-        self.out.stopped = "interrupted by the user"
-        self.out.limit_hit = True
-
-    def out_of_memory(self) -> None:
-        self.out.stopped = "out of memory (the process could not allocate more)"
-        self.out.limit_hit = True
+    @contextmanager
+    def ending(self) -> Iterator[None]:
+        """How a search loop ends early: a limit or a first violation (``_Stop``, reason already
+        set), Ctrl-C, or a ``MemoryError`` — each leaves the statistics gathered so far."""
+        try:
+            yield
+        except _Stop:
+            pass
+        except KeyboardInterrupt:
+            self.out.stopped = "interrupted by the user"
+            self.out.limit_hit = True
+        except MemoryError:
+            self.out.stopped = "out of memory (the process could not allocate more)"
+            self.out.limit_hit = True
 
     def state_limit(self) -> None:
         noun = getattr(self.store, "noun", "states")
@@ -262,7 +270,7 @@ class Search:
         depth = 0
         transitions = 0
         expanded = 0
-        try:
+        with self.ending():
             if not ok(init):
                 self.check_state(init, lambda: [])
             while frontier:
@@ -331,12 +339,6 @@ class Search:
                 frontier, first_id = nxt, next_first
                 if frontier:
                     depth += 1
-        except _Stop:
-            pass
-        except KeyboardInterrupt:
-            self.interrupted()
-        except MemoryError:
-            self.out_of_memory()
         self.count = len(parent)
         self.out.transitions = transitions
         self.out.max_depth = max(self.out.max_depth, depth)
@@ -460,7 +462,7 @@ class Search:
 
         init = c.initial
         insert(init)
-        try:
+        with self.ending():
             if not ok(init):
                 self.check_state(init, lambda: [])
             push(init)
@@ -495,12 +497,6 @@ class Search:
                     self.out.transitions = transitions
                     self.check_state(t, stack_path)
                 push(t)
-        except _Stop:
-            pass
-        except KeyboardInterrupt:
-            self.interrupted()
-        except MemoryError:
-            self.out_of_memory()
         self.count = count
         self.out.transitions = transitions
         self.out.max_depth = max(self.out.max_depth, deepest)

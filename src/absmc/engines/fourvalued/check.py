@@ -54,7 +54,14 @@ from absmc.kernel.options import (
 from absmc.kernel.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.kernel.search import SearchOutcome, Violation, search
 from absmc.kernel.store import ExactStore
-from absmc.kernel.trace import ReplayError, chain_rows, concretize, replay, run_path
+from absmc.kernel.trace import (
+    ReplayError,
+    chain_rows,
+    concretize,
+    is_failing_property,
+    replay,
+    run_path,
+)
 from absmc.logic.prover import Prover
 
 METHOD = "fourvalued"
@@ -126,10 +133,6 @@ class _Decider:
         a cut there is no such deadlock (exact Systems check deadlock the built-in way)."""
         return not self.may.model.exact and self.may.compiled.cut_chains > 0
 
-    def failing(self, name: str) -> bool:
-        """Violations of ``name`` are transitions (the last label fails), not states."""
-        return name == NO_MODEL_ERROR or property_kind(self.system, name) == "assert"
-
     # -- concrete runs of abstract paths ------------------------------------------------
     def inside(self, abstract: State, s: State) -> bool:
         """The concrete state ``s`` lies in the concretization of the abstract state."""
@@ -150,7 +153,7 @@ class _Decider:
         the same concrete commands; ``guided`` (must-paths) requires it to lie in the next
         abstract state's concretization and otherwise takes any successor that does. Raises
         ``Unconfirmed`` (a ``ReplayError``) where no successor fits."""
-        failing = self.failing(name)
+        failing = is_failing_property(self.system, name)
         body = list(path[:-1]) if failing else list(path)
         states = run_path(run.compiled, body)
         steps = [run.concrete_commands(label) for label in path]
@@ -188,7 +191,7 @@ class _Decider:
         replayed."""
         run = self.may
         model = run.model
-        failing = self.failing(v.property)
+        failing = is_failing_property(self.system, v.property)
         path = v.path
         body = path[:-1] if failing else path
         states = run_path(run.compiled, body)

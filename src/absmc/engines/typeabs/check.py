@@ -51,6 +51,7 @@ from absmc.kernel.trace import (
     command_source,
     command_text,
     concretize,
+    is_failing_property,
     replay,
     run_path,
 )
@@ -120,14 +121,6 @@ def _search_properties(abstraction: Abstraction, selection: Selection) -> list[P
     return props
 
 
-def _failing(system: System, prop: str) -> bool:
-    """True when a counterexample of ``prop`` ends with the command that fails (a model error
-    or an assertion) rather than in a violating state."""
-    return prop == NO_MODEL_ERROR or (
-        prop != NO_DEADLOCK and property_kind(system, prop) == "assert"
-    )
-
-
 def abstract_trace(
     abstraction: Abstraction,
     compiled: CompiledSystem,
@@ -140,7 +133,7 @@ def abstract_trace(
     indices): abstract states with token names, one row per command of a chain, each showing
     the concrete command it abstracts (``[choose]`` when the step resolved a choice)."""
     concrete = abstraction.concrete
-    failing = _failing(concrete, prop) and bool(path)
+    failing = is_failing_property(concrete, prop) and bool(path)
     steps_path = list(path[:-1]) if failing else list(path)
     states = run_path(compiled, steps_path)
     steps = [TraceStep(0, abstraction.show(states[0]))]
@@ -213,7 +206,7 @@ def _confirm(
     replay it (§7): ``violated`` with the concrete trace when it executes and violates
     ``name``; otherwise ``unknown`` with the abstract trace and why."""
     steps = _concrete_steps(abstraction, cf_compiled, cf_index, cfv.path)
-    failing = name if _failing(abstraction.concrete, name) else None
+    failing = name if is_failing_property(abstraction.concrete, name) else None
     n = sum(len(s) for s in steps)
     try:
         path, failure = concretize(concrete, steps, failing)
@@ -353,7 +346,11 @@ def check_types(
                     break
         elif v is not None:
             trace = abstract_trace(abstraction, compiled, v.path, identity, name)
-            n = len(trace.steps) - 1 + (1 if trace.note and _failing(system, name) else 0)
+            n = (
+                len(trace.steps)
+                - 1
+                + (1 if trace.note and is_failing_property(system, name) else 0)
+            )
             reason = (
                 f"abstract counterexample of {_steps(n)} uses choose and may be spurious; "
                 "no choose-free counterexample exists"
