@@ -236,7 +236,7 @@ class Search:
             self.out.limit_hit = True
 
     def state_limit(self) -> None:
-        noun = getattr(self.store, "noun", "states")
+        noun = self.store.noun
         self.out.stopped = f"state limit of {self.limits.max_states} {noun} reached"
         self.out.limit_hit = True
         raise _Stop
