@@ -16,6 +16,7 @@ from enum import StrEnum
 import z3
 
 from absmc.ir.expr import Expr, Op
+from absmc.logic import interrupt
 from absmc.logic.z3conv import Z3Term, Z3Translator
 
 
@@ -68,12 +69,16 @@ class Prover:
         self.seed = seed
         self.incremental = incremental
         self.tr = Z3Translator()
+        interrupt.watch(self.tr.ctx)
         self.stats = ProverStats()
         self._valid_cache: dict[Expr, Validity] = {}
         self._solver = self._new_solver()
 
     def _new_solver(self) -> z3.Solver:
         s = z3.Solver(ctx=self.tr.ctx)
+        # Z3's own Ctrl-C handler would cancel the call and swallow the signal (the run then
+        # went on as after a timeout); logic.interrupt cancels it and Python still raises
+        s.set("ctrl_c", False)
         if self.timeout_ms:
             s.set("timeout", self.timeout_ms)
         s.set("random_seed", self.seed)

@@ -1,0 +1,87 @@
+"""Ctrl-C and SIGTERM reach a running Z3 call (absmc.logic.interrupt; issue: robustness)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from absmc.ir.expr import Const, Expr, Op, Var
+from absmc.ir.sorts import INT
+from absmc.logic.prover import Prover
+
+from .conftest import GCL_EXAMPLES, ROOT
+
+
+def _cube(v: Expr) -> Expr:
+    return Op("*", (v, Op("*", (v, v))))
+
+
+def _fermat_cubes() -> Expr:
+    """x³ + y³ = z³ with x, y > 1: Z3 searches without end (no timeout set below)."""
+    x, y, z = (Var(n, INT) for n in "xyz")
+    return Op(
+        "&&",
+        (
+            Op("==", (Op("+", (_cube(x), _cube(y))), _cube(z))),
+            Op("&&", (Op(">", (x, Const(1))), Op(">", (y, Const(1))))),
+        ),
+    )
+
+
+@pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread(),
+    reason="signal handlers run in the main thread only",
+)
+def test_sigint_interrupts_a_running_solver_call() -> None:
+    prover = Prover(timeout_ms=0, incremental=False)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            prover.satisfiable(_fermat_cubes())
+    finally:
+        timer.cancel()
+    # Z3's own Ctrl-C handler used to cancel the call and swallow the signal: no
+    # KeyboardInterrupt at all; without the watcher the call would never return
+    assert time.monotonic() - start < 10
+
+
+def test_ctrl_c_ends_under_inside_the_prover_with_statistics() -> None:
+    """`absmc check nonterminating.gcl --method under --max-iterations 1000` spends its time in
+    Z3; Ctrl-C used to cancel one solver call and the refinement went on."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "absmc.cli",
+            "check",
+            str(GCL_EXAMPLES / "nonterminating.gcl"),
+            "--method",
+            "under",
+            "--max-iterations",
+            "1000",
+            "--json",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < 5, "Ctrl-C took effect only after the solver call"
+    assert proc.returncode == 3, err
+    res = json.loads(out)
+    first = res["results"][0]
+    assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
