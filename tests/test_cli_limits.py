@@ -5,6 +5,7 @@ unwrapped text when the output is not a terminal."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,28 @@ def test_timeout_bounds_the_fourvalued_abstraction_and_the_under_refinement() ->
     )  # fmt: skip
     assert code == 3 and "time limit" in res["results"][0]["reason"]  # type: ignore[index]
     assert time.monotonic() - start < 15
+
+
+def test_timeout_bounds_the_operator_tables_of_types(tmp_path: Path) -> None:
+    """`--method types` spends its time generating abstract operator tables (thousands of
+    nonlinear implication checks for range(0,19)); `--timeout` used to wait for all of them."""
+    model = tmp_path / "mul.gcl"
+    model.write_text(
+        "var a, b : int;\nvar pc : 0..1;\n"
+        "process P { pc == 0 -> a := a * b + a / (b + 1), b := b % 3 - a, pc := 1; }\n"
+        "invariant ok: a * b >= 0 || b < 0;\n"
+    )
+    start = time.monotonic()
+    r = run_cli(
+        "check", str(model), "--method", "types",
+        "--abstract", "a=range(0,19)", "--abstract", "b=range(0,19)",
+        "--timeout", "0.5", "--json",
+    )  # fmt: skip
+    assert time.monotonic() - start < 15
+    assert r.code == 3
+    res = json.loads(r.out)
+    assert res["verdict"] == "unknown"
+    assert (
+        "time limit reached while generating abstract operator tables"
+        in res["results"][0]["reason"]
+    )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from absmc.engines.typeabs.domains import Domain
 from absmc.engines.typeabs.infer import Typing, join
-from absmc.engines.typeabs.operators import OperatorLibrary
+from absmc.engines.typeabs.operators import GenerationTimeout, OperatorLibrary
 from absmc.ir.compile import may_raise
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import (
@@ -106,10 +106,6 @@ class Alt:
 
 def _infeasible(conds: tuple[Expr, ...]) -> bool:
     return FALSE in conds
-
-
-class GenerationTimeout(Exception):
-    """Generating the abstract System ran past its deadline (``time.monotonic()`` instant)."""
 
 
 def merge_equal(alts: list[Alt]) -> list[Alt]:

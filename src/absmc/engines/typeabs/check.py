@@ -106,6 +106,7 @@ def build_abstraction(
     ``"bindings"``), ``ModelError`` (type conflicts, BASL errors) and ``GenerationTimeout``
     past ``deadline`` (a ``time.monotonic()`` instant)."""
     lib = library or OperatorLibrary()
+    lib.prover.deadline = deadline
     bindings = resolve_bindings(types.bindings, user_domains(types.basl, lib))
     if not bindings and types.rest != "point":
         raise OptionError("needs at least one VAR=DOMAIN binding (nothing to abstract)", "bindings")

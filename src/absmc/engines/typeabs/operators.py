@@ -26,6 +26,7 @@ time (satisfiable nonlinear queries can be slow); tokens are still dropped only 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -331,13 +332,23 @@ class StoreOutcome:
     error: bool
 
 
+class GenerationTimeout(Exception):
+    """Generating the abstract System (or an operator table it needs) ran past its deadline
+    (``time.monotonic()`` instant)."""
+
+
 @dataclass
 class OperatorLibrary:
     """Abstract operator tables per (domain, operator), generated on first use with one
     prover (fresh solver per query: the nonlinear facts of ``*``, ``/``, ``%`` need Z3's
     non-incremental tactics) and cached. User-written operators are checked for safety
     first: an unsafe entry raises ``ModelError`` at its location in the BASL file.
-    ``witnesses`` lets concrete values refute implications before the prover is asked."""
+    ``witnesses`` lets concrete values refute implications before the prover is asked.
+
+    The prover's ``deadline`` (``time.monotonic()`` instant, settable) bounds table generation:
+    once it has passed, the table or store outcome being built is not kept (undecided
+    implications would leave it coarser than the domain allows) and :class:`GenerationTimeout`
+    is raised."""
 
     witnesses: bool = True
     prover: Prover = field(
@@ -359,6 +370,7 @@ class OperatorLibrary:
                 raise ModelError(issues[0].message, issues[0].span)
         else:
             table = generate_table(domain, o, self.prover, self.witnesses)
+        self._in_time()
         self.tables[key] = table
         return table
 
@@ -386,8 +398,14 @@ class OperatorLibrary:
             fits = sat(conj([p, inside])) is not Validity.INVALID
             spills = sat(conj([p, neg(inside)])) is not Validity.INVALID
             out = StoreOutcome(frozenset({token}) if fits else frozenset(), spills)
+        self._in_time()
         self.stores[key] = out
         return out
+
+    def _in_time(self) -> None:
+        deadline = self.prover.deadline
+        if deadline is not None and time.monotonic() >= deadline:
+            raise GenerationTimeout("time limit reached while generating abstract operator tables")
 
     @property
     def checks(self) -> int:
@@ -412,6 +430,7 @@ __all__ = [
     "ALL_OPS",
     "ARITH_OPS",
     "BINARY_OPS",
+    "GenerationTimeout",
     "N",
     "OpTable",
     "OperatorLibrary",
