@@ -26,14 +26,21 @@ def run_simulate(
     """Run ``model`` once for at most ``steps`` steps, choosing among enabled commands at
     random (``seed``: reproducible), and print the run on ``out``. Returns the exit code: 1
     when the run violates a property (an assertion, an invariant, a model error, a deadlock),
-    3 when Ctrl-C interrupted it (the run so far is printed), else 0."""
+    3 when Ctrl-C interrupted it (the run so far is printed), else 0. What the model prints
+    (Promela's ``printf``) is written to ``out`` as the run goes, before the run's table (in
+    JSON: ``"output"``)."""
 
     def body() -> int:
         from absmc.kernel.simulate import simulate as run_simulation
 
         system = load(model, defines)
         t0 = time.monotonic()
-        run = run_simulation(system, steps, seed)
+
+        def show(text: str) -> None:
+            out.write(text)
+            out.flush()
+
+        run = run_simulation(system, steps, seed, None if as_json else show)
         if as_json:
             payload: dict[str, Any] = {
                 "model": model,
@@ -42,6 +49,7 @@ def run_simulate(
                 "steps": run.steps,
                 "violated": run.violated,
                 "interrupted": run.interrupted,
+                "output": run.output,
                 "time_s": round(time.monotonic() - t0, 6),
                 "trace": [s.to_json() for s in run.trace.steps],
             }
@@ -49,6 +57,8 @@ def run_simulate(
         else:
             from absmc.report.text import trace_table
 
+            if run.output and not run.output.endswith("\n"):
+                out.write("\n")
             con = console(out)
             n = run.steps
             rows = len(run.trace.steps) - 1

@@ -31,6 +31,18 @@ NO_MODEL_ERROR: Final = "no-model-error"
 
 
 @dataclass(frozen=True, slots=True)
+class Print:
+    """Output a command writes when it executes (Promela's ``printf``/``printm``; SPIN prints it
+    in simulation runs only): ``format`` is SPIN's format string as written (escapes such as
+    ``\\n`` not yet interpreted), ``args`` are expressions over the command's pre-state,
+    ``names`` the mtype names by value for ``%e``. Searches ignore it."""
+
+    format: str
+    args: tuple[Expr, ...] = ()
+    names: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Variable:
     """A state variable: name, sort and initial value (bools as 0/1)."""
 
@@ -83,6 +95,8 @@ class Command:
       the guard.
     * ``source_text``: the source statement(s) the command stands for, shown in traces instead
       of the guarded-command form when set.
+    * ``prints``: output (:class:`Print`) written when the command executes, in order; only
+      ``absmc simulate`` shows it.
     """
 
     process: str
@@ -96,6 +110,7 @@ class Command:
     asserts: tuple[tuple[str, Expr], ...] = ()
     errors: tuple[tuple[Expr, str], ...] = ()
     source_text: str | None = field(default=None, compare=False)
+    prints: tuple[Print, ...] = field(default=(), compare=False)
 
     def format_updates(self) -> str:
         """The right-hand side in GCL syntax (``skip`` when there are no updates)."""

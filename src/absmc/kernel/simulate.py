@@ -4,10 +4,13 @@ seeded random generator (SPIN's ``spin -n SEED`` random simulation)."""
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from absmc.ir.compile import compile_system
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.ir.evaluate import EvalError, env_of, evaluate
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Print, System
 from absmc.kernel.result import Trace
 from absmc.kernel.trace import command_text, to_trace
 
@@ -26,16 +29,64 @@ class SimulationRun:
     steps: int = 0
     violated: str | None = None
     interrupted: bool = False
+    output: str = ""
 
 
-def simulate(system: System, steps: int = 100, seed: int | None = None) -> SimulationRun:
+_SPEC = re.compile(r"%([-+ 0#]*)(\d*)([diuxXocse%])")
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r"}
+
+
+def render_print(pr: Print, env: dict[str, int]) -> str:
+    """The text SPIN's simulator writes for ``pr`` in a state (``env``: variable -> value):
+    ``%d %i %u %x %X %o %c`` with flags and width as C's printf, ``%e`` an mtype name
+    (``printm``), ``%%``, and the escapes ``\\n \\t \\r \\\\ \\"``. An argument that is a
+    model error (e.g. a division by zero) prints as ``?``; missing arguments print nothing."""
+    fmt = pr.format
+    if len(fmt) >= 2 and fmt[0] == fmt[-1] == '"':
+        fmt = fmt[1:-1]
+    fmt = re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), fmt)
+    names = dict(pr.names)
+    args = iter(pr.args)
+
+    def one(m: re.Match[str]) -> str:
+        flags, width, conv = m.groups()
+        if conv == "%":
+            return "%"
+        arg = next(args, None)
+        if arg is None:
+            return ""
+        try:
+            v = evaluate(arg, env)
+        except EvalError:
+            return "?"
+        if conv == "e":
+            return names.get(v, str(v))
+        if conv == "c":
+            return chr(v & 0xFF)
+        if conv in "ux":
+            conv = "d" if conv == "u" else "x"
+            v &= 0xFFFFFFFF
+        spec = f"%{flags}{width}{'d' if conv in 'is' else conv}"
+        return spec % v
+
+    return _SPEC.sub(one, fmt)
+
+
+def simulate(
+    system: System,
+    steps: int = 100,
+    seed: int | None = None,
+    on_output: Callable[[str], None] | None = None,
+) -> SimulationRun:
     """Run at most ``steps`` random steps from the initial state.
 
     Ends early at a deadlock (or valid end state), at a model error (the trace ends before the
     failing command; ``ending`` names it), when a property of the model is violated
     (``violated`` names it: a deadlock counts as ``no-deadlock``), or at Ctrl-C
     (``interrupted``; the run so far is returned).
-    ``seed`` defaults to a random one, reported in the result for reproduction.
+    ``seed`` defaults to a random one, reported in the result for reproduction. The output of
+    the commands executed (``Command.prints``: Promela's ``printf``) is collected in
+    ``output`` and passed to ``on_output`` as it is written.
     """
     if seed is None:
         seed = random.randrange(1 << 31)
@@ -47,6 +98,24 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
     ending = f"stopped after {steps} step{'s' if steps != 1 else ''} (the step bound)"
     violated: str | None = None
     interrupted = False
+    written: list[str] = []
+    printing = any(c.prints for c in system.commands)
+
+    def write(ci: int, state: tuple[int, ...]) -> None:
+        """The output of the commands of step ``ci`` (a chain runs command by command)."""
+        for c in compiled.commands_of(ci):
+            cmd = system.commands[c]
+            if cmd.prints:
+                env = env_of(system, state)
+                text = "".join(render_print(pr, env) for pr in cmd.prints)
+                written.append(text)
+                if on_output is not None:
+                    on_output(text)
+            nxt, _ = compiled.step(c, state)
+            if nxt is None:
+                return
+            state = nxt
+
     bad = [compiled.properties[k].name for k in compiled.violated(state)]
     if bad:
         ending = f"property '{bad[0]}' is violated in the initial state"
@@ -75,6 +144,8 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
                     )
                     violated = NO_MODEL_ERROR
                     break
+                if printing:
+                    write(ci, state)
                 state = nxt
                 states.append(state)
                 path.append(ci)
@@ -91,4 +162,4 @@ def simulate(system: System, steps: int = 100, seed: int | None = None) -> Simul
             ending = f"interrupted by the user after {len(path)} steps"
             interrupted = True
     trace = to_trace(compiled, states, path)
-    return SimulationRun(trace, ending, seed, len(path), violated, interrupted)
+    return SimulationRun(trace, ending, seed, len(path), violated, interrupted, "".join(written))

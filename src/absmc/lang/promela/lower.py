@@ -27,7 +27,7 @@ from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
 from absmc.ir.sorts import BOOL
 from absmc.ir.span import ModelError, SourceSpan
-from absmc.ir.system import Command, Process, Property, System, Variable
+from absmc.ir.system import Command, Print, Process, Property, System, Variable
 from absmc.lang.promela.ast import ChanInit, Model, Node, ProcDecl, VarDecl
 from absmc.lang.promela.fsm import D_ATOM, El, ProcFSM, Trans, build_fsm, huntstart
 from absmc.lang.promela.simplify import conj, disj, mk, neg
@@ -109,6 +109,7 @@ class Path:
     error: str | None = None
     msg: list[Expr] | None = None  # rendezvous message (sender side)
     chan: int | None = None  # rendezvous channel id
+    prints: list[Print] = field(default_factory=list)
 
     def copy(self) -> Path:
         return Path(
@@ -119,6 +120,7 @@ class Path:
             self.error,
             self.msg,
             self.chan,
+            list(self.prints),
         )
 
     def val(self, name: str, sort: Any) -> Expr:
@@ -575,6 +577,12 @@ class Lowerer:
     def exec_el(self, el: El, p: Path, ctx: _Ctx, first: bool) -> list[Path]:
         n = el.n
         k = el.kind
+        if k in ("print", "printm") and n is not None:
+            fmt = "%e" if k == "printm" else (n.name or "")
+            args = tuple(self.ev(a, p, ctx, []) for a in n.args)
+            names = tuple(sorted((v, m) for m, v in self.mtypes.items()))
+            p.prints.append(Print(fmt, args, names))
+            return [p]
         if k in ("goto", ".", "break_tgt", "print", "printm", "else"):
             return [p]
         assert n is not None
@@ -1390,6 +1398,7 @@ class Lowerer:
                 asserts=tuple(p.asserts),
                 errors=errors,
                 source_text=text,
+                prints=tuple(p.prints),
             )
         )
 
