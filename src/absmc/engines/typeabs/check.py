@@ -226,9 +226,9 @@ def _confirm(
                 message = "deadlock: no command is enabled"
             else:
                 message = f"{property_kind(abstraction.concrete, name)} '{name}' violated"
-            return (
+            return (  # steps as the trace shows them (a failing assertion is not a row)
                 Verdict.VIOLATED,
-                f"{message}; choose-free counterexample of {_steps(n)}, "
+                f"{message}; choose-free counterexample of {_steps(len(trace.steps) - 1)}, "
                 "replayed on the concrete model",
                 trace,
             )
