@@ -82,7 +82,6 @@ def test_sigterm_ends_a_search_with_unknown_statistics_and_json(tmp_path: Path) 
     import signal
     import subprocess
     import sys
-    import time
 
     from .conftest import ROOT
 
@@ -92,13 +91,17 @@ def test_sigterm_ends_a_search_with_unknown_statistics_and_json(tmp_path: Path) 
         "process Q { y < 100000 -> y := y + 1; }\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "absmc.cli", "check", str(model), "--json", "--no-deadlock"],
+        [
+            sys.executable, "-m", "absmc.cli", "check", str(model),
+            "--json", "--no-deadlock", "--progress",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    time.sleep(3.0)  # loading and compiling take well under this; the search takes minutes
+    )  # fmt: skip
+    assert proc.stderr is not None
+    proc.stderr.readline()  # the first progress line (about 1 s into the search)
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 3
@@ -184,3 +187,38 @@ def test_timeout_bounds_the_operator_tables_of_types(tmp_path: Path) -> None:
         "time limit reached while generating abstract operator tables"
         in res["results"][0]["reason"]
     )
+
+
+SQUARING = """\
+var x : int = 2;
+var n : int;
+process P { true -> x := x * x, n := n + 1; }
+invariant small: n < 100;
+"""
+
+
+@pytest.mark.parametrize("method", ["explicit", "under", "fourvalued"])
+def test_an_exploding_integer_ends_the_run_with_unknown(tmp_path: Path, method: str) -> None:
+    """`x := x * x` doubles x's size each step: the 32nd product alone took seconds and
+    `--timeout` was not honoured (one multiplication is one bytecode)."""
+    model = tmp_path / "square.gcl"
+    model.write_text(SQUARING)
+    extra = ["--predicate", "x > 0"] if method == "fourvalued" else []
+    start = time.monotonic()
+    r = run_cli("check", str(model), "--method", method, "--timeout", "3", *extra, "--json")
+    assert time.monotonic() - start < 30
+    assert r.code == 3, r.err
+    first = json.loads(r.out)["results"][0]
+    assert first["verdict"] == "unknown"
+    if method == "explicit":
+        assert "integer product exceeds" in first["reason"]
+        assert first["stats"]["states"] == 20  # 2^(2^19) is the last square computed
+
+
+def test_simulate_stops_at_an_exploding_integer_and_prints_its_size(tmp_path: Path) -> None:
+    model = tmp_path / "square.gcl"
+    model.write_text(SQUARING)
+    r = run_cli("simulate", str(model), "--steps", "40")
+    assert r.code == 0, r.err
+    assert "stopped after 19 steps: an integer product exceeds" in r.out
+    assert "x=<524289-bit integer>" in r.out

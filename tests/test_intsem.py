@@ -112,3 +112,26 @@ def test_compiled_expression_functions_use_the_shared_runtime() -> None:
     sx, sy = (Var(n, system.by_name[n].sort) for n in ("x", "y"))
     fn = compile_expr_fn(system, Op("+", (Op("%", (sx, sy)), Op(">>", (sx, sy)))))
     assert fn(system.initial_state()) == tmod(-7, 2) + shift(-7, 2, False)
+
+
+def test_products_past_max_bits_raise_in_every_layer() -> None:
+    from absmc.ir.compile import compile_expr_fn
+    from absmc.ir.evaluate import evaluate
+    from absmc.ir.expr import Op, Var
+    from absmc.ir.intsem import MAX_BITS, IntegerTooLarge, mul
+    from absmc.ir.sorts import INT
+    from absmc.ir.system import Process, System, Variable
+
+    big = 1 << (MAX_BITS // 2)
+    assert mul(big, 3) == big * 3
+    with pytest.raises(IntegerTooLarge):
+        mul(big, big)
+    x = Var("x", INT)
+    square = Op("*", (x, x))
+    with pytest.raises(IntegerTooLarge):
+        evaluate(square, {"x": big})
+    system = System((Variable("x", INT),), (Process("P"),), ())
+    f = compile_expr_fn(system, square)
+    assert f((5,)) == 25
+    with pytest.raises(IntegerTooLarge):
+        f((big,))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Mapping
@@ -24,6 +25,7 @@ from rich.live import Live
 from rich.text import Text
 
 from absmc.errors import CapabilityError, ExportError, OptionError, UsageError
+from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.kernel.options import Progress
@@ -78,6 +80,7 @@ def guarded(body: Callable[[], int], err: TextIO, debug: bool = False) -> int:
     """Run ``body`` and return its exit code; every error becomes one line on ``err`` and an
     exit code (module docstring), never a traceback unless ``debug`` (or ``ABSMC_DEBUG``)."""
     debug = debug or bool(os.environ.get("ABSMC_DEBUG"))
+    sys.set_int_max_str_digits(0)  # JSON writes unbounded integers in full (up to MAX_BITS)
     try:
         return body()
     except ModelError as e:
@@ -92,6 +95,9 @@ def guarded(body: Callable[[], int], err: TextIO, debug: bool = False) -> int:
         return EXIT_INTERRUPTED
     except LoadTimeout as e:
         echo(err, f"absmc: {e} (verdict unknown)")
+        return EXIT_UNKNOWN
+    except IntegerTooLarge as e:  # a resource limit met outside a search
+        echo(err, f"absmc: stopped: {e} (verdict unknown)")
         return EXIT_UNKNOWN
     except Exception as e:
         if debug:

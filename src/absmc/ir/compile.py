@@ -42,7 +42,7 @@ from typing import Any
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
-from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.sorts import INT, BoolSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
@@ -55,11 +55,16 @@ class PyExpr(ExprWalker[str]):
     """Translates IR expressions into Python source over local names ``v0, v1, ...`` (the
     index of the variable in ``index_of``); ``/``, ``%``, ``<<`` and ``>>`` become calls of
     :data:`absmc.ir.intsem.RUNTIME`'s functions. An iterative walk: any depth translates (Python's
-    own ``compile`` may still refuse very deeply nested source)."""
+    own ``compile`` may still refuse very deeply nested source).
 
-    def __init__(self, index_of: dict[str, int]) -> None:
+    A product of two non-constant operands that both mention a variable of ``unbounded`` (the
+    unbounded ``int`` variables) becomes ``_mul(a, b)``, which stops a product growing past
+    :data:`absmc.ir.intsem.MAX_BITS` bits (``IntegerTooLarge``)."""
+
+    def __init__(self, index_of: dict[str, int], unbounded: frozenset[str] = frozenset()) -> None:
         super().__init__(transient=True)
         self.index_of = index_of
+        self.unbounded = _Mentions(unbounded) if unbounded else None
 
     def name(self, var: str) -> str:
         """The local name of variable ``var``."""
@@ -114,6 +119,12 @@ class PyExpr(ExprWalker[str]):
     def walk_mod(self, e: Op, a: list[str]) -> str:
         return f"_tmod({a[0]}, {a[1]})"
 
+    def walk_mul(self, e: Op, a: list[str]) -> str:
+        big = self.unbounded
+        if big is not None and all(not isinstance(x, Const) and big.walk(x) for x in e.args):
+            return f"_mul({a[0]}, {a[1]})"
+        return self.walk_op(e, a)
+
     def walk_op(self, e: Op, a: list[str]) -> str:
         # the remaining binary operators are spelled as in Python; a left-nested chain of
         # + and - (or of *) is written without inner parentheses (left-associative in Python
@@ -121,9 +132,36 @@ class PyExpr(ExprWalker[str]):
         left = e.args[0]
         first = a[0]
         group = _CHAIN.get(e.op)
-        if group is not None and isinstance(left, Op) and _CHAIN.get(left.op) == group:
+        if (
+            group is not None
+            and isinstance(left, Op)
+            and _CHAIN.get(left.op) == group
+            and first.startswith("(")  # not a call such as _mul(...)
+        ):
             first = first[1:-1]
         return f"({first} {e.op} {a[1]})"
+
+
+class _Mentions(ExprWalker[bool]):
+    """Does an expression mention one of ``names``? (memoized across walks)"""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        super().__init__(memoize_across_walks=True)
+        self.names = names
+
+    def walk_const(self, e: Const) -> bool:
+        return False
+
+    def walk_var(self, e: Var) -> bool:
+        return e.name in self.names
+
+    def walk_op(self, e: Op, a: list[bool]) -> bool:
+        return any(a)
+
+
+def unbounded_ints(system: System) -> frozenset[str]:
+    """The variables of ``system`` of the unbounded sort ``int``."""
+    return frozenset(v.name for v in system.variables if v.sort == INT)
 
 
 class _Depth(ExprWalker[int]):
@@ -303,7 +341,7 @@ class CompiledSystem:
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     """``e`` as a Python function of a state tuple."""
-    tr = PyExpr(dict(system.index_of))
+    tr = PyExpr(dict(system.index_of), unbounded_ints(system))
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
@@ -434,7 +472,7 @@ def _runs(cmds: Sequence[Command]) -> list[list[Command]]:
 class _Gen:
     def __init__(self, system: System, props: Sequence[Property]) -> None:
         self.system = system
-        self.tr = PyExpr(dict(system.index_of))
+        self.tr = PyExpr(dict(system.index_of), unbounded_ints(system))
         self.lines: list[str] = []
         self.n = len(system.variables)
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}

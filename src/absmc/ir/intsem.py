@@ -16,6 +16,9 @@ Integers are Python's unbounded ``int``s. The conventions are C's (and SPIN's, I
 * ``<<`` and ``>>`` act on two's-complement unbounded integers (``>>`` is arithmetic:
   ``-9 >> 1 == -5``); a negative count gives 0, and so does a left shift by more than
   :data:`MAX_SHIFT` bits (a guard against building huge numbers);
+* a product of two unbounded integers whose operands have more than :data:`MAX_BITS` bits
+  together raises :class:`IntegerTooLarge` (``x := x * x`` doubles the size of ``x`` at every
+  step): not a model error, a resource limit that ends a search with ``unknown``;
 * a finite range ``lo..hi`` with ``overflow="wrap"`` reduces a value modulo its size
   ``hi - lo + 1`` into ``lo..hi`` (the two's-complement truncation of Promela's ``byte``,
   ``short``, ``int``).
@@ -29,6 +32,25 @@ from typing import Any, Final
 
 #: left shifts by more than this many bits give 0 (see the module docstring)
 MAX_SHIFT: Final = 4096
+
+#: the largest product computed, in bits (operands' bit lengths added; 2^20 bits = 128 KiB)
+MAX_BITS: Final = 1 << 20
+
+
+class IntegerTooLarge(Exception):
+    """A product would exceed :data:`MAX_BITS` bits: a resource limit (like memory), not a
+    model error; searches stop with verdict ``unknown`` and this message."""
+
+
+def mul(a: int, b: int) -> int:
+    """``a * b``; raises :class:`IntegerTooLarge` before computing a product of more than
+    :data:`MAX_BITS` bits (each such step would take seconds and doubles in cost)."""
+    if a.bit_length() + b.bit_length() > MAX_BITS:
+        raise IntegerTooLarge(
+            f"an integer product exceeds {MAX_BITS} bits (an unbounded integer grows without "
+            "bound, e.g. x := x * x)"
+        )
+    return a * b
 
 
 def tdiv(a: int, b: int) -> int:
@@ -69,15 +91,12 @@ def wrap(value: int, lo: int, hi: int) -> int:
     return (value - lo) % (hi - lo + 1) + lo
 
 
-#: The namespace generated code executes in (copy it before ``exec``, which adds names):
-#: ``_tdiv``, ``_tmod`` and ``_shift(a, b, left)`` as above. Generated source refers to these
-#: names only; :class:`absmc.ir.compile.PyExpr` emits calls to them.
 #: the total binary integer operators (no division: see :func:`tdiv`, :func:`tmod`), by spelling
 ARITHMETIC: Final[Mapping[str, Callable[[int, int], int]]] = MappingProxyType(
     {
         "+": lambda a, b: a + b,
         "-": lambda a, b: a - b,
-        "*": lambda a, b: a * b,
+        "*": mul,
         "&": lambda a, b: a & b,
         "|": lambda a, b: a | b,
         "^": lambda a, b: a ^ b,
@@ -86,8 +105,11 @@ ARITHMETIC: Final[Mapping[str, Callable[[int, int], int]]] = MappingProxyType(
     }
 )
 
+#: The namespace generated code executes in (copy it before ``exec``, which adds names):
+#: ``_tdiv``, ``_tmod``, ``_shift(a, b, left)`` and ``_mul`` as above. Generated source refers
+#: to these names only; :class:`absmc.ir.compile.PyExpr` emits calls to them.
 RUNTIME: Final[Mapping[str, Any]] = MappingProxyType(
-    {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift}
+    {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift, "_mul": mul}
 )
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.steps import Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
 from absmc.kernel.memory import current_rss_mb
@@ -223,7 +224,8 @@ class Search:
     @contextmanager
     def ending(self) -> Iterator[None]:
         """How a search loop ends early: a limit or a first violation (``_Stop``, reason already
-        set), Ctrl-C, or a ``MemoryError`` — each leaves the statistics gathered so far."""
+        set), Ctrl-C, a ``MemoryError`` or an integer past ``intsem.MAX_BITS`` — each leaves the
+        statistics gathered so far."""
         try:
             yield
         except _Stop:
@@ -233,6 +235,9 @@ class Search:
             self.out.limit_hit = True
         except MemoryError:
             self.out.stopped = "out of memory (the process could not allocate more)"
+            self.out.limit_hit = True
+        except IntegerTooLarge as err:
+            self.out.stopped = str(err)
             self.out.limit_hit = True
 
     def state_limit(self) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import EvalError, env_of, evaluate
+from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Print, System
 from absmc.kernel.result import Trace
 from absmc.kernel.trace import command_text, to_trace
@@ -161,5 +162,7 @@ def simulate(
         except KeyboardInterrupt:
             ending = f"interrupted by the user after {len(path)} steps"
             interrupted = True
+        except IntegerTooLarge as err:
+            ending = f"stopped after {len(path)} steps: {err}"
     trace = to_trace(compiled, states, path)
     return SimulationRun(trace, ending, seed, len(path), violated, interrupted, "".join(written))

@@ -14,9 +14,16 @@ _STYLE = {Verdict.HOLDS: "bold green", Verdict.VIOLATED: "bold red", Verdict.UNK
 _MARK = {Verdict.HOLDS: "✓", Verdict.VIOLATED: "✗", Verdict.UNKNOWN: "?"}
 
 
+#: integers longer than this many bits are shown by their size (tables stay readable; JSON
+#: has every digit)
+_SHOWN_BITS = 200
+
+
 def _fmt_value(v: StateValue) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, int) and v.bit_length() > _SHOWN_BITS:
+        return f"{'-' if v < 0 else ''}<{v.bit_length()}-bit integer>"
     return str(v)
 
 

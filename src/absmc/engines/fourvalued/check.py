@@ -43,6 +43,7 @@ from absmc.engines.fourvalued.build import (
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
 from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
+from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.options import (
@@ -279,7 +280,14 @@ class _Decider:
             return PropertyResult(name, kind, METHOD, Verdict.HOLDS, reason, stats, extra=extra)
         if value is Belnap.FALSE:
             assert must_v is not None
-            trace = self.witness(name, must_v)
+            try:
+                trace = self.witness(name, must_v)
+            except IntegerTooLarge as err:  # the concrete run exists but is too big to build
+                extra["undecided"] = "concrete witness too large"
+                reason = f"value f, but its concrete witness was not built: {err}"
+                return PropertyResult(
+                    name, kind, METHOD, Verdict.UNKNOWN, reason, stats, extra=extra
+                )
             extra["confirmed_by"] = "must-system"
             reason = (
                 f"value f: violated in the must-abstraction (under-approximation); concrete "

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.compile import PyExpr, may_raise
+from absmc.ir.compile import PyExpr, may_raise, unbounded_ints
 from absmc.ir.expr import Expr, conj, const, substitute
 from absmc.ir.intsem import runtime_namespace
 from absmc.ir.printer import format_expr
@@ -102,7 +102,7 @@ class Abstraction:
 
     def _compile(self) -> Callable[[tuple[int, ...]], AbstractState]:
         sys = self.system
-        tr = PyExpr(dict(sys.index_of))
+        tr = PyExpr(dict(sys.index_of), unbounded_ints(sys))
         n = len(sys.variables)
         lines = ["def alpha(s):"]
         if n:
