@@ -16,7 +16,7 @@ from enum import StrEnum
 import z3
 
 from absmc.ir.expr import Expr, Op
-from absmc.logic import interrupt
+from absmc.logic.interrupt import watch as watch_interrupts
 from absmc.logic.z3conv import Z3Term, Z3Translator
 
 
@@ -69,7 +69,7 @@ class Prover:
         self.seed = seed
         self.incremental = incremental
         self.tr = Z3Translator()
-        interrupt.watch(self.tr.ctx)
+        watch_interrupts(self.tr.ctx)
         self.stats = ProverStats()
         self._valid_cache: dict[Expr, Validity] = {}
         self._solver = self._new_solver()
