@@ -16,10 +16,12 @@ import click
 from absmc.cli.args import FLAG_OF, CheckArgs
 from absmc.cli.common import (
     CONTEXT,
+    EXIT_INTERNAL,
     EXIT_UNKNOWN,
     LoadTimeout,
     ProgressLine,
     add_predicates,
+    console,
     defines_option,
     echo,
     emit,
@@ -31,9 +33,12 @@ from absmc.cli.methods import typeabs as types_cli
 from absmc.cli.methods import under as under_cli
 from absmc.engines import registry
 from absmc.engines.engine import STORES
+from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
+from absmc.kernel.result import Result
+from absmc.report.text import render_result
 
 #: the depth bound of a depth-first search when none is given (SPIN's ``-m`` default)
 DFS_DEPTH_BOUND = 10_000
@@ -94,6 +99,13 @@ def _refuse_foreign(args: CheckArgs) -> None:
         raise UsageError(f"--store {args.store} applies to --method {which} only")
 
 
+def report_disagreement(e: Disagreement, err: TextIO) -> None:
+    """Both contradicting answers of a portfolio on ``err`` (an internal error, exit 4)."""
+    echo(err, f"absmc: internal error: {e} (this is a bug in absmc; both answers follow)")
+    both = Result("", "auto", (e.holds, e.violated))
+    render_result(both, console(err))
+
+
 def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) -> int:
     """``absmc check``: print one verdict per property (or JSON) on ``out``, errors on ``err``;
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
@@ -116,6 +128,9 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
         line = ProgressLine(err) if show else None
         try:
             result = registry.run(engine, system, check_options(args, line), own)
+        except Disagreement as e:
+            report_disagreement(e, err)
+            return EXIT_INTERNAL
         finally:
             if line is not None:
                 line.close()
