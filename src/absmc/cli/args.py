@@ -35,6 +35,7 @@ class CheckArgs:
     concrete_after: int | None = None
     local_predicates: bool = False
     table: bool = False
+    refine: bool = False
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
@@ -54,6 +55,7 @@ FLAG_OF = {
     "concrete_after": "--concrete-after",
     "local_predicates": "--local-predicates",
     "table": "--table",
+    "refine": "--refine",
     "abstract": "--abstract",
     "rest": "--rest",
     "basl": "--basl",
