@@ -28,6 +28,9 @@ class CheckArgs:
     defines: tuple[str, ...] = ()
     as_json: bool = False
     progress: bool | None = False
+    html: str | None = None
+    dot: str | None = None
+    graph_bound: int = 60
     predicates: tuple[str, ...] = ()
     seed_predicates: str = ""
     max_iterations: int = 50

@@ -45,6 +45,7 @@ from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_sys
 from absmc.ir.expr import Expr
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.graph import bounded_graph
 from absmc.kernel.options import (
     CheckOptions,
     Selection,
@@ -366,6 +367,36 @@ def _incomplete(system: System, selection: Selection, reason: str, total: float)
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
+def _graph(
+    system: System, abstraction: FourValuedAbstraction, may: AbstractRun, options: CheckOptions
+) -> dict[str, object]:
+    """The may-System's first states (:func:`absmc.kernel.graph.bounded_graph`): concrete
+    variables and the tracked predicates (``!p`` where false)."""
+    model = may.model
+    preds = abstraction.partition.predicates
+    n = len(model.concrete)
+
+    def label(s: State) -> str:
+        parts = [f"{name}={s[i]}" for i, name in enumerate(model.concrete)]
+        if model.exact:
+            return "\n".join(parts)
+        for i, p in enumerate(preds):
+            parts.append(p.text if s[n + i] else f"!({p.text})")
+        return "\n".join(parts)
+
+    def text(ai: int) -> str:
+        ci = model.origin[ai]
+        if ci == HELPER:
+            return model.system.commands[ai].label or "helper"
+        c = system.commands[ci]
+        return c.source_text or c.text()
+
+    title = "explored state space" if model.exact else "may-abstraction (abstract states)"
+    kind = "concrete" if model.exact else "abstract"
+    assert options.graph_bound is not None
+    return bounded_graph(may.compiled, title, kind, options.graph_bound, label, text)
+
+
 @dataclass
 class Round:
     """One four-valued check: its ``result``, the ⊥ properties' unconfirmed may-paths
@@ -432,7 +463,8 @@ def check_round(
     decider = _Decider(system, abstraction, may, must, compiled)
     results = [decider.decide(name, stats) for name in selection.names()]
     notes = abstraction.partition.report()
-    result = Result(system.file or system.name, METHOD, tuple(results), tuple(notes))
+    graphs = [] if not options.graph_bound else [_graph(system, abstraction, may, options)]
+    result = Result(system.file or system.name, METHOD, tuple(results), tuple(notes), graphs)
     part = abstraction.partition
     return Round(
         result,

@@ -57,6 +57,7 @@ def check_portfolio(
     timeout = options.limits.timeout
     deadline = None if timeout is None else t0 + timeout
     statuses: dict[str, str] = {}
+    graphs: list[dict[str, object]] = []
     stopped_why = "stopped: every property was decided before it answered"
     with Pool() as pool:
         waiting = list(running)
@@ -86,6 +87,8 @@ def check_portfolio(
                 launch()
                 for report in pool.reports(grace):
                     statuses[report.engine] = _status(report)
+                    if report.result is not None:
+                        graphs += report.result.graphs
                     _take(board, report, _member(running, report.engine))
                     if done():
                         break
@@ -106,7 +109,10 @@ def check_portfolio(
     if stopped_why == "interrupted":
         notes.append("interrupted: undecided properties are unknown")
     results = board.results(order, Stats(time_s=total))
-    return Result(system.file or system.name, METHOD, tuple(results), (*notes, *board.notes))
+    # abstract pictures first: they are what only a portfolio with abstraction can show
+    graphs.sort(key=lambda g: g.get("kind") != "abstract")
+    notes = [*notes, *board.notes]
+    return Result(system.file or system.name, METHOD, tuple(results), tuple(notes), graphs)
 
 
 def _member(members: Sequence[Member], name: str) -> Member:
