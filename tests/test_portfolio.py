@@ -70,7 +70,12 @@ def endless(tmp_path: Path) -> Path:
 
 def _no_children() -> list[int]:
     """Processes whose parent is this one (none should be left after a portfolio run)."""
-    me = str(os.getpid())
+    return _children_of(os.getpid())
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    me = str(pid)
     out = []
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
@@ -211,9 +216,18 @@ def test_ctrl_c_ends_the_portfolio_without_orphans(endless: Path) -> None:
         env=env,
         start_new_session=True,
     )
-    time.sleep(3)
+    # wait until the members run (loading can take long on a busy machine)
+    deadline = time.monotonic() + 60
+    while not _children_of(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _children_of(proc.pid), "the portfolio started no member process"
+    time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
-    out, err = proc.communicate(timeout=30)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
     assert proc.returncode == 3, err
     data = json.loads(out)
     assert data["verdict"] == "unknown"

@@ -28,6 +28,7 @@ from typing import Any
 from absmc.engines.fourvalued.check import Round, check_round
 from absmc.engines.fourvalued.partition import abstractable
 from absmc.ir.expr import Expr, Op, const, disj, free_vars, neg
+from absmc.ir.span import ModelError
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Command, System
 from absmc.kernel.options import CheckOptions, select_properties
 from absmc.kernel.result import PropertyResult, Result, Verdict
@@ -136,13 +137,19 @@ def check_refining(
         opts = options
         if timeout is not None:
             left = timeout - (t1 - t0)
-            if left <= 0:
+            if left <= 0 and rows:
                 stop = f"time limit of {timeout:g} s reached"
                 break
             opts = dataclasses.replace(
-                options, limits=dataclasses.replace(options.limits, timeout=left)
+                options, limits=dataclasses.replace(options.limits, timeout=max(left, 0.001))
             )
-        rnd = check_round(system, opts, preds, shortcut)
+        try:
+            rnd = check_round(system, opts, preds, shortcut)
+        except ModelError as err:
+            if not rows:
+                raise  # the user's own predicates
+            stop = f"a predicate it found cannot be used ({err.message})"
+            break
         values = {r.property: r.extra.get("value", "") for r in rnd.result.results}
         rows.append(
             {

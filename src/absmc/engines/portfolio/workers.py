@@ -4,6 +4,8 @@ started it."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import pickle
@@ -41,12 +43,31 @@ def _context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+#: the signals that stop a run; blocked while a member process is being started, so that the
+#: parent registers every child it forked before it handles them
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel sends SIGKILL to this process when its parent ends (even by SIGKILL),
+    so no member outlives the portfolio. Elsewhere nothing (``Pool.stop`` still ends them)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent ended before prctl took effect
+        os._exit(1)
+
+
 def _member(
     engine: AnyEngine, system: System, options: CheckOptions, own: object, out: Any
 ) -> None:
     """The body of a member process: check, pickle the report, send it."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the portfolio stops it: just end
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the portfolio's to handle
+    _die_with_parent()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool.start
     t0 = time.monotonic()
     try:
         report = Report(engine.name, engine.check(system, options, own))
@@ -94,9 +115,13 @@ class Pool:
             name=f"absmc-{engine.name}",
             daemon=True,
         )
-        p.start()
-        self.running[engine.name] = p
-        self.started[engine.name] = time.monotonic()
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            p.start()
+            self.running[engine.name] = p
+            self.started[engine.name] = time.monotonic()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def reports(self, deadline: float | None) -> Iterator[Report]:
         """Answers as they arrive, until no process is left or ``deadline`` (monotonic
