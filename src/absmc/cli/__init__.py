@@ -21,6 +21,7 @@ from absmc.cli.check import check_command
 from absmc.cli.common import CONTEXT
 from absmc.cli.domains import domains_command
 from absmc.cli.export import export_command
+from absmc.cli.report import report_command
 from absmc.cli.simulate import simulate_command
 
 __all__ = ["cli", "main"]
@@ -57,6 +58,7 @@ cli.add_command(simulate_command)
 cli.add_command(export_command)
 cli.add_command(domains_command)
 cli.add_command(abstract_command)
+cli.add_command(report_command)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

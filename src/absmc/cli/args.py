@@ -28,6 +28,9 @@ class CheckArgs:
     defines: tuple[str, ...] = ()
     as_json: bool = False
     progress: bool | None = False
+    html: str | None = None
+    dot: str | None = None
+    graph_bound: int = 60
     predicates: tuple[str, ...] = ()
     seed_predicates: str = ""
     max_iterations: int = 50
@@ -35,6 +38,7 @@ class CheckArgs:
     concrete_after: int | None = None
     local_predicates: bool = False
     table: bool = False
+    refine: bool = False
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
@@ -54,6 +58,7 @@ FLAG_OF = {
     "concrete_after": "--concrete-after",
     "local_predicates": "--local-predicates",
     "table": "--table",
+    "refine": "--refine",
     "abstract": "--abstract",
     "rest": "--rest",
     "basl": "--basl",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 import click
@@ -16,10 +17,12 @@ import click
 from absmc.cli.args import FLAG_OF, CheckArgs
 from absmc.cli.common import (
     CONTEXT,
+    EXIT_INTERNAL,
     EXIT_UNKNOWN,
     LoadTimeout,
     ProgressLine,
     add_predicates,
+    console,
     defines_option,
     echo,
     emit,
@@ -31,9 +34,14 @@ from absmc.cli.methods import typeabs as types_cli
 from absmc.cli.methods import under as under_cli
 from absmc.engines import registry
 from absmc.engines.engine import STORES
+from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
+from absmc.kernel.result import Result
+from absmc.report.dot import to_dot
+from absmc.report.html import render_html
+from absmc.report.text import render_result
 
 #: the depth bound of a depth-first search when none is given (SPIN's ``-m`` default)
 DFS_DEPTH_BOUND = 10_000
@@ -77,6 +85,7 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         keep_going=args.keep_going,
         check_deadlock=not args.no_deadlock,
         progress=progress,
+        graph_bound=args.graph_bound if (args.html or args.dot) else None,
     )
 
 
@@ -92,6 +101,29 @@ def _refuse_foreign(args: CheckArgs) -> None:
             n for n in registry.names() if args.store in method_cli(n).stores
         )
         raise UsageError(f"--store {args.store} applies to --method {which} only")
+
+
+def report_disagreement(e: Disagreement, err: TextIO) -> None:
+    """Both contradicting answers of a portfolio on ``err`` (an internal error, exit 4)."""
+    echo(err, f"absmc: internal error: {e} (this is a bug in absmc; both answers follow)")
+    both = Result("", "auto", (e.holds, e.violated))
+    render_result(both, console(err))
+
+
+def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
+    """``--html FILE`` (the report page) and ``--dot FILE`` (the explored state graph, the
+    concrete one when there are several). Raises ``OSError`` when a file cannot be written."""
+    if args.html:
+        Path(args.html).write_text(render_html(result.to_json()), encoding="utf-8")
+    if args.dot:
+        graphs = sorted(result.graphs, key=lambda g: g.get("kind") != "concrete")
+        if not graphs:
+            echo(
+                err,
+                f"absmc: note: --method {args.method} drew no state graph; {args.dot} not written",
+            )
+            return
+        Path(args.dot).write_text(to_dot(graphs[0]), encoding="utf-8")
 
 
 def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) -> int:
@@ -116,11 +148,15 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
         line = ProgressLine(err) if show else None
         try:
             result = registry.run(engine, system, check_options(args, line), own)
+        except Disagreement as e:
+            report_disagreement(e, err)
+            return EXIT_INTERNAL
         finally:
             if line is not None:
                 line.close()
         result = dataclasses.replace(result, model=args.model)
         emit(result, args.as_json, out, show_iterations=args.table)
+        write_pictures(result, args, err)
         return result.exit_code
 
     return guarded(body, err, debug)
@@ -225,6 +261,28 @@ predicate_option = click.option(
 @click.option("--no-deadlock", is_flag=True, help="Do not report states without successors.")
 @defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the result as one self-contained HTML page (absmc report).",
+)
+@click.option(
+    "--dot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Write the explored state graph (its first --graph-bound states) for Graphviz.",
+)
+@click.option(
+    "--graph-bound",
+    type=click.IntRange(1),
+    default=60,
+    show_default=True,
+    metavar="N",
+    help="States drawn in --dot and --html state graphs.",
+)
 @click.option(
     "--progress/--no-progress",
     default=None,

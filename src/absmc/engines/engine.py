@@ -64,10 +64,18 @@ class Engine(Generic[OptionsT]):
     capabilities: Capabilities
     description: str
     check: Callable[[System, CheckOptions, OptionsT], Result]
+    #: how the engine takes part in a portfolio (``--method auto``): given the options built
+    #: from the user's arguments, the options to run with, or a string saying why it sits out
+    #: (e.g. "no variable bindings given"); ``None``: it takes part with the options as given
+    portfolio: Callable[[OptionsT], OptionsT | str] | None = None
 
     def default_options(self) -> OptionsT:
         """The engine's default options."""
         return self.options_type()
+
+    def for_portfolio(self, options: OptionsT) -> OptionsT | str:
+        """The options this engine runs with in a portfolio, or why it sits out."""
+        return options if self.portfolio is None else self.portfolio(options)
 
 
 def system_features(system: System) -> frozenset[str]:

@@ -12,6 +12,7 @@ from typing import Final
 from absmc.engines.engine import FEATURES, AnyEngine, system_features
 from absmc.engines.explicit import ENGINE as EXPLICIT
 from absmc.engines.fourvalued import ENGINE as FOURVALUED
+from absmc.engines.portfolio import portfolio_engine
 from absmc.engines.typeabs import ENGINE as TYPES
 from absmc.engines.under import ENGINE as UNDER
 from absmc.errors import CapabilityError, UsageError
@@ -19,8 +20,11 @@ from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
 from absmc.kernel.result import Result
 
+#: the engines a portfolio (``--method auto``) chooses from, by their capabilities
+MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED)
+
 #: every engine, in the order ``--help`` lists them
-ENGINES: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED)
+ENGINES: Final[tuple[AnyEngine, ...]] = (*MEMBERS, portfolio_engine(MEMBERS))
 
 
 def names() -> list[str]:

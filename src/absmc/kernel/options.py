@@ -52,6 +52,8 @@ class CheckOptions:
 
     ``properties``: names to check (``None``: all of the model's, plus ``no-deadlock`` unless
     ``check_deadlock`` is false); ``no-model-error`` is always checked. ``timeout`` in seconds.
+    ``graph_bound``: when set, engines add a picture of (at most this many states of) the state
+    space they explored to ``Result.graphs`` (:mod:`absmc.kernel.graph`).
     """
 
     properties: Sequence[str] | None = None
@@ -63,6 +65,7 @@ class CheckOptions:
     keep_going: bool = False
     check_deadlock: bool = True
     progress: Callable[[Progress], None] | None = None
+    graph_bound: int | None = None
 
 
 @dataclass

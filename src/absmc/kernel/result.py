@@ -154,17 +154,21 @@ class PropertyResult:
 
 @dataclass(frozen=True)
 class Result:
-    """The outcome of one ``absmc check`` run on one model (frozen: ``results`` and ``notes``
-    are tuples; lists given are copied)."""
+    """The outcome of one ``absmc check`` run on one model (frozen: ``results``, ``notes`` and
+    ``graphs`` are tuples; lists given are copied). ``graphs`` are bounded pictures of explored
+    state spaces (:mod:`absmc.kernel.graph`), present when asked for
+    (``CheckOptions.graph_bound``)."""
 
     model: str
     method: str
     results: Sequence[PropertyResult]
     notes: Sequence[str] = ()
+    graphs: Sequence[dict[str, Any]] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", tuple(self.results))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "graphs", tuple(self.graphs))
 
     @property
     def verdict(self) -> Verdict:
@@ -191,6 +195,8 @@ class Result:
         }
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.graphs:
+            out["graphs"] = list(self.graphs)
         return out
 
 

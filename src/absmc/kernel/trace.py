@@ -30,6 +30,7 @@ __all__ = [
     "command_text",
     "concretize",
     "replay",
+    "replay_trace",
     "run_path",
     "to_trace",
 ]
@@ -245,3 +246,49 @@ def concretize(
         out.append(pick[0])
         s = pick[1]
     return out, ""
+
+
+def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
+    """Replay a reported counterexample ``trace`` of ``prop`` once more on ``sem`` (e.g. one
+    that came back from another process): its rows (``command_index`` and state of each) are
+    matched step by step with the successors of ``sem`` (a chain of exclusive commands covers
+    several rows), then the path is checked by :func:`replay`. Returns the replayed trace.
+    Raises ``ReplayError`` where a row has no matching step or the path does not violate
+    ``prop``."""
+    rows = list(trace.steps)
+    if not rows or any(r.command_index is None for r in rows[1:]):
+        raise ReplayError("the trace does not name its commands")
+    system = sem.system
+    state = sem.initial
+    if dict(rows[0].state) != system.state_dict(state):
+        raise ReplayError("step 0: the trace does not start in the initial state")
+    path: list[int] = []
+    i = 1
+    while i < len(rows):
+        succ, _ = sem.successors(state)
+        for label, target in succ:
+            cmds = sem.commands_of(label)
+            part = rows[i : i + len(cmds)]
+            same = len(part) == len(cmds) and [r.command_index for r in part] == list(cmds)
+            if same and dict(part[-1].state) == system.state_dict(target):
+                path.append(label)
+                state = target
+                i += len(cmds)
+                break
+        else:
+            break
+    if is_failing_property(system, prop):
+        # the rows left are the head of the failing chain; the failing step is not a row
+        rest = [r.command_index for r in rows[i:]]
+        _, fails = sem.successors(state)
+        hit = [
+            f.label
+            for f in fails
+            if f.property == prop and list(sem.commands_of(f.label)[:-1]) == rest
+        ]
+        if not hit:
+            raise ReplayError(f"row {i}: no step of the semantics fails '{prop}' here")
+        path.append(hit[0])
+    elif i < len(rows):
+        raise ReplayError(f"row {i}: no step of the semantics matches the trace")
+    return replay(sem, prop, path)

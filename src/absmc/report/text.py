@@ -92,6 +92,8 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
     console.print(Text(f"{result.model}: method {result.method}", style="bold"))
     for r in result.results:
         console.print(_verdict_line(r))
+        for line in method_lines(r):
+            console.print(Text(line, style="dim"))
     shown: list[int] = []
     for r in result.results:
         if id(r.stats) in shown:
@@ -140,3 +142,19 @@ def iterations_table(rows: Sequence[dict[str, object]], title: str) -> Table:
                 cells.append(str(v))
         table.add_row(*cells)
     return table
+
+
+def method_lines(r: PropertyResult) -> list[str]:
+    """For a portfolio's result (``extra["methods"]``): one line per method, what it did for
+    this property (decided, agrees, its own verdict and reason, sat out, stopped)."""
+    methods = r.extra.get("methods")
+    if not isinstance(methods, dict):
+        return []
+    out = []
+    for name, o in methods.items():
+        role = o.get("role") or o.get("verdict") or ""
+        text = o.get("rejected") or o.get("reason") or ""
+        if role in {"decided", "agrees"} and r.verdict is not Verdict.UNKNOWN:
+            text = f"{o.get('verdict')}: {text}" if role == "agrees" else "see above"
+        out.append(f"    {name}: {role + ' — ' if role else ''}{text}")
+    return out

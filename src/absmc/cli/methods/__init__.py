@@ -7,15 +7,27 @@ default options, no method-specific arguments).
 
 from __future__ import annotations
 
+from absmc.cli.args import CheckArgs
 from absmc.cli.methods import explicit, fourvalued, typeabs, under
 from absmc.cli.methods.base import MethodCli
 from absmc.engines import registry
+from absmc.engines.portfolio import PortfolioOptions
 
 __all__ = ["MethodCli", "all_params", "method_cli", "owners"]
 
 
 def _methods() -> dict[str, MethodCli]:
-    return {m.engine: m for m in (explicit.METHOD, under.METHOD, typeabs.METHOD, fourvalued.METHOD)}
+    singles = (explicit.METHOD, under.METHOD, typeabs.METHOD, fourvalued.METHOD)
+    out = {m.engine: m for m in singles}
+    out["auto"] = MethodCli("auto", frozenset(p for m in singles for p in m.params), _auto)
+    return out
+
+
+def _auto(args: CheckArgs) -> PortfolioOptions:
+    """``--method auto``: every member engine's options from the same arguments (each engine
+    decides by itself whether and how it takes part, ``Engine.portfolio``)."""
+    members = tuple((e.name, method_cli(e.name).build(args)) for e in registry.MEMBERS)
+    return PortfolioOptions(members)
 
 
 def method_cli(name: str) -> MethodCli:
@@ -28,10 +40,10 @@ def method_cli(name: str) -> MethodCli:
 
 
 def all_params() -> frozenset[str]:
-    """Every method-specific argument of any method."""
+    """Every method-specific argument of any method (``auto`` takes them all)."""
     return frozenset(p for m in _methods().values() for p in m.params)
 
 
 def owners(param: str) -> list[str]:
     """The methods (in registry order) that read ``param``."""
-    return [n for n in registry.names() if param in method_cli(n).params]
+    return [n for n in registry.names() if param in method_cli(n).params and n != "auto"]

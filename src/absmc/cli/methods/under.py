@@ -31,7 +31,7 @@ def options(f: F) -> F:
             type=click.IntRange(1),
             default=50,
             show_default=True,
-            help="[under] Refinement iterations before giving up (unknown).",
+            help="[under, fourvalued --refine] Refinement iterations before giving up (unknown).",
         ),
         click.option(
             "--prover",
@@ -53,7 +53,15 @@ def options(f: F) -> F:
             is_flag=True,
             help="[under] Attach new predicates to the program counter that produced them.",
         ),
-        click.option("--table", is_flag=True, help="[under] Print the per-iteration table."),
+        click.option(
+            "--table", is_flag=True, help="[under, fourvalued] Print the per-iteration table."
+        ),
+        click.option(
+            "--refine",
+            is_flag=True,
+            help="[fourvalued] Find predicates where a value is ⊥: from the first step of the "
+            "unconfirmed may-trace without a concrete run (weakest preconditions).",
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)

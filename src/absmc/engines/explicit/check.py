@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from absmc.ir.compile import compile_system
 from absmc.ir.system import System
+from absmc.kernel.graph import bounded_graph
 from absmc.kernel.options import CheckOptions, select_properties
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import Result, Stats
 from absmc.kernel.search import search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store
+from absmc.kernel.trace import command_text
 
 
 def make_store(options: CheckOptions) -> Store:
@@ -60,4 +62,14 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     results = results_from_outcome(
         compiled, selection, outcome, "explicit", stats, store.exact, reason
     )
-    return Result(system.file or system.name, "explicit", tuple(results))
+    graphs = []
+    if options.graph_bound:
+        graphs.append(
+            bounded_graph(
+                compiled,
+                "explored state space",
+                bound=options.graph_bound,
+                command_text=lambda ci: command_text(system, ci),
+            )
+        )
+    return Result(system.file or system.name, "explicit", tuple(results), graphs=graphs)

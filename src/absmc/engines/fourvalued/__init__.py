@@ -5,17 +5,20 @@
 * :mod:`.effect` — one SMT enumeration per command, shared by both abstractions (§3.4);
 * :mod:`.build` — the may and must Systems (one per join-irreducible element);
 * :mod:`.check` — the two classical searches and the combined verdict t / f / ⊥;
+* :mod:`.refine` — predicates without the user: refinement from unconfirmed may-traces;
 * :mod:`.export` — the abstract Systems as Promela (if-statements and assignments only).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.fourvalued.bilattice import Belnap
 from absmc.engines.fourvalued.build import FourValuedAbstraction, build_abstraction
 from absmc.engines.fourvalued.check import check_fourvalued
+from absmc.engines.fourvalued.refine import check_refining
 from absmc.ir.expr import Expr
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
@@ -34,14 +37,25 @@ __all__ = [
 @dataclass(frozen=True)
 class FourValuedOptions:
     """The method's own options: ``predicates`` (``None``: the model's ``System.predicates``),
-    ``shortcut`` (when nothing is abstracted, search the concrete System once)."""
+    ``shortcut`` (when nothing is abstracted, search the concrete System once), ``refine``
+    (find predicates where a value is ⊥, :mod:`.refine`) for at most ``max_iterations``
+    rounds."""
 
     predicates: tuple[Expr, ...] | None = None
     shortcut: bool = True
+    refine: bool = False
+    max_iterations: int = 50
 
 
 def _check(system: System, options: CheckOptions, own: FourValuedOptions) -> Result:
+    if own.refine:
+        return check_refining(system, options, own.predicates, own.shortcut, own.max_iterations)
     return check_fourvalued(system, options, own.predicates, own.shortcut)
+
+
+def _in_portfolio(options: FourValuedOptions) -> FourValuedOptions:
+    """In a portfolio the method finds its own predicates (exact search is another member)."""
+    return dataclasses.replace(options, refine=True)
 
 
 #: the registry entry (:mod:`absmc.engines.registry`); both abstractions are searched with
@@ -52,4 +66,5 @@ ENGINE = Engine(
     capabilities=Capabilities(),
     description="Bonsai's may/must predicate abstraction, values t / f / ⊥ (paper 004)",
     check=_check,
+    portfolio=_in_portfolio,
 )

@@ -46,6 +46,7 @@ from absmc.ir.expr import Expr
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.graph import bounded_graph
 from absmc.kernel.options import (
     CheckOptions,
     Selection,
@@ -126,6 +127,9 @@ class _Decider:
         preds = abstraction.partition.predicates
         self.positions = [system.index_of[n] for n in may.model.concrete]
         self.pred_fns = [compile_expr_fn(system, p.expr) for p in preds]
+        #: per property decided ⊥: the may-path's concrete commands per step and where its
+        #: concrete replay failed (what a refinement starts from)
+        self.unconfirmed: dict[str, tuple[list[tuple[int, ...]], ReplayError]] = {}
 
     def loops(self) -> bool:
         """Some atomic chain of the (abstracted) may System was cut at a repeated state. A
@@ -179,11 +183,14 @@ class _Decider:
             raise UnsoundWitness(f"the must-path of '{name}' has no concrete run: {err}") from None
 
     def try_may(self, name: str, v: Violation) -> tuple[Trace | None, str]:
-        """Replay the may System's counterexample concretely; the trace, or why not."""
+        """Replay the may System's counterexample concretely; the trace, or why not (also
+        recorded in :attr:`unconfirmed`)."""
         try:
             path = self.concrete_path(self.may, name, v.path, False)
             return replay(self.compiled, name, path), ""
         except ReplayError as err:
+            steps = [self.may.concrete_commands(label) for label in v.path]
+            self.unconfirmed[name] = (steps, err)
             return None, str(err)
 
     def abstract_trace(self, v: Violation, why: str) -> Trace:
@@ -368,6 +375,49 @@ def _incomplete(system: System, selection: Selection, reason: str, total: float)
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
+def _graph(
+    system: System, abstraction: FourValuedAbstraction, may: AbstractRun, options: CheckOptions
+) -> dict[str, object]:
+    """The may-System's first states (:func:`absmc.kernel.graph.bounded_graph`): concrete
+    variables and the tracked predicates (``!p`` where false)."""
+    model = may.model
+    preds = abstraction.partition.predicates
+    n = len(model.concrete)
+
+    def label(s: State) -> str:
+        parts = [f"{name}={s[i]}" for i, name in enumerate(model.concrete)]
+        if model.exact:
+            return "\n".join(parts)
+        for i, p in enumerate(preds):
+            parts.append(p.text if s[n + i] else f"!({p.text})")
+        return "\n".join(parts)
+
+    def text(ai: int) -> str:
+        ci = model.origin[ai]
+        if ci == HELPER:
+            return model.system.commands[ai].label or "helper"
+        c = system.commands[ci]
+        return c.source_text or c.text()
+
+    title = "explored state space" if model.exact else "may-abstraction (abstract states)"
+    kind = "concrete" if model.exact else "abstract"
+    assert options.graph_bound is not None
+    return bounded_graph(may.compiled, title, kind, options.graph_bound, label, text)
+
+
+@dataclass
+class Round:
+    """One four-valued check: its ``result``, the ⊥ properties' unconfirmed may-paths
+    (:attr:`_Decider.unconfirmed`), the ``tracked`` predicates and both state counts."""
+
+    result: Result
+    unconfirmed: dict[str, tuple[list[tuple[int, ...]], ReplayError]]
+    tracked: tuple[Expr, ...]
+    abstracted: frozenset[str]
+    may_states: int
+    must_states: int
+
+
 def check_fourvalued(
     system: System,
     options: CheckOptions,
@@ -384,6 +434,16 @@ def check_fourvalued(
     must be searched exhaustively). Raises ``OptionError`` for unknown property names,
     ``ModelError`` for an unusable predicate or an assertion that cannot be abstracted.
     """
+    return check_round(system, options, predicates, shortcut).result
+
+
+def check_round(
+    system: System,
+    options: CheckOptions,
+    predicates: Sequence[Expr] | None = None,
+    shortcut: bool = True,
+) -> Round:
+    """:func:`check_fourvalued` with what a refinement needs of the run (:class:`Round`)."""
     selection = select_properties(system, options)
     t0 = time.monotonic()
     timeout = options.limits.timeout
@@ -398,7 +458,7 @@ def check_fourvalued(
         why = str(err)
         if timeout is not None and spent >= timeout:
             why = f"time limit of {timeout:g} s reached while building the abstraction"
-        return _incomplete(system, selection, why, spent)
+        return Round(_incomplete(system, selection, why, spent), {}, (), frozenset(), 0, 0)
     if timeout is not None:  # the searches get what the abstraction left of the time limit
         left = max(0.001, t0 + timeout - time.monotonic())
         options = dataclasses.replace(
@@ -411,4 +471,14 @@ def check_fourvalued(
     decider = _Decider(system, abstraction, may, must, compiled)
     results = [decider.decide(name, stats) for name in selection.names()]
     notes = abstraction.partition.report()
-    return Result(system.file or system.name, METHOD, tuple(results), tuple(notes))
+    graphs = [] if not options.graph_bound else [_graph(system, abstraction, may, options)]
+    result = Result(system.file or system.name, METHOD, tuple(results), tuple(notes), graphs)
+    part = abstraction.partition
+    return Round(
+        result,
+        decider.unconfirmed,
+        tuple(p.expr for p in part.predicates),
+        part.abstracted,
+        may.outcome.states,
+        must.outcome.states,
+    )

@@ -44,6 +44,13 @@ __all__ = [
     "resolve_domain",
 ]
 
+
+def _in_portfolio(options: TypesOptions) -> TypesOptions | str:
+    """In a portfolio the method runs only on the user's bindings (without any it would be an
+    exact search again)."""
+    return options if options.bindings else "no variable bindings given"
+
+
 #: the registry entry (:mod:`absmc.engines.registry`)
 ENGINE = Engine(
     name="types",
@@ -52,4 +59,5 @@ ENGINE = Engine(
     description="type-based data abstraction of VAR=DOMAIN bindings with choose-free search "
     "(Dwyer et al., ICSE 2001)",
     check=check_types,
+    portfolio=_in_portfolio,
 )

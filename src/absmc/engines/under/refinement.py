@@ -12,7 +12,7 @@ from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
 from absmc.engines.under.checks import PrecisionChecks
 from absmc.engines.under.search import SearchRun, alpha_search
 from absmc.ir.compile import CompiledSystem, choose_dispatch_var, compile_system
-from absmc.ir.expr import Const, Expr, Op, atoms, const, free_vars
+from absmc.ir.expr import Const, Expr, Op, const
 from absmc.ir.linear import canonical_atom
 from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
@@ -22,6 +22,7 @@ from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import SearchOutcome, Violation
 from absmc.logic.prover import Prover
+from absmc.logic.wp import predicate_atoms
 
 SeedKind = Literal["guards", "property"]
 
@@ -65,15 +66,8 @@ class _Loop:
 
 def _data_atoms(system: System, e: Expr) -> list[Expr]:
     """Canonical atoms of ``e`` that mention a data variable."""
-    data = {v.name for v in system.data_vars}
-    order = dict(system.index_of)
-    out: list[Expr] = []
-    for a in atoms(e):
-        if free_vars(a) & data:
-            c = canonical_atom(a, order)
-            if c not in out:
-                out.append(c)
-    return out
+    data = frozenset(v.name for v in system.data_vars)
+    return predicate_atoms(e, data, system.index_of)
 
 
 def initial_predicates(system: System, under: UnderOptions) -> PredicateSet:

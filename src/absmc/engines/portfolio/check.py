@@ -1,0 +1,169 @@
+"""The portfolio run: plan the members, start their processes, collect and check their answers,
+stop them once every property is decided (or at the time limit, or on Ctrl-C) and report per
+property which method decided it and why the others did not."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from absmc.engines.engine import Capabilities, Engine
+from absmc.engines.portfolio.decide import METHOD, Board
+from absmc.engines.portfolio.members import Member, member_options, plan
+from absmc.engines.portfolio.workers import Pool, Report
+from absmc.ir.compile import compile_system
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, property_kind, select_properties
+from absmc.kernel.result import Result, Stats
+
+#: seconds past ``--timeout`` the portfolio waits for members to report their partial answers
+GRACE_S = 2.0
+
+
+@dataclass(frozen=True)
+class PortfolioOptions:
+    """``members``: (engine name, options) pairs built from the user's arguments (an engine
+    not listed runs with its defaults, or as its ``Engine.portfolio`` adapts them);
+    ``workers``: how many member processes run at once (``None``: all)."""
+
+    members: tuple[tuple[str, object], ...] = ()
+    workers: int | None = None
+
+
+def check_portfolio(
+    system: System,
+    options: CheckOptions,
+    own: PortfolioOptions,
+    engines: Sequence[Engine[object]],
+) -> Result:
+    """Check ``system`` with the ``engines`` that can answer the selected properties, each in
+    its own process (see :mod:`absmc.engines.portfolio`). Per property, the first conclusive
+    accepted answer decides (``PropertyResult.method`` is its engine; ``extra["methods"]``
+    records every engine's outcome: decided, agrees, unknown with its reason, sat out,
+    stopped). ``--timeout`` and Ctrl-C end the run with ``unknown`` for what is undecided.
+    Raises ``Disagreement`` (an internal error) when two engines contradict each other,
+    ``OptionError`` for unknown property names."""
+    t0 = time.monotonic()
+    selection = select_properties(system, options)
+    names = selection.names()
+    kinds = {n: property_kind(system, n) for n in names}
+    members = plan(system, options, names, engines, dict(own.members))
+    board = Board(compile_system(system, selection.user), kinds, engines)
+    for m in members:
+        if m.absent is not None:
+            board.note_all(m.engine.name, None, f"sat out: {m.absent}")
+    running = [m for m in members if m.runs]
+    timeout = options.limits.timeout
+    deadline = None if timeout is None else t0 + timeout
+    statuses: dict[str, str] = {}
+    graphs: list[dict[str, object]] = []
+    stopped_why = "stopped: every property was decided before it answered"
+    with Pool() as pool:
+        waiting = list(running)
+        limit = own.workers or len(running) or 1
+        try:
+
+            def launch() -> None:
+                while waiting and len(pool.running) < limit:
+                    m = waiting.pop(0)
+                    left = None if deadline is None else deadline - time.monotonic()
+                    pool.start(
+                        m.engine,
+                        system,
+                        member_options(options, m, left, min(limit, len(running))),
+                        m.options,
+                    )
+
+            grace = None if deadline is None else deadline + GRACE_S
+
+            def done() -> bool:
+                # as every search does without --keep-going: stop at the first violation
+                return board.complete or (
+                    not options.keep_going and board.first_violation() is not None
+                )
+
+            while (pool.running or waiting) and not done():
+                launch()
+                for report in pool.reports(grace):
+                    statuses[report.engine] = _status(report)
+                    if report.result is not None:
+                        graphs += report.result.graphs
+                    _take(board, report, _member(running, report.engine))
+                    if done():
+                        break
+                    launch()
+                if grace is not None and time.monotonic() >= grace:
+                    stopped_why = "no answer by the time limit"
+                    break
+            if not board.complete and board.first_violation() is not None:
+                stopped_why = f"stopped at the first violation ({board.first_violation()})"
+        except KeyboardInterrupt:
+            stopped_why = "interrupted"
+        for name in pool.stop() + [m.engine.name for m in waiting]:
+            statuses[name] = stopped_why
+            board.note_all(name, None, stopped_why, _member(running, name).properties)
+    total = time.monotonic() - t0
+    order = [e.name for e in engines]
+    notes = [f"{e}: {statuses.get(e, _absent(members, e))}" for e in order]
+    if stopped_why == "interrupted":
+        notes.append("interrupted: undecided properties are unknown")
+    results = board.results(order, Stats(time_s=total))
+    # abstract pictures first: they are what only a portfolio with abstraction can show
+    graphs.sort(key=lambda g: g.get("kind") != "abstract")
+    notes = [*notes, *board.notes]
+    return Result(system.file or system.name, METHOD, tuple(results), tuple(notes), graphs)
+
+
+def _member(members: Sequence[Member], name: str) -> Member:
+    return next(m for m in members if m.engine.name == name)
+
+
+def _absent(members: Sequence[Member], name: str) -> str:
+    m = next(m for m in members if m.engine.name == name)
+    return f"sat out: {m.absent}" if m.absent else "did not run"
+
+
+def _status(report: Report) -> str:
+    if report.result is not None:
+        verdicts = [r.verdict.value for r in report.result.results]
+        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+        return f"answered in {report.time_s:.2f} s ({counts})"
+    what = "internal error" if report.internal else "error"
+    return f"{what}: {report.error}"
+
+
+def _take(board: Board, report: Report, member: Member) -> None:
+    if report.result is not None:
+        board.offer(report.result)
+        return
+    what = "internal error" if report.internal else "error"
+    board.note_all(report.engine, None, f"{what}: {report.error}", member.properties)
+    if report.internal:
+        board.notes.append(f"{report.engine} failed ({what}): {report.error}")
+
+
+def portfolio_engine(members: Sequence[Engine[object]]) -> Engine[PortfolioOptions]:
+    """The registry entry of ``--method auto`` over ``members`` (capabilities: their union)."""
+    caps = [m.capabilities for m in members]
+
+    def union(attr: str) -> frozenset[str]:
+        return frozenset().union(*(getattr(c, attr) for c in caps))
+
+    def check(system: System, options: CheckOptions, own: PortfolioOptions) -> Result:
+        return check_portfolio(system, options, own, members)
+
+    return Engine(
+        name=METHOD,
+        options_type=PortfolioOptions,
+        capabilities=Capabilities(
+            property_kinds=union("property_kinds"),
+            features=union("features"),
+            stores=union("stores"),
+            proves=any(c.proves for c in caps),
+            refutes=any(c.refutes for c in caps),
+        ),
+        description="a portfolio: every engine that can answer, in parallel processes; the "
+        "first proof or replayed counterexample decides each property",
+        check=check,
+    )

@@ -1,0 +1,155 @@
+"""The soundness rule of the portfolio: which member answers are accepted, which member decides
+each property, and what the others did (:mod:`absmc.engines.portfolio`).
+
+* ``holds`` is accepted only from an engine whose capabilities say it proves;
+* ``violated`` only with a trace that replays here, in the portfolio's process, on the
+  concrete semantics (:func:`absmc.kernel.trace.replay_trace`);
+* an accepted ``holds`` and an accepted ``violated`` for the same property is a
+  :class:`Disagreement`: a bug in an engine, reported with both answers, never settled by a
+  vote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from absmc.engines.engine import AnyEngine
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.semantics import Semantics
+from absmc.kernel.trace import ReplayError, replay_trace
+
+METHOD = "auto"
+
+
+class Disagreement(Exception):
+    """Two engines gave contradicting accepted answers for ``property``: ``holds`` (a proof)
+    and ``violated`` (a trace replayed on the concrete semantics). An internal error."""
+
+    def __init__(self, prop: str, holds: PropertyResult, violated: PropertyResult) -> None:
+        self.property = prop
+        self.holds = holds
+        self.violated = violated
+        n = len(violated.trace.steps) - 1 if violated.trace is not None else 0
+        super().__init__(
+            f"engines disagree on '{prop}': {holds.method} proves it holds ({holds.reason}), "
+            f"{violated.method} has a replayed {n}-step counterexample ({violated.reason})"
+        )
+
+
+class Board:
+    """The answers collected so far for the selected properties ``names``: the accepted
+    (conclusive) one of each property, in arrival order, and every member's outcome."""
+
+    def __init__(
+        self, sem: Semantics, kinds: Mapping[str, str], engines: Sequence[AnyEngine]
+    ) -> None:
+        self.sem = sem
+        self.kinds = dict(kinds)
+        self.names = list(kinds)
+        names = self.names
+        self.engines = {e.name: e for e in engines}
+        self.accepted: dict[str, list[PropertyResult]] = {n: [] for n in names}
+        #: property -> engine -> {"verdict": ..., "reason": ...}
+        self.outcomes: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
+        self.notes: list[str] = []
+        #: the first unknown answer with a (possibly abstract) trace, or else the first one
+        self.unknown: dict[str, PropertyResult] = {}
+
+    @property
+    def complete(self) -> bool:
+        """Every property has a conclusive answer."""
+        return all(self.accepted[n] for n in self.names)
+
+    def first_violation(self) -> str | None:
+        """The first property with an accepted violation, if any."""
+        return next(
+            (n for n in self.names if any(a.verdict is Verdict.VIOLATED for a in self.accepted[n])),
+            None,
+        )
+
+    def note_all(
+        self, engine: str, verdict: str | None, reason: str, only: Sequence[str] = ()
+    ) -> None:
+        """Record the same outcome of ``engine`` for the properties ``only`` (all: empty)."""
+        for n in only or self.names:
+            self.outcomes[n].setdefault(engine, {"verdict": verdict, "reason": reason})
+
+    def offer(self, result: Result) -> None:
+        """Take a member's result. Raises :class:`Disagreement` when it contradicts an
+        accepted answer."""
+        for r in result.results:
+            if r.property not in self.accepted:
+                continue
+            outcome: dict[str, Any] = {"verdict": r.verdict.value, "reason": r.reason}
+            accepted = self._accept(r, outcome)
+            self.outcomes[r.property][r.method] = outcome
+            if accepted is None:
+                seen = self.unknown.get(r.property)
+                if seen is None or (seen.trace is None and r.trace is not None):
+                    self.unknown[r.property] = r
+                continue
+            for other in self.accepted[r.property]:
+                if other.verdict is not accepted.verdict:
+                    pair = (other, accepted)
+                    holds, bad = pair if other.verdict is Verdict.HOLDS else pair[::-1]
+                    raise Disagreement(r.property, holds, bad)
+            self.accepted[r.property].append(accepted)
+
+    def _accept(self, r: PropertyResult, outcome: dict[str, Any]) -> PropertyResult | None:
+        engine = self.engines.get(r.method)
+        if r.verdict is Verdict.HOLDS:
+            if engine is None or not engine.capabilities.proves:
+                outcome["rejected"] = "holds from a method that does not prove"
+                self.notes.append(f"{r.method}: '{r.property}' holds ignored (it does not prove)")
+                return None
+            return r
+        if r.verdict is Verdict.VIOLATED:
+            if r.trace is None:
+                outcome["rejected"] = "violated without a trace"
+                return None
+            try:
+                again = replay_trace(self.sem, r.property, r.trace)
+            except ReplayError as e:
+                outcome["rejected"] = f"its trace does not replay on the concrete semantics: {e}"
+                self.notes.append(f"{r.method}: '{r.property}' violated ignored ({e})")
+                return None
+            note = r.trace.note or again.note
+            return dataclasses.replace(r, trace=dataclasses.replace(again, note=note))
+        return None
+
+    def results(self, order: Sequence[str], fallback: Stats) -> list[PropertyResult]:
+        """One result per property: the first accepted answer (``decided_by`` its engine,
+        ``methods`` every member's outcome in ``order``), else ``unknown`` with why each
+        member did not decide."""
+        out: list[PropertyResult] = []
+        for n in self.names:
+            outcomes = self.outcomes[n]
+            methods = {e: outcomes[e] for e in order if e in outcomes}
+            if self.accepted[n]:
+                first = self.accepted[n][0]
+                for e, o in methods.items():
+                    if e == first.method:
+                        o["role"] = "decided"
+                    elif any(a.method == e for a in self.accepted[n]):
+                        o["role"] = "agrees"
+                extra = {**first.extra, "decided_by": first.method, "methods": methods}
+                reason = f"{first.method}: {first.reason}"
+                out.append(dataclasses.replace(first, reason=reason, extra=extra))
+                continue
+            seen = self.unknown.get(n)
+            out.append(
+                PropertyResult(
+                    n,
+                    self.kinds[n],
+                    METHOD,
+                    Verdict.UNKNOWN,
+                    "no method decided it" if methods else "no method could check it",
+                    seen.stats if seen is not None else fallback,
+                    seen.trace if seen is not None else None,
+                    iterations=seen.iterations if seen is not None else None,
+                    extra={"decided_by": None, "methods": methods},
+                )
+            )
+        return out

@@ -1,0 +1,80 @@
+"""State-space pictures (``Result.graphs``, :mod:`absmc.kernel.graph`) as Graphviz ``dot``
+text, and as SVG through Graphviz's ``dot`` program when it is installed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Mapping
+from typing import Any
+
+#: edge labels longer than this are cut (with "…")
+EDGE_LABEL_CHARS = 40
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def to_dot(graph: Mapping[str, Any]) -> str:
+    """The ``dot`` source of one graph: initial state blue, states violating a property red
+    (the property names in the label), deadlocks orange; a note node when the picture was cut
+    at its bound."""
+    lines = [
+        f"digraph {_quote(str(graph.get('title', 'state space')))} {{",
+        '  node [shape=box, fontname="monospace", fontsize=9, style=filled, fillcolor=white];',
+        '  edge [fontname="monospace", fontsize=8];',
+    ]
+    for n in graph["nodes"]:
+        label = str(n["label"])
+        color = "white"
+        if n.get("deadlock"):
+            color, label = "#ffd8a8", label + "\n(deadlock)"
+        if n.get("bad"):
+            color, label = "#f4cccc", label + "\n(violates " + ", ".join(n["bad"]) + ")"
+        if n.get("initial"):
+            color = "#cfe2ff" if color == "white" else color
+        lines.append(f"  s{n['id']} [label={_quote(label)}, fillcolor={_quote(color)}];")
+    for e in graph["edges"]:
+        lines.append(
+            f"  s{e['source']} -> s{e['target']} "
+            f"[label={_quote(_cut(str(e['label']), EDGE_LABEL_CHARS))}];"
+        )
+    if graph.get("truncated"):
+        lines.append(
+            f'  more [shape=note, fillcolor="#eeeeee", label="only the first {graph["states"]} '
+            'states are drawn"];'
+        )
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def dot_program() -> str | None:
+    """The path of Graphviz's ``dot``, or ``None`` when it is not installed."""
+    return shutil.which("dot")
+
+
+def to_svg(graph: Mapping[str, Any], timeout_s: float = 30.0) -> str | None:
+    """The graph drawn by ``dot -Tsvg`` (the ``<svg>`` element only), or ``None`` when ``dot``
+    is absent or fails."""
+    dot = dot_program()
+    if dot is None:
+        return None
+    try:
+        proc = subprocess.run(
+            [dot, "-Tsvg"],
+            input=to_dot(graph),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0 or "<svg" not in proc.stdout:
+        return None
+    return proc.stdout[proc.stdout.index("<svg") :]

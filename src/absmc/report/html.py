@@ -1,0 +1,317 @@
+"""One self-contained HTML page for a result (``absmc report RESULT.json -o report.html``,
+``absmc check --html FILE``): no script, no style sheet or font from the network; every
+picture is inline SVG.
+
+It renders the JSON shape of :meth:`absmc.kernel.result.Result.to_json` (so that a saved
+result can be rendered later): the verdict of each property with the method that decided it
+and what the other methods did (``--method auto``), the statistics, each counterexample as a
+step table and as a message sequence chart (processes as lifelines, as SPIN's iSpin draws
+them; a send ``c!...`` and the matching receive ``c?...`` of the same channel joined by an
+arrow), the refinement rounds as a table and a plot, and the explored state graphs
+(``graphs``: drawn by Graphviz's ``dot``; a plain list with a note where ``dot`` is absent).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from absmc.report.dot import to_svg
+
+_COLOR = {"holds": "#1a7f37", "violated": "#cf222e", "unknown": "#9a6700"}
+
+_CSS = """
+body { font-family: sans-serif; margin: 1.5em; color: #1f2328; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
+th, td { border: 1px solid #d0d7de; padding: .25em .5em; text-align: left;
+         vertical-align: top; }
+th { background: #f6f8fa; }
+td.mono, span.mono { font-family: monospace; }
+.verdict { font-weight: bold; }
+.note { color: #57606a; font-size: .9em; }
+svg { max-width: 100%; height: auto; }
+figure { margin: .5em 0; }
+"""
+
+
+def _e(x: object) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _verdict(v: str) -> str:
+    return f'<span class="verdict" style="color:{_COLOR.get(v, "#000")}">{_e(v)}</span>'
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
+    out = [f'<table class="{cls}"><thead><tr>']
+    out += [f"<th>{_e(h)}</th>" for h in head]
+    out.append("</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, list):
+        return _e(", ".join(str(x) for x in v) or "-")
+    if isinstance(v, dict):
+        return _e(", ".join(f"{k}: {x}" for k, x in v.items()))
+    if isinstance(v, float):
+        return _e(f"{v:.3f}")
+    return _e(v)
+
+
+# -- traces ------------------------------------------------------------------------------
+def _changed(trace: Sequence[Mapping[str, Any]], k: int) -> str:
+    now = trace[k]["state"]
+    if k == 0:
+        return " ".join(f"{n}={v}" for n, v in now.items())
+    before = trace[k - 1]["state"]
+    return " ".join(f"{n}={v}" for n, v in now.items() if before.get(n) != v)
+
+
+def step_table(trace: Sequence[Mapping[str, Any]]) -> str:
+    """A trace (``PropertyResult.to_json()["trace"]``) as a step table."""
+    rows = []
+    for k, s in enumerate(trace):
+        rows.append(
+            [
+                _e(s["step"]),
+                _e(s.get("process") or ""),
+                f'<span class="mono">{_e(s.get("command") or "initial state")}</span>',
+                _e(s.get("source") or ""),
+                f'<span class="mono">{_e(_changed(trace, k))}</span>',
+            ]
+        )
+    return _table(["step", "process", "command", "source", "changed"], rows, "trace")
+
+
+_SEND = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*!!?(?!=)")
+_RECV = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*\?\??(?![<\[])")
+
+
+def _short(text: str, n: int = 28) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
+    """A message sequence chart of a trace as SVG: one lifeline per process (in order of
+    appearance), one box per step on its process's lifeline, and an arrow from each send on a
+    channel to the next receive from that channel (first in, first out)."""
+    procs: list[str] = []
+    for s in trace[1:]:
+        p = s.get("process") or "?"
+        if p not in procs:
+            procs.append(p)
+    lane, top, row, box_w = 190, 50, 30, 170
+    width = max(1, len(procs)) * lane + 20
+    height = top + row * max(1, len(trace)) + 20
+    x = {p: 20 + i * lane + lane // 2 for i, p in enumerate(procs)}
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
+        'font-size="11">',
+        "<defs><marker id='arrow' viewBox='0 0 10 10' refX='10' refY='5' markerWidth='8' "
+        "markerHeight='8' orient='auto-start-reverse'><path d='M0,0 L10,5 L0,10 z' "
+        "fill='#cf222e'/></marker></defs>",
+    ]
+    for p, px in x.items():
+        out.append(
+            f'<text x="{px}" y="20" text-anchor="middle" font-weight="bold">{_e(p)}</text>'
+            f'<line x1="{px}" y1="28" x2="{px}" y2="{height - 10}" stroke="#8c959f" '
+            'stroke-dasharray="4 3"/>'
+        )
+    pending: dict[str, list[tuple[int, int]]] = {}
+    arrows = []
+    for k, s in enumerate(trace[1:], start=1):
+        p = s.get("process") or "?"
+        cmd = str(s.get("command") or "")
+        y = top + (k - 1) * row
+        px = x[p]
+        out.append(
+            f'<g class="step"><title>{_e(cmd)}</title><rect x="{px - box_w // 2}" y="{y}" '
+            f'width="{box_w}" height="{row - 8}" rx="4" fill="#f6f8fa" stroke="#57606a"/>'
+            f'<text x="{px}" y="{y + 15}" text-anchor="middle">{k}: {_e(_short(cmd))}</text></g>'
+        )
+        for m in _SEND.finditer(cmd):
+            pending.setdefault(m.group(1), []).append((px, y + (row - 8) // 2))
+        for m in _RECV.finditer(cmd):
+            queue = pending.get(m.group(1))
+            if queue:
+                sx, sy = queue.pop(0)
+                ry = y + (row - 8) // 2
+                tx = px - box_w // 2 if sx < px else px + box_w // 2
+                fx = sx + box_w // 2 if sx < px else sx - box_w // 2
+                arrows.append(
+                    f'<line class="message" x1="{fx}" y1="{sy}" x2="{tx}" y2="{ry}" '
+                    f'stroke="#cf222e" marker-end="url(#arrow)"><title>{_e(m.group(1))}'
+                    "</title></line>"
+                )
+    out += arrows
+    out.append("</svg>")
+    return "".join(out)
+
+
+# -- refinement rounds -------------------------------------------------------------------
+def rounds_plot(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The refinement rounds' state counts as a small SVG line plot (one line per numeric
+    series among ``may_states``, ``must_states``, ``abstract_states``, ``concrete_states``)."""
+    series = [
+        k
+        for k in ("may_states", "must_states", "abstract_states", "concrete_states")
+        if any(isinstance(r.get(k), int) for r in rows)
+    ]
+    w, h, pad = 420, 200, 40
+    top = max([int(r.get(k) or 0) for r in rows for k in series] + [1])
+    n = max(1, len(rows) - 1)
+    colors = ["#0969da", "#cf222e", "#1a7f37", "#8250df"]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="10">',
+        f'<line x1="{pad}" y1="{h - pad}" x2="{w - 10}" y2="{h - pad}" stroke="#000"/>',
+        f'<line x1="{pad}" y1="10" x2="{pad}" y2="{h - pad}" stroke="#000"/>',
+        f'<text x="{w // 2}" y="{h - 8}" text-anchor="middle">round</text>',
+        f'<text x="{pad - 4}" y="14" text-anchor="end">{top}</text>',
+        f'<text x="{pad - 4}" y="{h - pad}" text-anchor="end">0</text>',
+    ]
+
+    def px(i: int) -> float:
+        return pad + (w - pad - 20) * (i / n if len(rows) > 1 else 0.5)
+
+    def py(v: int) -> float:
+        return h - pad - (h - pad - 20) * v / top
+
+    for i in range(len(rows)):
+        out.append(f'<text x="{px(i):.1f}" y="{h - pad + 14}" text-anchor="middle">{i + 1}</text>')
+    for j, k in enumerate(series):
+        pts = " ".join(f"{px(i):.1f},{py(int(r.get(k) or 0)):.1f}" for i, r in enumerate(rows))
+        c = colors[j % len(colors)]
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="2"/>')
+        for i, r in enumerate(rows):
+            out.append(
+                f'<circle cx="{px(i):.1f}" cy="{py(int(r.get(k) or 0)):.1f}" r="3" fill="{c}"/>'
+            )
+        out.append(
+            f'<text x="{w - 12}" y="{24 + 12 * j}" text-anchor="end" fill="{c}">'
+            f"{_e(k.replace('_', ' '))}</text>"
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+# -- graphs ------------------------------------------------------------------------------
+def graph_section(graph: Mapping[str, Any]) -> str:
+    """One state graph: Graphviz's SVG, or a plain list of states and transitions with a note
+    when ``dot`` is not installed."""
+    title = f"{graph.get('title', 'state space')} ({graph.get('states', 0)} states drawn"
+    title += ", cut at the bound)" if graph.get("truncated") else ")"
+    svg = to_svg(graph)
+    if svg is not None:
+        return f'<h3>{_e(title)}</h3><figure class="graph">{svg}</figure>'
+    states = [
+        [_e(n["id"]), f'<span class="mono">{_e(n["label"])}</span>', _e(", ".join(n["bad"]))]
+        for n in graph["nodes"]
+    ]
+    edges = [
+        [_e(e["source"]), _e(e["target"]), f'<span class="mono">{_e(e["label"])}</span>']
+        for e in graph["edges"]
+    ]
+    return (
+        f'<h3>{_e(title)}</h3><p class="note">Graphviz (<code>dot</code>) is not installed: '
+        'the graph is listed instead of drawn.</p><div class="graph">'
+        + _table(["state", "values", "violates"], states)
+        + _table(["from", "to", "command"], edges)
+        + "</div>"
+    )
+
+
+# -- the page ----------------------------------------------------------------------------
+def render_html(data: Mapping[str, Any]) -> str:
+    """The page for one result (``Result.to_json()``)."""
+    results = list(data.get("results", []))
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>absmc: {_e(data.get('model', ''))}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(data.get('model', ''))}: {_verdict(str(data.get('verdict', '')))}</h1>",
+        f"<p>method <b>{_e(data.get('method', ''))}</b></p>",
+        "<h2>Properties</h2>",
+    ]
+    rows = []
+    for r in results:
+        rows.append(
+            [
+                f'<span class="mono">{_e(r["property"])}</span>',
+                _e(r["kind"]),
+                _verdict(r["verdict"]),
+                _e(r.get("decided_by") or r.get("method") or ""),
+                _e(r["reason"]),
+            ]
+        )
+    parts.append(_table(["property", "kind", "verdict", "decided by", "reason"], rows, "verdicts"))
+    with_methods = [r for r in results if isinstance(r.get("methods"), dict)]
+    if with_methods:
+        parts.append("<h2>What each method did</h2>")
+        names = list(dict.fromkeys(m for r in with_methods for m in r["methods"]))
+        mrows = []
+        for r in with_methods:
+            cells = [f'<span class="mono">{_e(r["property"])}</span>']
+            for m in names:
+                o = r["methods"].get(m, {})
+                role = o.get("role") or o.get("verdict") or ""
+                cells.append(f"<b>{_e(role)}</b> {_e(o.get('rejected') or o.get('reason', ''))}")
+            mrows.append(cells)
+        parts.append(_table(["property", *names], mrows, "methods"))
+    parts.append("<h2>Statistics</h2>")
+    seen: list[str] = []
+    srows = []
+    for r in results:
+        key = repr(sorted(r["stats"].items()))
+        if key in seen:
+            continue
+        seen.append(key)
+        srows.append([_e(r.get("decided_by") or r["method"]), _cell(r["stats"])])
+    parts.append(_table(["method", "statistics"], srows, "stats"))
+    for note in data.get("notes", []):
+        parts.append(f'<p class="note">note: {_e(note)}</p>')
+    for r in results:
+        if not r.get("trace"):
+            continue
+        replayed = r["verdict"] == "violated"
+        kind = "Counterexample" if replayed else "Unconfirmed abstract trace"
+        parts.append(
+            f'<h2>{kind} for <span class="mono">{_e(r["property"])}</span> '
+            f"({len(r['trace']) - 1} steps"
+            + (", replayed on the concrete semantics)" if replayed else ")")
+            + "</h2>"
+        )
+        parts.append(f'<section class="trace">{step_table(r["trace"])}</section>')
+        if r.get("trace_note"):
+            parts.append(f'<p class="note">{_e(r["trace_note"])}</p>')
+        parts.append("<h3>Message sequence chart</h3>")
+        parts.append(f"<figure>{sequence_chart(r['trace'])}</figure>")
+    done: list[str] = []
+    for r in results:
+        its = r.get("iterations")
+        if not its or repr(its) in done:
+            continue
+        done.append(repr(its))
+        parts.append(f"<h2>Refinement rounds ({_e(r.get('decided_by') or r['method'])})</h2>")
+        keys = list(dict.fromkeys(k for row in its for k in row))
+        parts.append(
+            _table(
+                [k.replace("_", " ") for k in keys],
+                [[_cell(row.get(k, "")) for k in keys] for row in its],
+                "rounds",
+            )
+        )
+        parts.append(f"<figure>{rounds_plot(its)}</figure>")
+    graphs = data.get("graphs") or []
+    if graphs:
+        parts.append("<h2>State graphs</h2>")
+        parts += [graph_section(g) for g in graphs]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,245 @@
+"""``--method auto`` (issue 15, item 1): the portfolio of registered engines in processes, the
+soundness rule (holds only from a prover, violated only with a trace replayed again in the
+portfolio's process, a disagreement is an internal error), limits and Ctrl-C."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from absmc.engines import registry
+from absmc.engines.engine import Capabilities, Engine
+from absmc.engines.portfolio import Disagreement, PortfolioOptions, check_portfolio
+from absmc.engines.portfolio import check as portfolio_check
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.lang.loader import load_model
+from tests.conftest import GCL_EXAMPLES, ROOT, run_cli
+
+BUGGY = """
+var x : 0..5;
+process P { x < 5 -> x := x + 1; }
+invariant small: x < 3;
+"""
+
+
+def _liar_check(system: System, options: CheckOptions, _own: object) -> Result:
+    """A faulty engine: claims a proof of every user property (wrongly, for ``small``)."""
+    stats = Stats(time_s=0.0)
+    results = [
+        PropertyResult(p.name, p.kind, "liar", Verdict.HOLDS, "trust me", stats)
+        for p in system.properties
+    ]
+    return Result(system.name, "liar", results)
+
+
+#: an infinite state space without a violation: only a limit or Ctrl-C ends a search of it
+ENDLESS = """
+var x, y : int;
+process P { true -> y := y + 2 * x + 1, x := x + 1; }
+invariant not_two: y != 2;
+"""
+
+LIAR = Engine("liar", PortfolioOptions, Capabilities(), "a faulty engine", _liar_check)
+
+
+@pytest.fixture
+def buggy(tmp_path: Path) -> Path:
+    path = tmp_path / "buggy.gcl"
+    path.write_text(BUGGY, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def endless(tmp_path: Path) -> Path:
+    path = tmp_path / "endless.gcl"
+    path.write_text(ENDLESS, encoding="utf-8")
+    return path
+
+
+def _no_children() -> list[int]:
+    """Processes whose parent is this one (none should be left after a portfolio run)."""
+    return _children_of(os.getpid())
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    me = str(pid)
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me:
+                out.append(int(d.name))
+    return out
+
+
+def test_auto_proves_and_names_the_deciding_method() -> None:
+    r = run_cli("check", str(GCL_EXAMPLES / "peterson.gcl"), "--method", "auto", "--json")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["method"] == "auto" and data["verdict"] == "holds"
+    for res in data["results"]:
+        assert res["verdict"] == "holds"
+        decider = res["decided_by"]
+        assert registry.get(decider).capabilities.proves
+        assert res["methods"][decider]["role"] == "decided"
+        # types needs bindings: it sat out, and says why
+        assert res["methods"]["types"]["reason"].startswith("sat out: no variable bindings")
+    assert _no_children() == []
+
+
+def test_auto_finds_the_bug_with_a_replayed_trace(buggy: Path) -> None:
+    r = run_cli("check", str(buggy), "--method", "auto", "--json")
+    assert r.code == 1, r.err
+    res = {x["property"]: x for x in json.loads(r.out)["results"]}
+    assert res["small"]["verdict"] == "violated"
+    assert res["small"]["trace"][-1]["state"]["x"] == 3
+    assert res["small"]["methods"][res["small"]["decided_by"]]["role"] == "decided"
+    text = run_cli("check", str(buggy), "--method", "auto")
+    assert "small (invariant): violated" in text.out
+    assert "types: sat out: no variable bindings given" in text.out
+
+
+def test_results_survive_pickling(buggy: Path) -> None:
+    result = registry.run("explicit", load_model(buggy), CheckOptions())
+    again = pickle.loads(pickle.dumps(result))
+    assert again == result
+    assert again.results[0].trace is not None
+    assert [s.command_index for s in again.results[0].trace.steps][1:] == [0, 0, 0]
+
+
+def test_a_faulty_engine_is_an_internal_error_never_a_vote(buggy: Path) -> None:
+    system = load_model(buggy)
+    with pytest.raises(Disagreement) as info:
+        # one process at a time, the liar first: its "holds" is accepted, then explicit's
+        # replayed counterexample contradicts it
+        check_portfolio(
+            system, CheckOptions(), PortfolioOptions(workers=1), [LIAR, registry.get("explicit")]
+        )
+    assert info.value.property == "small"
+    assert info.value.holds.method == "liar" and info.value.violated.method == "explicit"
+    assert _no_children() == []
+
+
+def test_disagreement_exits_4_with_both_answers(
+    buggy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = portfolio_check.check_portfolio
+
+    def with_liar(
+        system: System,
+        options: CheckOptions,
+        own: PortfolioOptions,
+        members: Sequence[Engine[object]],
+    ) -> Result:
+        return real(system, options, dataclasses.replace(own, workers=1), [LIAR, *members])
+
+    monkeypatch.setattr(portfolio_check, "check_portfolio", with_liar)
+    r = run_cli("check", str(buggy), "--method", "auto")
+    assert r.code == 4
+    assert "engines disagree on 'small': liar proves it holds" in r.err
+    assert "counterexample for 'small'" in r.err  # the other answer's trace is shown
+
+
+def test_a_trace_that_does_not_replay_is_not_accepted(buggy: Path) -> None:
+    system = load_model(buggy)
+    good = registry.run("explicit", system, CheckOptions())
+    bad = good.results[0]
+    assert bad.trace is not None
+    steps = list(bad.trace.steps)
+    steps[-1] = dataclasses.replace(steps[-1], state={"x": 4})
+    forged = dataclasses.replace(bad, trace=dataclasses.replace(bad.trace, steps=steps))
+
+    def forger(system: System, options: CheckOptions, _own: object) -> Result:
+        return Result(system.name, "explicit", [dataclasses.replace(forged, method="forger")])
+
+    fake = Engine("forger", PortfolioOptions, Capabilities(), "forges traces", forger)
+    result = check_portfolio(system, CheckOptions(properties=["small"]), PortfolioOptions(), [fake])
+    small = result.results[0]
+    assert small.verdict is Verdict.UNKNOWN
+    assert "does not replay" in small.extra["methods"]["forger"]["rejected"]
+
+
+def test_timeout_ends_with_unknown_and_no_processes_left(endless: Path) -> None:
+    t0 = time.monotonic()
+    r = run_cli(
+        "check",
+        str(endless),
+        "--method",
+        "auto",
+        "--timeout",
+        "1",
+        "--json",
+    )
+    elapsed = time.monotonic() - t0
+    assert r.code == 3, r.err
+    data = json.loads(r.out)
+    res = {x["property"]: x for x in data["results"]}
+    assert res["not_two"]["verdict"] == "unknown"
+    assert res["not_two"]["stats"]["states"] > 0  # partial statistics of a member
+    assert elapsed < 1 + portfolio_check.GRACE_S + 3
+    assert _no_children() == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_ctrl_c_ends_the_portfolio_without_orphans(endless: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "absmc.cli",
+            "check",
+            str(endless),
+            "--method",
+            "auto",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    # wait until the members run (loading can take long on a busy machine)
+    deadline = time.monotonic() + 60
+    while not _children_of(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _children_of(proc.pid), "the portfolio started no member process"
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    assert proc.returncode == 3, err
+    data = json.loads(out)
+    assert data["verdict"] == "unknown"
+    assert any("interrupted" in n for n in data["notes"])
+    time.sleep(0.5)
+    left = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[2] == str(proc.pid):  # same process group
+                left.append(d.name)
+    assert left == []

@@ -1,0 +1,144 @@
+"""``absmc report`` / ``check --html`` / ``check --dot`` (issue 15, items 3 and 4): one
+self-contained page with verdicts, deciding methods, statistics, the counterexample as a step
+table and a message sequence chart, refinement rounds and state graphs; checked in a real
+headless Chromium where it is installed."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from absmc.report.html import render_html, sequence_chart
+from tests.conftest import EXAMPLES, run_cli
+
+PINGPONG = EXAMPLES / "promela" / "pingpong_buggy.pml"
+LAMPORT = EXAMPLES / "promela" / "lamport.pml"
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium)"
+)
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None,
+    reason="Graphviz is not installed (Debian: apt-get install graphviz)",
+)
+
+
+@pytest.fixture(scope="module")
+def pingpong_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("page")
+    page, dot = out / "report.html", out / "graph.dot"
+    r = run_cli("check", str(PINGPONG), "--html", str(page), "--dot", str(dot))
+    assert r.code == 1, r.err
+    return page
+
+
+def test_page_has_verdicts_trace_chart_and_graph(pingpong_page: Path) -> None:
+    text = pingpong_page.read_text(encoding="utf-8")
+    # nothing to fetch at view time (the SVG namespaces are names, not addresses)
+    assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:|//)", text)
+    assert "<script" not in text and "<link" not in text and "@import" not in text
+    assert re.search(r"assert@21</span></td><td>assert</td><td><span[^>]*>violated", text)
+    assert text.count('class="step"') == 5  # one box per step of the counterexample
+    assert text.count('class="message"') == 2  # c!2 -> c?x and c!1 -> c?x
+    assert 'class="trace"' in text
+    assert 'class="graph"' in text
+
+
+def test_chart_pairs_sends_with_receives_in_fifo_order() -> None:
+    trace = [
+        {"step": 0, "state": {}},
+        {"step": 1, "process": "A", "command": "c!1", "state": {}},
+        {"step": 2, "process": "A", "command": "d!7", "state": {}},
+        {"step": 3, "process": "B", "command": "d?y", "state": {}},
+        {"step": 4, "process": "B", "command": "x = (a ? 1 : 2)", "state": {}},
+    ]
+    svg = sequence_chart(trace)
+    assert svg.count('class="message"') == 1  # d only: c is never received, a ? is no channel
+    assert "<title>d</title>" in svg
+
+
+@needs_dot
+def test_dot_file_is_graphviz_input(tmp_path: Path) -> None:
+    dot = tmp_path / "g.dot"
+    r = run_cli("check", str(PINGPONG), "--dot", str(dot), "--graph-bound", "5")
+    assert r.code == 1
+    text = dot.read_text(encoding="utf-8")
+    assert text.count("[label=") >= 5 and "only the first 5 states" in text
+    svg = subprocess.run(["dot", "-Tsvg", str(dot)], capture_output=True, text=True, check=True)
+    assert "<svg" in svg.stdout
+
+
+def test_report_renders_a_saved_result_with_refinement_rounds(tmp_path: Path) -> None:
+    saved = tmp_path / "lamport.json"
+    r = run_cli(
+        "check",
+        str(LAMPORT),
+        "-D",
+        "NOPRED",
+        "--method",
+        "fourvalued",
+        "--refine",
+        "--json",
+        "--html",
+        str(tmp_path / "direct.html"),
+    )
+    assert r.code == 0, r.err
+    saved.write_text(r.out, encoding="utf-8")
+    page = tmp_path / "report.html"
+    assert run_cli("report", str(saved), "-o", str(page)).code == 0
+    text = page.read_text(encoding="utf-8")
+    assert "Refinement rounds" in text and 'class="plot"' in text and "polyline" in text
+    assert "n[0] &lt;= n[1]" in text  # a predicate the refinement found
+    assert text == (tmp_path / "direct.html").read_text(encoding="utf-8")
+    assert render_html(json.loads(r.out)) == text
+
+
+def test_report_refuses_what_is_not_a_result(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops", encoding="utf-8")
+    r = run_cli("report", str(bad))
+    assert r.code == 2 and r.err.startswith(f"{bad}:1:2: error: not JSON")
+    bad.write_text("[1]", encoding="utf-8")
+    assert run_cli("report", str(bad)).code == 2
+
+
+@needs_chromium
+def test_page_loads_in_headless_chromium(pingpong_page: Path, tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]
+    url = pingpong_page.resolve().as_uri()
+    dom = subprocess.run(
+        [CHROMIUM, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    # console messages (errors included) are logged as ...:CONSOLE(...)
+    assert [line for line in dom.stderr.splitlines() if ":CONSOLE" in line] == []
+    assert dom.stdout.count('class="step"') == 5  # the chart as the browser parsed it
+    assert 'class="trace"' in dom.stdout and 'class="graph"' in dom.stdout
+    shot = tmp_path / "page.png"
+    r = subprocess.run(
+        [CHROMIUM, *flags, "--window-size=1100,1700", f"--screenshot={shot}", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and shot.stat().st_size > 10_000
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
