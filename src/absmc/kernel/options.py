@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from absmc.errors import OptionError
+from absmc.ir.ltl import LtlProperty
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 
 __all__ = [
@@ -52,6 +53,10 @@ class CheckOptions:
 
     ``properties``: names to check (``None``: all of the model's, plus ``no-deadlock`` unless
     ``check_deadlock`` is false); ``no-model-error`` is always checked. ``timeout`` in seconds.
+    ``ltl``: the one linear-time property (``ltl`` block or never claim) to check (SPIN's
+    ``-N NAME``; ``None``: all of them, each with its own result). ``fairness``: ``"weak"``
+    restricts the cycles of linear-time properties to weakly fair ones (SPIN's ``-f``).
+    ``non_progress``: also look for non-progress cycles (SPIN's ``-l``).
     """
 
     properties: Sequence[str] | None = None
@@ -63,17 +68,27 @@ class CheckOptions:
     keep_going: bool = False
     check_deadlock: bool = True
     progress: Callable[[Progress], None] | None = None
+    ltl: str | None = None
+    fairness: Literal["none", "weak"] = "none"
+    non_progress: bool = False
 
 
 @dataclass
 class Selection:
-    """The properties one run checks: the model's chosen ones and which built-ins."""
+    """The properties one run checks: the model's chosen ones, which built-ins, and the
+    linear-time properties (each checked by its own product search)."""
 
     user: tuple[Property, ...]
     deadlock: bool
     model_error: bool = True
+    ltl: tuple[LtlProperty, ...] = ()
+
+    def all_names(self) -> list[str]:
+        """The safety properties' names (:meth:`names`), then the linear-time ones."""
+        return [*self.names(), *(p.name for p in self.ltl)]
 
     def names(self) -> list[str]:
+        """The names of the properties one safety search checks (no linear-time ones)."""
         out = [p.name for p in self.user]
         if self.deadlock:
             out.append(NO_DEADLOCK)
@@ -82,12 +97,24 @@ class Selection:
 
 
 def select_properties(system: System, options: CheckOptions) -> Selection:
-    """Resolve ``options.properties`` against the model. Raises ``OptionError`` naming the
-    unknown property and the known ones (option ``"properties"``)."""
+    """Resolve ``options.properties`` and ``options.ltl`` against the model. Raises
+    ``OptionError`` naming the unknown property and the known ones (option ``"properties"`` or
+    ``"ltl"``)."""
+    ltl = system.ltl
+    if options.ltl is not None:
+        ltl = tuple(p for p in system.ltl if p.name == options.ltl)
+        if not ltl:
+            names = ", ".join(p.name for p in system.ltl) or "none"
+            raise OptionError(
+                f"the model has no ltl property or never claim '{options.ltl}' (it has: {names})",
+                "ltl",
+            )
     if options.properties is None:
-        return Selection(system.properties, options.check_deadlock)
+        return Selection(system.properties, options.check_deadlock, ltl=ltl)
     known = {p.name: p for p in system.properties}
+    temporal = {p.name: p for p in system.ltl}
     user: list[Property] = []
+    chosen: list[LtlProperty] = []
     deadlock = False
     for name in options.properties:
         if name == NO_DEADLOCK:
@@ -97,20 +124,26 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
         elif name in known:
             if known[name] not in user:
                 user.append(known[name])
+        elif name in temporal:
+            if temporal[name] not in chosen and temporal[name] in ltl:
+                chosen.append(temporal[name])
         else:
-            choices = ", ".join([*known, NO_DEADLOCK, NO_MODEL_ERROR])
+            choices = ", ".join([*known, *temporal, NO_DEADLOCK, NO_MODEL_ERROR])
             raise OptionError(
                 f"the model has no property '{name}' (it has: {choices})", "properties"
             )
-    return Selection(tuple(user), deadlock)
+    return Selection(tuple(user), deadlock, ltl=tuple(chosen))
 
 
 def property_kind(system: System, name: str) -> str:
     """The kind of a checked property: ``deadlock`` for ``no-deadlock``, ``model-error`` for
     ``no-model-error``, else the model's property kind (``invariant``, ``unreachable``,
-    ``assert``). Raises ``KeyError`` for an unknown name."""
+    ``assert``), ``ltl`` for a linear-time property (an ``ltl`` block or a never claim).
+    Raises ``KeyError`` for an unknown name."""
     if name == NO_DEADLOCK:
         return "deadlock"
     if name == NO_MODEL_ERROR:
         return "model-error"
+    if any(p.name == name for p in system.ltl):
+        return "ltl"
     return system.get_property(name).kind

@@ -9,6 +9,10 @@ paths, and the rows a trace shows. Used by every method (explicit, under, types,
   predicate on the concrete states, e.g. "lies in the abstract state's concretization"). A
   step with no concrete counterpart raises :class:`Unconfirmed` with the step number and why:
   an abstract trace is never silently continued from an old state.
+* :func:`replay_lasso` — a lasso (a product path with the start of its cycle) of a
+  linear-time property: the system steps on the semantics, the automaton moves by evaluating
+  their guards (:func:`absmc.ir.evaluate.evaluate`), the cycle must close and pass an accepting
+  automaton state.
 * :func:`chain_rows` / :func:`run_path` — states along a path, one row per command of a chain.
 """
 
@@ -16,8 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from absmc.ir.evaluate import EvalError, env_of, evaluate
+from absmc.ir.ltl import Automaton
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.product import STUTTER, decode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
 
@@ -30,6 +37,7 @@ __all__ = [
     "command_text",
     "concretize",
     "replay",
+    "replay_lasso",
     "run_path",
     "to_trace",
 ]
@@ -245,3 +253,67 @@ def concretize(
         out.append(pick[0])
         s = pick[1]
     return out, ""
+
+
+#: what a trace shows for a stutter step
+STUTTER_TEXT = "(stutter: a valid end state repeats)"
+
+
+def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) -> bool:
+    env = env_of(system, state)
+    for e in aut.edges[q]:
+        if e.target != target:
+            continue
+        try:
+            if evaluate(e.guard, env):
+                return True
+        except (EvalError, ZeroDivisionError):
+            continue
+    return False
+
+
+def replay_lasso(
+    sem: Semantics, aut: Automaton, path: Sequence[int], cycle_start: int, note: str
+) -> Trace:
+    """Replay a lasso of the product of ``sem`` with ``aut`` (labels of
+    :mod:`absmc.kernel.product`; ``cycle_start`` indexes the path's states) and return its
+    trace, ``Trace.cycle_start`` set to the row where the cycle starts.
+
+    Checks, raising ``ReplayError`` otherwise: every system step is a step of ``sem`` (a stutter
+    step only in a terminal valid end state), every automaton move is an edge whose guard holds
+    in the state it leaves, the last product state equals the one at ``cycle_start``, and the
+    cycle passes an accepting automaton state."""
+    system = sem.system
+    size = aut.size
+    if not 0 <= cycle_start < len(path):
+        raise ReplayError(f"cycle start {cycle_start} outside the path of {len(path)} steps")
+    s, q = sem.initial, aut.initial
+    prod: list[tuple[State, int]] = [(s, q)]
+    steps = [TraceStep(0, system.state_dict(s))]
+    row_of = [0]
+    for k, label in enumerate(path, start=1):
+        ci, target = decode(label, size)
+        if not _edge_ok(system, aut, q, target, s):
+            raise ReplayError(f"step {k}: the automaton has no edge {q} -> {target} here")
+        succ, _ = sem.successors(s)
+        if ci == STUTTER:
+            if succ or not sem.valid_end(s):
+                raise ReplayError(f"step {k}: a stutter step in a state that is not terminal")
+            steps.append(TraceStep(len(steps), system.state_dict(s), command=STUTTER_TEXT))
+        else:
+            nxt = next((t for c, t in succ if c == ci), None)
+            if nxt is None:
+                raise ReplayError(f"step {k}: command {ci} is not enabled")
+            for cj, st in chain_rows(sem, s, sem.commands_of(ci)):
+                steps.append(command_row(system, len(steps), st, cj))
+            if steps[-1].state != system.state_dict(nxt):
+                raise ReplayError(f"step {k}: the chain does not reach the recorded state")
+            s = nxt
+        q = target
+        prod.append((s, q))
+        row_of.append(len(steps) - 1)
+    if prod[-1] != prod[cycle_start]:
+        raise ReplayError("the lasso's last state is not the state where its cycle starts")
+    if not any(qq in aut.accepting for _, qq in prod[cycle_start:-1]):
+        raise ReplayError("the cycle passes no accepting state of the automaton")
+    return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])

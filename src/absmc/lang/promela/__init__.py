@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from absmc.ir.expr import Expr
+from absmc.ir.ltl import LtlProperty
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
+from absmc.lang.promela.ast import Model, Node
 from absmc.lang.promela.export import to_promela
 
 
@@ -22,13 +25,43 @@ def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> Sys
         raise ModelError(
             f"{what} are not supported yet (LTL and claims come with the LTL issue)", claim.span
         )
-    if model.ltl:
-        name, _formula, span = model.ltl[0]
-        raise ModelError(
-            f"ltl formulas ('{name or 'ltl'}') are not supported yet (they come with LTL)",
-            span,
-        )
-    return lower_model(model, Path(path).stem)
+    if not model.ltl:
+        return lower_model(model, Path(path).stem)
+    return _with_ltl(model, Path(path).stem)
+
+
+def _with_ltl(model: Model, name: str) -> System:
+    """Lower a model with ``ltl`` blocks: their atoms are read in the global context (the
+    globals they read stay in the state, as SPIN's never claim reads them)."""
+    from absmc.lang.promela.lower import Lowerer
+    from absmc.lang.promela.ltl import FormulaError, atom_nodes, parse_formula, to_ltl
+    from absmc.lang.promela.parser import atom_builder
+
+    blocks = []
+    seen: set[str] = set()
+    for k, (bname, text, span) in enumerate(model.ltl):
+        label = bname if bname is not None else f"ltl_{k}"
+        if label in seen:
+            raise ModelError(f"ltl name '{label}' is used twice", span)
+        seen.add(label)
+        try:
+            tree = parse_formula(text)
+        except FormulaError as err:
+            raise ModelError(f"ltl '{label}': {err}", span) from None
+        nodes = atom_nodes(tree, atom_builder(model.file, span), span)
+        blocks.append((label, text, span, tree, nodes))
+    lowerer = Lowerer(model, name)
+    lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
+    system = lowerer.lower()
+    props = []
+    for label, text, span, tree, nodes in blocks:
+
+        def lower(key: tuple[str, int], nodes: dict[tuple[str, int], Node] = nodes) -> Expr:
+            return lowerer.state_expr(nodes[key])
+
+        formula = to_ltl(tree, lower)
+        props.append(LtlProperty(label, formula, span, text=" ".join(text.split())))
+    return system.with_(ltl=tuple(props))
 
 
 __all__ = ["load_promela", "to_promela"]

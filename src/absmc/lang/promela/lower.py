@@ -161,6 +161,8 @@ class Lowerer:
         self.commands: list[Command] = []
         self.seen_errors: set[tuple[Expr, str]] = set()
         self.timeout_used = False
+        #: expressions read outside the processes (ltl atoms): their globals stay in the state
+        self.ltl_reads: list[Node] = []
 
     # -- errors -------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None = None, span: SourceSpan | None = None) -> ModelError:
@@ -459,9 +461,35 @@ class Lowerer:
             return out_e
         if k == "run":
             raise self.err("'run' can only be used as a statement here", n)
-        if k in ("enabled", "pc_value", "remote_label", "np_", "get_priority"):
+        if k == "remote_label":
+            return self.remote_label(n, p, ctx, evc)
+        if k in ("enabled", "pc_value", "np_", "get_priority"):
             raise self.err(f"'{k}' is not supported yet", n)
         raise self.err(f"unsupported expression '{k}'", n)
+
+    def remote_label(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """``P[pid]@L`` / ``P@L``: the process with that pid (any process of proctype ``P``
+        without an index) is of proctype ``P`` and at label ``L`` (SPIN's remote reference)."""
+        pname, label = n.name or "", n.text or ""
+        slots = [s for s in self.slots if any(t.decl.name == pname for t in s.types)]
+        if not slots:
+            raise self.err(f"no process of proctype '{pname}' (remote reference)", n)
+        idx = int_of(self.ev(n.args[0], p, ctx, evc)) if n.args and n.args[0] is not None else None
+        alts: list[Expr] = []
+        for s in slots:
+            t = next(t for t in s.types if t.decl.name == pname)
+            if label not in t.fsm.labels:
+                raise self.err(f"proctype '{pname}' has no label '{label}'", n)
+            at = self.pc_is(s, t, t.fsm.labels[label])
+            if idx is not None:
+                at = conj([mk("==", idx, Const(s.pid)), at])
+            alts.append(at)
+        return disj(alts)
+
+    def state_expr(self, n: Node) -> Expr:
+        """A Promela expression over the global state (remote references allowed), lowered
+        after :meth:`lower` (an ``ltl`` formula's atom). Raises ``ModelError``."""
+        return bool_of(self.ev(n, Path({}, []), _Ctx(None, None), []))
 
     def nr_pr(self) -> Expr:
         parts: Expr = Const(0)
@@ -987,7 +1015,7 @@ class Lowerer:
         for d in self.m.globals:
             if isinstance(d.init, Node):
                 _reads(d.init, read, True)
-        for e in self.m.preds:
+        for e in [*self.m.preds, *self.ltl_reads]:
             _reads(e, read, True)
         drop: set[str] = set()
         for d in self.m.globals:
