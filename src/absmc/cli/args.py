@@ -27,6 +27,9 @@ class CheckArgs:
     no_deadlock: bool = False
     defines: tuple[str, ...] = ()
     as_json: bool = False
+    ltl: str | None = None
+    fairness: str = "none"
+    non_progress: bool = False
     progress: bool | None = False
     predicates: tuple[str, ...] = ()
     seed_predicates: str = ""

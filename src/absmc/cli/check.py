@@ -77,6 +77,9 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         keep_going=args.keep_going,
         check_deadlock=not args.no_deadlock,
         progress=progress,
+        ltl=args.ltl,
+        fairness="weak" if args.fairness == "weak" else "none",
+        non_progress=args.non_progress,
     )
 
 
@@ -156,6 +159,29 @@ predicate_option = click.option(
     multiple=True,
     metavar="NAME",
     help="Check only this property (repeatable). Built-in: no-deadlock, no-model-error.",
+)
+@click.option(
+    "-N",
+    "--ltl",
+    "ltl",
+    default=None,
+    metavar="NAME",
+    help="Check only this ltl block or never claim (SPIN's -N; default: each in turn, each "
+    "with its own result).",
+)
+@click.option(
+    "--fairness",
+    type=click.Choice(["none", "weak"]),
+    default="none",
+    show_default=True,
+    help="weak: only weakly fair cycles violate ltl properties and progress (SPIN's -f).",
+)
+@click.option(
+    "-l",
+    "--non-progress",
+    "non_progress",
+    is_flag=True,
+    help="Look for non-progress cycles: cycles through no progress label (SPIN's -l).",
 )
 @click.option(
     "--order",

@@ -45,6 +45,10 @@ ARITY: Final[dict[str, int]] = {
     "V": 2,
 }
 
+#: the name of the non-progress property (SPIN's ``-l``): ``[] <> progress``, violated by a
+#: cycle through no progress-labelled state; not a valid identifier, so no user name clashes
+NON_PROGRESS: Final = "non-progress"
+
 #: the temporal operators
 TEMPORAL: Final = frozenset({"X", "[]", "<>", "U", "W", "V"})
 
@@ -83,6 +87,13 @@ def atom(expr: Expr) -> Ltl:
     if node is None:
         node = _TABLE[key] = Ltl("atom", (), expr)
     return node
+
+
+def non_progress_property(progress: Expr, span: SourceSpan | None = None) -> LtlProperty:
+    """The non-progress property: ``[] <> progress`` (``progress``: some process is at a
+    progress label). Its violations are SPIN's non-progress cycles."""
+    f = mk_ltl("[]", mk_ltl("<>", atom(progress)))
+    return LtlProperty(NON_PROGRESS, f, span, text="[] <> progress")
 
 
 def atoms_of(f: Ltl) -> list[Expr]:

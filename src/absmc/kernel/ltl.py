@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from absmc.ir.ltl import Automaton, LtlProperty
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.kernel.buchi import violation_automaton
+from absmc.kernel.fairness import FairSemantics, fair_decode
 from absmc.kernel.nested import Lasso, NestedDfs
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.product import ProductSemantics
@@ -42,6 +43,7 @@ class LtlOutcome:
     lasso: Lasso | None
     nested_states: int
     automaton: Automaton
+    weakly_fair: bool = False
 
 
 def search_ltl(
@@ -52,21 +54,26 @@ def search_ltl(
     limits: Limits | None = None,
     progress: Callable[[Progress], None] | None = None,
     deadline: float | None = None,
+    weakly_fair: bool = False,
 ) -> LtlOutcome:
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
-    Stops at the first cycle; limits end the search with ``outcome.stopped`` set."""
+    Stops at the first cycle; limits end the search with ``outcome.stopped`` set. With
+    ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.fairness`)."""
     aut = automaton_of(prop)
-    product = ProductSemantics(sem, aut)
+    product = ProductSemantics(sem, aut, stutter=prop.name != NON_PROGRESS)
+    searched: ProductSemantics | FairSemantics = product
+    if weakly_fair:
+        searched = FairSemantics(product)
     hooks = NestedDfs(
-        product.successors,
-        product.is_accepting,
+        searched.successors,
+        searched.is_accepting,
         prop.name,
         f"ltl '{prop.name}' violated: an accepting cycle",
         nested_store,
     )
     outcome = search(
-        product,
+        searched,
         store,
         order="dfs",
         limits=limits,
@@ -76,7 +83,11 @@ def search_ltl(
         hooks=hooks,
         deadline=deadline,
     )
-    return LtlOutcome(outcome, hooks.lasso, hooks.states, aut)
+    lasso = hooks.lasso
+    if lasso is not None and isinstance(searched, FairSemantics):
+        k = searched.k
+        lasso = Lasso([fair_decode(label, k)[0] for label in lasso.path], lasso.cycle_start)
+    return LtlOutcome(outcome, lasso, hooks.states, aut, weakly_fair)
 
 
 def ltl_result(
@@ -107,7 +118,8 @@ def ltl_result(
             found.lasso.path,
             found.lasso.cycle_start,
             "the run repeats the cycle forever: an accepting run of the property's "
-            "violation automaton",
+            "violation automaton" + (" (weakly fair)" if found.weakly_fair else ""),
+            found.weakly_fair,
         )
         n = len(trace.steps) - 1
         reason = (

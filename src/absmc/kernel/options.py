@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from absmc.errors import OptionError
-from absmc.ir.ltl import LtlProperty
+from absmc.ir.expr import FALSE
+from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 
 __all__ = [
@@ -100,8 +101,15 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
     """Resolve ``options.properties`` and ``options.ltl`` against the model. Raises
     ``OptionError`` naming the unknown property and the known ones (option ``"properties"`` or
     ``"ltl"``)."""
-    ltl = system.ltl
-    if options.ltl is not None:
+    ltl = tuple(p for p in system.ltl if p.name != NON_PROGRESS)
+    if options.non_progress:
+        if options.ltl is not None:
+            raise OptionError(
+                "non-progress cycles are checked on their own, not with an ltl property", "ltl"
+            )
+        given = [p for p in system.ltl if p.name == NON_PROGRESS]
+        ltl = tuple(given) or (non_progress_property(FALSE),)
+    elif options.ltl is not None:
         ltl = tuple(p for p in system.ltl if p.name == options.ltl)
         if not ltl:
             names = ", ".join(p.name for p in system.ltl) or "none"
@@ -112,7 +120,7 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
     if options.properties is None:
         return Selection(system.properties, options.check_deadlock, ltl=ltl)
     known = {p.name: p for p in system.properties}
-    temporal = {p.name: p for p in system.ltl}
+    temporal = {p.name: p for p in ltl}
     user: list[Property] = []
     chosen: list[LtlProperty] = []
     deadlock = False
@@ -125,7 +133,7 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
             if known[name] not in user:
                 user.append(known[name])
         elif name in temporal:
-            if temporal[name] not in chosen and temporal[name] in ltl:
+            if temporal[name] not in chosen:
                 chosen.append(temporal[name])
         else:
             choices = ", ".join([*known, *temporal, NO_DEADLOCK, NO_MODEL_ERROR])
@@ -144,6 +152,6 @@ def property_kind(system: System, name: str) -> str:
         return "deadlock"
     if name == NO_MODEL_ERROR:
         return "model-error"
-    if any(p.name == name for p in system.ltl):
+    if name == NON_PROGRESS or any(p.name == name for p in system.ltl):
         return "ltl"
     return system.get_property(name).kind

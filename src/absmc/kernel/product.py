@@ -6,9 +6,11 @@ that the one search of :mod:`absmc.kernel.search` explores it.
 * From ``(s, q)`` the automaton moves first, reading ``s`` (an edge ``q -> q'`` whose guard holds
   in ``s``), then the system takes one step ``s -> t``: the successor is ``(t, q')`` (SPIN's
   synchronous product with a never claim).
-* Stuttering (SPIN's semantics): a system state without steps that is a *valid end state*
-  repeats forever: ``(s, q) -> (s, q')``. A terminal state that is not a valid end state is a
-  deadlock (reported by the safety search) and has no product successor.
+* Stuttering (SPIN's semantics with a never claim): a system state without steps repeats
+  forever: ``(s, q) -> (s, q')`` — valid end state or not (SPIN 6 disables the invalid-end-state
+  check when a claim is present and stutters every terminal state; absmc still reports an
+  invalid end state as a deadlock, in the safety search). Without ``stutter`` (non-progress
+  cycles, SPIN's ``-l``), a terminal state has no product successor.
 * Labels: ``(system label + 1) * |Q| + q'`` (:func:`encode`, :func:`decode`); the system label
   ``STUTTER`` (-1) is a stutter step.
 * Failures of the system (model errors, assertions) are not reported here: absmc checks the
@@ -60,8 +62,9 @@ class ProductSemantics:
     :class:`~absmc.kernel.semantics.Semantics`; ``step`` is not offered (replay goes through
     :func:`absmc.kernel.trace.replay_lasso` on the base semantics)."""
 
-    def __init__(self, base: Semantics, automaton: Automaton) -> None:
+    def __init__(self, base: Semantics, automaton: Automaton, stutter: bool = True) -> None:
         self.base = base
+        self.stutter = stutter
         self.automaton = automaton
         self.size = automaton.size
         system = base.system
@@ -111,7 +114,7 @@ class ProductSemantics:
             return [], NO_FAILURES
         succ, _ = self.base.successors(s)
         if not succ:
-            if not self.base.valid_end(s):
+            if not self.stutter:
                 return [], NO_FAILURES
             return [((STUTTER + 1) * size + q, (*s, q)) for q in targets], NO_FAILURES
         return [((ci + 1) * size + q, (*t, q)) for q in targets for ci, t in succ], NO_FAILURES

@@ -256,7 +256,7 @@ def concretize(
 
 
 #: what a trace shows for a stutter step
-STUTTER_TEXT = "(stutter: a valid end state repeats)"
+STUTTER_TEXT = "(stutter: the terminal state repeats)"
 
 
 def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) -> bool:
@@ -273,7 +273,12 @@ def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) 
 
 
 def replay_lasso(
-    sem: Semantics, aut: Automaton, path: Sequence[int], cycle_start: int, note: str
+    sem: Semantics,
+    aut: Automaton,
+    path: Sequence[int],
+    cycle_start: int,
+    note: str,
+    weakly_fair: bool = False,
 ) -> Trace:
     """Replay a lasso of the product of ``sem`` with ``aut`` (labels of
     :mod:`absmc.kernel.product`; ``cycle_start`` indexes the path's states) and return its
@@ -282,7 +287,8 @@ def replay_lasso(
     Checks, raising ``ReplayError`` otherwise: every system step is a step of ``sem`` (a stutter
     step only in a terminal valid end state), every automaton move is an edge whose guard holds
     in the state it leaves, the last product state equals the one at ``cycle_start``, and the
-    cycle passes an accepting automaton state."""
+    cycle passes an accepting automaton state; with ``weakly_fair``, also that every process
+    executes or is blocked somewhere on the cycle (SPIN's weak fairness)."""
     system = sem.system
     size = aut.size
     if not 0 <= cycle_start < len(path):
@@ -291,13 +297,20 @@ def replay_lasso(
     prod: list[tuple[State, int]] = [(s, q)]
     steps = [TraceStep(0, system.state_dict(s))]
     row_of = [0]
+    fair: list[set[str]] = []  # per step: processes that execute or are blocked
+    procs = {p.name for p in system.processes}
     for k, label in enumerate(path, start=1):
         ci, target = decode(label, size)
         if not _edge_ok(system, aut, q, target, s):
             raise ReplayError(f"step {k}: the automaton has no edge {q} -> {target} here")
         succ, _ = sem.successors(s)
+        enabled = {system.commands[c].process for lab, _ in succ for c in sem.commands_of(lab)}
+        moved = (
+            set() if ci == STUTTER else {system.commands[c].process for c in sem.commands_of(ci)}
+        )
+        fair.append((procs - enabled) | moved)
         if ci == STUTTER:
-            if succ or not sem.valid_end(s):
+            if succ:
                 raise ReplayError(f"step {k}: a stutter step in a state that is not terminal")
             steps.append(TraceStep(len(steps), system.state_dict(s), command=STUTTER_TEXT))
         else:
@@ -316,4 +329,9 @@ def replay_lasso(
         raise ReplayError("the lasso's last state is not the state where its cycle starts")
     if not any(qq in aut.accepting for _, qq in prod[cycle_start:-1]):
         raise ReplayError("the cycle passes no accepting state of the automaton")
+    if weakly_fair:
+        served = set().union(*fair[cycle_start:])
+        if served != procs:
+            who = ", ".join(sorted(procs - served))
+            raise ReplayError(f"the cycle is not weakly fair to {who}")
     return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])

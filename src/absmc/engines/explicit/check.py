@@ -37,7 +37,15 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     results = _safety(system, options, compiled, selection) if selection.names() else []
     for prop in selection.ltl:
         store, nested = make_store(options), make_store(options)
-        found = search_ltl(compiled, prop, store, nested, options.limits, options.progress)
+        found = search_ltl(
+            compiled,
+            prop,
+            store,
+            nested,
+            options.limits,
+            options.progress,
+            weakly_fair=options.fairness == "weak",
+        )
         out = found.outcome
         stats = Stats(
             out.states + found.nested_states,

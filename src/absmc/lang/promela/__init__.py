@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from absmc.ir.expr import Expr
-from absmc.ir.ltl import LtlProperty
+from absmc.ir.ltl import LtlProperty, non_progress_property
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.lang.promela.ast import Model, Node
@@ -15,7 +15,6 @@ from absmc.lang.promela.export import to_promela
 def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> System:
     """Parse a Promela file (with ``-D`` definitions for the preprocessor) and lower it to a
     System with SPIN's semantics. Raises ``ModelError`` and ``OSError``."""
-    from absmc.lang.promela.lower import lower_model
     from absmc.lang.promela.parser import parse_promela_file
 
     model = parse_promela_file(path, defines)
@@ -25,14 +24,13 @@ def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> Sys
         raise ModelError(
             f"{what} are not supported yet (LTL and claims come with the LTL issue)", claim.span
         )
-    if not model.ltl:
-        return lower_model(model, Path(path).stem)
     return _with_ltl(model, Path(path).stem)
 
 
 def _with_ltl(model: Model, name: str) -> System:
-    """Lower a model with ``ltl`` blocks: their atoms are read in the global context (the
-    globals they read stay in the state, as SPIN's never claim reads them)."""
+    """Lower a model and its ``ltl`` blocks: their atoms are read in the global context (the
+    globals they read stay in the state, as SPIN's never claim reads them); a model with
+    progress labels also gets the non-progress property (checked with ``non_progress``)."""
     from absmc.lang.promela.lower import Lowerer
     from absmc.lang.promela.ltl import FormulaError, atom_nodes, parse_formula, to_ltl
     from absmc.lang.promela.parser import atom_builder
@@ -54,6 +52,9 @@ def _with_ltl(model: Model, name: str) -> System:
     lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
     system = lowerer.lower()
     props = []
+    progress = lowerer.progress_expr()
+    if progress is not None:
+        props.append(non_progress_property(progress))
     for label, text, span, tree, nodes in blocks:
 
         def lower(key: tuple[str, int], nodes: dict[tuple[str, int], Node] = nodes) -> Expr:

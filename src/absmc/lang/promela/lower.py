@@ -486,6 +486,15 @@ class Lowerer:
             alts.append(at)
         return disj(alts)
 
+    def progress_expr(self) -> Expr | None:
+        """Some process is at a progress-labelled state (``None``: the model has no progress
+        label); the negation of SPIN's ``np_``."""
+        alts: list[Expr] = []
+        for s in self.slots:
+            for t in s.types:
+                alts.extend(self.pc_is(s, t, st) for st in sorted(t.fsm.progress_labels))
+        return disj(alts) if alts else None
+
     def state_expr(self, n: Node) -> Expr:
         """A Promela expression over the global state (remote references allowed), lowered
         after :meth:`lower` (an ``ltl`` formula's atom). Raises ``ModelError``."""
