@@ -171,7 +171,7 @@ _SLOW = {("train.pml", "c1"), ("train.pml", "c5"), ("train.pml", "c7")}
     [
         pytest.param(
             r,
-            id=f"{r['file']}-{r['ltl'] or 'ltl'}-{'fair' if r['weak_fairness'] == '1' else 'plain'}",
+            id=f"{r['file']}-{r['ltl'] or 'ltl'}-{'fwp'[r['weak_fairness'] != '1'::2]}",
             marks=[pytest.mark.slow] if (r["file"], r["ltl"]) in _SLOW else [],
         )
         for r in _corpus_rows()
