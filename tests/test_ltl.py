@@ -165,13 +165,18 @@ _UNSUPPORTED = {"mobile1.pml": "processes created by dynamically created process
 _SLOW = {("train.pml", "c1"), ("train.pml", "c5"), ("train.pml", "c7")}
 
 
+def _row_id(r: dict[str, str]) -> str:
+    mode = "fair" if r["weak_fairness"] == "1" else "plain"
+    return f"{r['file']}-{r['ltl'] or 'ltl'}-{mode}"
+
+
 @needs_shared
 @pytest.mark.parametrize(
     "row",
     [
         pytest.param(
             r,
-            id=f"{r['file']}-{r['ltl'] or 'ltl'}-{'fwp'[r['weak_fairness'] != '1'::2]}",
+            id=_row_id(r),
             marks=[pytest.mark.slow] if (r["file"], r["ltl"]) in _SLOW else [],
         )
         for r in _corpus_rows()
