@@ -210,3 +210,28 @@ def test_examples_verdicts_equal_spin_run_here(model: Path, tmp_path: Path) -> N
             mine = next(r for r in result.results if r.property == name)
             expected = "violated" if spin.errors else "holds"
             assert (name, fair, mine.verdict.value) == (name, fair, expected)
+
+
+def test_gcl_ltl_declarations_with_and_without_fairness() -> None:
+    model = EXAMPLES / "counter_response.gcl"
+    system = load_model(model)
+    assert [p.name for p in system.ltl] == ["inf0", "resp", "nxt", "bad"]
+    plain = {r.property: r.verdict for r in registry.run("explicit", system).results}
+    fair = {
+        r.property: r.verdict
+        for r in registry.run("explicit", system, CheckOptions(fairness="weak")).results
+    }
+    assert plain["inf0"] is Verdict.VIOLATED and fair["inf0"] is Verdict.HOLDS
+    assert plain["resp"] is Verdict.VIOLATED and fair["resp"] is Verdict.HOLDS
+    assert fair["nxt"] is Verdict.VIOLATED and fair["bad"] is Verdict.VIOLATED
+
+
+def test_gcl_ltl_errors_are_located(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.gcl"
+    bad.write_text("var x: 0..3;\nprocess P { x < 3 -> x := x + 1; }\nltl a: [] (y == 1);\n")
+    run = run_cli("check", str(bad))
+    assert run.code == 2
+    assert "bad.gcl:3:" in run.err and "undeclared variable 'y'" in run.err
+    bad.write_text("var x: 0..3;\nprocess P { x < 3 -> x := x + 1; }\nltl a: [] (x + 1);\n")
+    run = run_cli("check", str(bad))
+    assert run.code == 2 and "bool" in run.err
