@@ -161,6 +161,7 @@ class _Builder:
         ltl: list[LtlProperty] = []
         for d in ltl_decls:
             label_tok, text_tok = d.children
+            assert isinstance(text_tok, Token)
             lname = _label_name(label_tok)
             if lname in prop_names or any(p.name == lname for p in ltl):
                 raise self.err(f"duplicate property '{lname}'", label_tok)
