@@ -235,3 +235,41 @@ def test_gcl_ltl_errors_are_located(tmp_path: Path) -> None:
     bad.write_text("var x: 0..3;\nprocess P { x < 3 -> x := x + 1; }\nltl a: [] (x + 1);\n")
     run = run_cli("check", str(bad))
     assert run.code == 2 and "bool" in run.err
+
+
+def _product_states(result_json: dict[str, object], name: str) -> int:
+    results = result_json["results"]
+    assert isinstance(results, list)
+    r = next(x for x in results if x["property"] == name)
+    assert r["verdict"] == "holds"
+    return int(r["stats"]["states"])
+
+
+def test_never_claim_product_states_equal_spins_noreduce_count(tmp_path: Path) -> None:
+    model = EXAMPLES / "never_mutex.pml"
+    compile_spin_ltl(model, tmp_path)
+    spin = run_pan_ltl(tmp_path, None, depth=100_000, log2_table=16)
+    assert spin.errors == 0
+    data = json.loads(run_cli("check", str(model), "--json").out)
+    assert _product_states(data, "never_0") == spin.states == 32
+
+
+@needs_shared
+def test_spins_own_claim_for_a_corpus_formula_gives_spins_state_count(tmp_path: Path) -> None:
+    """diskhead's ltl block as the never claim ``spin -f`` writes for it: same product."""
+    import subprocess
+
+    from .spin import require_spin
+
+    require_spin()
+    text = (CORPUS / "diskhead.pml").read_text()
+    lines = [ln for ln in text.splitlines() if not ln.startswith("ltl ")]
+    claim = subprocess.run(
+        ["spin", "-f", "!([] (b1 -> <> !b1))"], capture_output=True, text=True, check=True
+    ).stdout
+    model = tmp_path / "diskhead_never.pml"
+    model.write_text("\n".join([*lines, "#define b1 client_busy[1]", claim]))
+    compile_spin_ltl(model, tmp_path)
+    spin = run_pan_ltl(tmp_path, None, depth=100_000, log2_table=18)
+    data = json.loads(run_cli("check", str(model), "--json").out)
+    assert _product_states(data, "never_0") == spin.states == 337

@@ -99,7 +99,9 @@ def ltl_result(
     exhaustive: bool,
     incomplete_reason: str | None = None,
 ) -> PropertyResult:
-    """The verdict of one linear-time property from its product search: ``violated`` with the
+    """The verdict of one linear-time property from its product search (``stats.states``: the
+    outer search's product states, SPIN's "states, stored"; the nested searches' states go to
+    ``extra["nested_states"]``): ``violated`` with the
     lasso replayed on ``sem`` (``ReplayError`` if it does not replay), ``holds`` when the search
     was ``exhaustive`` (exact store) and not stopped, else ``unknown``."""
     out = found.outcome

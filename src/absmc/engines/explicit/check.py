@@ -48,7 +48,7 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
         )
         out = found.outcome
         stats = Stats(
-            out.states + found.nested_states,
+            out.states,
             out.transitions,
             out.max_depth,
             out.time_s,

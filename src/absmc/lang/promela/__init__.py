@@ -18,12 +18,11 @@ def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> Sys
     from absmc.lang.promela.parser import parse_promela_file
 
     model = parse_promela_file(path, defines)
-    if model.nevers:
-        claim = model.nevers[0]
-        what = "never claims" if claim.kind == "never" else f"{claim.kind} declarations"
-        raise ModelError(
-            f"{what} are not supported yet (LTL and claims come with the LTL issue)", claim.span
-        )
+    for claim in model.nevers:
+        if claim.kind != "never":
+            raise ModelError(f"{claim.kind} declarations are not supported", claim.span)
+    if len(model.nevers) > 1:
+        raise ModelError("a model has at most one never claim", model.nevers[1].span)
     return _with_ltl(model, Path(path).stem)
 
 
@@ -31,6 +30,7 @@ def _with_ltl(model: Model, name: str) -> System:
     """Lower a model and its ``ltl`` blocks: their atoms are read in the global context (the
     globals they read stay in the state, as SPIN's never claim reads them); a model with
     progress labels also gets the non-progress property (checked with ``non_progress``)."""
+    from absmc.lang.promela.claim import claim_property
     from absmc.lang.promela.lower import Lowerer
     from absmc.lang.promela.ltl import FormulaError, atom_nodes, parse_formula, to_ltl
     from absmc.lang.promela.parser import atom_builder
@@ -50,8 +50,9 @@ def _with_ltl(model: Model, name: str) -> System:
         blocks.append((label, text, span, tree, nodes))
     lowerer = Lowerer(model, name)
     lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
+    lowerer.ltl_reads += [st for claim in model.nevers for st in _statements(claim.body)]
     system = lowerer.lower()
-    props = []
+    props = [claim_property(lowerer, claim) for claim in model.nevers]
     progress = lowerer.progress_expr()
     if progress is not None:
         props.append(non_progress_property(progress))
@@ -63,6 +64,21 @@ def _with_ltl(model: Model, name: str) -> System:
         formula = to_ltl(tree, lower)
         props.append(LtlProperty(label, formula, span, text=" ".join(text.split())))
     return system.with_(ltl=tuple(props))
+
+
+def _statements(body: list[Node]) -> list[Node]:
+    """Every statement node of a body, nested ones included."""
+    out: list[Node] = []
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Node):
+            if isinstance(n, list):
+                stack.extend(n)
+            continue
+        out.append(n)
+        stack.extend(a for a in n.args if isinstance(a, (Node, list)))
+    return out
 
 
 __all__ = ["load_promela", "to_promela"]

@@ -463,7 +463,10 @@ class Lowerer:
             raise self.err("'run' can only be used as a statement here", n)
         if k == "remote_label":
             return self.remote_label(n, p, ctx, evc)
-        if k in ("enabled", "pc_value", "np_", "get_priority"):
+        if k == "np_":
+            progress = self.progress_expr()
+            return neg(progress) if progress is not None else TRUE
+        if k in ("enabled", "pc_value", "get_priority"):
             raise self.err(f"'{k}' is not supported yet", n)
         raise self.err(f"unsupported expression '{k}'", n)
 
