@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from absmc.ir.expr import Expr
 from absmc.ir.ltl import LtlProperty, non_progress_property
@@ -69,7 +70,7 @@ def _with_ltl(model: Model, name: str) -> System:
 def _statements(body: list[Node]) -> list[Node]:
     """Every statement node of a body, nested ones included."""
     out: list[Node] = []
-    stack = list(body)
+    stack: list[Any] = list(body)
     while stack:
         n = stack.pop()
         if not isinstance(n, Node):

@@ -36,7 +36,7 @@ def claim_property(lowerer: Lowerer, decl: ProcDecl) -> LtlProperty:
         guards: list[tuple[int, Expr | None]] = []
         for tr in fsm.trans.get(s, []):
             first = tr.first.n
-            target = index[tr.target] if tr.target in index else end
+            target = index.get(tr.target, end)
             if first is None or first.kind in _TRUE_KINDS:
                 guards.append((target, TRUE))
             elif first.kind == "else":
