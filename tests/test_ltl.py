@@ -273,3 +273,21 @@ def test_spins_own_claim_for_a_corpus_formula_gives_spins_state_count(tmp_path: 
     spin = run_pan_ltl(tmp_path, None, depth=100_000, log2_table=18)
     data = json.loads(run_cli("check", str(model), "--json").out)
     assert _product_states(data, "never_0") == spin.states == 337
+
+
+def test_simulate_replays_a_saved_lasso(tmp_path: Path) -> None:
+    model = str(EXAMPLES / "never_response.pml")
+    saved = tmp_path / "result.json"
+    saved.write_text(run_cli("check", model, "--json").out)
+    data = json.loads(saved.read_text())
+    lasso = next(r for r in data["results"] if r["property"] == "never_0")
+    run = run_cli("simulate", model, "--replay", str(saved))
+    assert run.code == 0
+    assert f"step {lasso['cycle_start']}: a lasso" in run.out
+    # a tampered trace does not replay: a usage error naming the row
+    lasso["trace"][2]["state"]["req"] = 0
+    saved.write_text(json.dumps(data))
+    run = run_cli("simulate", model, "--replay", str(saved))
+    assert run.code == 2 and "row 2" in run.err
+    other = run_cli("simulate", str(EXAMPLES / "response.pml"), "--replay", str(saved))
+    assert other.code == 2 and "does not replay" in other.err

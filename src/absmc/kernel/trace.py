@@ -18,7 +18,8 @@ paths, and the rows a trace shows. Used by every method (explicit, under, types,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.ltl import Automaton
@@ -38,6 +39,7 @@ __all__ = [
     "concretize",
     "replay",
     "replay_lasso",
+    "replay_saved",
     "run_path",
     "to_trace",
 ]
@@ -335,3 +337,43 @@ def replay_lasso(
             who = ", ".join(sorted(procs - served))
             raise ReplayError(f"the cycle is not weakly fair to {who}")
     return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])
+
+
+def replay_saved(
+    sem: Semantics, rows: Sequence[Mapping[str, Any]], cycle_start: int | None = None
+) -> Trace:
+    """Re-execute a saved trace (the ``trace`` rows of a JSON result: ``state`` maps and
+    ``command`` texts, one row per command) on ``sem``: each row must be a command of the
+    semantics (or a stutter step of a terminal state) leading to exactly the recorded state;
+    with ``cycle_start``, the last state must equal that row's state (a lasso). Returns the
+    trace (replayed); raises ``ReplayError`` at the first row that does not replay."""
+    system = sem.system
+    if not rows:
+        raise ReplayError("the trace has no rows")
+    s = sem.initial
+    if dict(rows[0].get("state", {})) != system.state_dict(s):
+        raise ReplayError("row 0: the initial state differs from the model's")
+    steps = [TraceStep(0, system.state_dict(s))]
+    for k, row in enumerate(rows[1:], start=1):
+        want = dict(row.get("state", {}))
+        text = row.get("command")
+        if text == STUTTER_TEXT:
+            if sem.successors(s)[0] or want != system.state_dict(s):
+                raise ReplayError(f"row {k}: a stutter step in a state that is not terminal")
+            steps.append(TraceStep(k, want, command=STUTTER_TEXT))
+            continue
+        for ci in range(len(system.commands)):
+            if command_text(system, ci) != text:
+                continue
+            t, _ = sem.step(ci, s)
+            if t is not None and system.state_dict(t) == want:
+                steps.append(command_row(system, k, t, ci))
+                s = t
+                break
+        else:
+            raise ReplayError(f"row {k}: no command '{text}' reaches the recorded state")
+    if cycle_start is not None and (
+        not 0 <= cycle_start < len(steps) or steps[cycle_start].state != steps[-1].state
+    ):
+        raise ReplayError(f"the last state is not the state of row {cycle_start}")
+    return Trace(tuple(steps), replayed=True, cycle_start=cycle_start)
