@@ -291,3 +291,13 @@ def test_simulate_replays_a_saved_lasso(tmp_path: Path) -> None:
     assert run.code == 2 and "row 2" in run.err
     other = run_cli("simulate", str(EXAMPLES / "response.pml"), "--replay", str(saved))
     assert other.code == 2 and "does not replay" in other.err
+
+
+def test_show_automaton_prints_spots_violation_automaton() -> None:
+    model = str(EXAMPLES / "response.pml")
+    claim = run_cli("check", model, "--ltl", "response", "--show-automaton", "spin")
+    assert "never {" in claim.out and "accept_" in claim.out
+    assert "// p0 = req != 0" in claim.out
+    hoa = run_cli("check", model, "--ltl", "response", "--show-automaton", "hoa", "--json")
+    notes = json.loads(hoa.out)["notes"]
+    assert any("acc-name: Buchi" in n for n in notes)

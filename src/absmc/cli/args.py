@@ -30,6 +30,7 @@ class CheckArgs:
     ltl: str | None = None
     fairness: str = "none"
     non_progress: bool = False
+    show_automaton: str | None = None
     progress: bool | None = False
     predicates: tuple[str, ...] = ()
     seed_predicates: str = ""

@@ -32,6 +32,7 @@ from absmc.cli.methods import under as under_cli
 from absmc.engines import registry
 from absmc.engines.engine import STORES
 from absmc.errors import UsageError
+from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
 
@@ -97,6 +98,21 @@ def _refuse_foreign(args: CheckArgs) -> None:
         raise UsageError(f"--store {args.store} applies to --method {which} only")
 
 
+def _automata(system: System, args: CheckArgs) -> dict[str, str]:
+    """The violation automaton of each selected ltl block as text (Spot's HOA text or never
+    claim; a hand-written claim as its edge list), by property name."""
+    from absmc.kernel.buchi import automaton_text
+
+    picked = [p for p in system.ltl if args.ltl is None or p.name == args.ltl]
+    texts = {}
+    for p in picked:
+        if p.formula is not None:
+            texts[p.name] = automaton_text(p.formula, args.show_automaton or "hoa")
+        elif p.claim is not None:
+            texts[p.name] = p.claim.describe()
+    return texts
+
+
 def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) -> int:
     """``absmc check``: print one verdict per property (or JSON) on ``out``, errors on ``err``;
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
@@ -114,6 +130,10 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             echo(out, json.dumps({**payload, "results": [], "notes": [str(e)]}))
             return EXIT_UNKNOWN
         system = add_predicates(loaded, args.predicates)
+        automata = _automata(system, args) if args.show_automaton is not None else {}
+        if not args.as_json:
+            for name, text in automata.items():
+                echo(out, f"// violation automaton of '{name}'\n{text}")
         own = method_cli(args.method).build(args)
         show = args.progress if args.progress is not None else err.isatty()
         line = ProgressLine(err) if show else None
@@ -123,6 +143,9 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if line is not None:
                 line.close()
         result = dataclasses.replace(result, model=args.model)
+        if automata and args.as_json:
+            shown = [f"violation automaton of '{n}':\n{t}" for n, t in automata.items()]
+            result = dataclasses.replace(result, notes=(*result.notes, *shown))
         emit(result, args.as_json, out, show_iterations=args.table)
         return result.exit_code
 
@@ -182,6 +205,13 @@ predicate_option = click.option(
     "non_progress",
     is_flag=True,
     help="Look for non-progress cycles: cycles through no progress label (SPIN's -l).",
+)
+@click.option(
+    "--show-automaton",
+    type=click.Choice(["hoa", "spin"]),
+    default=None,
+    help="Print the Büchi automaton of each ltl block's negation (Spot's HOA text or a never "
+    "claim) before the results.",
 )
 @click.option(
     "--order",

@@ -15,7 +15,7 @@ from typing import Any
 from absmc.ir.expr import FALSE, TRUE, Expr, conj, disj, neg
 from absmc.ir.ltl import Automaton, Edge, Ltl, atoms_of, mk_ltl, to_spot_text
 
-__all__ = ["spot_automaton", "violation_automaton"]
+__all__ = ["automaton_text", "spot_automaton", "violation_automaton"]
 
 
 def spot_automaton(f: Ltl) -> tuple[Any, dict[str, Expr]]:
@@ -75,3 +75,17 @@ def _to_expr(g: Any, atoms: dict[str, Expr]) -> Expr:
     if k == spot.op_Or:
         return disj(kids)
     raise ValueError(f"unexpected operator in an edge label: {g}")
+
+
+def automaton_text(f: Ltl, fmt: str = "hoa") -> str:
+    """Spot's violation automaton of ``f`` (the automaton of ``!f``) as text: ``hoa`` (the
+    Hanoi Omega-Automata format) or ``spin`` (a never claim); atoms are named ``p0, p1, ...``
+    and listed first as comments (``// p0 = EXPR``). Raises ``ValueError`` for another
+    ``fmt``."""
+    from absmc.ir.printer import format_expr
+
+    if fmt not in ("hoa", "spin"):
+        raise ValueError(f"unknown automaton format {fmt!r}")
+    aut, atoms = spot_automaton(mk_ltl("!", f))
+    legend = "".join(f"// {n} = {format_expr(e)}\n" for n, e in atoms.items())
+    return legend + str(aut.to_str(fmt))
