@@ -15,7 +15,7 @@ from absmc.ir.expr import Var, const, op
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, atom, mk_ltl
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, Process, System, Variable
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.lang.loader import load_model
 from absmc.lang.promela.ltl import FormulaError, parse_formula
@@ -145,10 +145,19 @@ def test_non_progress_cycles() -> None:
     assert np_["verdict"] == "violated"
 
 
-def test_methods_without_ltl_refuse_it_naming_the_ones_that_do() -> None:
-    run = run_cli("check", str(EXAMPLES / "response.pml"), "--method", "under")
+@pytest.mark.parametrize("method", ["under", "types", "fourvalued"])
+def test_methods_without_ltl_refuse_it_naming_the_ones_that_do(method: str) -> None:
+    args = ["--abstract", "x=signs"] if method == "types" else []
+    run = run_cli("check", str(EXAMPLES / "terminate.pml"), "--method", method, *args)
     assert run.code == 2
     assert "ltl" in run.err and "explicit" in run.err
+
+
+def test_limits_end_the_product_search_with_unknown() -> None:
+    system = load_model(EXAMPLES / "peterson.pml")
+    opts = CheckOptions(ltl="mutex", limits=Limits(max_states=5))
+    r = next(x for x in registry.run("explicit", system, opts).results if x.property == "mutex")
+    assert r.verdict is Verdict.UNKNOWN and "state limit" in r.reason
 
 
 def _corpus_rows() -> list[dict[str, str]]:
