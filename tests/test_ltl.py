@@ -310,3 +310,16 @@ def test_show_automaton_prints_spots_violation_automaton() -> None:
     hoa = run_cli("check", model, "--ltl", "response", "--show-automaton", "hoa", "--json")
     notes = json.loads(hoa.out)["notes"]
     assert any("acc-name: Buchi" in n for n in notes)
+
+
+def test_remote_variable_references(tmp_path: Path) -> None:
+    system = load_model(EXAMPLES / "remote_counter.pml")
+    by = {r.property: r.verdict for r in registry.run("explicit", system).results}
+    assert by["bounded"] is Verdict.HOLDS and by["p0_returns"] is Verdict.VIOLATED
+    bad = tmp_path / "bad.pml"
+    bad.write_text("active proctype P() { byte n; n++ }\nltl p { [] (P[5]:n < 3) }\n")
+    run = run_cli("check", str(bad))
+    assert run.code == 2 and "no process for the remote reference 'P[5]:n'" in run.err
+    bad.write_text("active proctype P() { byte n; n++ }\nltl p { [] (P:m < 3) }\n")
+    run = run_cli("check", str(bad))
+    assert run.code == 2 and "no local variable 'm'" in run.err

@@ -38,6 +38,8 @@ def _with_ltl(model: Model, name: str) -> System:
 
     blocks = []
     seen: set[str] = set()
+    proctypes = {pd.name for pd in model.procs}
+    remote: dict[str, tuple[str, int | None, str]] = {}
     for k, (bname, text, span) in enumerate(model.ltl):
         label = bname if bname is not None else f"ltl_{k}"
         if label in seen:
@@ -47,9 +49,10 @@ def _with_ltl(model: Model, name: str) -> System:
             tree = parse_formula(text)
         except FormulaError as err:
             raise ModelError(f"ltl '{label}': {err}", span) from None
-        nodes = atom_nodes(tree, atom_builder(model.file, span), span)
+        nodes = atom_nodes(tree, atom_builder(model.file, span), span, proctypes, remote)
         blocks.append((label, text, span, tree, nodes))
     lowerer = Lowerer(model, name)
+    lowerer.remote_vars = remote
     lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
     lowerer.ltl_reads += [st for claim in model.nevers for st in _statements(claim.body)]
     system = lowerer.lower()

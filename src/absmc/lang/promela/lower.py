@@ -163,6 +163,8 @@ class Lowerer:
         self.timeout_used = False
         #: expressions read outside the processes (ltl atoms): their globals stay in the state
         self.ltl_reads: list[Node] = []
+        #: names standing for remote variable references in ltl atoms: (proctype, pid, var)
+        self.remote_vars: dict[str, tuple[str, int | None, str]] = {}
 
     # -- errors -------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None = None, span: SourceSpan | None = None) -> ModelError:
@@ -400,6 +402,8 @@ class Lowerer:
                 return self.nr_pr()
             if name in ("_", "_last", "_priority"):
                 raise self.err(f"'{name}' is not supported in expressions", n)
+            if name in self.remote_vars:
+                return self.remote_var(n, p, ctx, evc)
             ch = self.leaf_choices(n, p, ctx, evc)
             if not ch:
                 return Const(0)
@@ -497,6 +501,29 @@ class Lowerer:
             for t in s.types:
                 alts.extend(self.pc_is(s, t, st) for st in sorted(t.fsm.progress_labels))
         return disj(alts) if alts else None
+
+    def remote_var(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """``P[pid]:v`` / ``P:v`` (recorded in :attr:`remote_vars`): the local ``v`` of the
+        process with that pid (the only process of proctype ``P`` without a pid)."""
+        pname, pid, var = self.remote_vars[n.name or ""]
+        slots = [s for s in self.slots if any(t.decl.name == pname for t in s.types)]
+        if pid is not None:
+            slots = [s for s in slots if s.pid == pid]
+        if len(slots) != 1:
+            which = f"{pname}[{pid}]" if pid is not None else pname
+            many = "no process" if not slots else "several processes"
+            raise self.err(f"{many} for the remote reference '{which}:{var}'", n)
+        lay = slots[0].layouts.get(pname, {}).get(var)
+        if lay is None:
+            raise self.err(f"proctype '{pname}' has no local variable '{var}'", n)
+        local = Node("var", n.args, name=var, span=n.span)
+        ch = self._descend(lay, local, p, ctx, evc, TRUE)
+        if not ch:
+            return Const(0)
+        out = self.read_leaf(ch[-1][1], p)
+        for c, lf in reversed(ch[:-1]):
+            out = mk("ite", c, self.read_leaf(lf, p), out)
+        return out
 
     def state_expr(self, n: Node) -> Expr:
         """A Promela expression over the global state (remote references allowed), lowered

@@ -196,18 +196,50 @@ def expr_parser() -> Lark:
     )
 
 
+#: a remote variable reference ``P[pid]:var`` / ``P:var`` (``P`` must name a proctype)
+_REMOTE_VAR = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*:\s*([A-Za-z_]\w*)")
+
+#: the prefix of the names that stand for remote variable references in parsed atoms
+REMOTE_PREFIX: Final = "_remote_"
+
+
+def rewrite_remote_vars(
+    text: str, proctypes: set[str], refs: dict[str, tuple[str, int | None, str]]
+) -> str:
+    """``text`` with each remote variable reference ``P[pid]:var`` / ``P:var`` (``P`` a name
+    in ``proctypes``) replaced by a fresh name ``_remote_K``, recorded in ``refs`` as
+    ``(proctype, pid or None, variable)``."""
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group(1) not in proctypes:
+            return m.group()
+        name = f"{REMOTE_PREFIX}{len(refs)}"
+        refs[name] = (m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3))
+        return name
+
+    return _REMOTE_VAR.sub(repl, text)
+
+
 def atom_nodes(
-    tree: Tree, build: Callable[[Any], Node], span: SourceSpan
+    tree: Tree,
+    build: Callable[[Any], Node],
+    span: SourceSpan,
+    proctypes: set[str] | None = None,
+    refs: dict[str, tuple[str, int | None, str]] | None = None,
 ) -> dict[tuple[str, int], Node]:
     """Parse every atom of ``tree`` as a Promela expression (``build`` turns Lark's tree into a
-    :class:`Node`); keyed by ``(text, position)``. Raises ``ModelError`` at ``span``."""
+    :class:`Node`); keyed by ``(text, position)``. Remote variable references are rewritten
+    first (:func:`rewrite_remote_vars`, into ``refs``). Raises ``ModelError`` at ``span``."""
     out: dict[tuple[str, int], Node] = {}
     stack = [tree]
     while stack:
         t = stack.pop()
         if t[0] == "atom":
+            text = t[1]
+            if proctypes and refs is not None:
+                text = rewrite_remote_vars(text, proctypes, refs)
             try:
-                out[(t[1], t[2])] = build(expr_parser().parse(t[1]))
+                out[(t[1], t[2])] = build(expr_parser().parse(text))
             except UnexpectedInput as err:
                 raise ModelError(
                     f"syntax error in the ltl formula's expression '{t[1]}'", span
