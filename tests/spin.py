@@ -74,3 +74,44 @@ def run_spin(
     transitions = int(re.search(r"(\d+) transitions", out).group(1))  # type: ignore[union-attr]
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     return SpinRun(states, transitions, errors, out)
+
+
+def compile_spin_ltl(model: Path, workdir: Path, non_progress: bool = False) -> None:
+    """``spin -a MODEL`` and ``gcc -O0 -DNOREDUCE -DNFAIR=8`` (``-DNP`` for non-progress
+    cycles) in ``workdir``: a ``pan`` that checks the model's ltl blocks (``-a -N NAME``)."""
+    require_spin()
+    subprocess.run(
+        ["spin", "-a", str(model.resolve())], cwd=workdir, check=True, capture_output=True
+    )
+    flags = ["-DNP"] if non_progress else []
+    subprocess.run(
+        ["gcc", "-O0", "-DNOREDUCE", "-DNFAIR=8", "-DMEMLIM=8000", *flags, "-o", "pan", "pan.c"],
+        cwd=workdir,
+        check=True,
+        capture_output=True,
+    )
+
+
+def run_pan_ltl(
+    workdir: Path,
+    name: str | None,
+    fair: bool = False,
+    non_progress: bool = False,
+    depth: int = 10_000_000,
+    log2_table: int = 24,
+) -> SpinRun:
+    """``./pan -a [-f] -N NAME -mDEPTH -wLOG2`` (``-l`` instead of ``-a -N`` for non-progress
+    cycles) in a ``workdir`` prepared by :func:`compile_spin_ltl`; ``errors > 0`` is SPIN's
+    violation. Small models: a small ``depth`` and ``log2_table`` save pan's allocations."""
+    args = ["-l"] if non_progress else ["-a", *(["-N", name] if name else [])]
+    out = subprocess.run(
+        ["./pan", *args, *(["-f"] if fair else []), f"-m{depth}", f"-w{log2_table}"],
+        cwd=workdir,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    transitions = int(re.search(r"(\d+) transitions", out).group(1))  # type: ignore[union-attr]
+    errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
+    return SpinRun(states, transitions, errors, out)

@@ -27,6 +27,10 @@ class CheckArgs:
     no_deadlock: bool = False
     defines: tuple[str, ...] = ()
     as_json: bool = False
+    ltl: str | None = None
+    fairness: str = "none"
+    non_progress: bool = False
+    show_automaton: str | None = None
     progress: bool | None = False
     html: str | None = None
     dot: str | None = None

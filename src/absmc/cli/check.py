@@ -36,6 +36,7 @@ from absmc.engines import registry
 from absmc.engines.engine import STORES
 from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
+from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
 from absmc.kernel.result import Result
@@ -86,6 +87,9 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         check_deadlock=not args.no_deadlock,
         progress=progress,
         graph_bound=args.graph_bound if (args.html or args.dot) else None,
+        ltl=args.ltl,
+        fairness="weak" if args.fairness == "weak" else "none",
+        non_progress=args.non_progress,
     )
 
 
@@ -126,6 +130,21 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
         Path(args.dot).write_text(to_dot(graphs[0]), encoding="utf-8")
 
 
+def _automata(system: System, args: CheckArgs) -> dict[str, str]:
+    """The violation automaton of each selected ltl block as text (Spot's HOA text or never
+    claim; a hand-written claim as its edge list), by property name."""
+    from absmc.kernel.buchi import automaton_text
+
+    picked = [p for p in system.ltl if args.ltl is None or p.name == args.ltl]
+    texts = {}
+    for p in picked:
+        if p.formula is not None:
+            texts[p.name] = automaton_text(p.formula, args.show_automaton or "hoa")
+        elif p.claim is not None:
+            texts[p.name] = p.claim.describe()
+    return texts
+
+
 def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) -> int:
     """``absmc check``: print one verdict per property (or JSON) on ``out``, errors on ``err``;
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
@@ -143,6 +162,10 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             echo(out, json.dumps({**payload, "results": [], "notes": [str(e)]}))
             return EXIT_UNKNOWN
         system = add_predicates(loaded, args.predicates)
+        automata = _automata(system, args) if args.show_automaton is not None else {}
+        if not args.as_json:
+            for name, text in automata.items():
+                echo(out, f"// violation automaton of '{name}'\n{text}")
         own = method_cli(args.method).build(args)
         show = args.progress if args.progress is not None else err.isatty()
         line = ProgressLine(err) if show else None
@@ -155,6 +178,9 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if line is not None:
                 line.close()
         result = dataclasses.replace(result, model=args.model)
+        if automata and args.as_json:
+            shown = [f"violation automaton of '{n}':\n{t}" for n, t in automata.items()]
+            result = dataclasses.replace(result, notes=(*result.notes, *shown))
         emit(result, args.as_json, out, show_iterations=args.table)
         write_pictures(result, args, err)
         return result.exit_code
@@ -192,6 +218,36 @@ predicate_option = click.option(
     multiple=True,
     metavar="NAME",
     help="Check only this property (repeatable). Built-in: no-deadlock, no-model-error.",
+)
+@click.option(
+    "-N",
+    "--ltl",
+    "ltl",
+    default=None,
+    metavar="NAME",
+    help="Check only this ltl block or never claim (SPIN's -N; default: each in turn, each "
+    "with its own result).",
+)
+@click.option(
+    "--fairness",
+    type=click.Choice(["none", "weak"]),
+    default="none",
+    show_default=True,
+    help="weak: only weakly fair cycles violate ltl properties and progress (SPIN's -f).",
+)
+@click.option(
+    "-l",
+    "--non-progress",
+    "non_progress",
+    is_flag=True,
+    help="Look for non-progress cycles: cycles through no progress label (SPIN's -l).",
+)
+@click.option(
+    "--show-automaton",
+    type=click.Choice(["hoa", "spin"]),
+    default=None,
+    help="Print the Büchi automaton of each ltl block's negation (Spot's HOA text or a never "
+    "claim) before the results.",
 )
 @click.option(
     "--order",

@@ -42,6 +42,7 @@ CONTEXT: Final = {"help_option_names": ["-h", "--help"], "max_content_width": 10
 #: option fields of the engines and front ends (``OptionError.option``) -> the flag naming them
 FLAGS: Final[Mapping[str, str]] = {
     "properties": "--property",
+    "ltl": "--ltl",
     "bindings": "--abstract",
     "predicates": "--predicate",
     "store": "--store",

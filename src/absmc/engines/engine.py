@@ -16,8 +16,10 @@ from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
-#: property kinds (``kernel.options.property_kind``)
-PROPERTY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
+#: the safety property kinds (``kernel.options.property_kind``)
+SAFETY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
+#: every property kind: the safety kinds and ``ltl`` (``ltl`` blocks and never claims)
+PROPERTY_KINDS: Final = SAFETY_KINDS | {"ltl"}
 
 #: model features beyond plain guarded commands (Promela's, see ``ir.Command``), with the
 #: description used in messages
@@ -41,11 +43,12 @@ OptionsT = TypeVar("OptionsT")
 @dataclass(frozen=True)
 class Capabilities:
     """What an engine can do: the ``property_kinds`` it checks (subset of
-    :data:`PROPERTY_KINDS`), the model ``features`` it supports (subset of :data:`FEATURES`),
-    the ``stores`` it searches with (subset of :data:`STORES`), and whether it can ``prove``
-    (answer ``holds``) and ``refute`` (answer ``violated`` with a replayed trace)."""
+    :data:`PROPERTY_KINDS`; default the safety kinds), the model ``features`` it supports
+    (subset of :data:`FEATURES`), the ``stores`` it searches with (subset of :data:`STORES`),
+    and whether it can ``prove`` (answer ``holds``) and ``refute`` (answer ``violated`` with a
+    replayed trace)."""
 
-    property_kinds: frozenset[str] = PROPERTY_KINDS
+    property_kinds: frozenset[str] = SAFETY_KINDS
     features: frozenset[str] = frozenset(FEATURES)
     stores: frozenset[str] = frozenset({"exact"})
     proves: bool = True

@@ -46,7 +46,7 @@ def refuse_unsupported(
     """Raise ``CapabilityError`` when ``engine`` cannot check the selected property kinds,
     does not support a feature ``system`` uses, or cannot search with ``options.store``."""
     caps = engine.capabilities
-    kinds = [property_kind(system, n) for n in selection.names()]
+    kinds = [property_kind(system, n) for n in selection.all_names()]
     for kind in kinds:
         if kind not in caps.property_kinds:
             others = [e.name for e in ENGINES if kind in e.capabilities.property_kinds]

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Final, Literal
 
 from absmc.ir.expr import TRUE, Expr, Var
+from absmc.ir.ltl import LtlProperty
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
 from absmc.ir.span import SourceSpan
@@ -162,9 +163,11 @@ class System:
     """A model: ordered variables, processes, guarded commands, properties and seed predicates.
 
     ``valid_end`` (default ``None``: never) describes terminal states that are *not* deadlocks
-    (Promela's valid end states). Raises ``ValueError`` on internally inconsistent input
-    (duplicate variable names, commands of unknown processes, updates of unknown variables);
-    front ends report user errors before building a System.
+    (Promela's valid end states). ``ltl`` holds the linear-time properties (``ltl`` blocks,
+    ``never`` claims; :mod:`absmc.ir.ltl`), checked by a product search, not on states.
+    Raises ``ValueError`` on internally inconsistent input (duplicate variable names, commands
+    of unknown processes, updates of unknown variables); front ends report user errors before
+    building a System.
     """
 
     variables: tuple[Variable, ...]
@@ -175,6 +178,7 @@ class System:
     name: str = ""
     file: str = ""
     valid_end: Expr | None = None
+    ltl: tuple[LtlProperty, ...] = ()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from absmc.errors import OptionError
+from absmc.ir.expr import FALSE
+from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 
 __all__ = [
@@ -54,6 +56,10 @@ class CheckOptions:
     ``check_deadlock`` is false); ``no-model-error`` is always checked. ``timeout`` in seconds.
     ``graph_bound``: when set, engines add a picture of (at most this many states of) the state
     space they explored to ``Result.graphs`` (:mod:`absmc.kernel.graph`).
+    ``ltl``: the one linear-time property (``ltl`` block or never claim) to check (SPIN's
+    ``-N NAME``; ``None``: all of them, each with its own result). ``fairness``: ``"weak"``
+    restricts the cycles of linear-time properties to weakly fair ones (SPIN's ``-f``).
+    ``non_progress``: also look for non-progress cycles (SPIN's ``-l``).
     """
 
     properties: Sequence[str] | None = None
@@ -66,17 +72,27 @@ class CheckOptions:
     check_deadlock: bool = True
     progress: Callable[[Progress], None] | None = None
     graph_bound: int | None = None
+    ltl: str | None = None
+    fairness: Literal["none", "weak"] = "none"
+    non_progress: bool = False
 
 
 @dataclass
 class Selection:
-    """The properties one run checks: the model's chosen ones and which built-ins."""
+    """The properties one run checks: the model's chosen ones, which built-ins, and the
+    linear-time properties (each checked by its own product search)."""
 
     user: tuple[Property, ...]
     deadlock: bool
     model_error: bool = True
+    ltl: tuple[LtlProperty, ...] = ()
+
+    def all_names(self) -> list[str]:
+        """The safety properties' names (:meth:`names`), then the linear-time ones."""
+        return [*self.names(), *(p.name for p in self.ltl)]
 
     def names(self) -> list[str]:
+        """The names of the properties one safety search checks (no linear-time ones)."""
         out = [p.name for p in self.user]
         if self.deadlock:
             out.append(NO_DEADLOCK)
@@ -85,12 +101,31 @@ class Selection:
 
 
 def select_properties(system: System, options: CheckOptions) -> Selection:
-    """Resolve ``options.properties`` against the model. Raises ``OptionError`` naming the
-    unknown property and the known ones (option ``"properties"``)."""
+    """Resolve ``options.properties`` and ``options.ltl`` against the model. Raises
+    ``OptionError`` naming the unknown property and the known ones (option ``"properties"`` or
+    ``"ltl"``)."""
+    ltl = tuple(p for p in system.ltl if p.name != NON_PROGRESS)
+    if options.non_progress:
+        if options.ltl is not None:
+            raise OptionError(
+                "non-progress cycles are checked on their own, not with an ltl property", "ltl"
+            )
+        given = [p for p in system.ltl if p.name == NON_PROGRESS]
+        ltl = tuple(given) or (non_progress_property(FALSE),)
+    elif options.ltl is not None:
+        ltl = tuple(p for p in system.ltl if p.name == options.ltl)
+        if not ltl:
+            names = ", ".join(p.name for p in system.ltl) or "none"
+            raise OptionError(
+                f"the model has no ltl property or never claim '{options.ltl}' (it has: {names})",
+                "ltl",
+            )
     if options.properties is None:
-        return Selection(system.properties, options.check_deadlock)
+        return Selection(system.properties, options.check_deadlock, ltl=ltl)
     known = {p.name: p for p in system.properties}
+    temporal = {p.name: p for p in ltl}
     user: list[Property] = []
+    chosen: list[LtlProperty] = []
     deadlock = False
     for name in options.properties:
         if name == NO_DEADLOCK:
@@ -100,20 +135,26 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
         elif name in known:
             if known[name] not in user:
                 user.append(known[name])
+        elif name in temporal:
+            if temporal[name] not in chosen:
+                chosen.append(temporal[name])
         else:
-            choices = ", ".join([*known, NO_DEADLOCK, NO_MODEL_ERROR])
+            choices = ", ".join([*known, *temporal, NO_DEADLOCK, NO_MODEL_ERROR])
             raise OptionError(
                 f"the model has no property '{name}' (it has: {choices})", "properties"
             )
-    return Selection(tuple(user), deadlock)
+    return Selection(tuple(user), deadlock, ltl=tuple(chosen))
 
 
 def property_kind(system: System, name: str) -> str:
     """The kind of a checked property: ``deadlock`` for ``no-deadlock``, ``model-error`` for
     ``no-model-error``, else the model's property kind (``invariant``, ``unreachable``,
-    ``assert``). Raises ``KeyError`` for an unknown name."""
+    ``assert``), ``ltl`` for a linear-time property (an ``ltl`` block or a never claim).
+    Raises ``KeyError`` for an unknown name."""
     if name == NO_DEADLOCK:
         return "deadlock"
     if name == NO_MODEL_ERROR:
         return "model-error"
+    if name == NON_PROGRESS or any(p.name == name for p in system.ltl):
+        return "ltl"
     return system.get_property(name).kind

@@ -61,11 +61,14 @@ class TraceStep:
 class Trace:
     """A finite run from the initial state. ``replayed`` is True once it was re-executed on the
     concrete semantics; ``note`` describes the last step when it is special (the model error it
-    causes, a deadlock, ...). ``steps`` is a tuple (a list given is copied)."""
+    causes, a deadlock, ...). ``steps`` is a tuple (a list given is copied). A *lasso* (the
+    counterexample of a linear-time property) has ``cycle_start`` = the index of the step
+    whose state the last step's state equals: the steps from there on repeat forever."""
 
     steps: Sequence[TraceStep]
     replayed: bool = False
     note: str | None = None
+    cycle_start: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "steps", tuple(self.steps))
@@ -144,6 +147,8 @@ class PropertyResult:
         }
         if self.trace is not None and self.trace.note:
             out["trace_note"] = self.trace.note
+        if self.trace is not None and self.trace.cycle_start is not None:
+            out["cycle_start"] = self.trace.cycle_start
         if self.violations:
             out["violations"] = self.violations
         if self.iterations is not None:

@@ -9,15 +9,23 @@ paths, and the rows a trace shows. Used by every method (explicit, under, types,
   predicate on the concrete states, e.g. "lies in the abstract state's concretization"). A
   step with no concrete counterpart raises :class:`Unconfirmed` with the step number and why:
   an abstract trace is never silently continued from an old state.
+* :func:`replay_lasso` — a lasso (a product path with the start of its cycle) of a
+  linear-time property: the system steps on the semantics, the automaton moves by evaluating
+  their guards (:func:`absmc.ir.evaluate.evaluate`), the cycle must close and pass an accepting
+  automaton state.
 * :func:`chain_rows` / :func:`run_path` — states along a path, one row per command of a chain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from absmc.ir.evaluate import EvalError, env_of, evaluate
+from absmc.ir.ltl import Automaton
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.product import STUTTER, decode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
 
@@ -30,6 +38,8 @@ __all__ = [
     "command_text",
     "concretize",
     "replay",
+    "replay_lasso",
+    "replay_saved",
     "replay_trace",
     "run_path",
     "to_trace",
@@ -292,3 +302,125 @@ def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
     elif i < len(rows):
         raise ReplayError(f"row {i}: no step of the semantics matches the trace")
     return replay(sem, prop, path)
+
+
+#: what a trace shows for a stutter step
+STUTTER_TEXT = "(stutter: the terminal state repeats)"
+
+
+def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) -> bool:
+    env = env_of(system, state)
+    for e in aut.edges[q]:
+        if e.target != target:
+            continue
+        try:
+            if evaluate(e.guard, env):
+                return True
+        except (EvalError, ZeroDivisionError):
+            continue
+    return False
+
+
+def replay_lasso(
+    sem: Semantics,
+    aut: Automaton,
+    path: Sequence[int],
+    cycle_start: int,
+    note: str,
+    weakly_fair: bool = False,
+) -> Trace:
+    """Replay a lasso of the product of ``sem`` with ``aut`` (labels of
+    :mod:`absmc.kernel.product`; ``cycle_start`` indexes the path's states) and return its
+    trace, ``Trace.cycle_start`` set to the row where the cycle starts.
+
+    Checks, raising ``ReplayError`` otherwise: every system step is a step of ``sem`` (a stutter
+    step only in a terminal valid end state), every automaton move is an edge whose guard holds
+    in the state it leaves, the last product state equals the one at ``cycle_start``, and the
+    cycle passes an accepting automaton state; with ``weakly_fair``, also that every process
+    executes or is blocked somewhere on the cycle (SPIN's weak fairness)."""
+    system = sem.system
+    size = aut.size
+    if not 0 <= cycle_start < len(path):
+        raise ReplayError(f"cycle start {cycle_start} outside the path of {len(path)} steps")
+    s, q = sem.initial, aut.initial
+    prod: list[tuple[State, int]] = [(s, q)]
+    steps = [TraceStep(0, system.state_dict(s))]
+    row_of = [0]
+    fair: list[set[str]] = []  # per step: processes that execute or are blocked
+    procs = {p.name for p in system.processes}
+    for k, label in enumerate(path, start=1):
+        ci, target = decode(label, size)
+        if not _edge_ok(system, aut, q, target, s):
+            raise ReplayError(f"step {k}: the automaton has no edge {q} -> {target} here")
+        succ, _ = sem.successors(s)
+        enabled = {system.commands[c].process for lab, _ in succ for c in sem.commands_of(lab)}
+        moved = (
+            set() if ci == STUTTER else {system.commands[c].process for c in sem.commands_of(ci)}
+        )
+        fair.append((procs - enabled) | moved)
+        if ci == STUTTER:
+            if succ:
+                raise ReplayError(f"step {k}: a stutter step in a state that is not terminal")
+            steps.append(TraceStep(len(steps), system.state_dict(s), command=STUTTER_TEXT))
+        else:
+            nxt = next((t for c, t in succ if c == ci), None)
+            if nxt is None:
+                raise ReplayError(f"step {k}: command {ci} is not enabled")
+            for cj, st in chain_rows(sem, s, sem.commands_of(ci)):
+                steps.append(command_row(system, len(steps), st, cj))
+            if steps[-1].state != system.state_dict(nxt):
+                raise ReplayError(f"step {k}: the chain does not reach the recorded state")
+            s = nxt
+        q = target
+        prod.append((s, q))
+        row_of.append(len(steps) - 1)
+    if prod[-1] != prod[cycle_start]:
+        raise ReplayError("the lasso's last state is not the state where its cycle starts")
+    if not any(qq in aut.accepting for _, qq in prod[cycle_start:-1]):
+        raise ReplayError("the cycle passes no accepting state of the automaton")
+    if weakly_fair:
+        served = set().union(*fair[cycle_start:])
+        if served != procs:
+            who = ", ".join(sorted(procs - served))
+            raise ReplayError(f"the cycle is not weakly fair to {who}")
+    return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])
+
+
+def replay_saved(
+    sem: Semantics, rows: Sequence[Mapping[str, Any]], cycle_start: int | None = None
+) -> Trace:
+    """Re-execute a saved trace (the ``trace`` rows of a JSON result: ``state`` maps and
+    ``command`` texts, one row per command) on ``sem``: each row must be a command of the
+    semantics (or a stutter step of a terminal state) leading to exactly the recorded state;
+    with ``cycle_start``, the last state must equal that row's state (a lasso). Returns the
+    trace (replayed); raises ``ReplayError`` at the first row that does not replay."""
+    system = sem.system
+    if not rows:
+        raise ReplayError("the trace has no rows")
+    s = sem.initial
+    if dict(rows[0].get("state", {})) != system.state_dict(s):
+        raise ReplayError("row 0: the initial state differs from the model's")
+    steps = [TraceStep(0, system.state_dict(s))]
+    for k, row in enumerate(rows[1:], start=1):
+        want = dict(row.get("state", {}))
+        text = row.get("command")
+        if text == STUTTER_TEXT:
+            if sem.successors(s)[0] or want != system.state_dict(s):
+                raise ReplayError(f"row {k}: a stutter step in a state that is not terminal")
+            steps.append(TraceStep(k, want, command=STUTTER_TEXT))
+            continue
+        for ci in range(len(system.commands)):
+            if command_text(system, ci) != text:
+                continue
+            t, _ = sem.step(ci, s)
+            if t is not None and system.state_dict(t) == want:
+                steps.append(command_row(system, k, t, ci))
+                s = t
+                break
+        else:
+            raise ReplayError(f"row {k}: no command '{text}' reaches the recorded state")
+    if cycle_start is not None and (
+        not 0 <= cycle_start < len(steps) or steps[cycle_start].state != steps[-1].state
+    ):
+        raise ReplayError(f"the last state is not the state of row {cycle_start}")
+    return Trace(tuple(steps), replayed=True, cycle_start=cycle_start)

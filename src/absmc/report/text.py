@@ -42,11 +42,12 @@ def trace_table(trace: Trace, title: str | None = None) -> Table:
     table.add_column("source")
     table.add_column("changed")
     for k, step in enumerate(trace.steps):
+        mark = " ⟲" if trace.cycle_start == k else ""
         if k == 0:
-            table.add_row("0", "", "initial state", "", Text(format_assignments(step.state)))
+            table.add_row("0" + mark, "", "initial state", "", Text(format_assignments(step.state)))
         else:
             table.add_row(
-                str(step.step),
+                str(step.step) + mark,
                 Text(step.process or ""),
                 Text(step.command or ""),
                 step.source or "",
@@ -114,6 +115,14 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
             title = f"{kind} for '{r.property}' ({n} step{'s' if n != 1 else ''}"
             title += ", replayed on the concrete semantics)" if r.trace.replayed else ")"
             console.print(trace_table(r.trace, title))
+            if r.trace.cycle_start is not None:
+                console.print(
+                    Text(
+                        f"⟲ the cycle starts at step {r.trace.cycle_start}: the last step "
+                        "returns to that state, and the steps after it repeat forever",
+                        style="dim",
+                    )
+                )
             if r.trace.note:
                 console.print(Text(r.trace.note, style="red"))
     overall = result.verdict

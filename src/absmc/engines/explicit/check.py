@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from absmc.ir.compile import compile_system
+from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.system import System
 from absmc.kernel.graph import bounded_graph
-from absmc.kernel.options import CheckOptions, select_properties
+from absmc.kernel.ltl import ltl_result, search_ltl
+from absmc.kernel.options import CheckOptions, Selection, select_properties
 from absmc.kernel.outcome import results_from_outcome
-from absmc.kernel.result import Result, Stats
+from absmc.kernel.result import PropertyResult, Result, Stats
 from absmc.kernel.search import search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store
 from absmc.kernel.trace import command_text
@@ -28,11 +29,64 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
     have omitted states), and the reason gives SPIN's hash factor and the expected coverage (or
-    the expected number of hash collisions). Raises ``OptionError`` for unknown property names,
-    ``ValueError`` for a bad bitstate size.
+    the expected number of hash collisions). Linear-time properties (``ltl`` blocks, never
+    claims) are checked each by its own product search with a nested DFS
+    (:mod:`absmc.kernel.ltl`) after the safety search. Raises ``OptionError`` for unknown
+    property names, ``ValueError`` for a bad bitstate size.
     """
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
+    results = _safety(system, options, compiled, selection) if selection.names() else []
+    for prop in selection.ltl:
+        store, nested = make_store(options), make_store(options)
+        found = search_ltl(
+            compiled,
+            prop,
+            store,
+            nested,
+            options.limits,
+            options.progress,
+            weakly_fair=options.fairness == "weak",
+        )
+        out = found.outcome
+        stats = Stats(
+            out.states,
+            out.transitions,
+            out.max_depth,
+            out.time_s,
+            extra=store.stats(),
+        )
+        results.append(
+            ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(store))
+        )
+    graphs = []
+    if options.graph_bound:
+        graphs.append(
+            bounded_graph(
+                compiled,
+                "explored state space",
+                bound=options.graph_bound,
+                command_text=lambda ci: command_text(system, ci),
+            )
+        )
+    return Result(system.file or system.name, "explicit", tuple(results), graphs=graphs)
+
+
+def _inexact(store: Store) -> str | None:
+    if isinstance(store, BitStateStore):
+        return (
+            f"bitstate search found no acceptance cycle (hash factor "
+            f"{store.stats()['hash_factor']}); not a proof"
+        )
+    if isinstance(store, HashCompactStore):
+        return "hash-compact search found no acceptance cycle; not a proof"
+    return None
+
+
+def _safety(
+    system: System, options: CheckOptions, compiled: CompiledSystem, selection: Selection
+) -> list[PropertyResult]:
+    """The safety search (state properties, assertions, deadlocks, model errors)."""
     store = make_store(options)
     outcome = search(
         compiled,
@@ -59,17 +113,6 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
             f"hash-compact search found no violation in {outcome.states} states "
             f"(expected hash collisions {extra['expected_collisions']:.2g}); not a proof"
         )
-    results = results_from_outcome(
+    return results_from_outcome(
         compiled, selection, outcome, "explicit", stats, store.exact, reason
     )
-    graphs = []
-    if options.graph_bound:
-        graphs.append(
-            bounded_graph(
-                compiled,
-                "explored state space",
-                bound=options.graph_bound,
-                command_text=lambda ci: command_text(system, ci),
-            )
-        )
-    return Result(system.file or system.name, "explicit", tuple(results), graphs=graphs)

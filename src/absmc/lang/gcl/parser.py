@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedInput
 
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, const, free_vars, transform
+from absmc.ir.ltl import LtlProperty
 from absmc.ir.sorts import BOOL, INT, BoolSort, RangeSort, Sort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import Command, Process, Property, PropertyKind, System, Variable
@@ -140,12 +141,13 @@ class _Builder:
                 prop_names[pname] = d
                 expr = self.bool_expr(body, f"the {kind} condition")
                 properties.append(Property(pname, kind, expr, self.span(d)))
+        ltl_decls = [d for d in decls if d.data == "ltl_decl"]
         if not processes:
             raise ModelError("the model declares no process", SourceSpan(self.file, 1, 1))
         if not commands:
             first = next(d for d in decls if d.data == "process")
             raise self.err("no process has a command (no runnable process)", first.children[0])
-        return System(
+        system = System(
             variables=variables,
             processes=tuple(processes),
             commands=tuple(commands),
@@ -154,6 +156,37 @@ class _Builder:
             name=name,
             file=self.file,
         )
+        if not ltl_decls:
+            return system
+        ltl: list[LtlProperty] = []
+        for d in ltl_decls:
+            label_tok, text_tok = d.children
+            assert isinstance(text_tok, Token)
+            lname = _label_name(label_tok)
+            if lname in prop_names or any(p.name == lname for p in ltl):
+                raise self.err(f"duplicate property '{lname}'", label_tok)
+            ltl.append(self.ltl_property(lname, str(text_tok), text_tok, system))
+        return system.with_(ltl=tuple(ltl))
+
+    def ltl_property(self, name: str, text: str, where: Token, system: System) -> LtlProperty:
+        """An ``ltl NAME: FORMULA;`` declaration: SPIN's operators over GCL expressions."""
+        from absmc.lang.promela.ltl import FormulaError, parse_formula, to_ltl
+
+        try:
+            tree = parse_formula(text)
+        except FormulaError as err:
+            raise self.err(f"ltl '{name}': {err}", where) from None
+
+        def lower(key: tuple[str, int]) -> Expr:
+            try:
+                e = parse_gcl_expr(key[0], system, f"the atom '{key[0]}' of ltl '{name}'")
+            except ModelError as err:
+                raise self.err(f"ltl '{name}': {err.message}", where) from None
+            if not e.is_bool:
+                raise self.err(f"ltl '{name}': '{key[0]}' must be a bool expression", where)
+            return e
+
+        return LtlProperty(name, to_ltl(tree, lower), self.span(where), text=" ".join(text.split()))
 
     def var_decl(self, d: Tree[Any]) -> None:
         names = [c for c in d.children if isinstance(c, Token) and c.type == "NAME"]

@@ -3,32 +3,86 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from absmc.ir.expr import Expr
+from absmc.ir.ltl import LtlProperty, non_progress_property
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
+from absmc.lang.promela.ast import Model, Node
 from absmc.lang.promela.export import to_promela
 
 
 def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> System:
     """Parse a Promela file (with ``-D`` definitions for the preprocessor) and lower it to a
     System with SPIN's semantics. Raises ``ModelError`` and ``OSError``."""
-    from absmc.lang.promela.lower import lower_model
     from absmc.lang.promela.parser import parse_promela_file
 
     model = parse_promela_file(path, defines)
-    if model.nevers:
-        claim = model.nevers[0]
-        what = "never claims" if claim.kind == "never" else f"{claim.kind} declarations"
-        raise ModelError(
-            f"{what} are not supported yet (LTL and claims come with the LTL issue)", claim.span
-        )
-    if model.ltl:
-        name, _formula, span = model.ltl[0]
-        raise ModelError(
-            f"ltl formulas ('{name or 'ltl'}') are not supported yet (they come with LTL)",
-            span,
-        )
-    return lower_model(model, Path(path).stem)
+    for claim in model.nevers:
+        if claim.kind != "never":
+            raise ModelError(f"{claim.kind} declarations are not supported", claim.span)
+    if len(model.nevers) > 1:
+        raise ModelError("a model has at most one never claim", model.nevers[1].span)
+    return _with_ltl(model, Path(path).stem)
+
+
+def _with_ltl(model: Model, name: str) -> System:
+    """Lower a model and its ``ltl`` blocks: their atoms are read in the global context (the
+    globals they read stay in the state, as SPIN's never claim reads them); a model with
+    progress labels also gets the non-progress property (checked with ``non_progress``)."""
+    from absmc.lang.promela.claim import claim_property
+    from absmc.lang.promela.lower import Lowerer
+    from absmc.lang.promela.ltl import FormulaError, atom_nodes, parse_formula, to_ltl
+    from absmc.lang.promela.parser import atom_builder
+
+    blocks = []
+    seen: set[str] = set()
+    proctypes = {pd.name for pd in model.procs}
+    remote: dict[str, tuple[str, int | None, str]] = {}
+    for k, (bname, text, span) in enumerate(model.ltl):
+        label = bname if bname is not None else f"ltl_{k}"
+        if label in seen:
+            raise ModelError(f"ltl name '{label}' is used twice", span)
+        seen.add(label)
+        try:
+            tree = parse_formula(text)
+        except FormulaError as err:
+            raise ModelError(f"ltl '{label}': {err}", span) from None
+        nodes = atom_nodes(tree, atom_builder(model.file, span), span, proctypes, remote)
+        blocks.append((label, text, span, tree, nodes))
+    lowerer = Lowerer(model, name)
+    lowerer.remote_vars = remote
+    lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
+    lowerer.ltl_reads += [st for claim in model.nevers for st in _statements(claim.body)]
+    system = lowerer.lower()
+    props = [claim_property(lowerer, claim) for claim in model.nevers]
+    progress = lowerer.progress_expr()
+    if progress is not None:
+        props.append(non_progress_property(progress))
+    for label, text, span, tree, nodes in blocks:
+
+        def lower(key: tuple[str, int], nodes: dict[tuple[str, int], Node] = nodes) -> Expr:
+            return lowerer.state_expr(nodes[key])
+
+        formula = to_ltl(tree, lower)
+        props.append(LtlProperty(label, formula, span, text=" ".join(text.split())))
+    return system.with_(ltl=tuple(props))
+
+
+def _statements(body: list[Node]) -> list[Node]:
+    """Every statement node of a body, nested ones included."""
+    out: list[Node] = []
+    stack: list[Any] = list(body)
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Node):
+            if isinstance(n, list):
+                stack.extend(n)
+            continue
+        out.append(n)
+        stack.extend(a for a in n.args if isinstance(a, (Node, list)))
+    return out
 
 
 __all__ = ["load_promela", "to_promela"]

@@ -163,6 +163,10 @@ class Lowerer:
         self.commands: list[Command] = []
         self.seen_errors: set[tuple[Expr, str]] = set()
         self.timeout_used = False
+        #: expressions read outside the processes (ltl atoms): their globals stay in the state
+        self.ltl_reads: list[Node] = []
+        #: names standing for remote variable references in ltl atoms: (proctype, pid, var)
+        self.remote_vars: dict[str, tuple[str, int | None, str]] = {}
 
     # -- errors -------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None = None, span: SourceSpan | None = None) -> ModelError:
@@ -400,6 +404,8 @@ class Lowerer:
                 return self.nr_pr()
             if name in ("_", "_last", "_priority"):
                 raise self.err(f"'{name}' is not supported in expressions", n)
+            if name in self.remote_vars:
+                return self.remote_var(n, p, ctx, evc)
             ch = self.leaf_choices(n, p, ctx, evc)
             if not ch:
                 return Const(0)
@@ -461,9 +467,70 @@ class Lowerer:
             return out_e
         if k == "run":
             raise self.err("'run' can only be used as a statement here", n)
-        if k in ("enabled", "pc_value", "remote_label", "np_", "get_priority"):
+        if k == "remote_label":
+            return self.remote_label(n, p, ctx, evc)
+        if k == "np_":
+            progress = self.progress_expr()
+            return neg(progress) if progress is not None else TRUE
+        if k in ("enabled", "pc_value", "get_priority"):
             raise self.err(f"'{k}' is not supported yet", n)
         raise self.err(f"unsupported expression '{k}'", n)
+
+    def remote_label(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """``P[pid]@L`` / ``P@L``: the process with that pid (any process of proctype ``P``
+        without an index) is of proctype ``P`` and at label ``L`` (SPIN's remote reference)."""
+        pname, label = n.name or "", n.text or ""
+        slots = [s for s in self.slots if any(t.decl.name == pname for t in s.types)]
+        if not slots:
+            raise self.err(f"no process of proctype '{pname}' (remote reference)", n)
+        idx = int_of(self.ev(n.args[0], p, ctx, evc)) if n.args and n.args[0] is not None else None
+        alts: list[Expr] = []
+        for s in slots:
+            t = next(t for t in s.types if t.decl.name == pname)
+            if label not in t.fsm.labels:
+                raise self.err(f"proctype '{pname}' has no label '{label}'", n)
+            at = self.pc_is(s, t, t.fsm.labels[label])
+            if idx is not None:
+                at = conj([mk("==", idx, Const(s.pid)), at])
+            alts.append(at)
+        return disj(alts)
+
+    def progress_expr(self) -> Expr | None:
+        """Some process is at a progress-labelled state (``None``: the model has no progress
+        label); the negation of SPIN's ``np_``."""
+        alts: list[Expr] = []
+        for s in self.slots:
+            for t in s.types:
+                alts.extend(self.pc_is(s, t, st) for st in sorted(t.fsm.progress_labels))
+        return disj(alts) if alts else None
+
+    def remote_var(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """``P[pid]:v`` / ``P:v`` (recorded in :attr:`remote_vars`): the local ``v`` of the
+        process with that pid (the only process of proctype ``P`` without a pid)."""
+        pname, pid, var = self.remote_vars[n.name or ""]
+        slots = [s for s in self.slots if any(t.decl.name == pname for t in s.types)]
+        if pid is not None:
+            slots = [s for s in slots if s.pid == pid]
+        if len(slots) != 1:
+            which = f"{pname}[{pid}]" if pid is not None else pname
+            many = "no process" if not slots else "several processes"
+            raise self.err(f"{many} for the remote reference '{which}:{var}'", n)
+        lay = slots[0].layouts.get(pname, {}).get(var)
+        if lay is None:
+            raise self.err(f"proctype '{pname}' has no local variable '{var}'", n)
+        local = Node("var", n.args, name=var, span=n.span)
+        ch = self._descend(lay, local, p, ctx, evc, TRUE)
+        if not ch:
+            return Const(0)
+        out = self.read_leaf(ch[-1][1], p)
+        for c, lf in reversed(ch[:-1]):
+            out = mk("ite", c, self.read_leaf(lf, p), out)
+        return out
+
+    def state_expr(self, n: Node) -> Expr:
+        """A Promela expression over the global state (remote references allowed), lowered
+        after :meth:`lower` (an ``ltl`` formula's atom). Raises ``ModelError``."""
+        return bool_of(self.ev(n, Path({}, []), _Ctx(None, None), []))
 
     def nr_pr(self) -> Expr:
         parts: Expr = Const(0)
@@ -995,7 +1062,7 @@ class Lowerer:
         for d in self.m.globals:
             if isinstance(d.init, Node):
                 _reads(d.init, read, True)
-        for e in self.m.preds:
+        for e in [*self.m.preds, *self.ltl_reads]:
             _reads(e, read, True)
         drop: set[str] = set()
         for d in self.m.globals:

@@ -8,6 +8,7 @@ are ``ModelError``s located in the original file (through the preprocessor's lin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -137,6 +138,13 @@ _BASIC_TYPES = frozenset(
 )
 
 _EMBEDDED_C = re.compile(r"\bc_(code|expr|decl|state|track)\b")
+
+
+def atom_builder(file: str, span: SourceSpan) -> Callable[[Tree[Any]], Node]:
+    """Turns the Lark tree of an expression parsed on its own (an ltl atom) into a
+    :class:`Node`; every position is reported at ``span`` (the ltl block)."""
+    builder = _Builder(file, LineMap([(span.file, span.line)]))
+    return builder.expr
 
 
 def _remap(e: ModelError, lines: LineMap) -> ModelError:

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""absmc's LTL checks against SPIN's: verdicts and product state counts side by side.
+
+    python benchmarks/ltl_vs_spin.py            # the shared corpus (../shared/benchmarks/ltl)
+    python benchmarks/ltl_vs_spin.py --run-spin # also run SPIN here (spin -a, gcc -DNOREDUCE,
+                                                # pan -a [-f] -N NAME) for states/s and time
+
+SPIN's numbers come from ``expected.csv`` (SPIN 6.5.2, see the corpus README) unless
+``--run-spin``. State counts differ for ``ltl`` blocks (Spot's automata are not SPIN's); for
+``violated`` rows both tools stop at their first acceptance cycle, so only ``holds`` rows are
+full explorations. states/s is stored product states per second of search (absmc: the outer
+nested-DFS search; pan: its own rate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+CORPUS = ROOT.parent / "shared" / "benchmarks" / "ltl"
+
+
+@dataclass
+class LtlRow:
+    verdict: str
+    states: int
+    search_s: float
+
+    @property
+    def rate(self) -> float:
+        return self.states / self.search_s if self.search_s > 0 else 0.0
+
+
+def run_absmc_ltl(model: Path, name: str | None, fair: bool) -> LtlRow:
+    """absmc's verdict, outer product states and search time for one ltl block."""
+    from absmc.engines import registry
+    from absmc.kernel.options import CheckOptions
+    from absmc.lang.loader import load_model
+
+    system = load_model(model)
+    name = name or system.ltl[0].name
+    opts = CheckOptions(ltl=name, fairness="weak" if fair else "none", properties=[name])
+    r = next(x for x in registry.run("explicit", system, opts).results if x.property == name)
+    return LtlRow(r.verdict.value, r.stats.states, r.stats.time_s)
+
+
+def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> LtlRow:
+    """SPIN's verdict, stored states and pan's search time (``-a [-f] -N NAME``)."""
+    if not (workdir / "pan").exists():
+        subprocess.run(
+            ["spin", "-a", str(model.resolve())], cwd=workdir, check=True, capture_output=True
+        )
+        subprocess.run(
+            ["gcc", "-O2", "-DNOREDUCE", "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
+            cwd=workdir,
+            check=True,
+            capture_output=True,
+        )
+    args = ["./pan", "-a", *(["-f"] if fair else []), *(["-N", name] if name else []), "-m10000000"]
+    t0 = time.monotonic()
+    out = subprocess.run(args, cwd=workdir, check=True, capture_output=True, text=True).stdout
+    wall = time.monotonic() - t0
+    states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
+    m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
+    secs = float(m.group(1)) if m else wall
+    return LtlRow("violated" if errors else "holds", states, secs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--run-spin", action="store_true", help="run SPIN here (else expected.csv)")
+    args = ap.parse_args()
+    rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    print(
+        f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
+        f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s}  same"
+    )
+    work: dict[str, Path] = {}
+    agree = 0
+    for row in rows:
+        model = CORPUS / row["file"]
+        fair = row["weak_fairness"] == "1"
+        name = row["ltl"] or None
+        try:
+            ours = run_absmc_ltl(model, name, fair)
+        except Exception as e:  # a front-end refusal is reported, not fatal
+            print(f"{row['file']:26s} {row['ltl']:6s} {'yes' if fair else '':4s} | absmc: {e}")
+            continue
+        if args.run_spin:
+            wd = work.setdefault(row["file"], Path(tempfile.mkdtemp(prefix="ltlspin")))
+            spin = run_pan_ltl(model, name, fair, wd)
+        else:
+            spin = LtlRow(row["verdict"], int(row["spin_states"]), 0.0)
+        same = ours.verdict == spin.verdict
+        agree += same
+        print(
+            f"{row['file']:26s} {row['ltl']:6s} {'yes' if fair else '':4s} | "
+            f"{spin.verdict:8s} {ours.verdict:8s} | {spin.states:11,d} {ours.states:9,d} | "
+            f"{ours.rate:10,.0f} {spin.rate:10,.0f}  {'yes' if same else 'NO'}"
+        )
+    print(f"verdicts equal to SPIN's: {agree} of {len(rows)} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Checking one linear-time property (an ``ltl`` block or a ``never`` claim) on a Semantics:
+the product with the property's violation automaton (:mod:`absmc.kernel.product`), searched by
+the one DFS of :mod:`absmc.kernel.search` with the nested search of :mod:`absmc.kernel.nested`
+as its hooks, and the verdict (a ``violated`` verdict only with a lasso replayed by
+:func:`absmc.kernel.trace.replay_lasso`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
+from absmc.kernel.buchi import violation_automaton
+from absmc.kernel.fairness import FairSemantics, fair_decode
+from absmc.kernel.nested import Lasso, NestedDfs
+from absmc.kernel.options import Limits, Progress
+from absmc.kernel.product import ProductSemantics
+from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
+from absmc.kernel.search import SearchOutcome, search
+from absmc.kernel.semantics import Semantics
+from absmc.kernel.store import Store
+from absmc.kernel.trace import replay_lasso
+
+__all__ = ["LtlOutcome", "automaton_of", "ltl_result", "search_ltl"]
+
+
+def automaton_of(prop: LtlProperty) -> Automaton:
+    """The automaton whose accepting runs violate ``prop``: a never claim's own, or Spot's
+    translation of the negated formula."""
+    if prop.claim is not None:
+        return prop.claim
+    assert prop.formula is not None
+    return violation_automaton(prop.formula)
+
+
+@dataclass
+class LtlOutcome:
+    """What the product search found: the outer search's outcome, the first lasso (product
+    labels) if any, the states the nested searches stored, the automaton searched with."""
+
+    outcome: SearchOutcome
+    lasso: Lasso | None
+    nested_states: int
+    automaton: Automaton
+    weakly_fair: bool = False
+
+
+def search_ltl(
+    sem: Semantics,
+    prop: LtlProperty,
+    store: Store,
+    nested_store: Store,
+    limits: Limits | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    deadline: float | None = None,
+    weakly_fair: bool = False,
+) -> LtlOutcome:
+    """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
+    cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
+    Stops at the first cycle; limits end the search with ``outcome.stopped`` set. With
+    ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.fairness`)."""
+    aut = automaton_of(prop)
+    product = ProductSemantics(sem, aut, stutter=prop.name != NON_PROGRESS)
+    searched: ProductSemantics | FairSemantics = product
+    if weakly_fair:
+        searched = FairSemantics(product)
+    hooks = NestedDfs(
+        searched.successors,
+        searched.is_accepting,
+        prop.name,
+        f"ltl '{prop.name}' violated: an accepting cycle",
+        nested_store,
+    )
+    outcome = search(
+        searched,
+        store,
+        order="dfs",
+        limits=limits,
+        keep_going=False,
+        check_deadlock=False,
+        progress=progress,
+        hooks=hooks,
+        deadline=deadline,
+    )
+    lasso = hooks.lasso
+    if lasso is not None and isinstance(searched, FairSemantics):
+        k = searched.k
+        lasso = Lasso([fair_decode(label, k)[0] for label in lasso.path], lasso.cycle_start)
+    return LtlOutcome(outcome, lasso, hooks.states, aut, weakly_fair)
+
+
+def ltl_result(
+    sem: Semantics,
+    prop: LtlProperty,
+    found: LtlOutcome,
+    method: str,
+    stats: Stats,
+    exhaustive: bool,
+    incomplete_reason: str | None = None,
+) -> PropertyResult:
+    """The verdict of one linear-time property from its product search (``stats.states``: the
+    outer search's product states, SPIN's "states, stored"; the nested searches' states go to
+    ``extra["nested_states"]``): ``violated`` with the
+    lasso replayed on ``sem`` (``ReplayError`` if it does not replay), ``holds`` when the search
+    was ``exhaustive`` (exact store) and not stopped, else ``unknown``."""
+    out = found.outcome
+    stats = replace(
+        stats,
+        extra={
+            **stats.extra,
+            "automaton_states": found.automaton.size,
+            "nested_states": found.nested_states,
+        },
+    )
+    if found.lasso is not None:
+        trace: Trace = replay_lasso(
+            sem,
+            found.automaton,
+            found.lasso.path,
+            found.lasso.cycle_start,
+            "the run repeats the cycle forever: an accepting run of the property's "
+            "violation automaton" + (" (weakly fair)" if found.weakly_fair else ""),
+            found.weakly_fair,
+        )
+        n = len(trace.steps) - 1
+        reason = (
+            f"acceptance cycle: a lasso of {n} step{'s' if n != 1 else ''}, "
+            f"the cycle from step {trace.cycle_start}"
+        )
+        return PropertyResult(prop.name, "ltl", method, Verdict.VIOLATED, reason, stats, trace, 1)
+    if out.stopped is None and exhaustive:
+        reason = f"no acceptance cycle in the {out.states} reachable product states"
+        return PropertyResult(prop.name, "ltl", method, Verdict.HOLDS, reason, stats)
+    why = out.stopped or incomplete_reason or "search incomplete"
+    return PropertyResult(prop.name, "ltl", method, Verdict.UNKNOWN, why, stats)
