@@ -29,6 +29,7 @@ class CheckArgs:
     as_json: bool = False
     progress: bool | None = False
     predicates: tuple[str, ...] = ()
+    backend: str = "python"
     seed_predicates: str = ""
     max_iterations: int = 50
     prover: str = "z3"
@@ -47,6 +48,7 @@ class CheckArgs:
 
 #: the flag of each method-specific field (for "applies to --method ..." messages)
 FLAG_OF = {
+    "backend": "--backend",
     "predicates": "--predicate",
     "seed_predicates": "--seed-predicates",
     "max_iterations": "--max-iterations",

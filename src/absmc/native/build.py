@@ -50,6 +50,7 @@ void s_free(search_t *S);
 int s_init(search_t *S, const int64_t *init);
 int s_run(search_t *S, double seconds);
 int64_t s_stat(search_t *S, int which);
+void s_set_max_bytes(search_t *S, int64_t max_bytes);
 void s_violation(search_t *S, int slot, int64_t *out);
 int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap);
 int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap);
@@ -60,6 +61,9 @@ CACHE_ENV = "ABSMC_CACHE_DIR"
 
 #: environment variable naming the C compiler (default: cc, then gcc, then clang)
 CC_ENV = "CC"
+
+#: environment variable overriding the optimization level of the search (default ``-O2``)
+OPT_ENV = "ABSMC_NATIVE_OPT"
 
 _FLAGS = ("-shared", "-fPIC", "-w")
 
@@ -79,6 +83,12 @@ def runtime_sources() -> tuple[str, str]:
         pkg.joinpath("runtime_head.c").read_text(encoding="utf-8"),
         pkg.joinpath("runtime_tail.c").read_text(encoding="utf-8"),
     )
+
+
+def default_opt() -> str:
+    """``$ABSMC_NATIVE_OPT`` when it is one of :data:`OPT_LEVELS`, else ``-O2``."""
+    env = os.environ.get(OPT_ENV, "")
+    return env if env in OPT_LEVELS else "-O2"
 
 
 def find_compiler() -> str | None:

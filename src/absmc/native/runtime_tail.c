@@ -182,7 +182,7 @@ int64_t *api_fb(ctx_t *C) { return C->fb; }
 #define NSLOT (NPROP + 2)
 
 enum { RUNNING = 0, DONE = 1, STOP_VIOLATION = 2, STOP_STATES = 3, STOP_OVERFLOW = 4,
-       STOP_MEMORY = 5, STOP_SLICE = 6 };
+       STOP_MEMORY = 5, STOP_SLICE = 6, STOP_MEMORY_LIMIT = 7 };
 
 typedef struct search_s {
     ctx_t *C;
@@ -190,6 +190,7 @@ typedef struct search_s {
     int keep_going, check_deadlock, state_checks;
     int64_t max_states; /* -1: none */
     int64_t max_depth;  /* -1: none */
+    int64_t max_bytes;  /* the store may not grow past this many bytes (-1: no limit) */
     /* exact store: packed states by id, parent id and label per state */
     uint64_t *arena;
     uint32_t *parent, *label;
@@ -245,8 +246,14 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
     return fastrange(h, cap);
 }
 
+static int64_t store_bytes(search_t *S);
+
 static int table_grow(search_t *S) {
     uint64_t ncap = S->tcap + S->tcap / 2;
+    if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
+        S->status = STOP_MEMORY_LIMIT;
+        return 0;
+    }
     uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
     if (!nt) return 0;
     for (uint64_t i = 0; i < S->tcap; i++) {
@@ -264,6 +271,10 @@ static int table_grow(search_t *S) {
 
 static int states_grow(search_t *S) {
     int64_t nc = S->cap_states ? S->cap_states * 2 : 1024;
+    if (S->max_bytes >= 0 && store_bytes(S) + (nc - S->cap_states) / 4 * (NWA * 8 + 8) > S->max_bytes) {
+        S->status = STOP_MEMORY_LIMIT;
+        return 0;
+    }
     uint64_t *a = (uint64_t *)realloc(S->arena, (size_t)nc * NWA * sizeof(uint64_t));
     if (!a) return 0;
     S->arena = a;
@@ -386,6 +397,7 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->state_checks = state_checks;
     S->max_states = max_states;
     S->max_depth = max_depth;
+    S->max_bytes = -1;
     S->tcap = 1024;
     S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
     if (!S->C || !S->table) return NULL;
@@ -410,7 +422,7 @@ static int record(search_t *S, int slot, int64_t node, int64_t label, int kind, 
         S->vkind[slot] = kind;
         S->va[slot] = a;
         S->vb[slot] = b;
-        S->vdepth[slot] = S->depth + (label >= 0 ? 1 : 0);
+        S->vdepth[slot] = S->depth;
     }
     if (!S->keep_going) {
         S->status = STOP_VIOLATION;
@@ -455,7 +467,8 @@ static void hc_swap(search_t *S) {
 /* status: RUNNING (initial state stored), or a stop status */
 int s_init(search_t *S, const int64_t *init) {
     m_pack(init, S->packed);
-    if (store_lookup_insert(S, S->packed, 1) < 0) return S->status = STOP_MEMORY;
+    if (store_lookup_insert(S, S->packed, 1) < 0)
+        return S->status = (S->status == STOP_MEMORY_LIMIT ? STOP_MEMORY_LIMIT : STOP_MEMORY);
     if (!S->hc) {
         S->parent[0] = 0;
         S->label[0] = 0;
@@ -511,7 +524,7 @@ int s_run(search_t *S, double seconds) {
             int blocked = 0, stop = 0;
             for (int i = 0; i < C->nfails && !stop; i++) {
                 int64_t lab = chain_intern(S, C->ch + C->foff[i], C->flen[i]);
-                if (lab < 0) { S->status = STOP_MEMORY; stop = 1; break; }
+                if (lab < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
                 int kind = C->fkind[i];
                 int slot = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
                 if (kind != 3) blocked = 1;
@@ -530,13 +543,13 @@ int s_run(search_t *S, double seconds) {
             m_pack(t, S->packed);
             if (at_bound) {
                 int r = store_lookup_insert(S, S->packed, 0);
-                if (r < 0) { S->status = STOP_MEMORY; stop = 1; break; }
+                if (r < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
                 if (r) S->truncated = 1;
                 continue;
             }
             if (S->max_states >= 0 && S->count >= S->max_states) {
                 int r = store_lookup_insert(S, S->packed, 0);
-                if (r < 0) { S->status = STOP_MEMORY; stop = 1; break; }
+                if (r < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
                 if (r) {
                     S->status = STOP_STATES;
                     if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
@@ -546,17 +559,17 @@ int s_run(search_t *S, double seconds) {
                 continue;
             }
             int r = store_lookup_insert(S, S->packed, 1);
-            if (r < 0) { S->status = STOP_MEMORY; stop = 1; break; }
+            if (r < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
             if (!r) continue;
             int64_t tid = S->count++;
             int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
-            if (lab < 0) { S->status = STOP_MEMORY; stop = 1; break; }
+            if (lab < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
             if (S->hc) {
-                if (!hc_push_next(S, S->packed)) { S->status = STOP_MEMORY; stop = 1; break; }
+                if (!hc_push_next(S, S->packed)) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
             } else {
                 S->parent[tid] = (uint32_t)sid;
                 S->label[tid] = (uint32_t)lab;
-                if (tid >= (int64_t)0xfffffff0LL) { S->status = STOP_MEMORY; stop = 1; break; }
+                if (tid >= (int64_t)0xfffffff0LL) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
             }
             if (S->state_checks) {
                 if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
@@ -571,16 +584,23 @@ int s_run(search_t *S, double seconds) {
     return st;
 }
 
+void s_set_max_bytes(search_t *S, int64_t max_bytes) { S->max_bytes = max_bytes; }
+
+static int64_t store_bytes(search_t *S) {
+    return (int64_t)(S->tcap * sizeof(uint64_t)) +
+           (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t))
+                  : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));
+}
+
 int64_t s_stat(search_t *S, int which) {
     switch (which) {
     case 0: return S->count;
     case 1: return S->transitions;
     case 2: return S->max_depth_seen;
     case 3: return S->truncated;
-    case 4: /* bytes of the store */
-        return (int64_t)(S->tcap * sizeof(uint64_t)) +
-               (S->hc ? (int64_t)((S->qcur_cap + S->qnext_cap) * NWA * sizeof(uint64_t))
-                      : (int64_t)(S->cap_states * (NWA * sizeof(uint64_t) + 8)));
+    case 4: /* bytes of the store in use: the table, the states (exact: with parent and label;
+               hash-compact: the two levels kept), not the untouched capacity beyond them */
+        return store_bytes(S);
     case 5: return S->nchains;
     case 6: return S->C->cuts;
     case 7: return S->depth;

@@ -18,7 +18,7 @@ from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.printer import format_expr
 from absmc.ir.steps import Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Property, System
-from absmc.native.build import ffi, load_library, runtime_sources
+from absmc.native.build import default_opt, ffi, load_library, runtime_sources
 from absmc.native.cgen import CGen, Layout
 
 __all__ = ["NativeSemantics", "failure_message"]
@@ -43,7 +43,8 @@ def failure_message(
 
 class NativeSemantics:
     """The concrete semantics of ``system`` (with ``properties`` selected; default: all) in
-    C compiled at optimization level ``opt`` (see :func:`~absmc.native.build.load_library`).
+    C compiled at optimization level ``opt`` (see :func:`~absmc.native.build.load_library`;
+    default: :func:`~absmc.native.build.default_opt`).
     Raises :class:`~absmc.native.cgen.Unsupported` when the System cannot be translated and
     :class:`~absmc.native.build.CompilerError` when it cannot be compiled.
 
@@ -51,7 +52,7 @@ class NativeSemantics:
     ``len(commands) + k``)."""
 
     def __init__(
-        self, system: System, properties: Sequence[Property] | None = None, opt: str = "-O2"
+        self, system: System, properties: Sequence[Property] | None = None, opt: str | None = None
     ) -> None:
         self._system = system
         self._properties = tuple(system.properties if properties is None else properties)
@@ -59,7 +60,7 @@ class NativeSemantics:
         head, tail = runtime_sources()
         self.source: str = gen.source(head, tail)
         self.layout: Layout = gen.layout
-        self.lib: Any = load_library(self.source, opt)
+        self.lib: Any = load_library(self.source, opt or default_opt())
         self._ffi = ffi()
         self._ctx = self._ffi.gc(self.lib.ctx_new(), self.lib.ctx_free)
         self._n = len(system.variables)

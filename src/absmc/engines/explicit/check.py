@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from absmc.engines.explicit.native import Backend, check_with_backend
 from absmc.ir.compile import compile_system
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, select_properties
@@ -20,8 +21,10 @@ def make_store(options: CheckOptions) -> Store:
     return ExactStore()
 
 
-def check_explicit(system: System, options: CheckOptions) -> Result:
-    """Model check ``system`` by explicit-state search.
+def check_explicit(system: System, options: CheckOptions, backend: Backend = "python") -> Result:
+    """Model check ``system`` by explicit-state search on ``backend`` (``python``, ``native``
+    or ``auto``: :mod:`absmc.engines.explicit.native`; ``native`` raises ``OptionError`` when it
+    cannot serve the options).
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
@@ -30,6 +33,10 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     ``ValueError`` for a bad bitstate size.
     """
     selection = select_properties(system, options)
+    if backend != "python":
+        return check_with_backend(
+            system, options, selection, backend, lambda o: check_explicit(system, o)
+        )
     compiled = compile_system(system, selection.user)
     store = make_store(options)
     outcome = search(
