@@ -219,6 +219,18 @@ typedef struct search_s {
     int64_t nchains, capchains;
     uint64_t *chtab;
     uint64_t chcap;
+    /* a batch of expanded states: successors packed with their hashes (the table slots are
+       prefetched while the rest of the batch is expanded), labels, unpacked targets (for state
+       properties), failures */
+    int32_t bsid_n;
+    int64_t bsid[256];
+    int32_t bnsteps[256], bsstart[256], bfstart[256], bfn[256], bdead[256];
+    uint64_t *bw, *bh;
+    int64_t *blab, *bv;
+    int bcap;
+    int32_t *fslot;
+    int64_t *flab, *fkind2, *fa2, *fb2;
+    int fcap;
     int32_t viol_buf[NPROP > 0 ? NPROP : 1];
     int64_t vals[NVA];
     uint64_t packed[NWA];
@@ -290,9 +302,12 @@ static int states_grow(search_t *S) {
 
 /* insert packed state w: 1 new, 0 seen, -1 out of memory. The caller checks the state limit
  * with lookup first, so insert is only called to add. */
-static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
+static inline uint64_t table_pos(search_t *S, uint64_t h) {
+    return S->hc ? fastrange(h ? h : 1, S->tcap) : slot_of_entry(S, (h >> 32) << 32, S->tcap);
+}
+
+static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
     if ((S->tused + 1) * 5 > S->tcap * 4 && !table_grow(S)) return -1;
-    uint64_t h = hash_packed(w);
     if (S->hc) {
         uint64_t e = h ? h : 1;
         uint64_t p = fastrange(e, S->tcap);
@@ -320,10 +335,15 @@ static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
     }
     if (!add) return 1;
     if (S->count >= S->cap_states && !states_grow(S)) return -1;
+    if (S->count >= (int64_t)0xfffffff0LL) return -1; /* ids are 32 bits */
     memcpy(S->arena + (size_t)S->count * NWA, w, NWA * sizeof(uint64_t));
     S->table[p] = (tag << 32) | (uint64_t)(S->count + 1);
     S->tused++;
     return 1;
+}
+
+static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
+    return store_insert_h(S, w, hash_packed(w), add);
 }
 
 static int64_t chain_intern(search_t *S, const int32_t *c, int len) {
@@ -398,7 +418,7 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->max_states = max_states;
     S->max_depth = max_depth;
     S->max_bytes = -1;
-    S->tcap = 1024;
+    S->tcap = 1 << 12;
     S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
     if (!S->C || !S->table) return NULL;
     for (int i = 0; i < NSLOT; i++) S->vlabel[i] = -1;
@@ -410,6 +430,8 @@ void s_free(search_t *S) {
     ctx_free(S->C);
     free(S->arena); free(S->parent); free(S->label); free(S->qcur); free(S->qnext);
     free(S->table); free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
+    free(S->bw); free(S->bh); free(S->blab); free(S->bv);
+    free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
     free(S);
 }
 
@@ -483,17 +505,58 @@ int s_init(search_t *S, const int64_t *init) {
     return S->status;
 }
 
+static int batch_room(search_t *S, int nsteps_more, int nfails_more, int nsteps, int nfails) {
+    if (nsteps + nsteps_more > S->bcap) {
+        int c = S->bcap ? S->bcap : 1024;
+        while (c < nsteps + nsteps_more) c *= 2;
+        uint64_t *w = (uint64_t *)realloc(S->bw, (size_t)c * NWA * sizeof(uint64_t));
+        if (!w) return 0;
+        S->bw = w;
+        uint64_t *h = (uint64_t *)realloc(S->bh, (size_t)c * sizeof(uint64_t));
+        if (!h) return 0;
+        S->bh = h;
+        int64_t *l = (int64_t *)realloc(S->blab, (size_t)c * sizeof(int64_t));
+        if (!l) return 0;
+        S->blab = l;
+        if (S->state_checks) {
+            int64_t *v = (int64_t *)realloc(S->bv, (size_t)c * NVA * sizeof(int64_t));
+            if (!v) return 0;
+            S->bv = v;
+        }
+        S->bcap = c;
+    }
+    if (nfails + nfails_more > S->fcap) {
+        int c = S->fcap ? S->fcap : 64;
+        while (c < nfails + nfails_more) c *= 2;
+        if (!grow((void **)&S->fslot, &(int){S->fcap}, c, sizeof(int32_t))) return 0;
+        int k = S->fcap;
+        if (!grow((void **)&S->flab, &k, c, sizeof(int64_t))) return 0;
+        k = S->fcap;
+        if (!grow((void **)&S->fkind2, &k, c, sizeof(int64_t))) return 0;
+        k = S->fcap;
+        if (!grow((void **)&S->fa2, &k, c, sizeof(int64_t))) return 0;
+        k = S->fcap;
+        if (!grow((void **)&S->fb2, &k, c, sizeof(int64_t))) return 0;
+        S->fcap = k;
+    }
+    return 1;
+}
+
+#define NOMEM() do { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; } while (0)
+
 /* Expand states for about `seconds` (clock read every 1024 expansions); returns the status:
- * STOP_SLICE when the time slice is over (call again), DONE, or a stop status. */
+ * STOP_SLICE when the time slice is over (call again), DONE, or a stop status. States are
+ * expanded in batches of up to 256 (never across a BFS level); the checks and insertions then
+ * run in the order of the unbatched loop, so results do not depend on the batching. */
 int s_run(search_t *S, double seconds) {
     ctx_t *C = S->C;
     double end = now_s() + seconds;
-    int64_t expanded = 0;
+    int64_t expanded = 0, next_clock = 1024;
     int64_t *v = S->vals;
-    int at_bound;
     if (S->status != RUNNING) return S->status;
     for (;;) {
-        /* next state to expand, and level bookkeeping */
+        /* the batch: up to 256 states of the current level */
+        int64_t avail;
         if (S->hc) {
             if (S->qcur_pos >= S->qcur_n) {
                 if (S->qnext_n == 0) { S->status = DONE; break; }
@@ -501,8 +564,7 @@ int s_run(search_t *S, double seconds) {
                 S->depth++;
                 if (S->depth > S->max_depth_seen) S->max_depth_seen = S->depth;
             }
-            m_unpack(S->qcur + (size_t)S->qcur_pos * NWA, v);
-            S->qcur_pos++;
+            avail = S->qcur_n - S->qcur_pos;
         } else {
             if (S->next >= S->count) { S->status = DONE; break; }
             if (S->next == S->level_end) {
@@ -510,74 +572,118 @@ int s_run(search_t *S, double seconds) {
                 S->depth++;
                 if (S->depth > S->max_depth_seen) S->max_depth_seen = S->depth;
             }
-            m_unpack(S->arena + (size_t)S->next * NWA, v);
+            avail = S->level_end - S->next;
         }
-        int64_t sid = S->next++;
-        at_bound = S->max_depth >= 0 && S->depth >= S->max_depth;
-        ctx_reset(C);
-        m_successors(C, v);
-        if (C->oom) { S->status = STOP_MEMORY; break; }
-        if (C->ovf) { S->status = STOP_OVERFLOW; break; }
-        int nsteps = C->nsteps;
-        S->transitions += nsteps;
-        if (C->nfails || !nsteps) {
-            int blocked = 0, stop = 0;
-            for (int i = 0; i < C->nfails && !stop; i++) {
-                int64_t lab = chain_intern(S, C->ch + C->foff[i], C->flen[i]);
-                if (lab < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-                int kind = C->fkind[i];
-                int slot = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
-                if (kind != 3) blocked = 1;
-                stop = record(S, slot, sid, lab, kind, C->fa[i], C->fb[i]);
+        int nb = avail < 256 ? (int)avail : 256;
+        int at_bound = S->max_depth >= 0 && S->depth >= S->max_depth;
+        int ns = 0, nf = 0, stop = 0;
+        /* phase 1: expand, pack, hash, prefetch */
+        for (int b = 0; b < nb; b++) {
+            if (S->hc) {
+                m_unpack(S->qcur + (size_t)S->qcur_pos * NWA, v);
+                S->qcur_pos++;
+            } else {
+                m_unpack(S->arena + (size_t)S->next * NWA, v);
             }
-            if (stop) break;
+            S->bsid[b] = S->next++;
+            ctx_reset(C);
+            m_successors(C, v);
+            if (C->oom) { S->status = STOP_MEMORY; stop = 1; nb = b; break; }
+            if (C->ovf) { S->status = STOP_OVERFLOW; stop = 1; nb = b; break; }
+            int nsteps = C->nsteps;
+            if (!batch_room(S, nsteps, C->nfails, ns, nf)) { NOMEM(); stop = 1; nb = b; break; }
+            S->bnsteps[b] = nsteps;
+            S->bsstart[b] = ns;
+            S->bfstart[b] = nf;
+            int blocked = 0;
+            for (int i = 0; i < C->nfails; i++) {
+                int64_t lab = chain_intern(S, C->ch + C->foff[i], C->flen[i]);
+                if (lab < 0) { NOMEM(); stop = 1; break; }
+                int kind = C->fkind[i];
+                S->fslot[nf] = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
+                if (kind != 3) blocked = 1;
+                S->flab[nf] = lab;
+                S->fkind2[nf] = kind;
+                S->fa2[nf] = C->fa[i];
+                S->fb2[nf] = C->fb[i];
+                nf++;
+            }
+            if (stop) { nb = b; break; }
+            S->bfn[b] = nf - S->bfstart[b];
+            S->bdead[b] = 0;
             if (!blocked && !nsteps && S->check_deadlock) {
                 int ve = m_valid_end(C, v);
-                if (C->ovf) { S->status = STOP_OVERFLOW; break; }
-                if (!ve && record(S, SLOT_DEADLOCK, sid, -1, 0, 0, 0)) break;
+                if (C->ovf) { S->status = STOP_OVERFLOW; stop = 1; nb = b; break; }
+                S->bdead[b] = !ve;
             }
+            for (int i = 0; i < nsteps; i++) {
+                const int64_t *t = C->sst + (size_t)i * NVA;
+                uint64_t *w = S->bw + (size_t)ns * NWA;
+                m_pack(t, w);
+                uint64_t h = hash_packed(w);
+                __builtin_prefetch(&S->table[table_pos(S, h)]);
+                S->bh[ns] = h;
+                int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
+                if (lab < 0) { NOMEM(); stop = 1; break; }
+                S->blab[ns] = lab;
+                if (S->state_checks) memcpy(S->bv + (size_t)ns * NVA, t, sizeof(int64_t) * NVA);
+                ns++;
+            }
+            if (stop) { nb = b; break; }
         }
-        int stop = 0;
-        for (int i = 0; i < nsteps; i++) {
-            const int64_t *t = C->sst + (size_t)i * NVA;
-            m_pack(t, S->packed);
-            if (at_bound) {
-                int r = store_lookup_insert(S, S->packed, 0);
-                if (r < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-                if (r) S->truncated = 1;
-                continue;
-            }
-            if (S->max_states >= 0 && S->count >= S->max_states) {
-                int r = store_lookup_insert(S, S->packed, 0);
-                if (r < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-                if (r) {
-                    S->status = STOP_STATES;
-                    if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
-                    stop = 1;
+        if (S->status == STOP_OVERFLOW) break;
+        /* phase 2: the checks and insertions, state by state in order */
+        for (int b = 0; b < nb && !S->status; b++) {
+            int64_t sid = S->bsid[b];
+            int nsteps = S->bnsteps[b];
+            S->transitions += nsteps;
+            for (int i = S->bfstart[b]; i < S->bfstart[b] + S->bfn[b]; i++)
+                if (record(S, S->fslot[i], sid, S->flab[i], (int)S->fkind2[i], S->fa2[i],
+                           S->fb2[i]))
                     break;
+            if (S->status) break;
+            if (S->bdead[b] && record(S, SLOT_DEADLOCK, sid, -1, 0, 0, 0)) break;
+            for (int k = S->bsstart[b]; k < S->bsstart[b] + nsteps; k++) {
+                const uint64_t *w = S->bw + (size_t)k * NWA;
+                uint64_t h = S->bh[k];
+                if (at_bound) {
+                    int r = store_insert_h(S, w, h, 0);
+                    if (r < 0) { NOMEM(); break; }
+                    if (r) S->truncated = 1;
+                    continue;
                 }
-                continue;
+                if (S->max_states >= 0 && S->count >= S->max_states) {
+                    int r = store_insert_h(S, w, h, 0);
+                    if (r < 0) { NOMEM(); break; }
+                    if (r) {
+                        S->status = STOP_STATES;
+                        if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
+                        break;
+                    }
+                    continue;
+                }
+                int r = store_insert_h(S, w, h, 1);
+                if (r < 0) { NOMEM(); break; }
+                if (!r) continue;
+                int64_t tid = S->count++;
+                if (S->hc) {
+                    if (!hc_push_next(S, w)) { NOMEM(); break; }
+                } else {
+                    S->parent[tid] = (uint32_t)sid;
+                    S->label[tid] = (uint32_t)S->blab[k];
+                }
+                if (S->state_checks) {
+                    if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
+                    if (check_state(S, S->bv + (size_t)k * NVA, tid, S->depth + 1)) break;
+                }
             }
-            int r = store_lookup_insert(S, S->packed, 1);
-            if (r < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-            if (!r) continue;
-            int64_t tid = S->count++;
-            int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
-            if (lab < 0) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-            if (S->hc) {
-                if (!hc_push_next(S, S->packed)) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-            } else {
-                S->parent[tid] = (uint32_t)sid;
-                S->label[tid] = (uint32_t)lab;
-                if (tid >= (int64_t)0xfffffff0LL) { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; stop = 1; break; }
-            }
-            if (S->state_checks) {
-                if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
-                if (check_state(S, t, tid, S->depth + 1)) { stop = 1; break; }
-            }
+            expanded++;
         }
-        if (stop) break;
-        if (++expanded % 1024 == 0 && now_s() >= end) { S->status = STOP_SLICE; break; }
+        if (stop || S->status) break;
+        if (expanded >= next_clock) {
+            next_clock = expanded + 1024;
+            if (now_s() >= end) { S->status = STOP_SLICE; break; }
+        }
     }
     int st = S->status;
     if (st == STOP_SLICE) S->status = RUNNING;
