@@ -310,13 +310,18 @@ class CGen:
             )
         for tmp, idx in temps:
             self.emit(i, f"t[{idx}] = {tmp};")
+        f = self.proc_ids[c.exclusive] if c.exclusive is not None else -1
+        main = (
+            f"close_chain(C, {c.index}, t, {f}); C->ex = 1;"
+            if c.exclusive is not None
+            else f"add_step1(C, {c.index}, t);"
+        )
         if mode == "fn":
-            f = self.proc_ids[c.exclusive] if c.exclusive is not None else -1
             self.emit(i, f"fn_push(C, {c.index}, t, {f});")
-        elif c.exclusive is not None:
-            self.emit(i, f"close_chain(C, {c.index}, t, {self.proc_ids[c.exclusive]}); C->ex = 1;")
-        else:
-            self.emit(i, f"add_step1(C, {c.index}, t);")
+        elif mode == "main":
+            self.emit(i, main)
+        else:  # both: the sink chosen by the caller's flags
+            self.emit(i, f"if (flags & FN_MAIN) {{ {main} }} else fn_push(C, {c.index}, t, {f});")
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
 
@@ -347,31 +352,47 @@ class CGen:
             self.emit(ind, "}")
 
     def functions(self) -> None:
-        """The successor function, one step function per process, the dispatch tables."""
+        """One step function per process, the dispatch tables and the successor function. When
+        each process's commands are one run in command order (always in Promela), the successor
+        function calls the process functions (each command's code exists once); otherwise it
+        has its own copy of the commands."""
         sys = self.system
         normal = [c for c in sys.commands if "timeout" not in c.flags]
         timeout = [c for c in sys.commands if "timeout" in c.flags]
+        runs_n, runs_t = _runs(normal), _runs(timeout)
+        compact = all(len({r[0].process for r in runs}) == len(runs) for runs in (runs_n, runs_t))
+        mode = "both" if compact else "fn"
         for p in sys.processes:
             k = self.proc_ids[p.name]
             mine = [c for c in sys.commands if c.process == p.name]
-            self.emit(0, f"static void fn{k}(ctx_t *C, const int64_t *v, int tmo) {{")
-            self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
+            self.emit(0, f"static void fn{k}(ctx_t *C, const int64_t *v, int flags) {{")
+            self.emit(1, "if (flags & FN_NORMAL) {")
+            self.block(2, [c for c in mine if "timeout" not in c.flags], mode)
+            self.emit(1, "}")
             tmine = [c for c in mine if "timeout" in c.flags]
             if tmine:
-                self.emit(1, "if (tmo) {")
-                self.block(2, tmine, "fn")
+                self.emit(1, "if (flags & FN_TIMEOUT) {")
+                self.block(2, tmine, mode)
                 self.emit(1, "}")
-            self.emit(1, "(void)C; (void)v; (void)tmo;")
+            self.emit(1, "(void)C; (void)v; (void)flags;")
             self.emit(0, "}")
         fns = ", ".join(f"fn{k}" for k in range(len(sys.processes))) or "0"
         self.emit(0, f"static const fn_t m_fns[NFN > 0 ? NFN : 1] = {{{fns}}};")
         fn_of = ", ".join(str(self.proc_ids[c.process]) for c in sys.commands) or "0"
         self.emit(0, f"static const int32_t m_fn_of[NCMD > 0 ? NCMD : 1] = {{{fn_of}}};")
         self.emit(0, "static void m_successors(ctx_t *C, const int64_t *v) {")
-        self.block(1, normal, "main")
+        if compact:
+            for r in runs_n:
+                self.emit(1, f"fn{self.proc_ids[r[0].process]}(C, v, FN_NORMAL | FN_MAIN);")
+        else:
+            self.block(1, normal, "main")
         if timeout:
             self.emit(1, "if (C->nsteps == 0 && !C->ex) {")
-            self.block(2, timeout, "main")
+            if compact:
+                for r in runs_t:
+                    self.emit(2, f"fn{self.proc_ids[r[0].process]}(C, v, FN_TIMEOUT | FN_MAIN);")
+            else:
+                self.block(2, timeout, "main")
             self.emit(1, "}")
         self.emit(1, "(void)C; (void)v;")
         self.emit(0, "}")

@@ -179,7 +179,12 @@ static inline int64_t i_wrap(int64_t v, int64_t lo, int64_t size) {
     return (int64_t)(r + lo);
 }
 
+/* a process step function: flags say which commands (FN_NORMAL, FN_TIMEOUT) and where steps
+ * go (FN_MAIN: top-level steps and exclusive chains; otherwise the function's output list) */
 typedef void (*fn_t)(ctx_t *, const int64_t *, int);
+#define FN_NORMAL 1
+#define FN_TIMEOUT 2
+#define FN_MAIN 4
 static void close_chain(ctx_t *C, int ci, const int64_t *t, int f);
 static const fn_t m_fns[NFN > 0 ? NFN : 1];
 static const int32_t m_fn_of[NCMD > 0 ? NCMD : 1];

@@ -73,7 +73,7 @@ static void close_chain(ctx_t *C, int ci, const int64_t *t, int f) {
         C->nfn = 0;
         C->pre_off = off;
         C->pre_len = len;
-        m_fns[fn](C, st, 0);
+        m_fns[fn](C, st, FN_NORMAL);
         C->pre_off = 0;
         C->pre_len = 0;
         if (C->nfn == 0) {
@@ -137,7 +137,7 @@ int api_successors(ctx_t *C, const int64_t *s) {
 int api_step(ctx_t *C, int ci, const int64_t *s, int64_t *out, int *found) {
     ctx_reset(C);
     *found = 0;
-    m_fns[m_fn_of[ci]](C, s, 1);
+    m_fns[m_fn_of[ci]](C, s, FN_NORMAL | FN_TIMEOUT);
     for (int j = 0; j < C->nfn; j++)
         if (C->fnci[j] == ci) {
             memcpy(out, C->fnst + (size_t)j * NVA, sizeof(int64_t) * NVA);
