@@ -60,7 +60,7 @@ class NativeSemantics:
         head, tail = runtime_sources()
         self.source: str = gen.source(head, tail)
         self.layout: Layout = gen.layout
-        self.lib: Any = load_library(self.source, opt or default_opt())
+        self.lib: Any = load_library(self.source, opt or default_opt(len(self.source)))
         self._ffi = ffi()
         self._ctx = self._ffi.gc(self.lib.ctx_new(), self.lib.ctx_free)
         self._n = len(system.variables)
