@@ -17,8 +17,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cffi import FFI
-
 #: the C declarations of the entry points (runtime_tail.c)
 CDEF = """
 typedef struct ctx_s ctx_t;
@@ -123,14 +121,19 @@ def cache_dir() -> Path:
     return base / "absmc" / "native"
 
 
-_FFI = FFI()
-_FFI.cdef(CDEF)
 _LOADED: dict[str, Any] = {}
 
 
-def ffi() -> FFI:
-    """The cffi instance every loaded library shares (one ``cdef``)."""
-    return _FFI
+@cache
+def ffi() -> Any:
+    """The cffi ``FFI`` instance every loaded library shares (one ``cdef``), made on first use:
+    importing cffi and parsing the declarations takes ~0.1 s, which a run on the Python back end
+    need not pay."""
+    from cffi import FFI
+
+    f = FFI()
+    f.cdef(CDEF)
+    return f
 
 
 def load_library(source: str, opt: str = "-O2") -> Any:
@@ -166,6 +169,6 @@ def load_library(source: str, opt: str = "-O2") -> Any:
                     "the C compiler failed on the generated code: " + (msg[0] if msg else "")
                 )
             os.replace(out, so)
-    lib = _FFI.dlopen(str(so))
+    lib = ffi().dlopen(str(so))
     _LOADED[key] = lib
     return lib

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from absmc.engines.explicit.native import Backend, check_with_backend
+from typing import Literal
+
 from absmc.ir.compile import compile_system
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, select_properties
@@ -10,6 +11,9 @@ from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import Result, Stats
 from absmc.kernel.search import search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store
+
+#: what runs the search (see :mod:`absmc.engines.explicit.native`)
+Backend = Literal["python", "native", "auto"]
 
 
 def make_store(options: CheckOptions) -> Store:
@@ -34,6 +38,9 @@ def check_explicit(system: System, options: CheckOptions, backend: Backend = "py
     """
     selection = select_properties(system, options)
     if backend != "python":
+        # imported here: a run on the Python back end does not load cffi and the C generator
+        from absmc.engines.explicit.native import check_with_backend
+
         return check_with_backend(
             system, options, selection, backend, lambda o: check_explicit(system, o)
         )

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from absmc.errors import OptionError
+
+if TYPE_CHECKING:
+    from absmc.engines.explicit.check import Backend
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
@@ -28,8 +31,6 @@ from absmc.native.search import (
     omission_probability,
     relabel,
 )
-
-Backend = Literal["python", "native", "auto"]
 
 #: ``auto`` moves from the Python back end to C past this many states
 AUTO_SWITCH_STATES = 50_000
@@ -175,4 +176,4 @@ def _hit_state_cap(result: Result, cap: int) -> bool:
     return any(r.stats.states >= cap for r in result.results)
 
 
-__all__ = ["AUTO_SWITCH_STATES", "Backend", "check_native", "check_with_backend", "native_refusal"]
+__all__ = ["AUTO_SWITCH_STATES", "check_native", "check_with_backend", "native_refusal"]
