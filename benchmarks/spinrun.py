@@ -48,6 +48,8 @@ class AbsmcResult:
     rate: float
     memory_mb: float
     error: str | None = None
+    bytes_per_state: float = 0.0  # the native store's (0 for the Python back end)
+    backend: str = "python"
 
 
 def have_spin() -> bool:
@@ -120,21 +122,27 @@ def run_absmc(
     timeout: float = 3600,
     source: Path | None = None,
     limit_s: float | None = None,
+    backend: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> AbsmcResult:
     """absmc's numbers for ``model``, from the command line (model to verdict). ``source``: a
     ``src`` directory of another absmc checkout to run instead of the installed one (A/B runs
     against an older version, as ``vs_spin.py --against``). ``limit_s``: absmc's own
-    ``--timeout`` (the run ends with verdict ``unknown`` and its statistics)."""
+    ``--timeout`` (the run ends with verdict ``unknown`` and its statistics). ``backend``:
+    ``--backend`` (python, native, auto); ``env``: extra environment variables."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
     for x in defines:
         args += ["-D", x]
     if limit_s is not None:
         args += ["--timeout", f"{limit_s:g}"]
-    env = None
+    if backend is not None:
+        args += ["--backend", backend]
+    extra = dict(env or {})
     if source is not None:
-        env = dict(os.environ, PYTHONPATH=str(source))
+        extra["PYTHONPATH"] = str(source)
+    run_env = dict(os.environ, **extra) if extra else None
     t0 = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=run_env)
     wall = time.monotonic() - t0
     try:
         res = json.loads(proc.stdout)
@@ -152,6 +160,8 @@ def run_absmc(
         search_s,
         stats["states"] / search_s if search_s > 0 else 0.0,
         stats["peak_mb"],
+        bytes_per_state=float(stats.get("bytes_per_state", 0.0)),
+        backend=str(stats.get("backend", "python")),
     )
 
 

@@ -5,6 +5,7 @@
     python benchmarks/vs_spin.py --no-scaling    # the corpus only
     python benchmarks/vs_spin.py --quick         # skip the scaling bounds above 10^6 states
     python benchmarks/vs_spin.py --against ../old/src   # also an older absmc, in the same run
+    python benchmarks/vs_spin.py --native        # also --backend native (C), in the same run
 
 Model to verdict is wall time from the model file to the answer: for SPIN ``spin -o1 -a`` +
 ``gcc -O2`` + ``pan`` (as SPIN users run it; ``-o1 -DNOREDUCE`` so that both tools explore the
@@ -13,12 +14,21 @@ states per second of search (pan's own rate; absmc's search time). Memory: pan's
 memory usage", absmc's peak resident set size. The closing lines check the goals of the Promela
 issue: absmc's time <= SPIN's on every corpus model with <= 10^6 states, and absmc's states/s
 >= 1/3 of pan's on fischer.pml with MAXT = 2^15.
+
+With ``--native`` every model also runs with ``--backend native`` (rows marked ``n``; a fresh
+compilation cache per run, so its model-to-verdict time includes the C compiler, as SPIN's
+includes gcc): its
+time, states/s and the store's bytes per state beside pan's (pan: total actual memory / states),
+and the goals of the native back end: states/s >= 1.0x pan's at the median of the models with
+>= 10^5 states, none below 0.5x.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,9 +38,9 @@ from spinrun import have_spin, run_absmc, run_spin
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "benchmarks"
 SCALING = [
-    ("bakery2.pml", "N", [2**10, 2**12]),
+    ("bakery2.pml", "N", [2**10, 2**12, 2**16]),
     ("fischer.pml", "MAXT", [2**10, 2**13, 2**15]),
-    ("lamport.pml", "MAXT", [2**10, 2**12]),
+    ("lamport.pml", "MAXT", [2**10, 2**12, 2**15]),
 ]
 
 
@@ -47,6 +57,10 @@ def main() -> int:
         help="the src/ directory of another absmc checkout: run it on every model too and print "
         "this absmc's states/s relative to it (throughput regressions)",
     )
+    ap.add_argument(
+        "--native", action="store_true", help="also run --backend native (C) on every model"
+    )
+    ap.add_argument("--no-python", action="store_true", help="with --native: skip the Python run")
     args = ap.parse_args()
     if not have_spin():
         print("vs_spin: spin and gcc are needed (apt-get install spin gcc)", file=sys.stderr)
@@ -67,12 +81,17 @@ def main() -> int:
         f"{'model':28s} {'states':>10s} | {'time SPIN':>9s} {'absmc':>7s} {'ratio':>6s} | "
         f"{'st/s pan':>10s} {'absmc':>9s} {'ratio':>6s} | {'MB SPIN':>7s} {'absmc':>6s}  same"
     )
+    native_rows: list[tuple[str, int, float, float]] = []  # model, states, rate ratio, time ratio
     slower: list[str] = []
     fischer_ratio = None
     ab: list[tuple[str, float]] = []
     for kind, model, defs in jobs:
         label = model.name + (f" {defs[0]}" if defs else "")
         spin = run_spin(model, defs)
+        if args.native:
+            _native_row(label, model, defs, spin, native_rows)
+            if args.no_python:
+                continue
         ours = run_absmc(model, defs)
         if ours.error:
             print(f"{label:28s} absmc error: {ours.error}")
@@ -98,6 +117,8 @@ def main() -> int:
                     f"{ours.rate / old.rate:6.3f}x"
                 )
     print()
+    if native_rows:
+        _native_goals(native_rows)
     if ab:
         total = 1.0
         for _, r in ab:
@@ -108,7 +129,7 @@ def main() -> int:
             f"throughput against {args.against}: geometric mean {geo:.3f}x over {len(ab)} models "
             f"with >= 0.05 s of search; lowest {worst[1]:.3f}x ({worst[0]})"
         )
-    if not args.no_corpus:
+    if not args.no_corpus and not args.no_python:
         print(
             "goal 1, model-to-verdict time <= SPIN's on every corpus model with <= 10^6 states: "
             + ("met" if not slower else "NOT met: " + ", ".join(slower))
@@ -144,6 +165,55 @@ def ltl_row() -> None:
         f"LTL {model.name} {name} (nested DFS, pan -a): states {ours.states:,} / SPIN "
         f"{spin.states:,}, states/s absmc {ours.rate:,.0f}, pan {spin.rate:,.0f} "
         f"(ratio {ratio:.3f}); verdict {ours.verdict} / SPIN {spin.verdict}"
+    )
+
+
+def _native_row(
+    label: str,
+    model: Path,
+    defs: list[str],
+    spin: object,
+    rows: list[tuple[str, int, float, float]],
+) -> None:
+    """One ``--backend native`` line: model-to-verdict time (cold compilation cache), states/s
+    and bytes per state against pan's."""
+    with tempfile.TemporaryDirectory() as cache:
+        nat = run_absmc(model, defs, backend="native", env={"ABSMC_CACHE_DIR": cache})
+    if nat.error:
+        print(f"{'  native':28s} error: {nat.error}")
+        return
+    s_wall, s_rate = getattr(spin, "wall_s", 0.0), getattr(spin, "rate", 0.0)
+    s_states = max(1, getattr(spin, "states", 1))
+    pan_bps = getattr(spin, "memory_mb", 0.0) * 2**20 / s_states
+    t_ratio = nat.wall_s / s_wall if s_wall else 0.0
+    r_ratio = nat.rate / s_rate if s_rate else 0.0
+    same = nat.states == getattr(spin, "states", -1)
+    where = "native" if nat.backend == "native" else "Python (fallback)"
+    print(
+        f"{'n ' + label:28s} {nat.states:10,d} | {s_wall:8.2f}s {nat.wall_s:6.2f}s "
+        f"{t_ratio:6.2f} | {s_rate:10,.0f} {nat.rate:9,.0f} {r_ratio:6.3f} | "
+        f"B/state pan {pan_bps:6.1f} native {nat.bytes_per_state:5.1f}  "
+        f"{'yes' if same else 'NO'} {where}"
+    )
+    if nat.backend == "native" and nat.search_s > 0:
+        rows.append((label, nat.states, r_ratio, t_ratio))
+
+
+def _native_goals(rows: list[tuple[str, int, float, float]]) -> None:
+    big = [r for r in rows if r[1] >= 10**5]
+    if big:
+        med = statistics.median(r[2] for r in big)
+        worst = min(big, key=lambda r: r[2])
+        print(
+            f"native goal, states/s >= 1.0x pan's (median of {len(big)} models with >= 10^5 "
+            f"states): {med:.2f}x ({'met' if med >= 1.0 else 'NOT met'}); lowest "
+            f"{worst[2]:.2f}x ({worst[0]}; goal >= 0.5x: "
+            f"{'met' if worst[2] >= 0.5 else 'NOT met'})"
+        )
+    slower = [f"{r[0]} ({r[3]:.2f}x)" for r in rows if r[3] > 1.0]
+    print(
+        "native model-to-verdict time <= SPIN's: "
+        + ("met on every model" if not slower else "NOT met on " + ", ".join(slower))
     )
 
 

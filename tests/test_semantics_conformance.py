@@ -22,6 +22,7 @@ from absmc.kernel.search import search
 from absmc.kernel.semantics import ReferenceSemantics, Semantics
 from absmc.kernel.trace import replay
 from absmc.lang.gcl import parse_gcl_file
+from absmc.native import NativeSemantics, native_available
 
 from .conftest import GCL_EXAMPLES
 from .reference import reference_explore
@@ -33,6 +34,18 @@ BACKENDS: dict[str, Backend] = {
     "compiled": lambda s, p: compile_system(s, p),
     "reference": lambda s, p: ReferenceSemantics(s, p),
 }
+if native_available():  # the C back end joins when a C compiler is present
+    # -O0: a model compiles in ~0.3 s instead of ~0.8 s (the semantics are the same)
+    BACKENDS["native"] = lambda s, p: NativeSemantics(s, p, opt="-O0")
+
+#: back ends that cost a C compilation per random System: the property tests below run them on
+#: fewer examples in CI (``NATIVE_EXAMPLES``) and on all under ``-m slow``
+COMPILING = {"native"}
+FAST = {k: v for k, v in BACKENDS.items() if k not in COMPILING}
+SLOW = {k: v for k, v in BACKENDS.items() if k in COMPILING}
+
+
+needs_native = pytest.mark.skipif(not SLOW, reason="no C compiler: no native back end")
 
 
 @pytest.fixture(params=sorted(BACKENDS))
@@ -50,14 +63,10 @@ def _with_chains_and_timeouts(base: System, data: st.DataObject) -> System:
     return base.with_(commands=tuple(cmds))
 
 
-@settings(max_examples=120, deadline=None)
-@given(finite_systems(), st.data())
-def test_steps_and_failures_agree_with_the_reference_oracle(
-    base: System, data: st.DataObject
-) -> None:
+def _agree_with_oracle(backends: dict[str, Backend], base: System, data: st.DataObject) -> None:
     s = _with_chains_and_timeouts(base, data)
     ref = reference_explore(base, max_states=60)
-    for make in BACKENDS.values():
+    for make in backends.values():
         sem = make(s, None)
         for state in ref.states:
             steps, failures = sem.successors(state)
@@ -73,13 +82,19 @@ def test_steps_and_failures_agree_with_the_reference_oracle(
                 assert cur == t
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(finite_systems(), st.data())
-def test_back_ends_agree_step_by_step(base: System, data: st.DataObject) -> None:
+def test_steps_and_failures_agree_with_the_reference_oracle(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_with_oracle(FAST, base, data)
+
+
+def _agree_step_by_step(backends: dict[str, Backend], base: System, data: st.DataObject) -> None:
     """Same steps in the same order (as command sequences), same failures, same answers of
     ``ok``/``violated``/``valid_end`` in every reachable state."""
     s = _with_chains_and_timeouts(base, data)
-    sems = [make(s, None) for make in BACKENDS.values()]
+    sems = [make(s, None) for make in {**FAST, **backends}.values()]
     ref = reference_explore(base, max_states=60)
     for state in ref.states:
         seen = []
@@ -97,19 +112,83 @@ def test_back_ends_agree_step_by_step(base: System, data: st.DataObject) -> None
         assert all(x == seen[0] for x in seen[1:])
 
 
-@settings(max_examples=40, deadline=None)
-@given(finite_systems())
-def test_search_over_each_back_end_matches_naive_reachability(system: System) -> None:
+@settings(max_examples=60, deadline=None)
+@given(finite_systems(), st.data())
+def test_back_ends_agree_step_by_step(base: System, data: st.DataObject) -> None:
+    _agree_step_by_step({}, base, data)
+
+
+def _search_matches(backends: dict[str, Backend], system: System, _data: object) -> None:
     ref = reference_explore(system, max_states=300)
     if not ref.complete:
         return
-    for make in BACKENDS.values():
+    for make in backends.values():
         out = search(make(system, None), keep_going=True)
         assert out.states == len(ref.states)
         assert out.transitions == ref.transitions
         assert set(out.violations) == ref.violated | (
             {"no-deadlock"} if ref.deadlock else set()
         ) | ({"no-model-error"} if ref.model_error else set())
+
+
+@settings(max_examples=40, deadline=None)
+@given(finite_systems())
+def test_search_over_each_back_end_matches_naive_reachability(system: System) -> None:
+    _search_matches(FAST, system, None)
+
+
+# the compiling back ends: a tenth of the examples in CI, all of them under -m slow
+@needs_native
+@settings(max_examples=12, deadline=None)
+@given(finite_systems(), st.data())
+def test_native_steps_and_failures_agree_with_the_reference_oracle(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_with_oracle(SLOW, base, data)
+
+
+@needs_native
+@pytest.mark.slow
+@settings(max_examples=120, deadline=None)
+@given(finite_systems(), st.data())
+def test_native_steps_and_failures_agree_with_the_reference_oracle_all(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_with_oracle(SLOW, base, data)
+
+
+@needs_native
+@settings(max_examples=8, deadline=None)
+@given(finite_systems(), st.data())
+def test_native_agrees_with_the_other_back_ends_step_by_step(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_step_by_step(SLOW, base, data)
+
+
+@needs_native
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(finite_systems(), st.data())
+def test_native_agrees_with_the_other_back_ends_step_by_step_all(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_step_by_step(SLOW, base, data)
+
+
+@needs_native
+@settings(max_examples=6, deadline=None)
+@given(finite_systems())
+def test_search_over_native_matches_naive_reachability(system: System) -> None:
+    _search_matches(SLOW, system, None)
+
+
+@needs_native
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(finite_systems())
+def test_search_over_native_matches_naive_reachability_all(system: System) -> None:
+    _search_matches(SLOW, system, None)
 
 
 @pytest.mark.parametrize(("name", "states"), [("peterson", 20), ("philosophers", 35)])

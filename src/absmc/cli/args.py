@@ -36,6 +36,7 @@ class CheckArgs:
     dot: str | None = None
     graph_bound: int = 60
     predicates: tuple[str, ...] = ()
+    backend: str = "python"
     seed_predicates: str = ""
     max_iterations: int = 50
     prover: str = "z3"
@@ -55,6 +56,7 @@ class CheckArgs:
 
 #: the flag of each method-specific field (for "applies to --method ..." messages)
 FLAG_OF = {
+    "backend": "--backend",
     "predicates": "--predicate",
     "seed_predicates": "--seed-predicates",
     "max_iterations": "--max-iterations",

@@ -315,6 +315,15 @@ predicate_option = click.option(
     "--keep-going", is_flag=True, help="Continue after a violation and count them all (SPIN's -c0)."
 )
 @click.option("--no-deadlock", is_flag=True, help="Do not report states without successors.")
+@click.option(
+    "--backend",
+    type=click.Choice(["python", "native", "auto"]),
+    default="python",
+    show_default=True,
+    help="[explicit] What runs the search: generated Python, C compiled with the system C "
+    "compiler (breadth-first; exact or hash-compact store), or auto (Python, then C once the "
+    "model shows more than 50,000 states).",
+)
 @defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(

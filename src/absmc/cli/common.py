@@ -48,6 +48,7 @@ FLAGS: Final[Mapping[str, str]] = {
     "store": "--store",
     "rest": "--rest",
     "seed_predicates": "--seed-predicates",
+    "backend": "--backend",
 }
 
 

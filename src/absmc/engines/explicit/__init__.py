@@ -9,6 +9,7 @@ semantics.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from absmc.engines.engine import PROPERTY_KINDS, Capabilities, Engine
 from absmc.engines.explicit.check import check_explicit, make_store
@@ -21,12 +22,16 @@ __all__ = ["ENGINE", "ExplicitOptions", "check_explicit", "make_store"]
 
 @dataclass(frozen=True)
 class ExplicitOptions:
-    """Explicit search has no options of its own (order, store and limits are shared:
-    :class:`~absmc.kernel.options.CheckOptions`)."""
+    """Explicit search's own option: the ``backend`` that runs the search — ``python`` (the
+    generated-Python back end), ``native`` (C, :mod:`absmc.native`) or ``auto`` (Python, moving
+    to C for large models; see :mod:`absmc.engines.explicit.native`). Order, store and limits
+    are shared: :class:`~absmc.kernel.options.CheckOptions`."""
+
+    backend: Literal["python", "native", "auto"] = "python"
 
 
-def _check(system: System, options: CheckOptions, _own: ExplicitOptions) -> Result:
-    return check_explicit(system, options)
+def _check(system: System, options: CheckOptions, own: ExplicitOptions) -> Result:
+    return check_explicit(system, options, own.backend)
 
 
 #: the registry entry (:mod:`absmc.engines.registry`)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.system import System
 from absmc.kernel.graph import bounded_graph
@@ -13,6 +15,9 @@ from absmc.kernel.search import search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store
 from absmc.kernel.trace import command_text
 
+#: what runs the search (see :mod:`absmc.engines.explicit.native`)
+Backend = Literal["python", "native", "auto"]
+
 
 def make_store(options: CheckOptions) -> Store:
     """The store ``options`` ask for (raises ``ValueError`` for a bad bitstate size)."""
@@ -23,8 +28,10 @@ def make_store(options: CheckOptions) -> Store:
     return ExactStore()
 
 
-def check_explicit(system: System, options: CheckOptions) -> Result:
-    """Model check ``system`` by explicit-state search.
+def check_explicit(system: System, options: CheckOptions, backend: Backend = "python") -> Result:
+    """Model check ``system`` by explicit-state search on ``backend`` (``python``, ``native``
+    or ``auto``: :mod:`absmc.engines.explicit.native`; ``native`` raises ``OptionError`` when it
+    cannot serve the options).
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
@@ -35,6 +42,13 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     property names, ``ValueError`` for a bad bitstate size.
     """
     selection = select_properties(system, options)
+    if backend != "python":
+        # imported here: a run on the Python back end does not load cffi and the C generator
+        from absmc.engines.explicit.native import check_with_backend
+
+        return check_with_backend(
+            system, options, selection, backend, lambda o: check_explicit(system, o)
+        )
     compiled = compile_system(system, selection.user)
     results = _safety(system, options, compiled, selection) if selection.names() else []
     for prop in selection.ltl:

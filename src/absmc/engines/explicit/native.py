@@ -1,0 +1,183 @@
+"""``--backend native|auto`` for explicit search: the search loop in C (:mod:`absmc.native`).
+
+``native`` compiles the model to C and searches there (refusing what the C loop lacks: depth-
+first order, the bitstate store); ``auto`` starts in Python and moves to C once the model has
+shown more than :data:`AUTO_SWITCH_STATES` states (small models keep their quick verdicts and
+pay no compilation), and stays in Python wherever ``native`` would refuse. Either way the paths
+of violations are replayed on the generated-Python back end, so traces are the Python back
+end's; a search whose values leave 64 bits (unbounded data) is run again in Python.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from absmc.errors import OptionError
+
+if TYPE_CHECKING:
+    from absmc.engines.explicit.check import Backend
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, Limits, Selection
+from absmc.kernel.outcome import results_from_outcome
+from absmc.kernel.result import Result, Stats
+from absmc.kernel.search import SearchOutcome
+from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
+from absmc.native.search import (
+    NativeOverflow,
+    NativeRun,
+    native_search,
+    omission_probability,
+    relabel,
+)
+
+#: ``auto`` moves from the Python back end to C past this many states
+AUTO_SWITCH_STATES = 50_000
+
+
+def native_refusal(options: CheckOptions) -> str | None:
+    """Why the native search cannot run with ``options`` (``None`` when it can)."""
+    if not native_available():
+        return "no C compiler was found (set CC or install gcc)"
+    if options.order != "bfs":
+        return "the native back end searches breadth-first only"
+    if options.store not in ("exact", "hash-compact"):
+        return f"the native back end has no {options.store} store"
+    return None
+
+
+def _paths(run: NativeRun, sem: NativeSemantics) -> SearchOutcome:
+    """The outcome with its paths as labels of the Python back end (``sem.python``)."""
+    out = run.outcome
+    if not out.violations:
+        return out
+    py = sem.python
+    for name, v in out.violations.items():
+        chains = run.paths[name]
+        v.path = relabel(py, chains, name in run.failing)
+    return out
+
+
+def _hash_compact_paths(
+    run: NativeRun, sem: NativeSemantics, options: CheckOptions, deadlock: bool
+) -> None:
+    """Paths for a hash-compact run's violations: an exact native search to the deepest
+    violation's depth (BFS found each at its shortest depth; hash-compact only omits)."""
+    if not run.outcome.violations:
+        return
+    depth = run.outcome.max_depth
+    again = native_search(
+        sem,
+        "exact",
+        Limits(max_depth=depth, timeout=options.limits.timeout),
+        keep_going=True,
+        check_deadlock=deadlock,
+    )
+    for name in list(run.outcome.violations):
+        if name in again.paths:
+            run.paths[name] = again.paths[name]
+        else:  # not met again within the time left: reported without a trace
+            del run.outcome.violations[name]
+
+
+def check_native(
+    system: System,
+    options: CheckOptions,
+    selection: Selection,
+    deadline: float | None = None,
+) -> Result:
+    """Explicit search of ``system`` in C. Raises ``Unsupported``, ``CompilerError`` (the model
+    cannot be compiled) or ``NativeOverflow`` (values beyond 64 bits); the caller decides
+    whether to fall back."""
+    store: Any = options.store
+    sem = NativeSemantics(system, selection.user)
+    run = native_search(
+        sem,
+        store,
+        options.limits,
+        keep_going=options.keep_going,
+        check_deadlock=selection.deadlock,
+        progress=options.progress,
+        deadline=deadline,
+    )
+    if store == "hash-compact":
+        _hash_compact_paths(run, sem, options, selection.deadlock)
+    outcome = _paths(run, sem)
+    extra: dict[str, Any] = {
+        "store": options.store,
+        "backend": "native",
+        "bytes_per_state": round(run.bytes_per_state, 1),
+        "state_vector_bytes": run.state_bytes,
+    }
+    reason = None
+    if store == "hash-compact":
+        p = omission_probability(outcome.states)
+        extra["omission_probability"] = float(f"{p:.3g}")
+        reason = (
+            f"hash-compact search found no violation in {outcome.states} states "
+            f"(probability of an omitted state {p:.2g}); not a proof"
+        )
+    stats = Stats(
+        outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
+    )
+    semantics = sem.python if outcome.violations else sem
+    results = results_from_outcome(
+        semantics, selection, outcome, "explicit", stats, store == "exact", reason
+    )
+    return Result(system.file or system.name, "explicit", tuple(results))
+
+
+def check_with_backend(
+    system: System,
+    options: CheckOptions,
+    selection: Selection,
+    backend: Backend,
+    python: Any,
+) -> Result:
+    """Explicit search on ``backend``; ``python(options)`` runs the Python back end. Raises
+    ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
+    start = time.monotonic()
+    why = native_refusal(options)
+    if why is None and selection.ltl:
+        why = "the native back end checks safety properties only (ltl blocks, never claims)"
+    if why is None and options.graph_bound:
+        why = "the native back end draws no state graph (--html, --dot)"
+    if why is not None:
+        if backend == "native":
+            raise OptionError(why, "backend")
+        return python(options)  # type: ignore[no-any-return]
+    lim = options.limits
+    if backend == "auto":
+        cap = AUTO_SWITCH_STATES
+        if lim.max_states is not None and lim.max_states <= cap:
+            return python(options)  # type: ignore[no-any-return]
+        first: Result = python(replace(options, limits=replace(lim, max_states=cap)))
+        if not _hit_state_cap(first, cap):
+            return first
+    deadline = start + lim.timeout if lim.timeout is not None else None
+    try:
+        return check_native(system, options, selection, deadline)
+    except (Unsupported, CompilerError) as e:
+        why = str(e)
+    except NativeOverflow as e:
+        why = str(e)  # the Python back end computes with unbounded integers
+    left = None if deadline is None else max(0.001, deadline - time.monotonic())
+    result: Result = python(replace(options, limits=replace(lim, timeout=left)))
+    return _noted(result, f"searched in Python: {why}")
+
+
+def _noted(result: Result, note: str) -> Result:
+    """``result`` with ``note`` in every property's statistics (``native_fallback``)."""
+    rows = []
+    for r in result.results:
+        stats = replace(r.stats, extra={**r.stats.extra, "native_fallback": note})
+        rows.append(replace(r, stats=stats))
+    return replace(result, results=tuple(rows))
+
+
+def _hit_state_cap(result: Result, cap: int) -> bool:
+    return any(r.stats.states >= cap for r in result.results)
+
+
+__all__ = ["AUTO_SWITCH_STATES", "check_native", "check_with_backend", "native_refusal"]

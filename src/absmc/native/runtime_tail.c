@@ -1,0 +1,746 @@
+/* absmc native back end: the fixed part after the generated model code: exclusive chains,
+ * the entry points of NativeSemantics and the breadth-first search with its store. */
+
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t hash_vals(const int64_t *v, int f) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)f;
+    for (int i = 0; i < NV; i++) h = mix64(h ^ (uint64_t)v[i]) + 0x9E3779B97F4A7C15ULL;
+    return h;
+}
+
+static int seen_add(ctx_t *C, const int64_t *t, int f) {
+    /* 1 when (t, f) is new (and remembers it), 0 when seen in this chain before */
+    uint64_t h = hash_vals(t, f);
+    for (int i = 0; i < C->nseen; i++)
+        if (C->seenh[i] == h && C->seenf[i] == f &&
+            memcmp(C->seenst + (size_t)i * NVA, t, sizeof(int64_t) * NVA) == 0)
+            return 0;
+    int n = C->nseen;
+    if (n + 1 > C->capseen) {
+        int cap = C->capseen, c2;
+        c2 = cap; if (!grow((void **)&C->seenh, &c2, n + 1, sizeof(uint64_t))) { C->oom = 1; return 0; }
+        c2 = cap; if (!grow((void **)&C->seenf, &c2, n + 1, sizeof(int32_t))) { C->oom = 1; return 0; }
+        c2 = cap; if (!grow((void **)&C->seenst, &c2, n + 1, sizeof(int64_t) * NVA)) { C->oom = 1; return 0; }
+        C->capseen = c2;
+    }
+    C->seenh[n] = h;
+    C->seenf[n] = f;
+    memcpy(C->seenst + (size_t)n * NVA, t, sizeof(int64_t) * NVA);
+    C->nseen = n + 1;
+    return 1;
+}
+
+static void stk_push(ctx_t *C, int off, int len, const int64_t *t, int f) {
+    int n = C->nstk;
+    if (n + 1 > C->capstk) {
+        int cap = C->capstk, c2;
+        c2 = cap; if (!grow((void **)&C->stoff, &c2, n + 1, sizeof(int32_t))) { C->oom = 1; return; }
+        c2 = cap; if (!grow((void **)&C->stlen, &c2, n + 1, sizeof(int32_t))) { C->oom = 1; return; }
+        c2 = cap; if (!grow((void **)&C->stf, &c2, n + 1, sizeof(int32_t))) { C->oom = 1; return; }
+        c2 = cap; if (!grow((void **)&C->stst, &c2, n + 1, sizeof(int64_t) * NVA)) { C->oom = 1; return; }
+        C->capstk = c2;
+    }
+    C->stoff[n] = off;
+    C->stlen[n] = len;
+    C->stf[n] = f;
+    memcpy(C->stst + (size_t)n * NVA, t, sizeof(int64_t) * NVA);
+    C->nstk = n + 1;
+}
+
+/* Follow exclusive control from t (reached by command ci; process function f holds it): the
+ * depth-first walk of ir/compile.py's _close, one step per maximal chain, cut at a repeated
+ * (state, function) pair. */
+static void close_chain(ctx_t *C, int ci, const int64_t *t, int f) {
+    int64_t st[NVA];
+    C->nstk = 0;
+    C->nseen = 0;
+    int o = ch_extend(C, 0, 0, ci);
+    if (o < 0) return;
+    stk_push(C, o, 1, t, f);
+    seen_add(C, t, f);
+    while (C->nstk > 0 && !C->oom && !C->ovf) {
+        int k = --C->nstk;
+        int off = C->stoff[k], len = C->stlen[k], fn = C->stf[k];
+        memcpy(st, C->stst + (size_t)k * NVA, sizeof(int64_t) * NVA);
+        C->nfn = 0;
+        C->pre_off = off;
+        C->pre_len = len;
+        m_fns[fn](C, st, FN_NORMAL);
+        C->pre_off = 0;
+        C->pre_len = 0;
+        if (C->nfn == 0) {
+            add_step(C, off, len, st);
+            continue;
+        }
+        for (int j = C->nfn - 1; j >= 0; j--) {
+            int f2 = C->fnf[j];
+            const int64_t *t2 = C->fnst + (size_t)j * NVA;
+            if (f2 >= 0 && !seen_add(C, t2, f2)) {
+                C->cuts++;
+                continue;
+            }
+            int o2 = ch_extend(C, off, len, C->fnci[j]);
+            if (o2 < 0) return;
+            if (f2 < 0)
+                add_step(C, o2, len + 1, t2);
+            else
+                stk_push(C, o2, len + 1, t2, f2);
+        }
+    }
+}
+
+static void ctx_reset(ctx_t *C) {
+    C->err = 0;
+    C->ovf = 0;
+    C->oom = 0;
+    C->ex = 0;
+    C->nsteps = 0;
+    C->nch = 0;
+    C->nfails = 0;
+    C->pre_off = 0;
+    C->pre_len = 0;
+    C->nfn = 0;
+}
+
+/* ---- entry points of NativeSemantics ------------------------------------------------------ */
+
+ctx_t *ctx_new(void) { return (ctx_t *)calloc(1, sizeof(ctx_t)); }
+
+void ctx_free(ctx_t *C) {
+    if (!C) return;
+    free(C->sst); free(C->soff); free(C->slen); free(C->ch);
+    free(C->foff); free(C->flen); free(C->fkind); free(C->fa); free(C->fb);
+    free(C->fnci); free(C->fnf); free(C->fnst);
+    free(C->stoff); free(C->stlen); free(C->stf); free(C->stst);
+    free(C->seenh); free(C->seenf); free(C->seenst);
+    free(C);
+}
+
+/* status: 0 ok, 1 a value left the 64-bit range, 2 out of memory */
+static int status_of(ctx_t *C) { return C->oom ? 2 : (C->ovf ? 1 : 0); }
+
+int api_successors(ctx_t *C, const int64_t *s) {
+    ctx_reset(C);
+    m_successors(C, s);
+    return status_of(C);
+}
+
+/* one command (no chain) for replay: its target in out (*found = 1) and its failures */
+int api_step(ctx_t *C, int ci, const int64_t *s, int64_t *out, int *found) {
+    ctx_reset(C);
+    *found = 0;
+    m_fns[m_fn_of[ci]](C, s, FN_NORMAL | FN_TIMEOUT);
+    for (int j = 0; j < C->nfn; j++)
+        if (C->fnci[j] == ci) {
+            memcpy(out, C->fnst + (size_t)j * NVA, sizeof(int64_t) * NVA);
+            *found = 1;
+            break;
+        }
+    return status_of(C);
+}
+
+int api_violated(ctx_t *C, const int64_t *s, int32_t *out) {
+    ctx_reset(C);
+    int n = m_violated(C, s, out);
+    return C->ovf ? -1 : n;
+}
+
+int api_valid_end(ctx_t *C, const int64_t *s) {
+    ctx_reset(C);
+    int r = m_valid_end(C, s);
+    return C->ovf ? -1 : r;
+}
+
+int api_in_range(const int64_t *s) { return m_in_range(s); }
+int api_nv(void) { return NV; }
+int api_nw(void) { return NW; }
+int64_t api_cuts(ctx_t *C) { return C->cuts; }
+int32_t *api_ch(ctx_t *C) { return C->ch; }
+int64_t *api_sst(ctx_t *C) { return C->sst; }
+int32_t *api_soff(ctx_t *C) { return C->soff; }
+int32_t *api_slen(ctx_t *C) { return C->slen; }
+int api_nsteps(ctx_t *C) { return C->nsteps; }
+int api_nfails(ctx_t *C) { return C->nfails; }
+int32_t *api_foff(ctx_t *C) { return C->foff; }
+int32_t *api_flen(ctx_t *C) { return C->flen; }
+int32_t *api_fkind(ctx_t *C) { return C->fkind; }
+int64_t *api_fa(ctx_t *C) { return C->fa; }
+int64_t *api_fb(ctx_t *C) { return C->fb; }
+
+/* ---- breadth-first search ------------------------------------------------------------------ */
+
+#define SLOT_MODEL_ERROR NPROP
+#define SLOT_DEADLOCK (NPROP + 1)
+#define NSLOT (NPROP + 2)
+
+enum { RUNNING = 0, DONE = 1, STOP_VIOLATION = 2, STOP_STATES = 3, STOP_OVERFLOW = 4,
+       STOP_MEMORY = 5, STOP_SLICE = 6, STOP_MEMORY_LIMIT = 7 };
+
+typedef struct search_s {
+    ctx_t *C;
+    int hc;             /* 1: hash-compact store (64-bit hashes, no parent pointers) */
+    int keep_going, check_deadlock, state_checks;
+    int64_t max_states; /* -1: none */
+    int64_t max_depth;  /* -1: none */
+    int64_t max_bytes;  /* the store may not grow past this many bytes (-1: no limit) */
+    /* exact store: packed states by id, parent id and label per state */
+    uint64_t *arena;
+    uint32_t *parent, *label;
+    int64_t cap_states;
+    /* hash-compact: the frontier of the current level and the next one (packed) */
+    uint64_t *qcur, *qnext;
+    int64_t qcur_n, qnext_n, qcur_cap, qnext_cap, qcur_pos;
+    /* open-addressing table (linear probing): exact: tag << 32 | (id + 1); hc: the hash */
+    uint64_t *table;
+    uint64_t tcap, tused;
+    /* BFS position */
+    int64_t count;      /* stored states */
+    int64_t next;       /* next state id to expand */
+    int64_t level_end;  /* first id of the next level */
+    int64_t depth, max_depth_seen, transitions;
+    int truncated;
+    int status;
+    /* violations per slot: count, node, failing label (-1 none), kind, a, b, depth */
+    int64_t vcount[NSLOT], vnode[NSLOT], vlabel[NSLOT], vkind[NSLOT], va[NSLOT], vb[NSLOT],
+        vdepth[NSLOT];
+    /* interned chains: labels NCMD + k */
+    int32_t *chains;
+    int64_t nchains_w, capchains_w;
+    int64_t *choff;
+    int32_t *chlen;
+    int64_t nchains, capchains;
+    uint64_t *chtab;
+    uint64_t chcap;
+    /* a batch of expanded states: successors packed with their hashes (the table slots are
+       prefetched while the rest of the batch is expanded), labels, unpacked targets (for state
+       properties), failures */
+    int32_t bsid_n;
+    int64_t bsid[256];
+    int32_t bnsteps[256], bsstart[256], bfstart[256], bfn[256], bdead[256];
+    uint64_t *bw, *bh;
+    int64_t *blab, *bv;
+    int bcap;
+    int32_t *fslot;
+    int64_t *flab, *fkind2, *fa2, *fb2;
+    int fcap;
+    int32_t viol_buf[NPROP > 0 ? NPROP : 1];
+    int64_t vals[NVA];
+    uint64_t packed[NWA];
+} search_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline uint64_t hash_packed(const uint64_t *w) {
+    uint64_t h = 0x243F6A8885A308D3ULL;
+    for (int i = 0; i < NW; i++) h = mix64(h ^ w[i]) * 0x9E3779B97F4A7C15ULL;
+    return mix64(h);
+}
+
+static inline uint64_t fastrange(uint64_t h, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)h * n) >> 64);
+}
+
+static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
+    /* the table position an entry hashes to (exact: from its 32-bit tag; hc: the hash) */
+    uint64_t h = S->hc ? e : mix64((e >> 32) * 0x9E3779B97F4A7C15ULL);
+    return fastrange(h, cap);
+}
+
+static int64_t store_bytes(search_t *S);
+
+static int table_grow(search_t *S) {
+    uint64_t ncap = S->tcap + S->tcap / 2;
+    if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
+        S->status = STOP_MEMORY_LIMIT;
+        return 0;
+    }
+    uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
+    if (!nt) return 0;
+    for (uint64_t i = 0; i < S->tcap; i++) {
+        uint64_t e = S->table[i];
+        if (!e) continue;
+        uint64_t p = slot_of_entry(S, e, ncap);
+        while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
+        nt[p] = e;
+    }
+    free(S->table);
+    S->table = nt;
+    S->tcap = ncap;
+    return 1;
+}
+
+static int states_grow(search_t *S) {
+    int64_t nc = S->cap_states ? S->cap_states * 2 : 1024;
+    if (S->max_bytes >= 0 && store_bytes(S) + (nc - S->cap_states) / 4 * (NWA * 8 + 8) > S->max_bytes) {
+        S->status = STOP_MEMORY_LIMIT;
+        return 0;
+    }
+    uint64_t *a = (uint64_t *)realloc(S->arena, (size_t)nc * NWA * sizeof(uint64_t));
+    if (!a) return 0;
+    S->arena = a;
+    uint32_t *p = (uint32_t *)realloc(S->parent, (size_t)nc * sizeof(uint32_t));
+    if (!p) return 0;
+    S->parent = p;
+    uint32_t *l = (uint32_t *)realloc(S->label, (size_t)nc * sizeof(uint32_t));
+    if (!l) return 0;
+    S->label = l;
+    S->cap_states = nc;
+    return 1;
+}
+
+/* insert packed state w: 1 new, 0 seen, -1 out of memory. The caller checks the state limit
+ * with lookup first, so insert is only called to add. */
+static inline uint64_t table_pos(search_t *S, uint64_t h) {
+    return S->hc ? fastrange(h ? h : 1, S->tcap) : slot_of_entry(S, (h >> 32) << 32, S->tcap);
+}
+
+static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
+    if ((S->tused + 1) * 5 > S->tcap * 4 && !table_grow(S)) return -1;
+    if (S->hc) {
+        uint64_t e = h ? h : 1;
+        uint64_t p = fastrange(e, S->tcap);
+        for (;;) {
+            uint64_t x = S->table[p];
+            if (!x) break;
+            if (x == e) return 0;
+            p = (p + 1 == S->tcap) ? 0 : p + 1;
+        }
+        if (!add) return 1;
+        S->table[p] = e;
+        S->tused++;
+        return 1;
+    }
+    uint64_t tag = h >> 32;
+    uint64_t p = slot_of_entry(S, tag << 32, S->tcap);
+    for (;;) {
+        uint64_t x = S->table[p];
+        if (!x) break;
+        if ((x >> 32) == tag) {
+            uint64_t id = (x & 0xffffffffULL) - 1;
+            if (memcmp(S->arena + id * NWA, w, NW * sizeof(uint64_t)) == 0) return 0;
+        }
+        p = (p + 1 == S->tcap) ? 0 : p + 1;
+    }
+    if (!add) return 1;
+    if (S->count >= S->cap_states && !states_grow(S)) return -1;
+    if (S->count >= (int64_t)0xfffffff0LL) return -1; /* ids are 32 bits */
+    memcpy(S->arena + (size_t)S->count * NWA, w, NWA * sizeof(uint64_t));
+    S->table[p] = (tag << 32) | (uint64_t)(S->count + 1);
+    S->tused++;
+    return 1;
+}
+
+static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
+    return store_insert_h(S, w, hash_packed(w), add);
+}
+
+static int64_t chain_intern(search_t *S, const int32_t *c, int len) {
+    if (len == 1) return c[0];
+    uint64_t h = 0x51ED270B27A9F1C3ULL ^ (uint64_t)len;
+    for (int i = 0; i < len; i++) h = mix64(h ^ (uint64_t)(uint32_t)c[i]) + 1;
+    if ((S->nchains + 1) * 2 > (int64_t)S->chcap) {
+        uint64_t ncap = S->chcap ? S->chcap * 2 : 256;
+        uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
+        if (!nt) return -1;
+        for (uint64_t i = 0; i < S->chcap; i++) {
+            uint64_t e = S->chtab[i];
+            if (!e) continue;
+            uint64_t p = fastrange(mix64(e >> 32), ncap);
+            while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
+            nt[p] = e;
+        }
+        free(S->chtab);
+        S->chtab = nt;
+        S->chcap = ncap;
+    }
+    uint64_t tag = h >> 32;
+    uint64_t p = fastrange(mix64(tag), S->chcap);
+    for (;;) {
+        uint64_t x = S->chtab[p];
+        if (!x) break;
+        if ((x >> 32) == tag) {
+            int64_t k = (int64_t)(x & 0xffffffffULL) - 1;
+            if (S->chlen[k] == len &&
+                memcmp(S->chains + S->choff[k], c, (size_t)len * sizeof(int32_t)) == 0)
+                return NCMD + k;
+        }
+        p = (p + 1 == S->chcap) ? 0 : p + 1;
+    }
+    int64_t k = S->nchains;
+    if (k + 1 > S->capchains) {
+        int64_t nc = S->capchains ? S->capchains * 2 : 64;
+        int64_t *o = (int64_t *)realloc(S->choff, (size_t)nc * sizeof(int64_t));
+        if (!o) return -1;
+        S->choff = o;
+        int32_t *l = (int32_t *)realloc(S->chlen, (size_t)nc * sizeof(int32_t));
+        if (!l) return -1;
+        S->chlen = l;
+        S->capchains = nc;
+    }
+    if (S->nchains_w + len > S->capchains_w) {
+        int64_t nc = S->capchains_w ? S->capchains_w * 2 : 1024;
+        while (nc < S->nchains_w + len) nc *= 2;
+        int32_t *a = (int32_t *)realloc(S->chains, (size_t)nc * sizeof(int32_t));
+        if (!a) return -1;
+        S->chains = a;
+        S->capchains_w = nc;
+    }
+    memcpy(S->chains + S->nchains_w, c, (size_t)len * sizeof(int32_t));
+    S->choff[k] = S->nchains_w;
+    S->chlen[k] = len;
+    S->nchains_w += len;
+    S->nchains = k + 1;
+    S->chtab[p] = (tag << 32) | (uint64_t)(k + 1);
+    return NCMD + k;
+}
+
+search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
+                int64_t max_states, int64_t max_depth) {
+    search_t *S = (search_t *)calloc(1, sizeof(search_t));
+    if (!S) return NULL;
+    S->C = ctx_new();
+    S->hc = hc;
+    S->keep_going = keep_going;
+    S->check_deadlock = check_deadlock;
+    S->state_checks = state_checks;
+    S->max_states = max_states;
+    S->max_depth = max_depth;
+    S->max_bytes = -1;
+    S->tcap = 1 << 12;
+    S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
+    if (!S->C || !S->table) return NULL;
+    for (int i = 0; i < NSLOT; i++) S->vlabel[i] = -1;
+    return S;
+}
+
+void s_free(search_t *S) {
+    if (!S) return;
+    ctx_free(S->C);
+    free(S->arena); free(S->parent); free(S->label); free(S->qcur); free(S->qnext);
+    free(S->table); free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
+    free(S->bw); free(S->bh); free(S->blab); free(S->bv);
+    free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
+    free(S);
+}
+
+/* count a violation; 1 when the search must stop (the first one, without keep_going) */
+static int record(search_t *S, int slot, int64_t node, int64_t label, int kind, int64_t a,
+                  int64_t b) {
+    if (S->vcount[slot]++ == 0) {
+        S->vnode[slot] = node;
+        S->vlabel[slot] = label;
+        S->vkind[slot] = kind;
+        S->va[slot] = a;
+        S->vb[slot] = b;
+        S->vdepth[slot] = S->depth;
+    }
+    if (!S->keep_going) {
+        S->status = STOP_VIOLATION;
+        return 1;
+    }
+    return 0;
+}
+
+static int check_state(search_t *S, const int64_t *v, int64_t node, int64_t depth) {
+    ctx_t *C = S->C;
+    C->ovf = 0;
+    int n = m_violated(C, v, S->viol_buf);
+    if (C->ovf) { S->status = STOP_OVERFLOW; return 1; }
+    int64_t saved = S->depth;
+    S->depth = depth;
+    for (int i = 0; i < n; i++)
+        if (record(S, S->viol_buf[i], node, -1, 0, 0, 0)) { S->depth = saved; return 1; }
+    S->depth = saved;
+    return 0;
+}
+
+static int hc_push_next(search_t *S, const uint64_t *w) {
+    if (S->qnext_n + 1 > S->qnext_cap) {
+        int64_t nc = S->qnext_cap ? S->qnext_cap * 2 : 1024;
+        uint64_t *q = (uint64_t *)realloc(S->qnext, (size_t)nc * NWA * sizeof(uint64_t));
+        if (!q) return 0;
+        S->qnext = q;
+        S->qnext_cap = nc;
+    }
+    memcpy(S->qnext + (size_t)S->qnext_n * NWA, w, NWA * sizeof(uint64_t));
+    S->qnext_n++;
+    return 1;
+}
+
+/* the next level becomes the current one */
+static void hc_swap(search_t *S) {
+    uint64_t *t = S->qcur; S->qcur = S->qnext; S->qnext = t;
+    int64_t c = S->qcur_cap; S->qcur_cap = S->qnext_cap; S->qnext_cap = c;
+    S->qcur_n = S->qnext_n; S->qnext_n = 0; S->qcur_pos = 0;
+}
+
+/* status: RUNNING (initial state stored), or a stop status */
+int s_init(search_t *S, const int64_t *init) {
+    m_pack(init, S->packed);
+    if (store_lookup_insert(S, S->packed, 1) < 0)
+        return S->status = (S->status == STOP_MEMORY_LIMIT ? STOP_MEMORY_LIMIT : STOP_MEMORY);
+    if (!S->hc) {
+        S->parent[0] = 0;
+        S->label[0] = 0;
+    } else if (!hc_push_next(S, S->packed)) {
+        return S->status = STOP_MEMORY;
+    }
+    S->count = 1;
+    S->next = 0;
+    S->level_end = 1;
+    if (S->state_checks) check_state(S, init, 0, 0);
+    if (S->hc) hc_swap(S);
+    return S->status;
+}
+
+static int batch_room(search_t *S, int nsteps_more, int nfails_more, int nsteps, int nfails) {
+    if (nsteps + nsteps_more > S->bcap) {
+        int c = S->bcap ? S->bcap : 1024;
+        while (c < nsteps + nsteps_more) c *= 2;
+        uint64_t *w = (uint64_t *)realloc(S->bw, (size_t)c * NWA * sizeof(uint64_t));
+        if (!w) return 0;
+        S->bw = w;
+        uint64_t *h = (uint64_t *)realloc(S->bh, (size_t)c * sizeof(uint64_t));
+        if (!h) return 0;
+        S->bh = h;
+        int64_t *l = (int64_t *)realloc(S->blab, (size_t)c * sizeof(int64_t));
+        if (!l) return 0;
+        S->blab = l;
+        if (S->state_checks) {
+            int64_t *v = (int64_t *)realloc(S->bv, (size_t)c * NVA * sizeof(int64_t));
+            if (!v) return 0;
+            S->bv = v;
+        }
+        S->bcap = c;
+    }
+    if (nfails + nfails_more > S->fcap) {
+        int c = S->fcap ? S->fcap : 64;
+        while (c < nfails + nfails_more) c *= 2;
+        if (!grow((void **)&S->fslot, &(int){S->fcap}, c, sizeof(int32_t))) return 0;
+        int k = S->fcap;
+        if (!grow((void **)&S->flab, &k, c, sizeof(int64_t))) return 0;
+        k = S->fcap;
+        if (!grow((void **)&S->fkind2, &k, c, sizeof(int64_t))) return 0;
+        k = S->fcap;
+        if (!grow((void **)&S->fa2, &k, c, sizeof(int64_t))) return 0;
+        k = S->fcap;
+        if (!grow((void **)&S->fb2, &k, c, sizeof(int64_t))) return 0;
+        S->fcap = k;
+    }
+    return 1;
+}
+
+#define NOMEM() do { if (S->status != STOP_MEMORY_LIMIT) S->status = STOP_MEMORY; } while (0)
+
+/* Expand states for about `seconds` (clock read every 1024 expansions); returns the status:
+ * STOP_SLICE when the time slice is over (call again), DONE, or a stop status. States are
+ * expanded in batches of up to 256 (never across a BFS level); the checks and insertions then
+ * run in the order of the unbatched loop, so results do not depend on the batching. */
+int s_run(search_t *S, double seconds) {
+    ctx_t *C = S->C;
+    double end = now_s() + seconds;
+    int64_t expanded = 0, next_clock = 1024;
+    int64_t *v = S->vals;
+    if (S->status != RUNNING) return S->status;
+    for (;;) {
+        /* the batch: up to 256 states of the current level */
+        int64_t avail;
+        if (S->hc) {
+            if (S->qcur_pos >= S->qcur_n) {
+                if (S->qnext_n == 0) { S->status = DONE; break; }
+                hc_swap(S);
+                S->depth++;
+                if (S->depth > S->max_depth_seen) S->max_depth_seen = S->depth;
+            }
+            avail = S->qcur_n - S->qcur_pos;
+        } else {
+            if (S->next >= S->count) { S->status = DONE; break; }
+            if (S->next == S->level_end) {
+                S->level_end = S->count;
+                S->depth++;
+                if (S->depth > S->max_depth_seen) S->max_depth_seen = S->depth;
+            }
+            avail = S->level_end - S->next;
+        }
+        int nb = avail < 256 ? (int)avail : 256;
+        int at_bound = S->max_depth >= 0 && S->depth >= S->max_depth;
+        int ns = 0, nf = 0, stop = 0;
+        /* phase 1: expand, pack, hash, prefetch */
+        for (int b = 0; b < nb; b++) {
+            if (S->hc) {
+                m_unpack(S->qcur + (size_t)S->qcur_pos * NWA, v);
+                S->qcur_pos++;
+            } else {
+                m_unpack(S->arena + (size_t)S->next * NWA, v);
+            }
+            S->bsid[b] = S->next++;
+            ctx_reset(C);
+            m_successors(C, v);
+            if (C->oom) { S->status = STOP_MEMORY; stop = 1; nb = b; break; }
+            if (C->ovf) { S->status = STOP_OVERFLOW; stop = 1; nb = b; break; }
+            int nsteps = C->nsteps;
+            if (!batch_room(S, nsteps, C->nfails, ns, nf)) { NOMEM(); stop = 1; nb = b; break; }
+            S->bnsteps[b] = nsteps;
+            S->bsstart[b] = ns;
+            S->bfstart[b] = nf;
+            int blocked = 0;
+            for (int i = 0; i < C->nfails; i++) {
+                int64_t lab = chain_intern(S, C->ch + C->foff[i], C->flen[i]);
+                if (lab < 0) { NOMEM(); stop = 1; break; }
+                int kind = C->fkind[i];
+                S->fslot[nf] = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
+                if (kind != 3) blocked = 1;
+                S->flab[nf] = lab;
+                S->fkind2[nf] = kind;
+                S->fa2[nf] = C->fa[i];
+                S->fb2[nf] = C->fb[i];
+                nf++;
+            }
+            if (stop) { nb = b; break; }
+            S->bfn[b] = nf - S->bfstart[b];
+            S->bdead[b] = 0;
+            if (!blocked && !nsteps && S->check_deadlock) {
+                int ve = m_valid_end(C, v);
+                if (C->ovf) { S->status = STOP_OVERFLOW; stop = 1; nb = b; break; }
+                S->bdead[b] = !ve;
+            }
+            for (int i = 0; i < nsteps; i++) {
+                const int64_t *t = C->sst + (size_t)i * NVA;
+                uint64_t *w = S->bw + (size_t)ns * NWA;
+                m_pack(t, w);
+                uint64_t h = hash_packed(w);
+                __builtin_prefetch(&S->table[table_pos(S, h)]);
+                S->bh[ns] = h;
+                int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
+                if (lab < 0) { NOMEM(); stop = 1; break; }
+                S->blab[ns] = lab;
+                if (S->state_checks) memcpy(S->bv + (size_t)ns * NVA, t, sizeof(int64_t) * NVA);
+                ns++;
+            }
+            if (stop) { nb = b; break; }
+        }
+        if (S->status == STOP_OVERFLOW) break;
+        /* phase 2: the checks and insertions, state by state in order */
+        for (int b = 0; b < nb && !S->status; b++) {
+            int64_t sid = S->bsid[b];
+            int nsteps = S->bnsteps[b];
+            S->transitions += nsteps;
+            for (int i = S->bfstart[b]; i < S->bfstart[b] + S->bfn[b]; i++)
+                if (record(S, S->fslot[i], sid, S->flab[i], (int)S->fkind2[i], S->fa2[i],
+                           S->fb2[i]))
+                    break;
+            if (S->status) break;
+            if (S->bdead[b] && record(S, SLOT_DEADLOCK, sid, -1, 0, 0, 0)) break;
+            for (int k = S->bsstart[b]; k < S->bsstart[b] + nsteps; k++) {
+                const uint64_t *w = S->bw + (size_t)k * NWA;
+                uint64_t h = S->bh[k];
+                if (at_bound) {
+                    int r = store_insert_h(S, w, h, 0);
+                    if (r < 0) { NOMEM(); break; }
+                    if (r) S->truncated = 1;
+                    continue;
+                }
+                if (S->max_states >= 0 && S->count >= S->max_states) {
+                    int r = store_insert_h(S, w, h, 0);
+                    if (r < 0) { NOMEM(); break; }
+                    if (r) {
+                        S->status = STOP_STATES;
+                        if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
+                        break;
+                    }
+                    continue;
+                }
+                int r = store_insert_h(S, w, h, 1);
+                if (r < 0) { NOMEM(); break; }
+                if (!r) continue;
+                int64_t tid = S->count++;
+                if (S->hc) {
+                    if (!hc_push_next(S, w)) { NOMEM(); break; }
+                } else {
+                    S->parent[tid] = (uint32_t)sid;
+                    S->label[tid] = (uint32_t)S->blab[k];
+                }
+                if (S->state_checks) {
+                    if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
+                    if (check_state(S, S->bv + (size_t)k * NVA, tid, S->depth + 1)) break;
+                }
+            }
+            expanded++;
+        }
+        if (stop || S->status) break;
+        if (expanded >= next_clock) {
+            next_clock = expanded + 1024;
+            if (now_s() >= end) { S->status = STOP_SLICE; break; }
+        }
+    }
+    int st = S->status;
+    if (st == STOP_SLICE) S->status = RUNNING;
+    return st;
+}
+
+void s_set_max_bytes(search_t *S, int64_t max_bytes) { S->max_bytes = max_bytes; }
+
+static int64_t store_bytes(search_t *S) {
+    return (int64_t)(S->tcap * sizeof(uint64_t)) +
+           (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t))
+                  : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));
+}
+
+int64_t s_stat(search_t *S, int which) {
+    switch (which) {
+    case 0: return S->count;
+    case 1: return S->transitions;
+    case 2: return S->max_depth_seen;
+    case 3: return S->truncated;
+    case 4: /* bytes of the store in use: the table, the states (exact: with parent and label;
+               hash-compact: the two levels kept), not the untouched capacity beyond them */
+        return store_bytes(S);
+    case 5: return S->nchains;
+    case 6: return S->C->cuts;
+    case 7: return S->depth;
+    case 8: return NW;
+    default: return -1;
+    }
+}
+
+/* the first violation of a slot: count, node, label, kind, a, b, depth */
+void s_violation(search_t *S, int slot, int64_t *out) {
+    out[0] = S->vcount[slot];
+    out[1] = S->vnode[slot];
+    out[2] = S->vlabel[slot];
+    out[3] = S->vkind[slot];
+    out[4] = S->va[slot];
+    out[5] = S->vb[slot];
+    out[6] = S->vdepth[slot];
+}
+
+/* the labels from the initial state to node (exact store), written backwards into buf;
+ * returns the length (or -1 when cap is too small) */
+int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap) {
+    int64_t n = 0;
+    while (node > 0) {
+        if (n >= cap) return -1;
+        buf[n++] = S->label[node];
+        node = S->parent[node];
+    }
+    return n;
+}
+
+int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap) {
+    int64_t len = S->chlen[k];
+    if (len > cap) return -len;
+    memcpy(buf, S->chains + S->choff[k], (size_t)len * sizeof(int32_t));
+    return len;
+}

@@ -1,0 +1,242 @@
+"""The breadth-first search loop in C (``runtime_tail.c``), driven from Python in time slices.
+
+The C loop stores packed state vectors (:class:`~absmc.native.cgen.Layout`) in an
+open-addressing table with linear probing that grows by 1.5x at 80% load:
+
+* **exact** store: the states live in an arena indexed by id (BFS order, so a level is an id
+  range and no queue is needed); a table entry is ``tag << 32 | (id + 1)`` (8 bytes, the tag is
+  32 bits of the state's hash, the position comes from the tag, so growing never rereads the
+  states); per state a 32-bit parent id and a 32-bit label (command index or interned chain)
+  give the path of the first violation of each property;
+* **hash-compact** store (SPIN's ``-DHC``): a table entry is the state's 64-bit hash; only the
+  current and the next BFS level are kept in full. A path is found again by an exact search
+  bounded by the depth of the violation (BFS found it at its shortest depth, so an exact search
+  to that depth meets a violation of the same property; hash-compact only omits states).
+
+The checks are the kernel search's (:func:`absmc.kernel.search.search`) in the same order:
+state properties on every new state, failures and deadlocks on every expanded state, the first
+violation of each property kept (with ``keep_going``, later ones counted). Between two slices of
+about 0.2 s Python checks the clock, the resident memory, ``--progress`` and Ctrl-C (which
+Python handles between two calls), so limits behave as in the kernel search.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from absmc.ir.steps import State
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.memory import current_rss_mb
+from absmc.kernel.options import Limits, Progress
+from absmc.kernel.search import SearchOutcome, Violation
+from absmc.kernel.semantics import Semantics
+from absmc.native.semantics import NativeSemantics, failure_message
+
+__all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel"]
+
+#: seconds the C loop runs between two checks in Python
+SLICE_S = 0.2
+
+_RUNNING, _DONE, _VIOLATION, _STATES, _OVERFLOW, _MEMORY, _SLICE, _MEMORY_LIMIT = range(8)
+
+NativeStore = Literal["exact", "hash-compact"]
+
+
+class NativeOverflow(Exception):
+    """A value left the 64-bit range during the native search (unbounded ``INT`` data): the
+    caller searches again with the Python back end."""
+
+
+@dataclass
+class NativeRun:
+    """A native search's outcome (paths as command sequences, see :func:`relabel`) and its
+    store's figures: ``store_bytes`` allocated, ``state_bytes`` of one packed state."""
+
+    outcome: SearchOutcome
+    paths: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)
+    #: properties whose first violation is a failing step (a model error, a failed assertion)
+    failing: set[str] = field(default_factory=set)
+    store_bytes: int = 0
+    state_bytes: int = 0
+    chains: int = 0
+
+    @property
+    def bytes_per_state(self) -> float:
+        """Store bytes per stored state."""
+        return self.store_bytes / max(1, self.outcome.states)
+
+
+def _chain(lib: Any, ffi: Any, handle: Any, ncmd: int, label: int) -> tuple[int, ...]:
+    if label < ncmd:
+        return (label,)
+    cap = 64
+    while True:
+        buf = ffi.new("int32_t[]", cap)
+        n = lib.s_chain(handle, label - ncmd, buf, cap)
+        if n >= 0:
+            return tuple(ffi.unpack(buf, n))
+        cap = -n
+
+
+def native_search(
+    sem: NativeSemantics,
+    store: NativeStore = "exact",
+    limits: Limits | None = None,
+    keep_going: bool = False,
+    check_deadlock: bool = True,
+    progress: Callable[[Progress], None] | None = None,
+    deadline: float | None = None,
+) -> NativeRun:
+    """Search the state space of ``sem`` breadth-first in C (see the module docstring).
+
+    Returns the outcome as :func:`absmc.kernel.search.search` would (``stopped`` and
+    ``limit_hit`` for limits, Ctrl-C and exhausted memory; never an exception for those) with
+    each first violation's path as command sequences. Raises :class:`NativeOverflow` when a value
+    leaves 64 bits."""
+    limits = limits or Limits()
+    lib, ffi = sem.lib, sem._ffi
+    ncmd = len(sem.system.commands)
+    start = time.monotonic()
+    end = start + limits.timeout if limits.timeout is not None else None
+    if deadline is not None and (end is None or deadline < end):
+        end = deadline
+    handle = lib.s_new(
+        1 if store == "hash-compact" else 0,
+        int(keep_going),
+        int(check_deadlock),
+        int(sem.state_checks),
+        -1 if limits.max_states is None else limits.max_states,
+        -1 if limits.max_depth is None else limits.max_depth,
+    )
+    if handle == ffi.NULL:
+        raise MemoryError("the native search could not allocate its store")
+    handle = ffi.gc(handle, lib.s_free)
+    if limits.max_memory_mb is not None:
+        # the store may use what the limit leaves beside the process's present memory
+        budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
+        lib.s_set_max_bytes(handle, max(0, int(budget)))
+    out = SearchOutcome()
+    init = ffi.new("int64_t[]", list(sem.initial) or [0])
+    if not lib.api_in_range(init):
+        raise NativeOverflow("the initial state does not fit its variables")
+    status = lib.s_init(handle, init)
+    last_progress = start
+    try:
+        while status == _RUNNING:
+            status = lib.s_run(handle, SLICE_S)
+            if status == _SLICE:
+                status = _RUNNING
+                now = time.monotonic()
+                if end is not None and now >= end:
+                    out.stopped = (
+                        f"time limit of {limits.timeout:g} s reached"
+                        if limits.timeout is not None
+                        else "time limit reached"
+                    )
+                    out.limit_hit = True
+                    break
+                if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
+                    out.stopped = f"memory limit of {limits.max_memory_mb:g} MB reached"
+                    out.limit_hit = True
+                    break
+                if progress is not None and now - last_progress >= 1.0:
+                    last_progress = now
+                    progress(
+                        Progress(
+                            lib.s_stat(handle, 0),
+                            lib.s_stat(handle, 1),
+                            lib.s_stat(handle, 7),
+                            now - start,
+                        )
+                    )
+    except KeyboardInterrupt:
+        out.stopped = "interrupted by the user"
+        out.limit_hit = True
+    if status == _OVERFLOW:
+        raise NativeOverflow("a value left the 64-bit range")
+    if status == _MEMORY_LIMIT and limits.max_memory_mb is not None:
+        out.stopped = f"memory limit of {limits.max_memory_mb:g} MB reached"
+        out.limit_hit = True
+    elif status == _MEMORY:
+        out.stopped = "out of memory (the process could not allocate more)"
+        out.limit_hit = True
+    elif status == _STATES:
+        out.stopped = f"state limit of {limits.max_states} states reached"
+        out.limit_hit = True
+    out.states = int(lib.s_stat(handle, 0))
+    out.transitions = int(lib.s_stat(handle, 1))
+    out.max_depth = int(lib.s_stat(handle, 2))
+    if lib.s_stat(handle, 3) and out.stopped is None:
+        out.stopped = f"depth limit of {limits.max_depth} steps reached"
+        out.limit_hit = True
+    run = NativeRun(
+        out,
+        store_bytes=int(lib.s_stat(handle, 4)),
+        state_bytes=8 * int(lib.s_stat(handle, 8)),
+        chains=int(lib.s_stat(handle, 5)),
+    )
+    names = [p.name for p in sem.properties] + [NO_MODEL_ERROR, NO_DEADLOCK]
+    rec = ffi.new("int64_t[7]")
+    first: list[tuple[str, int, int, int]] = []  # property, node, label, depth
+    for slot, name in enumerate(names):
+        lib.s_violation(handle, slot, rec)
+        count, node, label, kind, a, b, depth = (int(x) for x in rec)
+        if not count:
+            continue
+        if kind:
+            chain = _chain(lib, ffi, handle, ncmd, label)
+            msg, _prop = failure_message(sem.system, sem.properties, chain[-1], kind, a, b)
+        elif name == NO_DEADLOCK:
+            msg = "deadlock: no command is enabled"
+        else:
+            p = sem.properties[slot]
+            msg = f"{p.kind} '{p.name}' violated"
+        out.violations[name] = Violation(name, [], msg, count)
+        if label >= 0:
+            run.failing.add(name)
+        first.append((name, node, label, depth))
+    if out.violations and out.stopped is None and not keep_going:
+        name = next(iter(out.violations))
+        out.stopped = f"stopped at the first violation ({name})"
+    if store == "exact":
+        for name, node, label, _depth in first:
+            buf = ffi.new("uint32_t[]", max(1, out.max_depth + 1))
+            n = lib.s_path(handle, node, buf, out.max_depth + 1)
+            labels = list(reversed(ffi.unpack(buf, n)))
+            if label >= 0:
+                labels.append(label)
+            run.paths[name] = [_chain(lib, ffi, handle, ncmd, x) for x in labels]
+    out.time_s = time.monotonic() - start
+    return run
+
+
+def relabel(sem: Semantics, chains: list[tuple[int, ...]], failing: bool) -> list[int]:
+    """A path given as command sequences, as labels of ``sem`` (found by executing it from the
+    initial state; with ``failing`` the last sequence is a failure, not a step). Raises
+    ``ValueError`` when a step is not among ``sem``'s."""
+    state: State = sem.initial
+    labels: list[int] = []
+    for k, chain in enumerate(chains):
+        steps, fails = sem.successors(state)
+        if failing and k == len(chains) - 1:
+            found = next((f.label for f in fails if sem.commands_of(f.label) == chain), None)
+            if found is None:
+                raise ValueError(f"step {k + 1}: no failure of commands {chain}")
+            labels.append(found)
+            break
+        hit = next(((lab, t) for lab, t in steps if sem.commands_of(lab) == chain), None)
+        if hit is None:
+            raise ValueError(f"step {k + 1}: commands {chain} are not a step")
+        labels.append(hit[0])
+        state = hit[1]
+    return labels
+
+
+def omission_probability(states: int) -> float:
+    """The probability that two of ``states`` distinct states share a 64-bit hash (so that the
+    hash-compact store omitted one): ``1 - exp(-n(n-1)/2^65)``."""
+    return -math.expm1(-states * (states - 1) / 2.0**65)

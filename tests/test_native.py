@@ -1,0 +1,194 @@
+"""The native back end (``--backend native|auto``): SPIN's numbers on the shared corpus, the
+same traces as the Python back end, limits, the packed store's memory, hash-compact, and the
+fall-back to Python where 64 bits do not suffice. (Step-by-step agreement with the reference
+semantics on random Systems is in ``test_semantics_conformance.py``.)"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from absmc.lang.gcl import parse_gcl_file
+from absmc.native import NativeSemantics, native_available
+
+from .conftest import GCL_EXAMPLES, SHARED, run_cli
+
+pytestmark = pytest.mark.skipif(
+    not native_available(), reason="no C compiler (cc, gcc or clang): no native back end"
+)
+
+CORPUS = SHARED / "benchmarks" / "promela"
+ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
+#: corpus models whose channel fields pack into more than 64 bits: searched in Python
+WIDE = {"leader0.pml", "sort.pml"}
+
+
+@pytest.fixture(autouse=True)
+def _fast_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    # -O0 compiles ~3x faster; the semantics do not depend on the level
+    monkeypatch.setenv("ABSMC_NATIVE_OPT", "-O0")
+
+
+def _json(*args: str) -> tuple[int, dict[str, Any]]:
+    r = run_cli(*args, "--json")
+    assert r.code in (0, 1, 3), r.err
+    return r.code, json.loads(r.out)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+def test_native_search_gives_spins_states_and_verdicts(row: dict[str, str]) -> None:
+    code, res = _json("check", str(CORPUS / row["file"]), "--keep-going", "--backend", "native")
+    assert {p["stats"]["states"] for p in res["results"]} == {int(row["spin_o1_states"])}
+    expected = "violated" if int(row["errors_c0"]) > 0 else "holds"
+    assert res["verdict"] == expected and code == (1 if expected == "violated" else 0)
+    extra = res["results"][0]["stats"]
+    if row["file"] in WIDE:
+        assert "more than 64 bits" not in extra["native_fallback"]
+        assert extra["native_fallback"].startswith("searched in Python: the range of")
+    else:
+        assert extra["backend"] == "native"
+        if int(row["spin_o1_states"]) > 10_000:
+            assert extra["bytes_per_state"] <= 64
+
+
+def _traces(res: dict[str, Any]) -> dict[str, Any]:
+    return {r["property"]: (r["verdict"], r.get("trace")) for r in res["results"]}
+
+
+@pytest.mark.parametrize(
+    ("model", "args"),
+    [
+        (str(GCL_EXAMPLES / "philosophers.gcl"), ()),
+        (str(GCL_EXAMPLES / "philosophers.gcl"), ("--keep-going",)),
+        (str(CORPUS / "p117.pml"), ("--keep-going",)),
+        (str(CORPUS / "bakery.1.pm"), ()),
+    ],
+)
+def test_traces_are_the_python_back_ends(model: str, args: tuple[str, ...]) -> None:
+    if not Path(model).exists():
+        pytest.skip("../shared/benchmarks/promela is not available")
+    _, py = _json("check", model, *args)
+    _, nat = _json("check", model, *args, "--backend", "native")
+    assert _traces(nat) == _traces(py)
+    assert any(v == "violated" for v, _ in _traces(nat).values())
+    for r in nat["results"]:
+        if r["verdict"] == "violated":
+            assert len(r["trace"]) >= 2  # replayed by results_from_outcome
+
+
+def test_limits_end_the_native_search_with_unknown(tmp_path: Path) -> None:
+    model = tmp_path / "grid.gcl"
+    model.write_text(
+        "var x, y : 0..300;\nprocess P { x < 300 -> x := x + 1; }\n"
+        "process Q { y < 300 -> y := y + 1; }\n"
+    )
+    code, res = _json("check", str(model), "--backend", "native", "--max-states", "5000")
+    assert code == 3
+    r = res["results"][0]
+    assert r["verdict"] == "unknown" and r["reason"] == "state limit of 5000 states reached"
+    assert r["stats"]["states"] == 5000
+    code, res = _json("check", str(model), "--backend", "native", "--max-depth", "10")
+    assert code == 3 and res["results"][0]["reason"] == "depth limit of 10 steps reached"
+    assert res["results"][0]["stats"]["states"] == 66  # x + y <= 10
+    code, res = _json("check", str(model), "--backend", "native", "--max-memory", "1")
+    assert code == 3 and "memory limit of 1 MB" in res["results"][0]["reason"]
+
+
+def test_model_errors_and_assertions_in_c_match_python(tmp_path: Path) -> None:
+    model = tmp_path / "errs.gcl"
+    model.write_text(
+        "var x : 0..5; var y : int = 3; var z : -2..2;\n"
+        "process P { x < 5 -> x := x + 1; x == 4 -> y := y / (x - 4); }\n"
+        "process Q { z > -2 -> z := z - 1; x == 2 -> z := z - 3; }\n"
+        "invariant small: y < 100;\n"
+    )
+    _, py = _json("check", str(model), "--keep-going")
+    _, nat = _json("check", str(model), "--keep-going", "--backend", "native")
+    assert _traces(nat) == _traces(py)
+    bad = {r["property"]: r for r in nat["results"]}["no-model-error"]
+    assert bad["verdict"] == "violated" and bad["violations"] == py["results"][-1]["violations"]
+
+
+def test_values_beyond_64_bits_are_computed_in_python(tmp_path: Path) -> None:
+    model = tmp_path / "big.gcl"
+    model.write_text("var x : int = 1;\nprocess P { x < 9000000000000000000 -> x := x * 3; }\n")
+    code, res = _json("check", str(model), "--backend", "native")
+    assert code == 1
+    stats = res["results"][0]["stats"]
+    assert stats["states"] == 41 and "64-bit" in stats["native_fallback"]  # 3^0 .. 3^40
+    assert res["verdict"] == "violated"  # the last state is a deadlock, as in Python
+    system = parse_gcl_file(model)
+    sem = NativeSemantics(system, opt="-O0")
+    assert sem.successors((3**38,)) == ([(0, (3**39,))], ()) and sem.fallbacks == 0
+    # 3^39 * 3 > 2^63: this step is answered by the Python back end
+    assert sem.successors((3**39,)) == ([(0, (3**40,))], ()) and sem.fallbacks == 1
+
+
+def test_hash_compact_uses_at_most_16_bytes_per_state_and_reports_omissions() -> None:
+    if not CORPUS.exists():
+        pytest.skip("../shared/benchmarks/promela is not available")
+    args = ("check", str(CORPUS / "brp.1.pm"), "--keep-going", "--backend", "native")
+    code, res = _json(*args, "--store", "hash-compact")
+    assert code == 1
+    stats = res["results"][0]["stats"]
+    assert stats["states"] == 40710 and stats["bytes_per_state"] <= 16
+    assert 0 < stats["omission_probability"] < 1e-9
+    _, exact = _json(*args)
+    violated = {k: v for k, v in _traces(exact).items() if v[0] == "violated"}
+    assert violated and {k: _traces(res)[k] for k in violated} == violated  # the same traces
+    assert {r["verdict"] for r in res["results"]} == {"violated", "unknown"}  # never holds
+
+
+def test_backend_refusals_and_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = str(GCL_EXAMPLES / "peterson.gcl")
+    r = run_cli("check", model, "--backend", "native", "--order", "dfs")
+    assert r.code == 2 and "--backend: the native back end searches breadth-first only" in r.err
+    r = run_cli("check", model, "--backend", "native", "--method", "under")
+    assert r.code == 2 and "--backend applies to --method explicit" in r.err
+    code, res = _json("check", model, "--backend", "auto", "--order", "dfs")
+    assert code == 0 and "backend" not in res["results"][0]["stats"]
+    code, res = _json("check", model, "--backend", "auto")  # small: stays in Python
+    assert code == 0 and "backend" not in res["results"][0]["stats"]
+    import absmc.engines.explicit.native as nat
+
+    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)  # now peterson counts as large
+    code, res = _json("check", model, "--backend", "auto")
+    assert code == 0 and res["results"][0]["stats"]["backend"] == "native"
+    assert res["results"][0]["stats"]["states"] == 20
+
+
+def test_progress_and_ctrl_c_in_the_native_search(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import ROOT
+
+    model = tmp_path / "long.gcl"
+    model.write_text(
+        "var x, y : 0..100000;\nprocess P { x < 100000 -> x := x + 1; }\n"
+        "process Q { y < 100000 -> y := y + 1; }\n"
+    )
+    cmd = ["check", str(model), "--json", "--backend", "native", "--progress"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "absmc.cli", *cmd],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()  # the first progress line: the C search is running
+    assert line.startswith("states ") and "states/s" in line
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 3
+    first = json.loads(out)["results"][0]
+    assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
+    assert first["stats"]["states"] > 0 and first["stats"]["backend"] == "native"
