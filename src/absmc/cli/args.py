@@ -38,6 +38,8 @@ class CheckArgs:
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
+    workers: int = 1
+    ray: str | None = None
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""
@@ -57,4 +59,6 @@ FLAG_OF = {
     "abstract": "--abstract",
     "rest": "--rest",
     "basl": "--basl",
+    "workers": "--workers",
+    "ray": "--ray",
 }

@@ -47,6 +47,8 @@ FLAGS: Final[Mapping[str, str]] = {
     "store": "--store",
     "rest": "--rest",
     "seed_predicates": "--seed-predicates",
+    "workers": "--workers",
+    "ray": "--ray",
 }
 
 

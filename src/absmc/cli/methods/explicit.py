@@ -1,8 +1,44 @@
-"""``--method explicit``: no options of its own."""
+"""``--method explicit``: ``--workers N`` and ``--ray ADDRESS|auto`` (the hash-partitioned
+search, :mod:`absmc.engines.explicit.parallel`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from absmc.cli.args import CheckArgs
 from absmc.cli.methods.base import MethodCli
 from absmc.engines.explicit import ExplicitOptions
 
-METHOD = MethodCli("explicit", frozenset(), lambda _args: ExplicitOptions())
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def options(f: F) -> F:
+    """Add ``--workers N`` and ``--ray ADDRESS`` to a command."""
+    f = click.option(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="[explicit] Run the partitioned search on Ray actors: auto = a local Ray cluster, "
+        "else the address of a running one (ray start --head); needs absmc[ray].",
+    )(f)
+    f = click.option(
+        "--workers",
+        type=click.IntRange(1),
+        default=1,
+        show_default=True,
+        metavar="N",
+        help="[explicit] Hash-partitioned search in N processes (exact store, BFS-like order; "
+        "with --ray: N actors, default one per CPU of the cluster).",
+    )(f)
+    return f
+
+
+def build(args: CheckArgs) -> ExplicitOptions:
+    """The engine's options."""
+    return ExplicitOptions(workers=args.workers, ray=args.ray)
+
+
+METHOD = MethodCli("explicit", frozenset({"workers", "ray"}), build)

@@ -21,12 +21,17 @@ __all__ = ["ENGINE", "ExplicitOptions", "check_explicit", "make_store"]
 
 @dataclass(frozen=True)
 class ExplicitOptions:
-    """Explicit search has no options of its own (order, store and limits are shared:
-    :class:`~absmc.kernel.options.CheckOptions`)."""
+    """Explicit search's own options (order, store and limits are shared:
+    :class:`~absmc.kernel.options.CheckOptions`): ``workers`` > 1 runs the hash-partitioned
+    search (:mod:`absmc.kernel.partitioned`) in that many processes; ``ray`` runs it on Ray
+    actors instead (``"auto"``: a local Ray cluster; else the address of a running one)."""
+
+    workers: int = 1
+    ray: str | None = None
 
 
-def _check(system: System, options: CheckOptions, _own: ExplicitOptions) -> Result:
-    return check_explicit(system, options)
+def _check(system: System, options: CheckOptions, own: ExplicitOptions) -> Result:
+    return check_explicit(system, options, own.workers, own.ray)
 
 
 #: the registry entry (:mod:`absmc.engines.registry`)

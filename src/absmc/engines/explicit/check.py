@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from absmc.engines.explicit.parallel import run_partitioned
 from absmc.ir.compile import compile_system
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, select_properties
@@ -20,28 +23,43 @@ def make_store(options: CheckOptions) -> Store:
     return ExactStore()
 
 
-def check_explicit(system: System, options: CheckOptions) -> Result:
+def check_explicit(
+    system: System, options: CheckOptions, workers: int = 1, ray: str | None = None
+) -> Result:
     """Model check ``system`` by explicit-state search.
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
     have omitted states), and the reason gives SPIN's hash factor and the expected coverage (or
-    the expected number of hash collisions). Raises ``OptionError`` for unknown property names,
+    the expected number of hash collisions). ``workers`` > 1 or ``ray`` run the hash-partitioned
+    search (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts).
+    Raises ``OptionError`` for unknown property names or an unsupported combination,
     ``ValueError`` for a bad bitstate size.
     """
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
     store = make_store(options)
-    outcome = search(
-        compiled,
-        store,
-        order=options.order,
-        limits=options.limits,
-        keep_going=options.keep_going,
-        check_deadlock=selection.deadlock,
-        progress=options.progress,
-    )
-    extra = store.stats()
+    if workers > 1 or ray is not None:
+        outcome, pstats, used = run_partitioned(system, selection, compiled, options, workers, ray)
+        extra: dict[str, Any] = {
+            "store": "exact",
+            "workers": used,
+            "transport": "ray" if ray is not None else "processes",
+            "messages": pstats.messages,
+            "bytes_exchanged": pstats.bytes_sent,
+            "states_per_worker": pstats.per_worker_states,
+        }
+    else:
+        outcome = search(
+            compiled,
+            store,
+            order=options.order,
+            limits=options.limits,
+            keep_going=options.keep_going,
+            check_deadlock=selection.deadlock,
+            progress=options.progress,
+        )
+        extra = store.stats()
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
