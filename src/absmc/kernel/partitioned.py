@@ -148,7 +148,6 @@ class PartitionWorker:
         seen.add(t)
         if len(seen) == size:
             return
-        node = size
         self.p_owner.append(p_owner)
         self.p_node.append(p_node)
         self.via.append(label)
@@ -156,11 +155,14 @@ class PartitionWorker:
         if depth > self.max_depth:
             self.max_depth = depth
         self.work.append(t)
+        if self.c.state_checks and not self.c.ok(t):
+            self.check_state(t, size)
+
+    def check_state(self, t: State, node: int) -> None:
         c = self.c
-        if c.state_checks and not c.ok(t):
-            for k in c.violated(t):
-                p = c.properties[k]
-                self.record(p.name, node, None, f"{p.kind} '{p.name}' violated")
+        for k in c.violated(t):
+            p = c.properties[k]
+            self.record(p.name, node, None, f"{p.kind} '{p.name}' violated")
 
     def record(self, prop: str, node: int, label: int | None, message: str) -> None:
         f = self.found.get(prop)
@@ -188,30 +190,52 @@ class PartitionWorker:
     # -- the loop ----------------------------------------------------------------------
     def expand(self, budget: int) -> None:
         """Expand up to ``budget`` queued states; successors owned by others are buffered and
-        sent per owner in messages of ``BATCH`` states."""
-        successors = self.c.successors
+        sent per owner in messages of ``BATCH`` states (the hot loop: bookkeeping bound to
+        locals, as in :meth:`absmc.kernel.search.Search._bfs_level`)."""
+        c = self.c
+        successors, ok, checks = c.successors, c.ok, c.state_checks
         me = self.index
         n = self.cfg.workers
         work = self.work
-        popleft = work.popleft
+        popleft, w_app = work.popleft, work.append
         depth = self.depth
+        po_app, pn_app, v_app, d_app = (
+            self.p_owner.append,
+            self.p_node.append,
+            self.via.append,
+            depth.append,
+        )
         out_states, out_meta = self.out_states, self.out_meta
         seen = self.seen
+        seen_add = seen.add
+        size = len(seen)
         transitions = 0
+        max_depth = self.max_depth
+        node = self.expanded - 1
         for _ in range(min(budget, len(work))):
             s = popleft()
-            node = self.expanded
-            self.expanded += 1
+            node += 1
             succ, fails = successors(s)
             transitions += len(succ)
             if fails or not succ:
                 self._expand_checks(node, s, succ, fails)
             d = depth[node] + 1
             for ci, t in succ:
-                o = (hash(t) >> 32) % n
+                o = (hash(t) >> 32) % n if n > 1 else me
                 if o == me:
-                    if t not in seen:
-                        self.insert(t, me, node, ci, d)
+                    seen_add(t)
+                    if len(seen) == size:
+                        continue
+                    po_app(me)
+                    pn_app(node)
+                    v_app(ci)
+                    d_app(d)
+                    w_app(t)
+                    if d > max_depth:
+                        max_depth = d
+                    if checks and not ok(t):
+                        self.check_state(t, size)
+                    size += 1
                 else:
                     out_states[o].append(t)
                     meta = out_meta[o]
@@ -222,7 +246,9 @@ class PartitionWorker:
                         self.flush(o)
             if self.halted:
                 break
+        self.expanded = node + 1
         self.transitions += transitions
+        self.max_depth = max_depth
 
     def flush(self, j: int) -> None:
         states = self.out_states[j]
