@@ -55,6 +55,11 @@ def load(spec: str) -> tuple[str, System]:
     return label, load_model(path, defines)
 
 
+def split(seconds: list[float]) -> str:
+    """Mean seconds per worker."""
+    return f"{sum(seconds) / max(len(seconds), 1):.1f}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", action="append", default=None)
@@ -70,30 +75,36 @@ def main() -> None:
     )
     print(
         "| model | states | transport | workers | s | states/s | speed-up | messages "
-        "| bytes/state |"
+        "| bytes/state | CPU s: expand + absorb (all workers) | wait s (mean) |"
     )
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     options = CheckOptions(keep_going=True)
     for spec in args.model or DEFAULT_MODELS:
         label, system = load(spec)
         selection = select_properties(system, options)
         compiled = compile_system(system, selection.user)
+        c0 = time.process_time()
         base = search(compiled, keep_going=True, check_deadlock=selection.deadlock)
+        base_cpu = time.process_time() - c0
         rate0 = base.states / base.time_s
         print(
             f"| {label} | {base.states:,} | one process | 1 | {base.time_s:.2f} | "
-            f"{rate0:,.0f} | 1.00 | 0 | 0 |"
+            f"{rate0:,.0f} | 1.00 | 0 | 0 | {base_cpu:.2f} | |"
         )
         for transport in transports:
             for n in counts:
                 ray = "auto" if transport == "ray" else None
+                if ray is not None and n == 1:
+                    continue  # --ray with one worker means one actor per CPU
                 out, stats, used = run_partitioned(system, selection, compiled, options, n, ray)
                 same = (out.states, out.transitions) == (base.states, base.transitions)
                 rate = out.states / out.time_s
                 print(
                     f"| {label} | {out.states:,}{'' if same else ' (DIFFERS)'} | {transport} | "
                     f"{used} | {out.time_s:.2f} | {rate:,.0f} | {rate / rate0:.2f} | "
-                    f"{stats.messages:,} | {stats.bytes_sent / max(out.states, 1):.1f} |",
+                    f"{stats.messages:,} | {stats.bytes_sent / max(out.states, 1):.1f} | "
+                    f"{sum(stats.expand_s):.2f} + {sum(stats.absorb_s):.2f} | "
+                    f"{split(stats.wait_s)} |",
                     flush=True,
                 )
 

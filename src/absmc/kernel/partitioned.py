@@ -135,6 +135,11 @@ class PartitionWorker:
         self.bytes_sent = 0
         self.found: dict[str, _Found] = {}
         self.halted = False
+        #: wall seconds spent waiting for messages; CPU seconds absorbing batches and expanding
+        #: (flushes included)
+        self.wait_s = 0.0
+        self.absorb_s = 0.0
+        self.expand_s = 0.0
         self.error: tuple[str, bool] | None = None
         n = config.workers
         self.out_states: list[list[State]] = [[] for _ in range(n)]
@@ -262,14 +267,38 @@ class PartitionWorker:
         self.link.to_peer(j, ("batch", self.index, payload))
 
     def absorb(self, sender: int, payload: bytes) -> None:
+        """Store the new states of a peer's batch (the bookkeeping of :meth:`insert`, inline)."""
         states, raw = marshal.loads(payload)
         meta = array("q")
         meta.frombytes(raw)
         seen = self.seen
-        insert = self.insert
-        for k, t in enumerate(states):
-            if t not in seen:
-                insert(t, sender, meta[3 * k], meta[3 * k + 1], meta[3 * k + 2])
+        seen_add = seen.add
+        size = len(seen)
+        po_app, pn_app, v_app, d_app = (
+            self.p_owner.append,
+            self.p_node.append,
+            self.via.append,
+            self.depth.append,
+        )
+        w_app = self.work.append
+        checks, ok = self.c.state_checks, self.c.ok
+        k = -3
+        for t in states:
+            k += 3
+            seen_add(t)
+            if len(seen) == size:
+                continue
+            d = meta[k + 2]
+            po_app(sender)
+            pn_app(meta[k])
+            v_app(meta[k + 1])
+            d_app(d)
+            w_app(t)
+            if d > self.max_depth:
+                self.max_depth = d
+            if checks and not ok(t):
+                self.check_state(t, size)
+            size += 1
         self.received += 1
 
     link: WorkerLink
@@ -299,11 +328,15 @@ class PartitionWorker:
         while True:
             self._report_violations(link)
             idle = self.halted or not self.work
+            t0 = time.perf_counter()
             msg = link.get(0.05 if idle else 0.0)
+            self.wait_s += time.perf_counter() - t0
             while msg is not None:
                 kind = msg[0]
                 if kind == "batch":
+                    c0 = time.thread_time()
                     self.absorb(msg[1], msg[2])
+                    self.absorb_s += time.thread_time() - c0
                 elif kind == "probe":
                     quiet = self.halted or not self.work
                     link.to_coordinator(
@@ -326,7 +359,9 @@ class PartitionWorker:
                     return
                 msg = link.get(0.0)
             if not self.halted and self.work:
+                c0 = time.thread_time()
                 self.expand(CHUNK)
+                self.expand_s += time.thread_time() - c0
                 self._report_violations(link)
             if self.halted or not self.work:
                 for j in range(self.cfg.workers):
@@ -355,6 +390,9 @@ class PartitionWorker:
             "sent": self.sent,
             "bytes_sent": self.bytes_sent,
             "violations": counts,
+            "wait_s": self.wait_s,
+            "absorb_s": self.absorb_s,
+            "expand_s": self.expand_s,
         }
         link.to_coordinator(("final", self.index, stats))
 
@@ -399,11 +437,17 @@ class Transport(Protocol):
 
 @dataclass
 class PartitionStats:
-    """Totals of a partitioned search: per-worker states, messages and bytes sent."""
+    """Totals of a partitioned search: per-worker states, messages and bytes sent, and where
+    each worker's time went."""
 
     per_worker_states: list[int] = field(default_factory=list)
     messages: int = 0
     bytes_sent: int = 0
+    #: per worker: wall seconds waiting for messages, CPU seconds absorbing batches and
+    #: expanding states (serializing included)
+    wait_s: list[float] = field(default_factory=list)
+    absorb_s: list[float] = field(default_factory=list)
+    expand_s: list[float] = field(default_factory=list)
 
 
 class _Coordinator:
@@ -539,6 +583,8 @@ class _Coordinator:
         self.pstats.per_worker_states = [
             finals[w]["states"] if w in finals else 0 for w in range(self.n)
         ]
+        for key in ("wait_s", "absorb_s", "expand_s"):
+            setattr(self.pstats, key, [float(finals[w][key]) for w in sorted(finals)])
         self.pstats.messages = sum(f["sent"] for f in finals.values())
         self.pstats.bytes_sent = sum(f["bytes_sent"] for f in finals.values())
 
