@@ -55,6 +55,32 @@ def load(spec: str) -> tuple[str, System]:
     return label, load_model(path, defines)
 
 
+#: assumed network of the projection: bytes/s per node (10 Gbit/s Ethernet) and seconds of
+#: latency per message (a batch; asynchronous search overlaps it, so it counts once per level
+#: of back-and-forth, not per message: bounded below by the termination waves)
+BANDWIDTH = 1.25e9
+WAVES_S = 0.05
+
+
+def project(
+    states: int, base_cpu: float, cpu1: float, cpu2: float, bytes2: int, nodes: list[int]
+) -> list[str]:
+    """Projected speed-up at ``nodes`` workers (one per node) from the measured one-process
+    CPU seconds ``base_cpu``, the partitioned CPU seconds with one worker ``cpu1`` and two
+    workers ``cpu2`` (all workers), and the bytes two workers exchanged. Model: CPU per state
+    c = cpu1 / S; CPU per exchanged byte x = (cpu2 - cpu1) / bytes2; a successor is remote with
+    probability (N-1)/N, so bytes per state b_N = 2 (N-1)/N * bytes2 / S; time T(N) = max(S/N *
+    (c + x b_N), S b_N / (N BANDWIDTH)) + WAVES_S; speed-up = base_cpu / T(N)."""
+    c = cpu1 / states
+    x = max(cpu2 - cpu1, 0.0) / max(bytes2, 1)
+    rows = []
+    for n in nodes:
+        b = 2 * (n - 1) / n * bytes2 / states
+        t = max(states / n * (c + x * b), states * b / (n * BANDWIDTH)) + WAVES_S
+        rows.append(f"{n}: {base_cpu / t:.2f}x ({b:.0f} B/state)")
+    return rows
+
+
 def split(seconds: list[float]) -> str:
     """Mean seconds per worker."""
     return f"{sum(seconds) / max(len(seconds), 1):.1f}"
@@ -91,6 +117,7 @@ def main() -> None:
             f"| {label} | {base.states:,} | one process | 1 | {base.time_s:.2f} | "
             f"{rate0:,.0f} | 1.00 | 0 | 0 | {base_cpu:.2f} | |"
         )
+        cpu: dict[int, tuple[float, int]] = {}
         for transport in transports:
             for n in counts:
                 ray = "auto" if transport == "ray" else None
@@ -98,6 +125,8 @@ def main() -> None:
                     continue  # --ray with one worker means one actor per CPU
                 out, stats, used = run_partitioned(system, selection, compiled, options, n, ray)
                 same = (out.states, out.transitions) == (base.states, base.transitions)
+                if transport == "processes":
+                    cpu[n] = (sum(stats.expand_s) + sum(stats.absorb_s), stats.bytes_sent)
                 rate = out.states / out.time_s
                 print(
                     f"| {label} | {out.states:,}{'' if same else ' (DIFFERS)'} | {transport} | "
@@ -107,6 +136,12 @@ def main() -> None:
                     f"{split(stats.wait_s)} |",
                     flush=True,
                 )
+        if 1 in cpu and 2 in cpu:
+            for size in (base.states, 10**8):
+                shown = project(size, base_cpu * size / base.states, cpu[1][0] * size / base.states,
+                                cpu[2][0] * size / base.states, cpu[2][1] * size // base.states,
+                                [2, 8, 64])  # fmt: skip
+                print(f"projection for {label} at {size:,} states: " + ", ".join(shown))
 
 
 if __name__ == "__main__":

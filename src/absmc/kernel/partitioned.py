@@ -4,15 +4,16 @@ Stern & Dill, "Parallelizing the Murφ verifier", CAV 1997; termination by Matte
 four-counter method, "Algorithms for distributed termination detection", Distributed Computing
 2(3), 1987).
 
-Each worker keeps its own exact store of the states it owns and, per stored state, where it
-came from: (parent's owner, parent's local id, step label in the parent owner's numbering,
-depth). It expands its states first-in first-out; a successor it owns goes straight into its
-store, the others are batched per owner (``BATCH`` states, or fewer when the worker runs out of
-work) and sent as one ``marshal``-ed message. The search is *asynchronous* (no barrier per BFS
-level: models with millions of narrow levels, like bakery, would spend their time waiting), so
-the order is not breadth-first and a counterexample is not necessarily a shortest one; state and
-transition counts of an exhaustive search equal the one-worker search's (every reachable state
-is stored exactly once, by its owner, and expanded once).
+Each worker keeps its own exact store of the states it owns and, per stored state, where it came
+from: (parent's owner, parent's local id, step label in the parent owner's numbering, depth). It
+expands its states first-in first-out; a successor it owns goes straight into its store, the
+others are batched per owner (``BATCH`` states, or fewer when the worker runs out of work) and
+sent as one ``marshal``-ed message. The search is
+*asynchronous* (no barrier per BFS level: models with millions of narrow levels, like bakery,
+would spend their time waiting), so the order is not breadth-first and a counterexample is not
+necessarily a shortest one; state and transition counts of an exhaustive search equal the
+one-worker search's (every reachable state is stored exactly once, by its owner, and expanded
+once).
 
 This module holds what does not depend on how messages travel: :class:`PartitionWorker` (one
 worker's store, expansion loop and answers) and :func:`coordinate` (the driver: limits,
@@ -364,6 +365,8 @@ class PartitionWorker:
                 self.expand_s += time.thread_time() - c0
                 self._report_violations(link)
             if self.halted or not self.work:
+                # out of work: send what is buffered (flushing after every chunk instead cut
+                # the waiting on narrow levels but cost more in messages than it saved)
                 for j in range(self.cfg.workers):
                     self.flush(j)
             now = time.monotonic()
