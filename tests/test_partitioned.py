@@ -161,3 +161,32 @@ def test_ray_local_cluster_gives_the_counts_and_trace_of_one_worker() -> None:
     assert _summary(on_ray) == _summary(one)
     (bad,) = [p for p in on_ray.results if p.verdict is Verdict.VIOLATED]
     assert bad.trace is not None and bad.trace.replayed
+
+
+def test_time_limit_ends_with_unknown_and_statistics(tmp_path: Path) -> None:
+    model = tmp_path / "long.gcl"
+    model.write_text(
+        "var x, y : 0..100000;\nprocess P { x < 100000 -> x := x + 1; }\n"
+        "process Q { y < 100000 -> y := y + 1; }\n"
+    )
+    start = time.monotonic()
+    r = run_cli("check", str(model), "--workers", "2", "--timeout", "1", "--json")
+    assert time.monotonic() - start < 30
+    assert r.code == 3
+    first = json.loads(r.out)["results"][0]
+    assert first["verdict"] == "unknown" and "time limit of 1 s" in first["reason"]
+    assert first["stats"]["states"] > 0 and first["stats"]["workers"] == 2
+
+
+def test_spawned_or_remote_workers_compile_the_pickled_system() -> None:
+    import pickle
+
+    from absmc.engines.explicit.parallel import CompiledFactory
+    from absmc.ir.compile import compile_system
+
+    system = load_model(GCL_EXAMPLES / "peterson.gcl")
+    here = compile_system(system)
+    shipped = pickle.loads(pickle.dumps(CompiledFactory(system, system.properties, here)))
+    assert shipped.compiled is None
+    there = shipped()
+    assert there is not here and there.successors(there.initial) == here.successors(here.initial)
