@@ -47,6 +47,8 @@ class CheckArgs:
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
+    workers: int = 1
+    ray: str | None = None
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""
@@ -68,4 +70,6 @@ FLAG_OF = {
     "abstract": "--abstract",
     "rest": "--rest",
     "basl": "--basl",
+    "workers": "--workers",
+    "ray": "--ray",
 }

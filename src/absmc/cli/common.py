@@ -49,6 +49,8 @@ FLAGS: Final[Mapping[str, str]] = {
     "rest": "--rest",
     "seed_predicates": "--seed-predicates",
     "backend": "--backend",
+    "workers": "--workers",
+    "ray": "--ray",
 }
 
 

@@ -22,16 +22,21 @@ __all__ = ["ENGINE", "ExplicitOptions", "check_explicit", "make_store"]
 
 @dataclass(frozen=True)
 class ExplicitOptions:
-    """Explicit search's own option: the ``backend`` that runs the search — ``python`` (the
-    generated-Python back end), ``native`` (C, :mod:`absmc.native`) or ``auto`` (Python, moving
-    to C for large models; see :mod:`absmc.engines.explicit.native`). Order, store and limits
-    are shared: :class:`~absmc.kernel.options.CheckOptions`."""
+    """Explicit search's own options (order, store and limits are shared:
+    :class:`~absmc.kernel.options.CheckOptions`): the ``backend`` that runs the search —
+    ``python`` (the generated-Python back end), ``native`` (C, :mod:`absmc.native`) or ``auto``
+    (Python, moving to C for large models; see :mod:`absmc.engines.explicit.native`);
+    ``workers`` > 1 runs the hash-partitioned search (:mod:`absmc.kernel.partitioned`) in that
+    many processes; ``ray`` runs it on Ray actors instead (``"auto"``: a local Ray cluster;
+    else the address of a running one)."""
 
     backend: Literal["python", "native", "auto"] = "python"
+    workers: int = 1
+    ray: str | None = None
 
 
 def _check(system: System, options: CheckOptions, own: ExplicitOptions) -> Result:
-    return check_explicit(system, options, own.backend)
+    return check_explicit(system, options, own.backend, own.workers, own.ray)
 
 
 #: the registry entry (:mod:`absmc.engines.registry`)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
+from absmc.engines.explicit.parallel import run_partitioned
+from absmc.errors import OptionError
 from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.system import System
 from absmc.kernel.graph import bounded_graph
@@ -28,7 +30,13 @@ def make_store(options: CheckOptions) -> Store:
     return ExactStore()
 
 
-def check_explicit(system: System, options: CheckOptions, backend: Backend = "python") -> Result:
+def check_explicit(
+    system: System,
+    options: CheckOptions,
+    backend: Backend = "python",
+    workers: int = 1,
+    ray: str | None = None,
+) -> Result:
     """Model check ``system`` by explicit-state search on ``backend`` (``python``, ``native``
     or ``auto``: :mod:`absmc.engines.explicit.native`; ``native`` raises ``OptionError`` when it
     cannot serve the options).
@@ -36,12 +44,18 @@ def check_explicit(system: System, options: CheckOptions, backend: Backend = "py
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
     have omitted states), and the reason gives SPIN's hash factor and the expected coverage (or
-    the expected number of hash collisions). Linear-time properties (``ltl`` blocks, never
-    claims) are checked each by its own product search with a nested DFS
-    (:mod:`absmc.kernel.ltl`) after the safety search. Raises ``OptionError`` for unknown
-    property names, ``ValueError`` for a bad bitstate size.
+    the expected number of hash collisions). ``workers`` > 1 or ``ray`` run the safety search
+    hash-partitioned (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and
+    verdicts). Linear-time properties (``ltl`` blocks, never claims) are checked each by its
+    own product search with a nested DFS (:mod:`absmc.kernel.ltl`) after the safety search.
+    Raises ``OptionError`` for unknown property names or an unsupported combination,
+    ``ValueError`` for a bad bitstate size.
     """
     selection = select_properties(system, options)
+    if backend != "python" and (workers > 1 or ray is not None):
+        raise OptionError(
+            "--workers and --ray run on the Python back end (use --backend python)", "backend"
+        )
     if backend != "python":
         # imported here: a run on the Python back end does not load cffi and the C generator
         from absmc.engines.explicit.native import check_with_backend
@@ -50,7 +64,9 @@ def check_explicit(system: System, options: CheckOptions, backend: Backend = "py
             system, options, selection, backend, lambda o: check_explicit(system, o)
         )
     compiled = compile_system(system, selection.user)
-    results = _safety(system, options, compiled, selection) if selection.names() else []
+    results = (
+        _safety(system, options, compiled, selection, workers, ray) if selection.names() else []
+    )
     for prop in selection.ltl:
         store, nested = make_store(options), make_store(options)
         found = search_ltl(
@@ -98,20 +114,37 @@ def _inexact(store: Store) -> str | None:
 
 
 def _safety(
-    system: System, options: CheckOptions, compiled: CompiledSystem, selection: Selection
+    system: System,
+    options: CheckOptions,
+    compiled: CompiledSystem,
+    selection: Selection,
+    workers: int = 1,
+    ray: str | None = None,
 ) -> list[PropertyResult]:
-    """The safety search (state properties, assertions, deadlocks, model errors)."""
+    """The safety search (state properties, assertions, deadlocks, model errors), in one
+    process or hash-partitioned over ``workers`` processes or Ray actors."""
     store = make_store(options)
-    outcome = search(
-        compiled,
-        store,
-        order=options.order,
-        limits=options.limits,
-        keep_going=options.keep_going,
-        check_deadlock=selection.deadlock,
-        progress=options.progress,
-    )
-    extra = store.stats()
+    if workers > 1 or ray is not None:
+        outcome, pstats, used = run_partitioned(system, selection, compiled, options, workers, ray)
+        extra: dict[str, Any] = {
+            "store": "exact",
+            "workers": used,
+            "transport": "ray" if ray is not None else "processes",
+            "messages": pstats.messages,
+            "bytes_exchanged": pstats.bytes_sent,
+            "states_per_worker": pstats.per_worker_states,
+        }
+    else:
+        outcome = search(
+            compiled,
+            store,
+            order=options.order,
+            limits=options.limits,
+            keep_going=options.keep_going,
+            check_deadlock=selection.deadlock,
+            progress=options.progress,
+        )
+        extra = store.stats()
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
