@@ -23,7 +23,7 @@ from .conftest import EXAMPLES, GCL_EXAMPLES, ROOT, run_cli
 
 
 def _run(path: Path, workers: int, **kw: object) -> Result:
-    return check_explicit(load_model(path), CheckOptions(**kw), workers)  # type: ignore[arg-type]
+    return check_explicit(load_model(path), CheckOptions(**kw), workers=workers)  # type: ignore[arg-type]
 
 
 def _summary(r: Result) -> list[tuple[str, Verdict, int]]:
@@ -154,7 +154,7 @@ def test_ray_local_cluster_gives_the_counts_and_trace_of_one_worker() -> None:
     system = load_model(model)
     options = CheckOptions(keep_going=True)
     one = check_explicit(system, options)
-    on_ray = check_explicit(system, options, 2, "auto")
+    on_ray = check_explicit(system, options, workers=2, ray="auto")
     s1, sr = one.results[0].stats, on_ray.results[0].stats
     assert (sr.states, sr.transitions) == (s1.states, s1.transitions)
     assert sr.extra["transport"] == "ray" and len(sr.extra["states_per_worker"]) == 2
