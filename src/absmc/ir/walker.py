@@ -59,6 +59,8 @@ def _group(o: Operator) -> str:
         return "walk_compare"
     if o in LOGIC_OPS or o is Operator.ITE:
         return "walk_logic"
+    if o is Operator.SELECT:
+        return "walk_op"
     assert o in BIT_OPS
     return "walk_bitwise"
 

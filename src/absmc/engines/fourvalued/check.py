@@ -41,6 +41,7 @@ from absmc.engines.fourvalued.build import (
     build_abstraction,
 )
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
+from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
 from absmc.ir.sorts import BoolSort
@@ -376,6 +377,7 @@ def check_fourvalued(
     must be searched exhaustively). Raises ``OptionError`` for unknown property names,
     ``ModelError`` for an unusable predicate or an assertion that cannot be abstracted.
     """
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
     t0 = time.monotonic()
     timeout = options.limits.timeout
