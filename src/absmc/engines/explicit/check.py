@@ -25,8 +25,10 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
-    have omitted states), and the reason gives SPIN's hash factor and the expected coverage (or
-    the expected number of hash collisions). Raises ``OptionError`` for unknown property names,
+    have omitted states), and the reason gives SPIN's hash factor, the observed false matches
+    and a bound on the probability of an omission, never a coverage percentage
+    (:class:`~absmc.kernel.store.BitStateStore`), or the expected number of hash
+    collisions. Raises ``OptionError`` for unknown property names,
     ``ValueError`` for a bad bitstate size.
     """
     selection = select_properties(system, options)
@@ -47,10 +49,9 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     )
     reason = None
     if isinstance(store, BitStateStore):
-        hf = extra["hash_factor"]
         reason = (
             f"bitstate search found no violation in {outcome.states} states "
-            f"(hash factor {hf}, expected coverage {extra['expected_coverage']:.2%}); not a proof"
+            f"({extra['coverage']}); not a proof"
         )
     elif isinstance(store, HashCompactStore):
         reason = (
