@@ -532,17 +532,11 @@ class _Gen:
         if raises:
             self.emit(indent, "try:")
             indent += 1
-        for k, (cond, msg) in enumerate(c.errors):
-            cnd = cond if var is None else _strip_dispatch(cond, var, value)
-            self.emit(indent, f"{'if' if k == 0 else 'elif'} {tr(cnd)}:")
-            self.emit(indent + 1, f"_e += (_F({c.index}, {msg!r}, {NO_MODEL_ERROR!r}),)")
-        if c.errors:
-            self.emit(indent, "else:")
-            indent += 1
-        g = tr(guard)
-        if g != "1":
-            self.emit(indent, f"if {g}:")
-            indent += 1
+        errors = [
+            (list(conjuncts(cond if var is None else _strip_dispatch(cond, var, value))), msg)
+            for cond, msg in c.errors
+        ]
+        indent = self.tests(indent, c.index, errors, list(conjuncts(guard)))
         slots = [f"v{i}" for i in range(self.n)]
         checks: list[tuple[str, str, RangeSort]] = []
         bounds = guard_bounds(sys, c.guard)
@@ -605,6 +599,43 @@ class _Gen:
         if raises:
             self.emit(base, "except ZeroDivisionError:")
             self.emit(base + 1, f"_e += (_F({c.index}, 'division by zero', {NO_MODEL_ERROR!r}),)")
+
+    def tests(
+        self, indent: int, ci: int, errors: list[tuple[list[Expr], str]], guard: list[Expr]
+    ) -> int:
+        """Emit the model-error tests of command ``ci`` (in order: the first that holds is
+        reported) and then its guard; returns the indentation of the command's effect. The
+        errors at the end of the list that start with the guard's first conjunct are tested
+        under one test of it, recursively (a Promela statement's bounds errors repeat the
+        conditions before them: each is evaluated once instead of once per error). Only a
+        conjunct that cannot divide by zero is shared (``&&`` evaluates left to right, so the
+        tests and their order are the original ones)."""
+        tr = self.tr
+        kw = "if"
+        while True:
+            head = guard[0] if guard and not may_raise(guard[0]) else None
+            j = len(errors)
+            while head is not None and j > 0 and errors[j - 1][0][:1] == [head]:
+                j -= 1
+            for parts, msg in errors[:j]:
+                self.emit(indent, f"{kw} {tr(conj(parts))}:")
+                self.emit(indent + 1, f"_e += (_F({ci}, {msg!r}, {NO_MODEL_ERROR!r}),)")
+                kw = "elif"
+            if head is None or j == len(errors):
+                break
+            self.emit(indent, f"{kw} {tr(head)}:")
+            indent += 1
+            kw = "if"
+            errors = [(parts[1:], msg) for parts, msg in errors[j:]]
+            guard = guard[1:]
+        if kw == "elif":
+            self.emit(indent, "else:")
+            indent += 1
+        g = tr(conj(guard))
+        if g != "1":
+            self.emit(indent, f"if {g}:")
+            indent += 1
+        return indent
 
     def split_writes(
         self, c: Command, bounds: dict[str, Interval]
