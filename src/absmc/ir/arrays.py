@@ -145,11 +145,10 @@ def strided_slots(elems: Sequence[Expr], index_of: Mapping[str, int]) -> tuple[i
 
 @dataclass(frozen=True)
 class ArrayWrite:
-    """One indexed store recognized in a command's updates: for ``k`` in ``0..length-1``, state
-    position ``base + stride * (k - first)``... precisely: the updated variables are at
-    positions ``base + stride * j`` for ``j = 0..length-1``, and position ``j`` receives
-    ``value`` when ``index == first + j``. ``rests[j]`` is what position ``j`` receives
-    otherwise (an expression over the state before the step; often the variable itself)."""
+    """One indexed store recognized in a command's updates: the variables ``names`` are at
+    state positions ``base + stride * j`` for ``j = 0..length-1``, and position ``j`` receives
+    ``value`` when ``index == first + j``; ``rests[j]`` is what it receives otherwise (an
+    expression over the state before the step; often the variable itself)."""
 
     index: Expr
     value: Expr
@@ -161,7 +160,7 @@ class ArrayWrite:
     rests: tuple[Expr, ...]
 
 
-def _write_layer(e: Expr) -> tuple[Expr, Expr, int, Expr] | None:
+def write_layer(e: Expr) -> tuple[Expr, Expr, int, Expr] | None:
     """``(index, value, k, rest)`` when ``e`` is ``ite(index == k, value, rest)`` with a
     constant ``k`` and a non-constant ``index``."""
     if not (isinstance(e, Op) and e.op is Operator.ITE):
@@ -190,7 +189,7 @@ def array_writes(
     matching is kept as it is)."""
     layers: dict[tuple[Expr, Expr], list[tuple[int, str, int, Expr]]] = {}
     for name, e in updates:
-        lay = _write_layer(e)
+        lay = write_layer(e)
         if lay is not None:
             idx, val, k, rest = lay
             layers.setdefault((idx, val), []).append((k, name, index_of[name], rest))
@@ -203,7 +202,7 @@ def array_writes(
         stack = [w]
         # peel inner writes to the same elements: rest_j = ite(idx2 == first2 + j, v2, rest2_j)
         while True:
-            inner = [_write_layer(r) for r in stack[0].rests]
+            inner = [write_layer(r) for r in stack[0].rests]
             if any(x is None for x in inner):
                 break
             keys = {(x[0], x[1]) for x in inner if x is not None}

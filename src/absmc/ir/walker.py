@@ -3,7 +3,8 @@
 A subclass of :class:`ExprWalker` defines one handler per operator — ``walk_add``,
 ``walk_and``, ... (``"walk_" + Operator.name.lower()``) — or per operator group (``walk_arith``,
 ``walk_compare``, ``walk_logic``, ``walk_bitwise``; the default of an operator's handler is its
-group's, the default of a group is :meth:`ExprWalker.walk_op`), plus :meth:`walk_const` and
+group's, the default of a group is :meth:`ExprWalker.walk_op`; ``walk_select`` has no group, its
+default is ``walk_op``), plus :meth:`walk_const` and
 :meth:`walk_var`. An operator handler receives the node and the list of its arguments' results,
 in argument order.
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.arrays import select_chain
+from absmc.ir.arrays import select_chain, write_layer
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
 from absmc.ir.sorts import BOOL
@@ -1658,7 +1658,7 @@ def select(idx: Expr, elems: list[Expr]) -> Expr:
     if all(x == elems[0] for x in elems):
         return elems[0]
     n = len(elems)
-    layers = [_write_layer(x) for x in elems]
+    layers = [write_layer(x) for x in elems]
     if all(la is not None for la in layers):
         keys = {(la[0], la[1]) for la in layers if la is not None}
         ks = [la[2] for la in layers if la is not None]
@@ -1669,16 +1669,6 @@ def select(idx: Expr, elems: list[Expr]) -> Expr:
             clamp = mk("ite", inb, idx, Const(n - 1))
             return mk("ite", mk("==", i_w, clamp), v_w, select(idx, rests))
     return Op("select", (idx, *elems))
-
-
-def _write_layer(e: Expr) -> tuple[Expr, Expr, int, Expr] | None:
-    """``(i, v, k, rest)`` when ``e`` is ``ite(i == k, v, rest)`` with a constant ``k``."""
-    if not (isinstance(e, Op) and e.op == "ite"):
-        return None
-    c, v, r = e.args
-    if isinstance(c, Op) and c.op == "==" and isinstance(c.args[1], Const):
-        return (c.args[0], v, c.args[1].value, r)
-    return None
 
 
 def _unwrap(e: Expr, sort: Any) -> Expr:
