@@ -44,7 +44,7 @@ QUICK = (
     "rushhour.4",
     "sokoban.1",
     "frogs.2",
-    "frogs.4",
+    "frogs.1",
     "pouring.1",
     "pouring.2",
     "firewire_link.1",

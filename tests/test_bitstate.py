@@ -9,13 +9,14 @@ exact shadow sample.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from absmc.engines.explicit.check import check_explicit
 from absmc.ir.compile import compile_system
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.kernel.search import search
 from absmc.kernel.store import BitStateStore, ExactStore
@@ -84,3 +85,13 @@ def test_large_array_finds_everything_and_says_how_likely_that_is() -> None:
     assert "probability of any omission <=" in r.reason and "not a proof" in r.reason
     assert r.stats.extra["observed_false_matches"] == 0
     assert r.stats.extra["omission_probability_bound"] < 0.01
+
+
+def test_a_partial_search_claims_nothing() -> None:
+    system = load_model(MODELS[0])
+    options = CheckOptions(store="bitstate", bitstate_bits=26, keep_going=True)
+    limited = replace(options, limits=Limits(max_states=100))
+    r = check_explicit(system, limited).results[0]
+    assert r.verdict is Verdict.UNKNOWN and r.stats.states <= 101
+    assert "coverage unknown: a partial search" in r.stats.extra["coverage"]
+    assert "probability of any omission" not in r.stats.extra["coverage"]

@@ -256,7 +256,9 @@ class BitStateStore:
             union_bound=(stored + 1) * fill**self.k,
         )
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
+        """The store's statistics; ``stopped``: why the search ended early, if it did (the
+        coverage statement then claims nothing)."""
         cov = self.coverage()
         hf = cov.hash_factor
         return {
@@ -269,7 +271,7 @@ class BitStateStore:
             "observed_false_matches": cov.observed_false_matches,
             "false_match_rate": float(f"{cov.false_match_rate:.4g}"),
             "omission_probability_bound": float(f"{cov.omission_probability_bound:.4g}"),
-            "coverage": cov.statement(),
+            "coverage": cov.statement(stopped),
         }
 
 
@@ -308,17 +310,20 @@ class BitStateCoverage:
             return 1.0
         return min(1.0, self.union_bound)
 
-    def statement(self) -> str:
+    def statement(self, stopped: str | None = None) -> str:
         """One line for reports: the hash factor, the observed false matches and either the
-        bound on the probability of an omission (when at most 1%) or that coverage is
-        unknown; never a coverage percentage."""
+        bound on the probability of an omission (when at most 1% and the search was not
+        ``stopped`` early: a limit, the first violation) or that coverage is unknown; never a
+        coverage percentage."""
         hf = f"{self.hash_factor:,.1f}" if math.isfinite(self.hash_factor) else "inf"
         seen = (
             f"{self.observed_false_matches:,} false match(es) observed in "
             f"{self.sampled:,} sampled lookups"
         )
         p = self.omission_probability_bound
-        if p <= 0.01:
+        if stopped is not None:
+            tail = f"coverage unknown: a partial search ({stopped})"
+        elif p <= 0.01:
             tail = f"probability of any omission <= {p:.2g} (uniform hashing)"
         else:
             tail = "coverage unknown: a false match cuts off every state behind it"

@@ -43,7 +43,7 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
         check_deadlock=selection.deadlock,
         progress=options.progress,
     )
-    extra = store.stats()
+    extra = store.stats(outcome.stopped) if isinstance(store, BitStateStore) else store.stats()
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
