@@ -612,15 +612,20 @@ class _Gen:
         tests and their order are the original ones)."""
         tr = self.tr
         kw = "if"
+        refuted: set[Expr] = set()  # one-conjunct error conditions found false on the way here
         while True:
             head = guard[0] if guard and not may_raise(guard[0]) else None
             j = len(errors)
             while head is not None and j > 0 and errors[j - 1][0][:1] == [head]:
                 j -= 1
             for parts, msg in errors[:j]:
+                if refuted.intersection(parts) and not any(may_raise(x) for x in parts):
+                    continue  # false here (a repeated bounds check of the same index)
                 self.emit(indent, f"{kw} {tr(conj(parts))}:")
                 self.emit(indent + 1, f"_e += (_F({ci}, {msg!r}, {NO_MODEL_ERROR!r}),)")
                 kw = "elif"
+                if len(parts) == 1:
+                    refuted.add(parts[0])
             if head is None or j == len(errors):
                 break
             self.emit(indent, f"{kw} {tr(head)}:")
