@@ -163,7 +163,7 @@ class Lowerer:
         self.seen_errors: set[tuple[Expr, str]] = set()
         self.timeout_used = False
         self._receivers: dict[int, list[tuple[Slot, ProcType, int, Trans]]] | None = None
-        self._partner_guards: dict[bool, dict[tuple[int, int, int], list[Expr]]] = {}
+        self._partner_guards: dict[bool, tuple[dict[tuple[int, int, int], list[Expr]], bool]] = {}
 
     # -- errors -------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None = None, span: SourceSpan | None = None) -> ModelError:
@@ -1342,10 +1342,15 @@ class Lowerer:
     def partner_guards(self, tmo: bool) -> dict[tuple[int, int, int], list[Expr]]:
         """For every rendezvous receive transition (key: pid, proctype index, ``id`` of the
         transition), the guards of its joint commands with every send, in the order of the
-        sends (slot, proctype, location, transition). Computed once per ``tmo``."""
+        sends (slot, proctype, location, transition). Computed once per ``tmo``; as when it
+        was computed on every call, ``timeout_used`` is set when a send path reads ``timeout``."""
         cached = self._partner_guards.get(tmo)
         if cached is not None:
-            return cached
+            out_c, used = cached
+            self.timeout_used = self.timeout_used or used
+            return out_c
+        before = self.timeout_used
+        self.timeout_used = False
         out: dict[tuple[int, int, int], list[Expr]] = {}
         for s1 in self.slots:
             for t1 in s1.types:
@@ -1355,7 +1360,8 @@ class Lowerer:
                             continue
                         for g, _z, (s2, t2, tr2) in self.joint(s1, t1, tr1, tmo):
                             out.setdefault((s2.pid, t2.index, id(tr2)), []).append(conj(g))
-        self._partner_guards[tmo] = out
+        self._partner_guards[tmo] = (out, self.timeout_used)
+        self.timeout_used = before or self.timeout_used
         return out
 
     def receivers(self, cid: int) -> list[tuple[Slot, ProcType, int, Trans]]:
