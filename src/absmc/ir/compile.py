@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from absmc.ir.arrays import ArrayWrite, array_writes, strided_slots
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
@@ -65,6 +66,7 @@ class PyExpr(ExprWalker[str]):
         super().__init__(transient=True)
         self.index_of = index_of
         self.unbounded = _Mentions(unbounded) if unbounded else None
+        self.n_index = 0  # walrus names of computed array indices
 
     def name(self, var: str) -> str:
         """The local name of variable ``var``."""
@@ -100,6 +102,32 @@ class PyExpr(ExprWalker[str]):
         other = e.args[2]
         els = a[2][1:-1] if isinstance(other, Op) and other.op == "ite" else a[2]
         return f"({a[1]} if {a[0]} else {els})"
+
+    def walk_select(self, e: Op, a: list[str]) -> str:
+        # element i of the tuple, the last one out of range (ir.arrays): elements that are
+        # state variables at evenly spaced positions are one indexed read of the state
+        elems = e.args[1:]
+        n = len(elems)
+        i = a[0]
+        if i.isidentifier() or i.lstrip("-").isdigit():
+            test = f"0 <= {i} < {n}"
+        else:
+            self.n_index += 1
+            name = f"_i{self.n_index}"
+            test = f"0 <= ({name} := {i}) < {n}"
+            i = name
+        pos = strided_slots(elems, self.index_of)
+        if pos is not None:
+            base, stride = pos
+            at = i if stride == 1 else f"{stride} * {i}"
+            at = at if base == 0 else f"{base} + {at}"
+            return f"(s[{at}] if {test} else {a[-1]})"
+        if any(may_raise(x) for x in elems):  # lazily, as the case split evaluates
+            out = a[-1]
+            for k in range(n - 2, -1, -1):
+                out = f"({a[1 + k]} if {i} == {k} else {out})"
+            return f"({out} if {test} else {a[-1]})"
+        return f"(({', '.join(a[1:])},)[{i}] if {test} else {a[-1]})"
 
     def walk_neg(self, e: Op, a: list[str]) -> str:
         return f"(-{a[0]})"
@@ -426,9 +454,11 @@ def interval(system: System, e: Expr, bounds: dict[str, Interval]) -> Interval |
         return (s.lo, s.hi) if isinstance(s, RangeSort) else None
     if not isinstance(e, Op):
         return None
-    if e.op == "ite":
-        a, b = interval(system, e.args[1], bounds), interval(system, e.args[2], bounds)
-        return (min(a[0], b[0]), max(a[1], b[1])) if a and b else None
+    if e.op == "ite" or e.op == "select":
+        parts = [interval(system, x, bounds) for x in e.args[1:]]
+        if any(p is None for p in parts):
+            return None
+        return (min(p[0] for p in parts if p), max(p[1] for p in parts if p))
     if e.op == "neg":
         a = interval(system, e.args[0], bounds)
         return (-a[1], -a[0]) if a else None
@@ -479,6 +509,7 @@ class _Gen:
         self.prop_names = {p.name for p in props if p.kind == "assert"}
         self.prop_exprs = {p.name: p.expr for p in props if p.kind == "assert"}
         self.uses_exclusive = any(c.exclusive for c in system.commands)
+        self.n_stores = 0
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
@@ -539,21 +570,16 @@ class _Gen:
         if raises:
             self.emit(indent, "try:")
             indent += 1
-        for k, (cond, msg) in enumerate(c.errors):
-            cnd = cond if var is None else _strip_dispatch(cond, var, value)
-            self.emit(indent, f"{'if' if k == 0 else 'elif'} {tr(cnd)}:")
-            self.emit(indent + 1, f"_e += (_F({c.index}, {msg!r}, {NO_MODEL_ERROR!r}),)")
-        if c.errors:
-            self.emit(indent, "else:")
-            indent += 1
-        g = tr(guard)
-        if g != "1":
-            self.emit(indent, f"if {g}:")
-            indent += 1
+        errors = [
+            (list(conjuncts(cond if var is None else _strip_dispatch(cond, var, value))), msg)
+            for cond, msg in c.errors
+        ]
+        indent = self.tests(indent, c.index, errors, list(conjuncts(guard)))
         slots = [f"v{i}" for i in range(self.n)]
         checks: list[tuple[str, str, RangeSort]] = []
         bounds = guard_bounds(sys, c.guard)
-        for k, (name, rhs) in enumerate(c.updates):
+        updates, stacks = self.split_writes(c, bounds)
+        for k, (name, rhs) in enumerate(updates):
             i = sys.index_of[name]
             sort = sys.by_name[name].sort
             src = tr(rhs)
@@ -588,7 +614,13 @@ class _Gen:
                 )
         tup = "(" + ", ".join(slots) + ("," if self.n == 1 else "") + ")"
         changed = [i for i in range(self.n) if slots[i] != f"v{i}"]
-        if self.n >= 32 and 4 * len(changed) < self.n:
+        if stacks:
+            # indexed stores (array writes with a computed index) into a copy of the state
+            sets = "; ".join(_list_updates(slots, changed))
+            self.emit(indent, f"_l = list(s); {sets}" if sets else "_l = list(s)")
+            self.stores(indent, stacks)
+            tup = "tuple(_l)"
+        elif self.n >= 32 and 4 * len(changed) < self.n:
             # a wide state with few changes: copying the old tuple is cheaper than rebuilding
             sets = "; ".join(_list_updates(slots, changed))
             self.emit(indent, f"_l = list(s); {sets}" if sets else "_l = s")
@@ -605,6 +637,114 @@ class _Gen:
         if raises:
             self.emit(base, "except ZeroDivisionError:")
             self.emit(base + 1, f"_e += (_F({c.index}, 'division by zero', {NO_MODEL_ERROR!r}),)")
+
+    def tests(
+        self, indent: int, ci: int, errors: list[tuple[list[Expr], str]], guard: list[Expr]
+    ) -> int:
+        """Emit the model-error tests of command ``ci`` (in order: the first that holds is
+        reported) and then its guard; returns the indentation of the command's effect. The
+        errors at the end of the list that start with the guard's first conjunct are tested
+        under one test of it, recursively (a Promela statement's bounds errors repeat the
+        conditions before them: each is evaluated once instead of once per error). Only a
+        conjunct that cannot divide by zero is shared (``&&`` evaluates left to right, so the
+        tests and their order are the original ones)."""
+        tr = self.tr
+        kw = "if"
+        refuted: set[Expr] = set()  # one-conjunct error conditions found false on the way here
+        while True:
+            head = guard[0] if guard and not may_raise(guard[0]) else None
+            j = len(errors)
+            while head is not None and j > 0 and errors[j - 1][0][:1] == [head]:
+                j -= 1
+            for parts, msg in errors[:j]:
+                if refuted.intersection(parts) and not any(may_raise(x) for x in parts):
+                    continue  # false here (a repeated bounds check of the same index)
+                self.emit(indent, f"{kw} {tr(conj(parts))}:")
+                self.emit(indent + 1, f"_e += (_F({ci}, {msg!r}, {NO_MODEL_ERROR!r}),)")
+                kw = "elif"
+                if len(parts) == 1:
+                    refuted.add(parts[0])
+            if head is None or j == len(errors):
+                break
+            self.emit(indent, f"{kw} {tr(head)}:")
+            indent += 1
+            kw = "if"
+            errors = [(parts[1:], msg) for parts, msg in errors[j:]]
+            guard = guard[1:]
+        if kw == "elif":
+            self.emit(indent, "else:")
+            indent += 1
+        g = tr(conj(guard))
+        if g != "1":
+            self.emit(indent, f"if {g}:")
+            indent += 1
+        return indent
+
+    def split_writes(
+        self, c: Command, bounds: dict[str, Interval]
+    ) -> tuple[list[tuple[str, Expr]], list[list[ArrayWrite]]]:
+        """The command's updates without the array writes emitted as indexed stores
+        (:func:`absmc.ir.arrays.array_writes`; the stored variables keep their innermost
+        ``rest``), and those writes. A write is only stored so when nothing in it can divide by
+        zero (the stores evaluate eagerly what the per-element form evaluates lazily) and its
+        variables are wrapping or the value fits them."""
+        if len(c.updates) < 4:
+            return list(c.updates), []
+        sys = self.system
+        _plain, stacks = array_writes(c.updates, sys.index_of)
+        if not stacks:
+            return list(c.updates), []
+        kept: list[list[ArrayWrite]] = []
+        rests: dict[str, Expr] = {}
+        for stack in stacks:
+            sorts = {sys.by_name[n].sort for n in stack[0].names}
+            sort = next(iter(sorts))
+            ok = len(sorts) == 1 and isinstance(sort, RangeSort)
+            for w in stack:
+                ok = ok and not any(may_raise(x) for x in (w.index, w.value, *w.rests))
+                ok = ok and (
+                    (isinstance(sort, RangeSort) and sort.overflow == "wrap")
+                    or (isinstance(sort, RangeSort) and _fits(sys, w.value, sort, bounds))
+                )
+            if ok:
+                kept.append(stack)
+                rests.update(zip(stack[0].names, stack[0].rests, strict=True))
+        if not kept:
+            return list(c.updates), []
+        grouped = {n for stack in kept for n in stack[0].names}
+        out = [(n, e) for n, e in c.updates if n not in grouped]
+        out += [(n, rests[n]) for n, _ in c.updates if n in grouped]
+        return out, kept
+
+    def stores(self, indent: int, stacks: list[list[ArrayWrite]]) -> None:
+        """``_l[position] = value`` for each write of ``stacks`` whose index is in range (in
+        order: a later write to the same position wins), values wrapped into the variables'
+        range; ``_l`` is the new state as a list, the expressions read the old state."""
+        sys = self.system
+        for stack in stacks:
+            sort = sys.by_name[stack[0].names[0]].sort
+            assert isinstance(sort, RangeSort)
+            for w in stack:
+                self.n_stores += 1
+                k = f"_w{self.n_stores}"
+                self.emit(indent, f"{k} = {self.tr(w.index)}")
+                off = w.base - w.stride * w.first
+                at = f"{off} + {k}" if w.stride == 1 else f"{off} + {w.stride} * {k}"
+                self.emit(indent, f"if {w.first} <= {k} < {w.first + w.length}:")
+                src = self.tr(w.value)
+                if _fits(sys, w.value, sort, {}):
+                    self.emit(indent + 1, f"_l[{at}] = {src}")
+                    continue
+                self.emit(indent + 1, f"_x = {src}")
+                wrapped = (
+                    f"_x % {sort.size}"
+                    if sort.lo == 0
+                    else f"(_x - {sort.lo}) % {sort.size} + {sort.lo}"
+                )
+                self.emit(
+                    indent + 1,
+                    f"_l[{at}] = _x if {sort.lo} <= _x <= {sort.hi} else {wrapped}",
+                )
 
     def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
         """Code for ``cmds`` (in order), dispatched on program counters where possible."""

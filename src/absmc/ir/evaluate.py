@@ -88,6 +88,13 @@ class Evaluator(ExprWalker[Value]):
             return c
         return a if c else b
 
+    def walk_select(self, e: Op, args: list[Value]) -> Value:
+        i = args[0]
+        if isinstance(i, _Failure):
+            return i
+        n = len(args) - 1
+        return args[1 + i] if 0 <= i < n else args[n]
+
     def walk_op(self, e: Op, args: list[Value]) -> Value:
         for a in args:
             if type(a) is not int:

@@ -21,6 +21,14 @@ operator                  arity         meaning
                                         unbounded integers (``>>`` is arithmetic; a
                                         negative shift count gives 0)
 ``~``                     1             bitwise complement (``~x == -x - 1``)
+``select``                ≥ 2           ``select(i, e0, ..., e(n-1))``: element ``i`` of
+                                        the tuple (an array read with a computed
+                                        index); out of range (``i < 0`` or ``i >= n``)
+                                        the last element ``e(n-1)`` — a total operator,
+                                        the same value as the chain
+                                        ``ite(i == 0, e0, ite(i == 1, e1, ... e(n-1)))``
+                                        (:func:`absmc.ir.arrays.select_chain`); front ends
+                                        guard it with an explicit bounds error
 ========================  ============  ==========================================
 
 Equality and hashing are structural and ignore source spans. Hashes are cached, so expressions
@@ -66,13 +74,14 @@ class Operator(StrEnum):
     SHL = "<<"
     SHR = ">>"
     BITNOT = "~"
+    SELECT = "select"
 
     def __repr__(self) -> str:
         return str.__repr__(self.value)
 
     @property
     def arity(self) -> int | None:
-        """The number of arguments (``None``: two or more, for ``&&`` and ``||``)."""
+        """The number of arguments (``None``: two or more, for ``&&``, ``||`` and ``select``)."""
         return _ARITY.get(self, 2)
 
 
@@ -83,6 +92,7 @@ _ARITY: Final[dict[Operator, int | None]] = {
     Operator.ITE: 3,
     Operator.AND: None,
     Operator.OR: None,
+    Operator.SELECT: None,
 }
 #: spelling -> operator (also maps each member to itself: members hash like their spelling)
 _BY_SPELLING: Final[dict[str, Operator]] = {o.value: o for o in Operator}
@@ -232,7 +242,7 @@ class Op(Expr):
     def sort(self) -> Sort:
         if self.op in COMPARE_OPS or self.op in LOGIC_OPS:
             return BOOL
-        if self.op == "ite":
+        if self.op == "ite" or self.op == "select":
             return self.args[1].sort() if self.args[1].is_bool else INT
         return INT
 

@@ -40,6 +40,7 @@ _PREC = {
     "neg": 7,
     "!": 7,
     "~": 7,
+    "select": 8,
 }
 _ATOM = 8
 
@@ -85,6 +86,10 @@ class GclPrinter(ExprWalker[str]):
         if _prec(xs[1]) < 1:
             a = f"({a})"
         return f"{c} ? {a} : {b}"
+
+    def walk_select(self, e: Op, args: list[str]) -> str:
+        # not GCL (which has no arrays): exporters expand selects first (ir.arrays)
+        return f"select({', '.join(args)})"
 
     def walk_and(self, e: Op, args: list[str]) -> str:
         return self._junction(e, args)

@@ -59,6 +59,14 @@ class Simplifier(ExprWalker[Expr]):
             return a
         return Op("ite", tuple(args), e.span)
 
+    def walk_select(self, e: Op, args: list[Expr]) -> Expr:
+        i, elems = args[0], args[1:]
+        if type(i) is Const:
+            return elems[i.value] if 0 <= i.value < len(elems) else elems[-1]
+        if all(x == elems[0] for x in elems):
+            return elems[0]
+        return Op("select", tuple(args), e.span)
+
     def walk_op(self, e: Op, args: list[Expr]) -> Expr:
         o = e.op
         if all(type(a) is Const for a in args):

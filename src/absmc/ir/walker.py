@@ -3,7 +3,8 @@
 A subclass of :class:`ExprWalker` defines one handler per operator — ``walk_add``,
 ``walk_and``, ... (``"walk_" + Operator.name.lower()``) — or per operator group (``walk_arith``,
 ``walk_compare``, ``walk_logic``, ``walk_bitwise``; the default of an operator's handler is its
-group's, the default of a group is :meth:`ExprWalker.walk_op`), plus :meth:`walk_const` and
+group's, the default of a group is :meth:`ExprWalker.walk_op`; ``walk_select`` has no group, its
+default is ``walk_op``), plus :meth:`walk_const` and
 :meth:`walk_var`. An operator handler receives the node and the list of its arguments' results,
 in argument order.
 
@@ -59,6 +60,8 @@ def _group(o: Operator) -> str:
         return "walk_compare"
     if o in LOGIC_OPS or o is Operator.ITE:
         return "walk_logic"
+    if o is Operator.SELECT:
+        return "walk_op"
     assert o in BIT_OPS
     return "walk_bitwise"
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 State = tuple[int, ...]
@@ -132,8 +133,26 @@ class BitStateStore:
     """Bitstate (supertrace) hashing, as SPIN's ``-DBITSTATE``.
 
     ``log2_bits`` sets the array size (``2**log2_bits`` bits, ``2**(log2_bits-3)`` bytes);
-    ``k`` is the number of hash functions (SPIN's ``-k``, default 3). Raises ``ValueError`` for
-    ``log2_bits`` outside 3..40 or ``k`` outside 1..32.
+    ``k`` is the number of hash functions (SPIN's ``-k``, default 3): double hashing of Python's
+    tuple hash, positions ``h + i * h2``. A state counts as seen when all its ``k`` bits are
+    set, so a state never stored may be *falsely matched* — and then none of the states only
+    reachable through it are visited either: one early false match can cut off most of the
+    state space. What the store can honestly say about coverage (:meth:`coverage`):
+
+    * SPIN's *hash factor* (bits per stored state) and the fraction of bits set (``fill``);
+    * ``matched``: insertions that found all ``k`` bits set (revisits and false matches);
+    * an *observed* false-match count: a hash-selected sample of 1 in :data:`SAMPLE` states is
+      also kept exactly (a shadow set, at most :data:`SHADOW_MAX` states); a sampled state
+      matched by the bits but absent from the shadow set is a certain false match;
+    * a bound on the probability that anything was omitted, ``(stored + 1) * fill**k``: under
+      uniform hashing each lookup of a state not seen before matches falsely with probability
+      at most ``fill**k`` (the fill only grows), and until the first false match every such
+      lookup stores a state, so the first false match is among the first ``stored + 1`` of
+      them (a union bound).
+
+    No coverage *percentage* is claimed: a false match may cut off any fraction of the
+    reachable states. Raises ``ValueError`` for ``log2_bits`` outside 3..40 or ``k`` outside
+    1..32.
     """
 
     exact = False
@@ -148,53 +167,164 @@ class BitStateStore:
         self.m = 1 << log2_bits
         self.k = k
         self.bits = bytearray(self.m >> 3)
-        self.count = 0
+        #: [stored, matched, sampled new, observed false matches, bits set]
+        self.counts = [0, 0, 0, 0, 0]
+        self.shadow: set[State] = set()
+        self.false_matched: set[State] = set()
+        self.insert: Callable[[State], bool] = self._make_insert()
 
-    def insert(self, state: State) -> bool:
-        h = hash(state) & _MASK64
-        h2 = (((h * _GOLDEN) & _MASK64) >> 23) | 1
-        mask = self.m - 1
-        bits = self.bits
-        new = False
-        for i in range(self.k):
-            pos = (h + i * h2) & mask
-            byte = pos >> 3
-            bit = 1 << (pos & 7)
-            if not bits[byte] & bit:
-                bits[byte] |= bit
-                new = True
-        if new:
-            self.count += 1
-        return new
+    def _make_insert(self) -> Callable[[State], bool]:
+        """``insert(state) -> new?`` with the ``k`` probes unrolled (generated once per ``k``:
+        the hot loop of a bitstate search calls it once per transition)."""
+        k = self.k
+        lines = [
+            "def insert(state):",
+            "    h = hash(state) & 0xFFFFFFFFFFFFFFFF",
+            f"    h2 = (((h * {_GOLDEN}) & 0xFFFFFFFFFFFFFFFF) >> 23) | 1",
+        ]
+        for i in range(k):
+            pos = "h" if i == 0 else f"(h + {i} * h2)"
+            lines.append(f"    p{i} = {pos} & mask; q{i} = 1 << (p{i} & 7); p{i} >>= 3")
+        seen = " and ".join(f"bits[p{i}] & q{i}" for i in range(k))
+        lines += [
+            f"    if {seen}:",
+            "        counts[1] += 1",
+            f"        if h >> {64 - _SAMPLE_BITS} == 0:",
+            "            sampled_match(state)",
+            "        return False",
+        ]
+        lines.append("    c = 0")
+        for i in range(k):
+            lines.append(f"    if not bits[p{i}] & q{i}: bits[p{i}] |= q{i}; c += 1")
+        lines += [
+            "    counts[0] += 1",
+            "    counts[4] += c",
+            f"    if h >> {64 - _SAMPLE_BITS} == 0:",
+            "        sampled_new(state)",
+            "    return True",
+        ]
+        ns: dict[str, Any] = {
+            "mask": self.m - 1,
+            "bits": self.bits,
+            "counts": self.counts,
+            "sampled_match": self._sampled_match,
+            "sampled_new": self._sampled_new,
+        }
+        exec("\n".join(lines), ns)
+        fn: Callable[[State], bool] = ns["insert"]
+        return fn
+
+    def _sampled_new(self, state: State) -> None:
+        if len(self.shadow) < SHADOW_MAX:
+            self.shadow.add(state)
+            self.counts[2] += 1
+
+    def _sampled_match(self, state: State) -> None:
+        # sampled states are all in the shadow set until it is full; after that no verdict
+        full = len(self.shadow) >= SHADOW_MAX
+        if not full and state not in self.shadow and state not in self.false_matched:
+            self.false_matched.add(state)
+            self.counts[3] += 1
 
     def __len__(self) -> int:
-        return self.count
+        return self.counts[0]
+
+    @property
+    def count(self) -> int:
+        """States stored (insertions that set at least one bit)."""
+        return self.counts[0]
 
     @property
     def hash_factor(self) -> float:
-        """Bits per stored state (SPIN's "hash factor"; coverage is good when > 100)."""
+        """Bits per stored state (SPIN's "hash factor"; SPIN calls > 100 good coverage)."""
         return self.m / self.count if self.count else float("inf")
 
-    def expected_coverage(self) -> float:
-        """Estimated fraction of the visited states that were not wrongly matched: the mean,
-        over the ``n`` insertions, of ``1 - (1 - e^(-k i / m))^k`` (the probability that the
-        i-th new state finds all its k bits set by earlier ones)."""
-        n, m, k = self.count, self.m, self.k
-        if n == 0:
-            return 1.0
-        steps = min(n, 256)
-        total = 0.0
-        for j in range(1, steps + 1):
-            i = n * j / steps
-            total += (1.0 - math.exp(-k * i / m)) ** k
-        return max(0.0, 1.0 - total / steps)
+    def fill(self) -> float:
+        """The fraction of the ``2**log2_bits`` bits that are set."""
+        return self.counts[4] / self.m
 
-    def stats(self) -> dict[str, Any]:
-        hf = self.hash_factor
+    def coverage(self) -> BitStateCoverage:
+        """What the search may have missed (see the class docstring)."""
+        stored, matched, sampled, observed, _ones = self.counts
+        fill = self.fill()
+        return BitStateCoverage(
+            hash_factor=self.hash_factor,
+            fill=fill,
+            matched=matched,
+            sampled=sampled + observed,
+            observed_false_matches=observed,
+            union_bound=(stored + 1) * fill**self.k,
+        )
+
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
+        """The store's statistics; ``stopped``: why the search ended early, if it did (the
+        coverage statement then claims nothing)."""
+        cov = self.coverage()
+        hf = cov.hash_factor
         return {
             "store": "bitstate",
             "bitstate_bits": self.log2_bits,
             "hash_functions": self.k,
             "hash_factor": round(hf, 1) if math.isfinite(hf) else None,
-            "expected_coverage": round(self.expected_coverage(), 6),
+            "bits_set": float(f"{cov.fill:.4g}"),
+            "sampled_lookups": cov.sampled,
+            "observed_false_matches": cov.observed_false_matches,
+            "false_match_rate": float(f"{cov.false_match_rate:.4g}"),
+            "omission_probability_bound": float(f"{cov.omission_probability_bound:.4g}"),
+            "coverage": cov.statement(stopped),
         }
+
+
+#: one state in ``2**_SAMPLE_BITS`` (by the top bits of its hash) is also kept exactly
+_SAMPLE_BITS = 6
+SAMPLE = 1 << _SAMPLE_BITS
+#: the most sampled states kept exactly (then the sample stops growing)
+SHADOW_MAX = 1 << 20
+
+
+@dataclass(frozen=True)
+class BitStateCoverage:
+    """What a bitstate search can say about the states it missed (see
+    :class:`BitStateStore`): SPIN's ``hash_factor`` (bits per stored state), the fraction of
+    bits set (``fill``), the insertions that found all bits set (``matched``), the sampled
+    lookups of states not seen before (``sampled``) and the certain false matches among them
+    (``observed_false_matches``), and ``union_bound``, ``(stored + 1) * fill**k``."""
+
+    hash_factor: float
+    fill: float
+    matched: int
+    sampled: int
+    observed_false_matches: int
+    union_bound: float
+
+    @property
+    def false_match_rate(self) -> float:
+        """Observed false matches per sampled lookup of a state not seen before."""
+        return self.observed_false_matches / self.sampled if self.sampled else 0.0
+
+    @property
+    def omission_probability_bound(self) -> float:
+        """An upper bound on the probability that some state was falsely matched (the union
+        bound, at most 1; 1 when a false match was seen)."""
+        if self.observed_false_matches:
+            return 1.0
+        return min(1.0, self.union_bound)
+
+    def statement(self, stopped: str | None = None) -> str:
+        """One line for reports: the hash factor, the observed false matches and either the
+        bound on the probability of an omission (when at most 1% and the search was not
+        ``stopped`` early: a limit, the first violation) or that coverage is unknown; never a
+        coverage percentage."""
+        hf = f"{self.hash_factor:,.1f}" if math.isfinite(self.hash_factor) else "inf"
+        seen = (
+            f"{self.observed_false_matches:,} false match(es) observed in "
+            f"{self.sampled:,} sampled lookups"
+        )
+        p = self.omission_probability_bound
+        if stopped is not None:
+            tail = f"coverage unknown: a partial search ({stopped})"
+        elif p <= 0.01:
+            tail = f"probability of any omission <= {p:.2g} (uniform hashing)"
+        else:
+            tail = "coverage unknown: a false match cuts off every state behind it"
+        return f"hash factor {hf}, {self.fill:.3%} of bits set, {seen}; {tail}"

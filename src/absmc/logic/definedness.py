@@ -51,6 +51,10 @@ def definedness(e: Expr) -> Expr:
                 out = conj([out, disj([*seen, dx]) if seen else dx])
             seen.append(x)
         return out
+    if e.op == "select":
+        from absmc.ir.arrays import select_chain
+
+        return definedness(select_chain(a[0], a[1:]))
     if e.op == "ite":
         c, x, y = a
         dc, dx, dy = definedness(c), definedness(x), definedness(y)

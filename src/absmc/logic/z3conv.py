@@ -15,7 +15,8 @@ definitions the evaluator, the generated code and the Promela front end use): ``
 ``a / 2**b`` (Z3's ``div`` by a positive divisor; 0 for ``b < 0``), i.e. ``intsem.shift``;
 ``tests/test_intsem.py`` compares them on random operands. A shift by a non-constant count uses
 Z3's integer power (nonlinear: the prover may answer unknown, never a wrong answer). The other
-bitwise operators ``& | ^ ~`` are not encoded (``ValueError``).
+bitwise operators ``& | ^ ~`` are not encoded (``ValueError``). ``select(i, e0, ...)`` (an
+array read) is its case split (:func:`absmc.ir.arrays.select_chain`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,13 @@ class _Z3Walker(ExprWalker[Z3Term]):
 
     def walk_ite(self, e: Op, a: list[Z3Term]) -> Z3Term:
         return z3.If(a[0], a[1], a[2])
+
+    def walk_select(self, e: Op, a: list[Z3Term]) -> Z3Term:
+        # the case split of ir.arrays.select_chain: element i, the last one out of range
+        out = a[-1]
+        for k in range(len(a) - 2, 0, -1):
+            out = z3.If(a[0] == k - 1, a[k], out)
+        return out
 
     def walk_neg(self, e: Op, a: list[Z3Term]) -> Z3Term:
         return -a[0]

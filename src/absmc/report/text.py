@@ -67,8 +67,8 @@ def format_stats(stats: Stats) -> str:
         f"peak memory {stats.peak_mb:.1f} MB",
     ]
     for key, value in stats.extra.items():
-        if key == "store" and value == "exact":
-            continue
+        if (key == "store" and value == "exact") or key == "coverage":
+            continue  # the bitstate coverage statement is in the verdict's reason
         if isinstance(value, float) and key.endswith("coverage"):
             parts.append(f"{key.replace('_', ' ')} {value:.4%}")
         else:

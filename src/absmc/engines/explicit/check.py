@@ -43,13 +43,15 @@ def check_explicit(
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
-    have omitted states), and the reason gives SPIN's hash factor and the expected coverage (or
-    the expected number of hash collisions). ``workers`` > 1 or ``ray`` run the safety search
-    hash-partitioned (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and
-    verdicts). Linear-time properties (``ltl`` blocks, never claims) are checked each by its
-    own product search with a nested DFS (:mod:`absmc.kernel.ltl`) after the safety search.
-    Raises ``OptionError`` for unknown property names or an unsupported combination,
-    ``ValueError`` for a bad bitstate size.
+    have omitted states), and the reason gives SPIN's hash factor, the observed false matches
+    and a bound on the probability of an omission, never a coverage percentage
+    (:class:`~absmc.kernel.store.BitStateStore`), or the expected number of hash collisions.
+    ``workers`` > 1 or ``ray`` run the safety search hash-partitioned
+    (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts).
+    Linear-time properties (``ltl`` blocks, never claims) are checked each by its own product
+    search with a nested DFS (:mod:`absmc.kernel.ltl`) after the safety search. Raises
+    ``OptionError`` for unknown property names or an unsupported combination, ``ValueError``
+    for a bad bitstate size.
     """
     selection = select_properties(system, options)
     if backend != "python" and (workers > 1 or ray is not None):
@@ -144,16 +146,18 @@ def _safety(
             check_deadlock=selection.deadlock,
             progress=options.progress,
         )
-        extra = store.stats()
+        if isinstance(store, BitStateStore):
+            extra = store.stats(outcome.stopped)
+        else:
+            extra = store.stats()
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
     reason = None
     if isinstance(store, BitStateStore):
-        hf = extra["hash_factor"]
         reason = (
             f"bitstate search found no violation in {outcome.states} states "
-            f"(hash factor {hf}, expected coverage {extra['expected_coverage']:.2%}); not a proof"
+            f"({extra['coverage']}); not a proof"
         )
     elif isinstance(store, HashCompactStore):
         reason = (

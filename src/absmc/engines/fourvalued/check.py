@@ -41,6 +41,7 @@ from absmc.engines.fourvalued.build import (
     build_abstraction,
 )
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
+from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
 from absmc.ir.intsem import IntegerTooLarge
@@ -444,6 +445,7 @@ def check_round(
     shortcut: bool = True,
 ) -> Round:
     """:func:`check_fourvalued` with what a refinement needs of the run (:class:`Round`)."""
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
     t0 = time.monotonic()
     timeout = options.limits.timeout

@@ -52,6 +52,7 @@ from absmc.engines.fourvalued.semantics import (
     range_ok,
 )
 from absmc.errors import UsageError
+from absmc.ir.arrays import expand_system
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, conj, disj, free_vars, neg
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import Command, System
@@ -246,6 +247,7 @@ def export_abstractions(system: System, target: str) -> dict[str, str]:
     ``gcl``): ``{"may": text, "must": text}``. Raises ``ModelError`` for an unusable predicate,
     ``UsageError`` for an unknown target or when the solver cannot finish an enumeration, and
     ``ExportError`` when GCL cannot express an abstract System (Promela's atomic, timeout, ...)."""
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
     try:
         abstraction = build_abstraction(system, system.properties, deadlock=True, shortcut=False)
     except AbstractionIncomplete as err:

@@ -32,6 +32,7 @@ from absmc.engines.typeabs.domains import Domain, DomainError, resolve_domain
 from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
 from absmc.engines.typeabs.infer import Rest, Typing, infer
 from absmc.engines.typeabs.operators import OperatorLibrary
+from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 from absmc.kernel.options import (
@@ -110,6 +111,7 @@ def build_abstraction(
     bindings = resolve_bindings(types.bindings, user_domains(types.basl, lib))
     if not bindings and types.rest != "point":
         raise OptionError("needs at least one VAR=DOMAIN binding (nothing to abstract)", "bindings")
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
     typing = infer(system, bindings, types.rest)
     return abstract_system(system, typing, lib, deadline)
 
@@ -264,6 +266,7 @@ def check_types(
     always exhaustive (``keep_going``) within ``options.limits``, with the exact store (the
     registry refuses others). Raises ``OptionError`` for bad options and ``ModelError`` for
     abstract type conflicts and errors in BASL abstractions."""
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
     lib = library or OperatorLibrary()
     start = time.monotonic()
@@ -372,4 +375,4 @@ def typing_of(system: System, types: TypesOptions) -> Typing:
     """Only the inference step (for ``absmc abstract``-style reports)."""
     lib = OperatorLibrary()
     bindings = resolve_bindings(types.bindings, user_domains(types.basl, lib))
-    return infer(system, bindings, types.rest)
+    return infer(expand_system(system), bindings, types.rest)

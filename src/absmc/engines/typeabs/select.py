@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from absmc.engines.typeabs.infer import is_data, value_vars
 from absmc.errors import UsageError
+from absmc.ir.arrays import expand_selects, expand_system
 from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
     COMPARE_OPS,
@@ -127,6 +128,8 @@ def slice_system(system: System, properties: Sequence[Property]) -> Slice:
     (commands keep their assertions and error conditions). Raises ``UsageError`` for a System
     with exclusive control or ``timeout`` (Promela's ``atomic`` and ``timeout``: removing
     commands would change when the others may run)."""
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
+    properties = [replace(p, expr=expand_selects(p.expr)) for p in properties]
     if uses_control_fields(system):
         raise UsageError(
             "cannot slice a model with atomic sequences or timeout (removing commands would "
@@ -284,6 +287,8 @@ def suggest(system: System, prop: Property) -> Suggestion:
     """Rank the integer variables the property depends on by their occurrences in the
     controlling conditionals (§5.1 step IV) and suggest domains and bindings (module
     docstring)."""
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
+    prop = replace(prop, expr=expand_selects(prop.expr))
     dep = dependence(system, [prop])
     guards = [system.commands[i].guard for i in dep.controlling]
     exprs = [prop.expr, *guards]

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
 from absmc.engines.under.checks import PrecisionChecks
 from absmc.engines.under.search import SearchRun, alpha_search
+from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, choose_dispatch_var, compile_system
 from absmc.ir.expr import Const, Expr, Op, const
 from absmc.ir.linear import canonical_atom
@@ -129,6 +130,7 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     refused by the registry (``ENGINE.capabilities``).
     """
     start = time.monotonic()
+    system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
     deadline = start + options.limits.timeout if options.limits.timeout is not None else None

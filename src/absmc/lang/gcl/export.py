@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from absmc.errors import ExportError
+from absmc.ir.arrays import expand_system
 from absmc.ir.expr import Op, subexpressions
 from absmc.ir.printer import format_system
 from absmc.ir.rename import identifier_map, rename_variables
@@ -94,4 +95,4 @@ def to_gcl(system: System) -> str:
     obstacle = gcl_obstacle(system)
     if obstacle is not None:
         raise ExportError(f"GCL cannot express this model's {obstacle}", "gcl")
-    return format_system(with_gcl_names(system))
+    return format_system(with_gcl_names(expand_system(system)))

@@ -133,6 +133,13 @@ class PromelaPrinter(ExprWalker[str]):
     def walk_ite(self, e: Op, a: list[str]) -> str:
         return f"({a[0]} -> {a[1]} : {a[2]})"
 
+    def walk_select(self, e: Op, a: list[str]) -> str:
+        # the case split (ir.arrays.select_chain): exported variables are scalars
+        out = a[-1]
+        for k in range(len(a) - 2, 0, -1):
+            out = f"(({a[0]} == {k - 1}) -> {a[k]} : {out})"
+        return out
+
     def walk_op(self, e: Op, a: list[str]) -> str:
         if e.op in _INFIX:
             return f"({a[0]} {e.op} {a[1]})"

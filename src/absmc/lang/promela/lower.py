@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from absmc.ir.arrays import select_chain, write_layer
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
 from absmc.ir.sorts import BOOL
@@ -167,6 +168,8 @@ class Lowerer:
         self.ltl_reads: list[Node] = []
         #: names standing for remote variable references in ltl atoms: (proctype, pid, var)
         self.remote_vars: dict[str, tuple[str, int | None, str]] = {}
+        self._receivers: dict[int, list[tuple[Slot, ProcType, int, Trans]]] | None = None
+        self._partner_guards: dict[bool, tuple[dict[tuple[int, int, int], list[Expr]], bool]] = {}
 
     # -- errors -------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None = None, span: SourceSpan | None = None) -> ModelError:
@@ -379,6 +382,72 @@ class Lowerer:
                 out.append((c, l2.leaf))
         return out
 
+    def read_ref(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """The value of a variable reference: a computed array index reads with
+        ``select(index, elements...)`` (one indexed read, never a case split per element); an
+        index out of bounds is a model error of the path (recorded as by
+        :meth:`leaf_choices`, in the same order), its value then 0 (constant index) or the
+        last element."""
+        assert n.name is not None
+        found = self.lookup(n.name, ctx)
+        if found is None:
+            raise self.err(f"undeclared variable '{n.name}'", n)
+        out = self._read(found[0], n, p, ctx, evc)
+        return Const(0) if out is None else out
+
+    def _read(self, lay: Layout, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr | None:
+        idx_node, sub = n.args
+        if lay.kind != "array":
+            if idx_node is not None:
+                raise self.err(f"'{n.name}' is not an array", n)
+            return self._read_elem(lay, n, sub, p, ctx, evc)
+        if idx_node is None:  # SPIN 6.5.2 rejects it too (``for (i in a)`` is rewritten)
+            raise self.err(f"missing array index for '{n.name}'", n)
+        idx = int_of(self.ev(idx_node, p, ctx, evc))
+        size = len(lay.elems)
+        if isinstance(idx, Const):
+            if not 0 <= idx.value < size:
+                p.errors.append(
+                    (
+                        conj([*p.conds, *evc]),
+                        f"array index {idx.value} out of bounds of '{n.name}' (size {size})",
+                    )
+                )
+                return None
+            return self._read_elem(lay.elems[idx.value], n, sub, p, ctx, evc)
+        inb = mk("&&", mk("<=", Const(0), idx), mk("<", idx, Const(size)))
+        p.errors.append(
+            (
+                conj([*p.conds, *evc, neg(inb)]),
+                f"array index out of bounds of '{n.name}' (size {size})",
+            )
+        )
+        # the elements share one layout: a nested index is evaluated (and its bounds error
+        # recorded) once; with this array's index out of bounds the error above comes first
+        first = self._read_elem(lay.elems[0], n, sub, p, ctx, evc)
+        if first is None:
+            return None
+        nerr = len(p.errors)
+        elems = [first]
+        for e in lay.elems[1:]:
+            x = self._read_elem(e, n, sub, p, ctx, evc)
+            assert x is not None
+            elems.append(x)
+        del p.errors[nerr:]
+        return select(idx, elems)
+
+    def _read_elem(
+        self, lay: Layout, n: Node, sub: Node | None, p: Path, ctx: _Ctx, evc: list[Expr]
+    ) -> Expr | None:
+        if sub is not None:
+            if lay.kind != "struct" or sub.name not in lay.fields:
+                raise self.err(f"'{n.name}' has no field '{sub.name}'", sub)
+            return self._read(lay.fields[sub.name], sub, p, ctx, evc)
+        if lay.kind == "struct":
+            raise self.err(f"structure '{n.name}' used as a value", n)
+        assert lay.leaf is not None
+        return self.read_leaf(lay.leaf, p)
+
     def read_leaf(self, lf: Leaf, p: Path) -> Expr:
         if lf.name in self.chan_of_var and lf.name not in self.var_sorts:
             return Const(self.chan_of_var[lf.name][0])
@@ -406,13 +475,7 @@ class Lowerer:
                 raise self.err(f"'{name}' is not supported in expressions", n)
             if name in self.remote_vars:
                 return self.remote_var(n, p, ctx, evc)
-            ch = self.leaf_choices(n, p, ctx, evc)
-            if not ch:
-                return Const(0)
-            out = self.read_leaf(ch[-1][1], p)
-            for c, lf in reversed(ch[:-1]):
-                out = mk("ite", c, self.read_leaf(lf, p), out)
-            return out
+            return self.read_ref(n, p, ctx, evc)
         if k in ("&&", "||"):
             a = bool_of(self.ev(n.args[0], p, ctx, evc))
             guard = a if k == "&&" else neg(a)
@@ -1348,16 +1411,61 @@ class Lowerer:
         if tr.first.kind == "s":
             parts += [conj(g) for g, _, _ in self.joint(s, t, tr, tmo)]
         if tr.first.kind == "r":
-            for s1 in self.slots:
-                for t1 in s1.types:
-                    for trs in t1.fsm.trans.values():
-                        for tr1 in trs:
-                            if tr1.first.kind != "s" or s1 is s:
-                                continue
-                            for g, _z, (s2, t2, tr2) in self.joint(s1, t1, tr1, tmo):
-                                if s2 is s and t2 is t and tr2 is tr:
-                                    parts.append(conj(g))
+            parts += self.partner_guards(tmo).get((s.pid, t.index, id(tr)), [])
         return disj(parts)
+
+    def partner_guards(self, tmo: bool) -> dict[tuple[int, int, int], list[Expr]]:
+        """For every rendezvous receive transition (key: pid, proctype index, ``id`` of the
+        transition), the guards of its joint commands with every send, in the order of the
+        sends (slot, proctype, location, transition). Computed once per ``tmo``; as when it
+        was computed on every call, ``timeout_used`` is set when a send path reads ``timeout``."""
+        cached = self._partner_guards.get(tmo)
+        if cached is not None:
+            out_c, used = cached
+            self.timeout_used = self.timeout_used or used
+            return out_c
+        before = self.timeout_used
+        self.timeout_used = False
+        out: dict[tuple[int, int, int], list[Expr]] = {}
+        for s1 in self.slots:
+            for t1 in s1.types:
+                for trs in t1.fsm.trans.values():
+                    for tr1 in trs:
+                        if tr1.first.kind != "s":
+                            continue
+                        for g, _z, (s2, t2, tr2) in self.joint(s1, t1, tr1, tmo):
+                            out.setdefault((s2.pid, t2.index, id(tr2)), []).append(conj(g))
+        self._partner_guards[tmo] = (out, self.timeout_used)
+        self.timeout_used = before or self.timeout_used
+        return out
+
+    def receivers(self, cid: int) -> list[tuple[Slot, ProcType, int, Trans]]:
+        """The receive transitions (slot, proctype, location, transition) that may take a
+        message from channel ``cid``, in slot, proctype, location and transition order: those
+        whose channel expression may denote ``cid`` (a constant channel, or a channel variable,
+        which may hold any channel with as many fields as the receive has arguments). The
+        index is built once for all channels; each send then meets only its possible
+        partners (linear loading instead of every send against every receive)."""
+        if self._receivers is None:
+            index: dict[int, list[tuple[Slot, ProcType, int, Trans]]] = {}
+            for s2 in self.slots:
+                for t2 in s2.types:
+                    ctx2 = _Ctx(s2, t2)
+                    for st2, trs in t2.fsm.trans.items():
+                        for tr2 in trs:
+                            if tr2.first.kind != "r":
+                                continue
+                            assert tr2.first.n is not None
+                            try:
+                                refs = self.refs_for(
+                                    tr2.first.n, len(tr2.first.n.args) - 1, Path({}, []), ctx2
+                                )
+                            except ModelError:  # reported where the receive is lowered
+                                refs = [(TRUE, c) for c in self.chans]
+                            for _cond, c in refs:
+                                index.setdefault(c.cid, []).append((s2, t2, st2, tr2))
+            self._receivers = index
+        return self._receivers.get(cid, [])
 
     def joint(
         self, s: Slot, t: ProcType, tr: Trans, tmo: bool
@@ -1369,44 +1477,35 @@ class Lowerer:
             if sp.error or sp.chan is None:
                 continue
             assert sp.msg is not None
-            for s2 in self.slots:
+            for s2, t2, st2, tr2 in self.receivers(sp.chan):
                 if s2 is s:
                     continue
-                for t2 in s2.types:
-                    for st2, trs in t2.fsm.trans.items():
-                        for tr2 in trs:
-                            if tr2.first.kind != "r":
-                                continue
-                            ctx2 = _Ctx(s2, t2)
-                            q = sp.copy()
-                            q.chan = None
-                            q.conds.append(self.pc_is(s2, t2, st2))
-                            if t2.decl.provided is not None:
-                                q.conds.append(bool_of(self.ev(t2.decl.provided, q, ctx2, [])))
-                            assert tr2.first.n is not None
-                            rs = self.exec_recv(tr2.first.n, q, ctx2, True, sp.msg, sp.chan)
-                            for r in rs:
-                                paths = [r]
-                                for el in tr2.steps[1:]:
-                                    paths = [
-                                        z
-                                        for w in paths
-                                        for z in (
-                                            self.exec_el(el, w, ctx2, False) if not w.error else [w]
-                                        )
-                                    ]
-                                for z in paths:
-                                    if z.error:
-                                        continue
-                                    z.env[s2.pc] = (
-                                        Const(s2.offsets[t2.decl.name] + tr2.target)
-                                        if tr2.target
-                                        else Const(0)
-                                    )
-                                    g = conj(z.conds)
-                                    if g == FALSE:
-                                        continue
-                                    out.append((z.conds, z, (s2, t2, tr2)))
+                ctx2 = _Ctx(s2, t2)
+                q = sp.copy()
+                q.chan = None
+                q.conds.append(self.pc_is(s2, t2, st2))
+                if t2.decl.provided is not None:
+                    q.conds.append(bool_of(self.ev(t2.decl.provided, q, ctx2, [])))
+                assert tr2.first.n is not None
+                rs = self.exec_recv(tr2.first.n, q, ctx2, True, sp.msg, sp.chan)
+                for r in rs:
+                    paths = [r]
+                    for el in tr2.steps[1:]:
+                        paths = [
+                            z
+                            for w in paths
+                            for z in (self.exec_el(el, w, ctx2, False) if not w.error else [w])
+                        ]
+                    for z in paths:
+                        if z.error:
+                            continue
+                        z.env[s2.pc] = (
+                            Const(s2.offsets[t2.decl.name] + tr2.target) if tr2.target else Const(0)
+                        )
+                        g = conj(z.conds)
+                        if g == FALSE:
+                            continue
+                        out.append((z.conds, z, (s2, t2, tr2)))
         return out
 
     def emit(
@@ -1631,6 +1730,29 @@ class Lowerer:
         )
 
 
+def select(idx: Expr, elems: list[Expr]) -> Expr:
+    """``select(idx, *elems)`` (an array read, :mod:`absmc.ir.arrays`), simplified: equal
+    elements are that element, and a read of an array written earlier in the same step
+    (elements ``ite(i == k, v, rest_k)``, the form :meth:`Lowerer.assign` gives) is
+    ``ite(i == clamp(idx), v, select(idx, rests))`` (read over write; ``clamp`` maps an index
+    out of bounds to the last element, as ``select`` does) — so reads after writes inside a
+    ``d_step`` stay small instead of multiplying the elements."""
+    if all(x == elems[0] for x in elems):
+        return elems[0]
+    n = len(elems)
+    layers = [write_layer(x) for x in elems]
+    if all(la is not None for la in layers):
+        keys = {(la[0], la[1]) for la in layers if la is not None}
+        ks = [la[2] for la in layers if la is not None]
+        if len(keys) == 1 and ks == list(range(n)):
+            i_w, v_w = next(iter(keys))
+            rests = [la[3] for la in layers if la is not None]
+            inb = mk("&&", mk("<=", Const(0), idx), mk("<", idx, Const(n)))
+            clamp = mk("ite", inb, idx, Const(n - 1))
+            return mk("ite", mk("==", i_w, clamp), v_w, select(idx, rests))
+    return Op("select", (idx, *elems))
+
+
 def _unwrap(e: Expr, sort: Any) -> Expr:
     """Drop an explicit C truncation to the target's own range: the IR sort wraps anyway."""
     size = sort.hi - sort.lo + 1
@@ -1759,6 +1881,9 @@ def _zero_divisions(e: Expr) -> list[Expr]:
     while stack:
         x, ctx = stack.pop()
         if not isinstance(x, Op):
+            continue
+        if x.op == "select":
+            stack.append((select_chain(x.args[0], x.args[1:]), ctx))
             continue
         if x.op in ("/", "%") and not (isinstance(x.args[1], Const) and x.args[1].value != 0):
             out.append(conj([*ctx, mk("==", x.args[1], Const(0))]))
