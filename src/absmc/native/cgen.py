@@ -158,6 +158,22 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
             x = ivs[0]
             iv = (min(x[0], 0), max(x[1], 0)) if x else None
             return f"i_shr({s[0]}, {s[1]})", iv
+        if o == "select":
+            # element i, the last one when i is out of range (ir.arrays; the reference
+            # evaluator's meaning): only the chosen element is evaluated
+            elems = s[1:]
+            known = [x for x in ivs[1:] if x is not None]
+            iv = (
+                (min(x[0] for x in known), max(x[1] for x in known))
+                if len(known) == len(elems)
+                else None
+            )
+            self.n_select = getattr(self, "n_select", 0) + 1
+            t = f"_si{self.n_select}"  # a fresh name: selects may nest
+            out = elems[-1]
+            for k in range(len(elems) - 2, -1, -1):
+                out = f"({t} == {k} ? {elems[k]} : {out})"
+            return f"({{ int64_t {t} = {s[0]}; {out}; }})", iv
         raise Unsupported(f"operator {o}")
 
 
