@@ -38,6 +38,11 @@ class CheckArgs:
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
+    entry_args: tuple[str, ...] = ()
+    entry: str | None = None
+    component: tuple[str, ...] = ()
+    granularity: str = "statement"
+    emit_tests: str | None = None
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""

@@ -28,7 +28,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from absmc.component import sync
+from absmc.component.sync import (
+    CONSTRUCTORS,
+    REAL_TYPES,
+    convert,
+    lock_free_for,
+    release_all,
+    take,
+)
+from absmc.component.sync import call as sync_call
 from absmc.component.translate import (
     ASSERT,
     BRANCH,
@@ -154,6 +162,10 @@ class ComponentSemantics:
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
         self._original = {n: program.namespace.get(n, UNBOUND) for n in program.roots}
+        memo: dict[int, Any] = {}
+        for n in program.roots:
+            if n in program.namespace:
+                program.namespace[n] = convert(program.namespace[n], memo)
         frame = self._bind(entry, tuple(args), dict(kwargs or {}))
         main = _Thread("main", None, 0, [[entry.index, 0, frame, 0]], False)
         self._initial = self._encode([main])
@@ -552,7 +564,7 @@ class ComponentSemantics:
                 return 1
             init(obj, *args, **kwargs)
             return self._deliver(frame, ins, obj)
-        ctor = sync.CONSTRUCTORS.get(f) if _hashable(f) else None
+        ctor = CONSTRUCTORS.get(f) if _hashable(f) else None
         if ctor is not None:
             handle = ctor(*args, **kwargs)
             if handle.kind == "Thread" and handle.fields[4] is None:
@@ -580,6 +592,11 @@ class ComponentSemantics:
         """One call into the environment: executed natively, atomically; with determinism
         checking, its input and output are compared with earlier calls of the same input."""
         self.env_calls += 1
+        if isinstance(getattr(f, "__self__", None), REAL_TYPES):
+            raise NativeUseError(
+                f"{fc.file}:{ins.line}: error: {_callee_name(f)} of a synchronization object "
+                "the checker does not own (created by the environment)"
+            )
         watched = _watched(f)
         if not watched:
             return f(*args, **kwargs)
@@ -662,7 +679,7 @@ class ComponentSemantics:
             self._push(nt, fid, tuple(targs), dict(tkw))
             threads.append(nt)
 
-        nalts, result, advance = sync.call(
+        nalts, result, advance = sync_call(
             m.handle, m.name, args, kwargs, tid, waiting, notify, done, start
         )
         if nalts == 0:
@@ -686,9 +703,9 @@ class ComponentSemantics:
             th.status = ("N", cond, count, False, pred)
             return 1
         lock = cond.fields[0]
-        if not sync.lock_free_for(lock, tid):
+        if not lock_free_for(lock, tid):
             return 0
-        sync.take(lock, tid, count)
+        take(lock, tid, count)
         th.status = 0
         frame = th.frames[-1]
         ins = self.prog.funcs[frame[0]].instrs[frame[1]]
@@ -701,7 +718,7 @@ class ComponentSemantics:
                 return 1
             if not result and extra:
                 # woken but the predicate is still false: wait again
-                cnt = sync.release_all(lock)
+                cnt = release_all(lock)
                 cond.fields[1].append(tid)
                 th.status = ("W", cond, cnt, False, pred)
                 return 1

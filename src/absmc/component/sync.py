@@ -124,6 +124,53 @@ CONSTRUCTORS: dict[Any, Callable[..., SyncHandle]] = {
 }
 
 
+_LOCK_T = type(threading.Lock())
+_RLOCK_T = type(threading.RLock())
+REAL_TYPES = (
+    _LOCK_T,
+    _RLOCK_T,
+    threading.Condition,
+    threading.Semaphore,
+    threading.Event,
+    queue.Queue,
+)
+
+
+def convert(obj: Any, memo: dict[int, Any] | None = None) -> Any:
+    """A real synchronization object the program created before the check (at import time)
+    as the checker's primitive (unlocked, no waiters; a held lock or pending items cannot be
+    taken over: ``ValueError``). Other values are returned as they are; lists and dicts are
+    converted in place, one level deep."""
+    memo = {} if memo is None else memo
+    if id(obj) in memo:
+        return memo[id(obj)]
+    out: Any = obj
+    if isinstance(obj, _LOCK_T):
+        if obj.locked():
+            raise ValueError("a lock held before the check starts")
+        out = SyncHandle("Lock", [-1])
+    elif isinstance(obj, _RLOCK_T):
+        out = SyncHandle("RLock", [-1, 0])
+    elif isinstance(obj, threading.Condition):
+        out = SyncHandle("Condition", [convert(getattr(obj, "_lock"), memo), []])  # noqa: B009
+    elif isinstance(obj, threading.BoundedSemaphore):
+        out = SyncHandle("Semaphore", [getattr(obj, "_value"), getattr(obj, "_initial_value")])  # noqa: B009
+    elif isinstance(obj, threading.Semaphore):
+        out = SyncHandle("Semaphore", [getattr(obj, "_value"), -1])  # noqa: B009
+    elif isinstance(obj, threading.Event):
+        out = SyncHandle("Event", [obj.is_set()])
+    elif isinstance(obj, queue.Queue):
+        lifo = isinstance(obj, queue.LifoQueue)
+        out = SyncHandle("Queue", [obj.maxsize, list(obj.queue), obj.unfinished_tasks, lifo])
+    memo[id(obj)] = out
+    if isinstance(obj, list):
+        obj[:] = [convert(x, memo) for x in obj]
+    elif isinstance(obj, dict):
+        for k in list(obj):
+            obj[k] = convert(obj[k], memo)
+    return out
+
+
 def lock_free_for(lock: SyncHandle, tid: int) -> bool:
     """Can thread ``tid`` acquire ``lock`` now (an RLock it owns: yes)?"""
     owner = lock.fields[0]

@@ -186,6 +186,8 @@ class Encoder:
             return ("e", self.opaque.key(t), self.enc(obj.args))
         if t is MethodType:
             return ("M", self.enc(obj.__self__), self.enc(obj.__func__))
+        if t is SyncMethod:
+            return ("m", self.enc(obj.handle), obj.name)
         if t is BuiltinMethodType:
             owner = obj.__self__
             if owner is not None and not isinstance(owner, ModuleType):
@@ -297,6 +299,8 @@ class Decoder:
             return MethodType(self.dec(v[2]), self.dec(v[1]))
         if tag == "B":
             return getattr(self.dec(v[1]), v[2])
+        if tag == "m":
+            return SyncMethod(self.dec(v[1]), v[2])
         if tag == "F":
             return frozenset(self.dec(x) for x in v[1])
         if tag == "e":
