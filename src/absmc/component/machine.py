@@ -120,16 +120,27 @@ class Program:
 
 
 class _Thread:
-    __slots__ = ("daemon", "frames", "handle", "name", "status")
+    """A thread during a step: live ``frames``, or (a thread that does not step: ``frames``
+    given as ``None``) an empty list and its encoded frames in ``enc``."""
+
+    __slots__ = ("daemon", "enc", "frames", "handle", "lazy", "name", "status")
 
     def __init__(
-        self, name: str, handle: Any, status: Any, frames: list[list[Any]], daemon: bool
+        self,
+        name: str,
+        handle: Any,
+        status: Any,
+        frames: list[list[Any]] | None,
+        daemon: bool,
+        enc: Any = (),
     ) -> None:
         self.name = name
         self.handle = handle
         self.status = status
-        self.frames = frames
+        self.lazy = frames is None
+        self.frames: list[list[Any]] = [] if frames is None else frames
         self.daemon = daemon
+        self.enc = enc
 
 
 class _Raise(Exception):
@@ -232,9 +243,10 @@ class ComponentSemantics:
         return (target if choice < max(nalts, 1) else None), f
 
     # -- encoding ------------------------------------------------------------------------
-    def _encode(self, threads: list[_Thread], old: list[Any] | None = None) -> State:
+    def _encode(self, threads: list[_Thread], old: Decoder | None = None) -> State:
         e = Encoder(self.opaque, self._owned, old)
         enc = e.enc
+        reenc = e.reenc
         ns = self.prog.namespace
         g = tuple([enc(ns.get(n, UNBOUND)) for n in self.prog.roots])
         c = tuple([enc(cell.cell_contents) for cell in self.prog.cells])
@@ -243,15 +255,21 @@ class ComponentSemantics:
             st = t.status
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
-            frames = tuple(
-                [(fr[0], fr[1], tuple([enc(x) for x in fr[2]]), fr[3]) for fr in t.frames]
-            )
+            if t.lazy:
+                frames = tuple(
+                    [(fr[0], fr[1], tuple([reenc(x) for x in fr[2]]), fr[3]) for fr in t.enc]
+                )
+            else:
+                frames = tuple(
+                    [(fr[0], fr[1], tuple([enc(x) for x in fr[2]]), fr[3]) for fr in t.frames]
+                )
             tt.append((t.name, enc(t.handle), st, frames, t.daemon))
         return cast(State, (g, c, tuple(tt), e.heap))
 
-    def materialize(self, s: State) -> tuple[Decoder, list[_Thread]]:
+    def materialize(self, s: State, only: int = -1) -> tuple[Decoder, list[_Thread]]:
         """Live objects for ``s``: the tracked globals are written into the program's
-        namespace and the cells; returns the decoder and the threads."""
+        namespace and the cells; returns the decoder and the threads (with ``only >= 0``,
+        only that thread's frames are materialized, the others keep their encoding)."""
         g, c, tt, heap = cast(Any, s)
         d = Decoder(heap, self.opaque)
         dec = d.dec
@@ -268,6 +286,9 @@ class ComponentSemantics:
         for name, h, st, frames, daemon in tt:
             if type(st) is tuple:
                 st = (st[0], dec(st[1]), st[2], dec(st[3]), dec(st[4]))
+            if only >= 0 and len(threads) != only:
+                threads.append(_Thread(name, dec(h), st, None, daemon, frames))
+                continue
             fr = [[f[0], f[1], [dec(x) for x in f[2]], f[3]] for f in frames]
             threads.append(_Thread(name, dec(h), st, fr, daemon))
         return d, threads
@@ -321,7 +342,7 @@ class ComponentSemantics:
     ) -> tuple[State | None, Failures, int]:
         """Execute thread ``tid``'s next instruction with ``choice``: (successor or None when
         blocked, failures, number of choices)."""
-        d, threads = self.materialize(s)
+        d, threads = self.materialize(s, tid)
         th = threads[tid]
         fails: list[Failure] = []
         try:
@@ -346,7 +367,7 @@ class ComponentSemantics:
             ) from None
         if nalts == 0 or choice >= nalts:
             return None, tuple(fails), nalts
-        return self._encode(threads, d.objs), tuple(fails), nalts
+        return self._encode(threads, d), tuple(fails), nalts
 
     def _exec(
         self,
@@ -458,7 +479,7 @@ class ComponentSemantics:
             return type(loc[ins.dest]) in (range, tuple, str)
         if op == CALL:
             try:
-                f, args, kwargs = self._piece(ins, loc, fc)
+                f, args, kwargs = self._piece(ins, loc, fc, kill=False)
             except Exception:
                 return False
             t = type(f)
@@ -476,7 +497,7 @@ class ComponentSemantics:
     def _heap_type(self, t: type) -> bool:
         return t in _HEAP_TYPES or t in self.prog.owned_classes
 
-    def _piece(self, ins: Instr, loc: list[Any], fc: FuncCode) -> Any:
+    def _piece(self, ins: Instr, loc: list[Any], fc: FuncCode, kill: bool = True) -> Any:
         fn = ins.fn
         assert fn is not None
         for i in ins.reads:
@@ -490,7 +511,11 @@ class ComponentSemantics:
             closure = fc.func.__closure__ or ()
             for pos, k in ins.cells:
                 args.insert(pos, closure[k].cell_contents)
-        return fn(*args)
+        out = fn(*args)
+        if kill:
+            for k in ins.kills:
+                loc[k] = UNBOUND
+        return out
 
     def _unwind(self, th: _Thread, exc: BaseException, label: int, fails: list[Failure]) -> None:
         frames = th.frames

@@ -16,7 +16,8 @@ Fields of each kind (``SyncHandle.fields``):
 * ``Condition``: ``[lock handle, waiters (list of thread ids)]``;
 * ``Semaphore``: ``[value, bound]`` (``bound`` -1 unless bounded);
 * ``Event``: ``[flag]``; ``Queue``: ``[maxsize, items (list), unfinished tasks, lifo]``;
-* ``Thread``: ``[thread id (-1 before start), target, args, kwargs, name, daemon]``.
+* ``Thread``: ``[thread id (-1 before start), target, args, kwargs (sorted item tuple),
+  name, daemon]``.
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ def _thread_ctor(
     *,
     daemon: Any = None,
 ) -> SyncHandle:
-    return SyncHandle("Thread", [-1, target, tuple(args), dict(kwargs or {}), name, bool(daemon)])
+    kw = tuple(sorted((kwargs or {}).items()))
+    return SyncHandle("Thread", [-1, target, tuple(args), kw, name, bool(daemon)])
 
 
 #: the library constructors the checker replaces (by identity)

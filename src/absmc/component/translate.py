@@ -93,6 +93,7 @@ class Instr:
     cells: tuple[tuple[int, int], ...] = ()
     cell_writes: tuple[tuple[int, int], ...] = ()
     local: bool = False
+    kills: tuple[int, ...] = ()
 
 
 @dataclass(eq=False)
@@ -172,6 +173,9 @@ class _Translator:
         self.excs: list[int] = []  # exception slots of the enclosing except handlers
         self.ntemp = 0
         self.last_local = False
+        self.last_kills: tuple[int, ...] = ()
+        #: temporaries read exactly once (unbound again after their use)
+        self.single: set[int] = set()
 
     # -- helpers -----------------------------------------------------------------------
     def fail(self, what: str, node: ast.AST | None) -> Unsupported:
@@ -294,6 +298,9 @@ class _Translator:
         fn = types.FunctionType(fcode, self.func.__globals__, "_absmc_piece")
         write_slots = tuple(self.slot_of[w] for w in stored if w in self.slot_of)
         self.last_local = not cells and not cell_writes and _thread_local(holder, self)
+        self.last_kills = tuple(
+            self.slot_of[n] for n in reads if self.slot_of.get(n, -1) in self.single
+        )
         return fn, tuple(slots), tuple(must), write_slots, tuple(cells), tuple(cell_writes)
 
     def piece_stmt(self, op: int, stmt: ast.stmt, text: str | None = None) -> int:
@@ -360,6 +367,7 @@ class _Translator:
     def to_temp(self, node: ast.expr, at: ast.AST) -> ast.Name:
         """Evaluate ``node`` (without calls) into a new temporary now."""
         t = self.temp()
+        self.single.add(t)
         name = self.slots[t]
         self.piece_stmt(
             EXEC,
@@ -446,6 +454,7 @@ class _Translator:
         )
         if dest < 0:
             dest = self.temp()
+            self.single.add(dest)
         ins = self.piece_expr(CALL, packed, node, self.text(node))
         ins.dest = dest
         ins.nxt = self.here()
@@ -897,6 +906,7 @@ class _Translator:
                 s,
             )
             sup = self.temp()
+            self.single.add(sup)
             self.call(call, sup)
             br = self.piece_expr(
                 BRANCH, ast.Name(self.slots[sup], ast.Load()), s, "(exception suppressed?)"

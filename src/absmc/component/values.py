@@ -121,13 +121,13 @@ class NativeSyncUse(Exception):
 class Encoder:
     """One canonical walk: ``enc(obj)`` encodes a live value, numbering heap objects as they are
     met; ``heap`` holds the cells in number order. ``owned(obj)`` tells whether an instance is
-    component data (else it is opaque); ``old`` (optional) maps cell numbers of a previous
-    encoding to live objects, for :meth:`reenc` of encoded values that were not decoded."""
+    component data (else it is opaque); ``old`` (optional) is the decoder of the previous
+    state, for :meth:`reenc` of encoded values that were not decoded."""
 
     __slots__ = ("_num", "cells", "old", "opaque", "owned")
 
     def __init__(
-        self, opaque: Opaque, owned: Callable[[type], bool], old: list[Any] | None = None
+        self, opaque: Opaque, owned: Callable[[type], bool], old: Decoder | None = None
     ) -> None:
         self.opaque = opaque
         self.owned = owned
@@ -140,18 +140,37 @@ class Encoder:
         return tuple(self.cells)
 
     def reenc(self, v: Enc) -> Enc:
-        """Re-number an encoded value of the previous encoding (its references name the live
-        objects in ``old``)."""
+        """Re-number an encoded value of the previous state: a reference to a cell that was
+        materialized encodes its live object (``old.objs``), one that was not is renumbered
+        with its old cell's contents (``old.heap``)."""
         if v is None or type(v) is int or type(v) is str:
             return v
         tag = v[0]
         if tag == "r":
-            assert self.old is not None
-            return self.enc(self.old[v[1]])
+            old = self.old
+            assert old is not None
+            n = v[1]
+            live = old.objs.get(n)
+            if live is not None:
+                return self.enc(live)
+            key = -1 - n
+            m = self._num.get(key)
+            if m is not None:
+                return ("r", m)
+            m = self._num[key] = len(self.cells)
+            self.cells.append(None)
+            cell = old.heap[n]
+            if cell[0] == "S":
+                self.cells[m] = ("S", frozenset([self.reenc(x) for x in cell[1]]))
+            else:
+                self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
+            return ("r", m)
         if tag == "t":
             return ("t", *[self.reenc(x) for x in v[1:]])
-        if tag == "e":
-            return ("e", v[1], self.reenc(v[2]))
+        if tag == "e" or tag == "M" or tag == "B" or tag == "m":
+            return (tag, *[self.reenc(x) for x in v[1:]])
+        if tag == "F":
+            return ("F", frozenset([self.reenc(x) for x in v[1]]))
         return v
 
     def enc(self, obj: Any) -> Enc:
@@ -228,63 +247,66 @@ _ATOMS = frozenset({int, str, bool, float, bytes, complex, range, frozenset, typ
 
 
 class Decoder:
-    """Materializes a heap (tuple of cells) as live objects, ``objs[n]`` for cell ``n``."""
+    """Materializes cells of a heap (tuple of cells) as live objects on demand: ``obj(n)``
+    (and ``dec`` of a reference) creates cell ``n`` and what it reaches; ``objs`` maps the
+    materialized cell numbers to their objects (what :meth:`Encoder.reenc` reads)."""
 
     __slots__ = ("heap", "objs", "opaque")
 
     def __init__(self, heap: tuple[Any, ...], opaque: Opaque) -> None:
         self.heap = heap
         self.opaque = opaque
-        objs: list[Any] = []
-        objects = opaque.objects
-        # first the shells (so that cycles and aliasing resolve), then their contents
-        for cell in heap:
-            tag = cell[0]
-            if tag == "L":
-                objs.append([])
-            elif tag == "D":
-                objs.append({})
-            elif tag == "S":
-                objs.append(set())
-            elif tag == "Q":
-                objs.append(deque())
-            elif tag == "DD":
-                objs.append(defaultdict())
-            elif tag == "$":
-                objs.append(SyncHandle(cell[1], []))
-            else:
-                cls = objects[cell[1]]
-                objs.append(cls.__new__(cls))
-        self.objs = objs
+        self.objs: dict[int, Any] = {}
+
+    def all(self) -> None:
+        """Materialize every cell."""
+        for n in range(len(self.heap)):
+            self.obj(n)
+
+    def obj(self, n: int) -> Any:
+        o = self.objs.get(n)
+        if o is not None:
+            return o
+        cell = self.heap[n]
+        tag = cell[0]
         dec = self.dec
-        for obj, cell in zip(objs, heap, strict=True):
-            tag = cell[0]
-            if tag == "L":
-                obj.extend([dec(x) for x in cell[1:]])
-            elif tag == "D":
-                for i in range(1, len(cell), 2):
-                    obj[dec(cell[i])] = dec(cell[i + 1])
-            elif tag == "S":
-                obj.update(dec(x) for x in cell[1])
-            elif tag == "Q":
-                obj.extend(dec(x) for x in cell[1:])
-            elif tag == "DD":
-                obj.default_factory = dec(cell[1])
-                for i in range(2, len(cell), 2):
-                    obj[dec(cell[i])] = dec(cell[i + 1])
-            elif tag == "$":
-                obj.fields = [dec(x) for x in cell[2:]]
-            else:
-                d = obj.__dict__
-                for i in range(2, len(cell), 2):
-                    d[cell[i]] = dec(cell[i + 1])
+        # the shell first (so that cycles and aliasing resolve), then its contents
+        if tag == "L":
+            o = self.objs[n] = []
+            o.extend([dec(x) for x in cell[1:]])
+        elif tag == "$":
+            o = self.objs[n] = SyncHandle(cell[1], [])
+            o.fields = [dec(x) for x in cell[2:]]
+        elif tag == "D":
+            o = self.objs[n] = {}
+            for i in range(1, len(cell), 2):
+                o[dec(cell[i])] = dec(cell[i + 1])
+        elif tag == "S":
+            o = self.objs[n] = set()
+            o.update(dec(x) for x in cell[1])
+        elif tag == "Q":
+            o = self.objs[n] = deque()
+            o.extend(dec(x) for x in cell[1:])
+        elif tag == "DD":
+            o = self.objs[n] = defaultdict()
+            o.default_factory = dec(cell[1])
+            for i in range(2, len(cell), 2):
+                o[dec(cell[i])] = dec(cell[i + 1])
+        else:
+            cls = self.opaque.objects[cell[1]]
+            o = self.objs[n] = cls.__new__(cls)
+            d = o.__dict__
+            for i in range(2, len(cell), 2):
+                d[cell[i]] = dec(cell[i + 1])
+        return o
 
     def dec(self, v: Enc) -> Any:
         if v is None or type(v) is int or type(v) is str:
             return v
         tag = v[0]
         if tag == "r":
-            return self.objs[v[1]]
+            o = self.objs.get(v[1])
+            return o if o is not None else self.obj(v[1])
         if tag == "b" or tag == "f" or tag == "y" or tag == "c":
             return v[1]
         if tag == "t":
