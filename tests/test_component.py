@@ -196,3 +196,40 @@ def test_emitted_tests_pass_on_original_and_fail_on_changed_environment(tmp_path
         env={**__import__("os").environ, "ABSMC_ENV": str(changed)},
     )
     assert failed.returncode == 1, failed.stdout
+
+
+def test_env_choices_enumerates_results(tmp_path: Path) -> None:
+    prog = tmp_path / "sensor.py"
+    prog.write_text(
+        "def read_sensor():\n    return 0\n\n"
+        "def main():\n    v = read_sensor()\n    assert v != 2, v\n"
+    )
+    from absmc.component.program import load_program
+
+    module = load_program(prog)
+    plain = check_file(prog, "main", [], ["main"], ComponentOptions())[0]
+    assert plain.verdict is Verdict.HOLDS
+    chosen = check_file(
+        prog,
+        "main",
+        [],
+        ["main"],
+        ComponentOptions(env_choices={module.read_sensor: [0, 1, 2]}),
+    )[0]
+    # the module is loaded again by check_file: its function is another object
+    assert chosen.verdict is Verdict.HOLDS
+    import absmc.component
+
+    api = absmc.component.check(
+        module.main, component=["main"], env_choices={module.read_sensor: [0, 1, 2]}
+    )
+    r = next(r for r in api.results if r.property == "assert")
+    assert r.verdict is Verdict.VIOLATED and r.trace is not None
+    assert any("(choice 2)" in (st.command or "") for st in r.trace.steps)
+
+
+def test_predicate_abstraction_finds_the_deadlock_and_never_proves() -> None:
+    dead = verdicts("philosophers.py", "dinner", ["philosopher"], abstraction="predicates")
+    assert dead["no-deadlock"] == "violated"
+    ok = verdicts("bank.py", "run_locked", ["Account"], predicates=("acct.balance > 10",))
+    assert set(ok.values()) == {"unknown"}

@@ -55,8 +55,6 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
             raise UsageError(f"{flag} applies to models, not to Python programs")
     if args.store not in ("exact", "bitstate", "hash-compact"):
         raise UsageError(f"--store {args.store} does not apply to Python programs")
-    if args.predicates:
-        raise UsageError("--predicate does not apply to Python programs yet")
     names = [n.strip() for c in args.component for n in c.split(",") if n.strip()]
     show = args.progress if args.progress is not None else err.isatty()
     line = ProgressLine(err) if show else None
@@ -70,6 +68,8 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
         bitstate_bits=args.bitstate_bits,
         hash_functions=args.hash_functions,
         record_border=args.emit_tests is not None,
+        predicates=tuple(p for p in args.predicates if p != "guards"),
+        abstraction="predicates" if args.predicates else "none",
         progress=line,
     )
     try:

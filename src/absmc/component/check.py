@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from absmc.component.abstraction import PredicateAbstraction, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
 from absmc.component.program import build_program, load_program
 from absmc.component.trace import replay
@@ -26,7 +27,7 @@ from absmc.ir.system import NO_DEADLOCK
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import search
-from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store
+from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, KeyedStore, Store
 from absmc.kernel.trace import ReplayError
 
 #: the stores of a component check
@@ -41,6 +42,8 @@ class ComponentOptions:
     ``granularity`` (``statement`` or ``access``), search ``order``, ``limits``,
     ``keep_going``, ``check_deadlock``, bitstate size and hash functions, ``env_choices``
     (environment function -> its possible results, a list or a callable of the arguments),
+    ``abstraction`` (``none``, or ``predicates``: match on the control state and the values
+    of the branch guards and ``predicates``, Python expressions; thesis ch. 2),
     ``record_border`` (keep the environment calls for test generation), ``progress``."""
 
     store: str = "exact"
@@ -52,6 +55,8 @@ class ComponentOptions:
     bitstate_bits: int = 27
     hash_functions: int = 3
     env_choices: Mapping[Any, Any] = field(default_factory=dict)
+    predicates: Sequence[str] = ()
+    abstraction: str = "none"
     record_border: bool = False
     progress: Callable[[Progress], None] | None = None
 
@@ -68,8 +73,17 @@ def _store(options: ComponentOptions) -> Store:
 
 def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
     """Search ``sem`` and build the result (one entry per property: ``assert``,
-    ``no-uncaught-exception`` and, unless disabled, ``no-deadlock``)."""
-    store = _store(options)
+    ``no-uncaught-exception`` and, unless disabled, ``no-deadlock``). Raises ``OptionError``
+    for an unknown store or abstraction or a predicate that is not a Python expression."""
+    store: Store
+    abstraction: PredicateAbstraction | None = None
+    if options.abstraction == "predicates" or options.predicates:
+        abstraction = PredicateAbstraction(sem, compile_predicates(options.predicates))
+        store = KeyedStore(abstraction.key, "predicate-abstract")
+    elif options.abstraction != "none":
+        raise OptionError(f"unknown abstraction '{options.abstraction}'", "abstraction")
+    else:
+        store = _store(options)
     try:
         outcome = search(
             sem,
@@ -99,6 +113,12 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
     elif isinstance(store, HashCompactStore):
         incomplete = (
             f"hash-compact search found no violation in {outcome.states} states; not a proof"
+        )
+    if abstraction is not None:
+        incomplete = (
+            f"no violation in {outcome.states} abstract states (predicate abstraction: "
+            f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
+            "abstraction may skip states: not a proof"
         )
     if nondet:
         incomplete = (
