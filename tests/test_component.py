@@ -233,3 +233,42 @@ def test_predicate_abstraction_finds_the_deadlock_and_never_proves() -> None:
     assert dead["no-deadlock"] == "violated"
     ok = verdicts("bank.py", "run_locked", ["Account"], predicates=("acct.balance > 10",))
     assert set(ok.values()) == {"unknown"}
+
+
+@pytest.mark.parametrize(
+    ("file", "good", "bad", "component", "bad_component"),
+    [
+        ("matrix.py", "main", "main_bug", "multiply", "multiply_bug"),
+        ("sorting.py", "main", "main_bug", "selection_sort", "selection_sort_bug"),
+        ("allocator.py", "main", "main_bug", "Allocator", "Allocator"),
+    ],
+)
+def test_data_examples_bitstate_finds_seeded_bug(
+    file: str, good: str, bad: str, component: str, bad_component: str
+) -> None:
+    short = ["5"] if file != "allocator.py" else ["40"]
+    ok = run_cli(
+        "check",
+        f"examples/python/{file}",
+        "--entry",
+        good,
+        *short,
+        "--component",
+        component,
+        "--json",
+    )
+    assert json.loads(ok.out)["verdict"] == "holds"
+    err = run_cli(
+        "check",
+        f"examples/python/{file}",
+        "--entry",
+        bad,
+        "--component",
+        bad_component,
+        "--store",
+        "bitstate",
+        "--json",
+    )
+    data = json.loads(err.out)
+    assert data["verdict"] == "violated" and err.code == 1
+    assert data["results"][0]["property"] == "assert"
