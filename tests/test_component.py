@@ -272,3 +272,28 @@ def test_data_examples_bitstate_finds_seeded_bug(
     data = json.loads(err.out)
     assert data["verdict"] == "violated" and err.code == 1
     assert data["results"][0]["property"] == "assert"
+
+
+def test_range_refinement_finds_race_and_proves_when_exact() -> None:
+    race = verdicts("bank.py", "run", ["Account"], abstraction="range", granularity="access")
+    assert race["assert"] == "violated"
+    locked = verdicts(
+        "bank.py", "run_locked", ["Account"], abstraction="range", granularity="access"
+    )
+    assert set(locked.values()) == {"holds"}
+    r = run_cli(
+        "check",
+        "examples/python/matrix.py",
+        "--entry",
+        "main",
+        "2",
+        "--component",
+        "multiply",
+        "--store",
+        "range",
+        "--json",
+    )
+    data = json.loads(r.out)
+    first = data["results"][0]
+    assert first["verdict"] == "holds" and first["stats"]["merged"] == 0
+    assert len(first["iterations"]) >= 2

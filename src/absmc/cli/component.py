@@ -53,13 +53,16 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
         if not args.is_default(name):
             flag = "--" + name.replace("_", "-")
             raise UsageError(f"{flag} applies to models, not to Python programs")
-    if args.store not in ("exact", "bitstate", "hash-compact"):
+    if args.store not in ("exact", "bitstate", "hash-compact", "range"):
         raise UsageError(f"--store {args.store} does not apply to Python programs")
+    abstraction = "range" if args.store == "range" else "none"
+    if args.predicates and abstraction == "none":
+        abstraction = "predicates"
     names = [n.strip() for c in args.component for n in c.split(",") if n.strip()]
     show = args.progress if args.progress is not None else err.isatty()
     line = ProgressLine(err) if show else None
     opts = ComponentOptions(
-        store=args.store,
+        store="exact" if args.store == "range" else args.store,
         granularity="access" if args.granularity == "access" else "statement",
         order="dfs" if args.order == "dfs" else "bfs",
         limits=limits,
@@ -69,7 +72,7 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
         hash_functions=args.hash_functions,
         record_border=args.emit_tests is not None,
         predicates=tuple(p for p in args.predicates if p != "guards"),
-        abstraction="predicates" if args.predicates else "none",
+        abstraction=abstraction,
         progress=line,
     )
     try:

@@ -87,3 +87,83 @@ def _truth(f: Callable[..., Any], args: list[Any]) -> bool | None:
         return bool(f(*args))
     except Exception:
         return None
+
+
+def int_data(s: State) -> dict[str, int]:
+    """The integer data of a state (thesis ch. 2.2, Kudra & Mercer's min/max scheme): integers
+    in heap cells (``hN.J``: cell N, position J; cells are numbered canonically), tracked
+    globals by position (``g0``, ...) and the locals of each thread's running function
+    (``THREAD.FUNCTION.SLOT``)."""
+    g, _, threads, heap = cast(Any, s)
+    out: dict[str, int] = {}
+    for n, cell in enumerate(heap):
+        for j, v in enumerate(cell):
+            if type(v) is int and j > 0 and not (cell[0] in ("O", "$") and j == 1):
+                out[f"h{n}.{j}"] = v
+    for i, v in enumerate(g):
+        if type(v) is int:
+            out[f"g{i}"] = v
+    for name, _, _, frames, _ in threads:
+        if frames:
+            fid, _, loc, _ = frames[-1]
+            for j, v in enumerate(loc):
+                if type(v) is int:
+                    out[f"{name}.{fid}.{j}"] = v
+    return out
+
+
+class RangeStore:
+    """A keyed store for the min/max range refinement (PA+NTP, no prover): it matches on
+    ``key(state)`` extended with the truth of the equality predicates ``equalities`` (``data
+    name == value``), records per abstract state each integer's minimum and maximum, and counts
+    the abstract states that matched *different* concrete states (``merged``). No merge in a
+    complete search means the search was exact."""
+
+    exact = False
+
+    def __init__(
+        self, key: Callable[[State], Hashable], equalities: Sequence[tuple[str, int]]
+    ) -> None:
+        self.base = key
+        self.equalities = list(equalities)
+        self.noun = "abstract states"
+        self.first: dict[Hashable, State] = {}
+        self.ranges: dict[Hashable, dict[str, tuple[int, int]]] = {}
+        self.merged = 0
+
+    def key(self, s: State) -> tuple[Hashable, dict[str, int]]:
+        data = int_data(s)
+        bits = tuple(data.get(n) == v for n, v in self.equalities)
+        return (self.base(s), bits), data
+
+    def insert(self, state: State) -> bool:
+        k, data = self.key(state)
+        r = self.ranges.setdefault(k, {})
+        for n, v in data.items():
+            old = r.get(n)
+            r[n] = (v, v) if old is None else (min(old[0], v), max(old[1], v))
+        first = self.first.get(k)
+        if first is None:
+            self.first[k] = state
+            return True
+        if first != state:
+            self.merged += 1
+        return False
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def stats(self) -> dict[str, Any]:
+        return {"store": "range", "merged": self.merged, "equalities": len(self.equalities)}
+
+    def refinement(self) -> list[tuple[str, int]]:
+        """New predicates ``name == min`` for every integer whose range in some abstract state
+        is not a single value (Kudra & Mercer's refinement)."""
+        known = set(self.equalities)
+        out: list[tuple[str, int]] = []
+        for r in self.ranges.values():
+            for n, (lo, hi) in r.items():
+                if lo != hi and (n, lo) not in known:
+                    known.add((n, lo))
+                    out.append((n, lo))
+        return out

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from absmc.component.abstraction import PredicateAbstraction, compile_predicates
+from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
 from absmc.component.program import build_program, load_program
 from absmc.component.trace import replay
@@ -26,7 +26,7 @@ from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.search import search
+from absmc.kernel.search import SearchOutcome, search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, KeyedStore, Store
 from absmc.kernel.trace import ReplayError
 
@@ -75,6 +75,8 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
     """Search ``sem`` and build the result (one entry per property: ``assert``,
     ``no-uncaught-exception`` and, unless disabled, ``no-deadlock``). Raises ``OptionError``
     for an unknown store or abstraction or a predicate that is not a Python expression."""
+    if options.abstraction == "range":
+        return _check_range(sem, options, model)
     store: Store
     abstraction: PredicateAbstraction | None = None
     if options.abstraction == "predicates" or options.predicates:
@@ -96,23 +98,17 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
         )
     finally:
         sem.restore()
-    extra: dict[str, Any] = dict(store.stats())
-    extra["env_calls"] = sem.env_calls
-    extra["env_time_s"] = round(sem.env_time, 6)
-    stats = Stats(
-        outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
-    )
-    nondet = sem.nondeterministic
     incomplete: str | None = None
+    if isinstance(store, HashCompactStore):
+        incomplete = (
+            f"hash-compact search found no violation in {outcome.states} states; not a proof"
+        )
     if isinstance(store, BitStateStore):
+        extra = store.stats()
         incomplete = (
             f"bitstate search found no violation in {outcome.states} states (hash factor "
             f"{extra['hash_factor']}, expected coverage {extra['expected_coverage']:.2%}); "
             "not a proof"
-        )
-    elif isinstance(store, HashCompactStore):
-        incomplete = (
-            f"hash-compact search found no violation in {outcome.states} states; not a proof"
         )
     if abstraction is not None:
         incomplete = (
@@ -120,6 +116,27 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
             f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
             "abstraction may skip states: not a proof"
         )
+    return _results(sem, options, outcome, store.stats(), store.exact, incomplete, model)
+
+
+def _results(
+    sem: ComponentSemantics,
+    options: ComponentOptions,
+    outcome: SearchOutcome,
+    store_stats: dict[str, Any],
+    exact: bool,
+    incomplete: str | None,
+    model: str,
+) -> Result:
+    """The result of one search: violations replayed, ``holds`` when ``exact`` and complete
+    and the environment deterministic, else ``unknown`` with ``incomplete`` or the stop."""
+    extra: dict[str, Any] = dict(store_stats)
+    extra["env_calls"] = sem.env_calls
+    extra["env_time_s"] = round(sem.env_time, 6)
+    stats = Stats(
+        outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
+    )
+    nondet = sem.nondeterministic
     if nondet:
         incomplete = (
             "the environment is not deterministic: "
@@ -157,7 +174,7 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
                         name, kind, "component", Verdict.VIOLATED, reason, stats, trace, v.count
                     )
                 )
-            elif outcome.stopped is None and store.exact and not nondet:
+            elif outcome.stopped is None and exact and not nondet:
                 results.append(
                     PropertyResult(
                         name,
@@ -178,6 +195,85 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
         sem.restore()
     notes = [f"environment nondeterminism: {n}" for n in nondet]
     return Result(model, "component", tuple(results), tuple(notes))
+
+
+#: refinement rounds of the min/max range scheme before giving up
+RANGE_ITERATIONS = 12
+
+
+def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    """PA+NTP (thesis ch. 2; Kudra & Mercer): search matching on the control state, the branch
+    guards, the user's predicates and equality predicates ``x == min`` added, round after
+    round, for every integer whose values differed within one abstract state. A round in which
+    no abstract state matched two different concrete states was an exact search: its ``holds``
+    is a proof; a violation is replayed as always."""
+    preds = compile_predicates(options.predicates)
+    base = PredicateAbstraction(sem, preds)
+    equalities: list[tuple[str, int]] = []
+    rows: list[dict[str, Any]] = []
+    total = 0.0
+    deadline = None
+    lim = options.limits
+    if lim.timeout is not None:
+        deadline = time.monotonic() + lim.timeout
+    result: Result | None = None
+    for it in range(1, RANGE_ITERATIONS + 1):
+        store = RangeStore(base.key, equalities)
+        left = None if deadline is None else max(0.001, deadline - time.monotonic())
+        limits = Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb)
+        try:
+            outcome = search(
+                sem,
+                cast(Store, store),
+                order=options.order,
+                limits=limits,
+                keep_going=options.keep_going,
+                check_deadlock=options.check_deadlock,
+                progress=options.progress,
+            )
+        finally:
+            sem.restore()
+        total += outcome.time_s
+        rows.append(
+            {
+                "iteration": it,
+                "abstract_states": outcome.states,
+                "merged": store.merged,
+                "equalities": len(equalities),
+            }
+        )
+        exact = store.merged == 0
+        more = store.refinement()
+        why = None
+        if not exact:
+            why = (
+                f"range refinement: {store.merged} abstract state(s) still merge different "
+                f"concrete states after {it} round(s); not a proof"
+            )
+        result = _results(sem, options, outcome, store.stats(), exact, why, model)
+        if result.verdict is Verdict.VIOLATED or outcome.stopped is not None or exact or not more:
+            break
+        equalities = equalities + more
+    assert result is not None
+    out = []
+    for r in result.results:
+        extra = dict(r.extra)
+        extra["iterations_total_time_s"] = round(total, 6)
+        out.append(
+            PropertyResult(
+                r.property,
+                r.kind,
+                r.method,
+                r.verdict,
+                r.reason,
+                r.stats,
+                r.trace,
+                r.violations,
+                tuple(rows),
+                extra,
+            )
+        )
+    return Result(result.model, result.method, tuple(out), result.notes)
 
 
 def check(
