@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The component experiments of Bao's thesis (paper 003, Tables 2.1–2.5 and 3.1) on this
 repository's Python versions (``examples/python/``): for each program and each way of storing
-states — exact, bitstate (the thesis's default), hash-compact and predicate abstraction over the
-branch guards (PA, concrete predicate evaluation, no prover) — the states stored, peak memory,
+states — exact, bitstate (the thesis's default), hash-compact, predicate abstraction over the
+branch guards (PA, concrete predicate evaluation, no prover) and the min/max range refinement
+(PA+NTP, ``--store range``) — the states stored, peak memory,
 time to the verdict on the correct program and time to the error on the seeded-bug variant.
 Each run is a separate ``absmc check --json`` process, so memory is per run. Usage:
 
@@ -62,6 +63,7 @@ STORES: dict[str, tuple[str, ...]] = {
     "bitstate": ("--store", "bitstate"),
     "hash-compact": ("--store", "hash-compact"),
     "PA (guards)": ("--predicate", "guards"),
+    "PA+NTP (range)": ("--store", "range"),
 }
 
 
@@ -96,16 +98,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--only", default="")
+    ap.add_argument("--stores", default="", help="comma-separated store names of the table")
+    ap.add_argument("--no-throughput", action="store_true")
     args = ap.parse_args()
     only = {x for x in args.only.split(",") if x}
     print(
         "| program | store | verdict | states | peak MB | time s | bug: verdict | time to error s |"
     )
     print("|---|---|---|---:|---:|---:|---|---:|")
+    stores = [x for x in args.stores.split(",") if x]
     for name, (file, good, bad, comp, bcomp, extra) in EXPERIMENTS.items():
         if only and name not in only:
             continue
         for store, flags in STORES.items():
+            if stores and store not in stores:
+                continue
             ok = run(file, good, comp, (*flags, *extra), args.timeout)
             err = run(file, bad, bcomp, (*flags, *extra), args.timeout)
             st = ok["stats"]
@@ -117,7 +124,7 @@ def main() -> None:
                 f"{st['peak_mb']:.0f} | {st['time_s']:.2f} | {err['verdict']} | "
                 f"{est['time_s']:.3f} |"
             )
-    if not only or "philosophers" in only:
+    if (not only or "philosophers" in only) and not args.no_throughput:
         throughput()
 
 

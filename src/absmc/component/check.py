@@ -234,6 +234,8 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
         finally:
             sem.restore()
         total += outcome.time_s
+        if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
+            outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
         rows.append(
             {
                 "iteration": it,
