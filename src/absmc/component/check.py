@@ -11,6 +11,8 @@ so a nondeterministic environment makes the search incomplete: said in the reaso
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,8 +75,15 @@ def _store(options: ComponentOptions) -> Store:
 
 def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
     """Search ``sem`` and build the result (one entry per property: ``assert``,
-    ``no-uncaught-exception`` and, unless disabled, ``no-deadlock``). Raises ``OptionError``
-    for an unknown store or abstraction or a predicate that is not a Python expression."""
+    ``no-uncaught-exception`` and, unless disabled, ``no-deadlock``). What the program writes
+    to standard output and error while it is explored is discarded (it runs many times).
+    Raises ``OptionError`` for an unknown store or abstraction or a predicate that is not a
+    Python expression."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return _check(sem, options, model)
+
+
+def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     store: Store
