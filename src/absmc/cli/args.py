@@ -49,6 +49,11 @@ class CheckArgs:
     basl: tuple[str, ...] = ()
     workers: int = 1
     ray: str | None = None
+    entry_args: tuple[str, ...] = ()
+    entry: str | None = None
+    component: tuple[str, ...] = ()
+    granularity: str = "statement"
+    emit_tests: str | None = None
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""

@@ -29,6 +29,7 @@ from absmc.cli.common import (
     guarded,
     load,
 )
+from absmc.cli.component import PY_SUFFIXES, run_component
 from absmc.cli.methods import all_params, method_cli, owners
 from absmc.cli.methods import explicit as explicit_cli
 from absmc.cli.methods import typeabs as types_cli
@@ -151,6 +152,11 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
 
     def body() -> int:
+        if args.model.endswith(PY_SUFFIXES):
+            return run_component(args, check_options(args, None).limits, out, err)
+        for flag, field in _PROGRAM_ONLY:
+            if not args.is_default(field):
+                raise UsageError(f"{flag} applies to Python programs (.py) only")
         engine = registry.get(args.method)
         _refuse_foreign(args)
         try:
@@ -189,6 +195,16 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
     return guarded(body, err, debug)
 
 
+#: the arguments of a component check (a .py program), refused for models
+_PROGRAM_ONLY = (
+    ("ARGS", "entry_args"),
+    ("--entry", "entry"),
+    ("--component", "component"),
+    ("--granularity", "granularity"),
+    ("--emit-tests", "emit_tests"),
+)
+
+
 def _method_help() -> str:
     lines = "; ".join(f"{e.name} = {e.description}" for e in registry.ENGINES)
     return f"Checking method: {lines}."
@@ -205,6 +221,7 @@ predicate_option = click.option(
 
 @click.command("check", context_settings=CONTEXT)
 @click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("entry_args", nargs=-1, metavar="[ARGS]...")
 @click.option(
     "--method",
     type=click.Choice(registry.names()),
@@ -354,12 +371,39 @@ predicate_option = click.option(
     default=None,
     help="Progress line on stderr (default: when stderr is a terminal).",
 )
+@click.option(
+    "--entry",
+    metavar="FUNC",
+    default=None,
+    help="[.py] The function the program starts in (ARGS are its arguments, Python literals).",
+)
+@click.option(
+    "--component",
+    multiple=True,
+    metavar="NAME[,NAME...]",
+    help="[.py] The component: functions, classes, Class.method or the module; the rest of "
+    "the program runs natively (paper 003).",
+)
+@click.option(
+    "--granularity",
+    type=click.Choice(["statement", "access"]),
+    default="statement",
+    show_default=True,
+    help="[.py] One step per statement, or split reads and writes of shared data.",
+)
+@click.option(
+    "--emit-tests",
+    metavar="FILE",
+    default=None,
+    help="[.py] Write the environment calls seen as a pytest file (border states).",
+)
 @under_cli.options
 @types_cli.options
 @explicit_cli.options
 @click.pass_context
 def check_command(ctx: click.Context, /, **params: Any) -> None:
-    """Check the properties of MODEL.
+    """Check the properties of MODEL (or of a Python component: MODEL.py --entry FUNC
+    [ARGS]... --component NAME).
 
     Checks every invariant and unreachable property of the model, plus the built-in
     no-deadlock (some command is always enabled) and no-model-error (no out-of-range

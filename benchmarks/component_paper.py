@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The component experiments of Bao's thesis (paper 003, Tables 2.1–2.5 and 3.1) on this
+repository's Python versions (``examples/python/``): for each program and each way of storing
+states — exact, bitstate (the thesis's default), hash-compact, predicate abstraction over the
+branch guards (PA, concrete predicate evaluation, no prover) and the min/max range refinement
+(PA+NTP, ``--store range``) — the states stored, peak memory,
+time to the verdict on the correct program and time to the error on the seeded-bug variant.
+Each run is a separate ``absmc check --json`` process, so memory is per run. Usage:
+
+    python benchmarks/component_paper.py [--timeout 60] [--only matrix,sorting,...]
+
+Prints a Markdown table (the one in ``docs/component.md``), then the philosophers'
+throughput (transitions per CPU second of the search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = ROOT / "examples" / "python"
+
+#: name -> (file, correct entry, buggy entry, component of the correct one, of the buggy one,
+#: extra arguments)
+EXPERIMENTS: dict[str, tuple[str, str, str, str, str, tuple[str, ...]]] = {
+    "matrix": ("matrix.py", "main", "main_bug", "multiply", "multiply_bug", ()),
+    "sorting": ("sorting.py", "main", "main_bug", "selection_sort", "selection_sort_bug", ()),
+    "allocator": ("allocator.py", "main", "main_bug", "Allocator", "Allocator", ()),
+    "philosophers": (
+        "philosophers.py",
+        "dinner_ordered",
+        "dinner",
+        "philosopher",
+        "philosopher",
+        (),
+    ),
+    "producer-consumer": (
+        "producer_consumer.py",
+        "run",
+        "run_if",
+        "Buffer,producer,consumer",
+        "Buffer,consumer_if",
+        (),
+    ),
+    "bank (access)": (
+        "bank.py",
+        "run_locked",
+        "run",
+        "Account",
+        "Account",
+        ("--granularity", "access"),
+    ),
+}
+
+STORES: dict[str, tuple[str, ...]] = {
+    "exact": ("--store", "exact"),
+    "bitstate": ("--store", "bitstate"),
+    "hash-compact": ("--store", "hash-compact"),
+    "PA (guards)": ("--predicate", "guards"),
+    "PA+NTP (range)": ("--store", "range"),
+}
+
+
+def run(
+    file: str, entry: str, component: str, flags: tuple[str, ...], timeout: float
+) -> dict[str, object]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "absmc.cli",
+        "check",
+        str(PY / file),
+        "--entry",
+        entry,
+        "--component",
+        component,
+        "--json",
+        "--timeout",
+        str(timeout),
+        *flags,
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout + 60)
+    wall = time.monotonic() - t0
+    data = json.loads(p.stdout)
+    first = data["results"][0]
+    return {"verdict": data["verdict"], "stats": first["stats"], "wall": wall}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--stores", default="", help="comma-separated store names of the table")
+    ap.add_argument("--no-throughput", action="store_true")
+    args = ap.parse_args()
+    only = {x for x in args.only.split(",") if x}
+    print(
+        "| program | store | verdict | states | peak MB | time s | bug: verdict | time to error s |"
+    )
+    print("|---|---|---|---:|---:|---:|---|---:|")
+    stores = [x for x in args.stores.split(",") if x]
+    for name, (file, good, bad, comp, bcomp, extra) in EXPERIMENTS.items():
+        if only and name not in only:
+            continue
+        for store, flags in STORES.items():
+            if stores and store not in stores:
+                continue
+            ok = run(file, good, comp, (*flags, *extra), args.timeout)
+            err = run(file, bad, bcomp, (*flags, *extra), args.timeout)
+            st = ok["stats"]
+            assert isinstance(st, dict)
+            est = err["stats"]
+            assert isinstance(est, dict)
+            print(
+                f"| {name} | {store} | {ok['verdict']} | {st['states']:,} | "
+                f"{st['peak_mb']:.0f} | {st['time_s']:.2f} | {err['verdict']} | "
+                f"{est['time_s']:.3f} |"
+            )
+    if (not only or "philosophers" in only) and not args.no_throughput:
+        throughput()
+
+
+def throughput() -> None:
+    """Transitions per CPU second of the component search on 4 philosophers (ordered forks)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from absmc.component import ComponentOptions, check_file
+
+    c0 = time.process_time()
+    result, _ = check_file(
+        PY / "philosophers.py", "dinner_ordered", [4], ["philosopher"], ComponentOptions()
+    )
+    cpu = time.process_time() - c0
+    s = result.results[0].stats
+    print(
+        f"\nphilosophers (4, ordered forks): {s.states:,} states, {s.transitions:,} "
+        f"transitions, {s.time_s:.2f} s wall, {cpu:.2f} s CPU: "
+        f"{s.transitions / cpu:,.0f} transitions per CPU second, "
+        f"{s.states / cpu:,.0f} states per CPU second"
+    )
+
+
+if __name__ == "__main__":
+    main()

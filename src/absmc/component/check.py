@@ -1,0 +1,344 @@
+"""Checking a Python component inside its natively executed environment (Bao's thesis, ch. 2
+and 3): the component's state machine (:mod:`absmc.component.machine`) searched by the
+kernel's one search over one of its stores.
+
+Verdicts: ``violated`` only with a trace that re-executes (:mod:`absmc.component.trace`);
+``holds`` only from an exhaustive search with the exact store, when the environment answered
+every repeated call alike (the environment's own state is not part of the component's state,
+so a nondeterministic environment makes the search incomplete: said in the reason); otherwise
+``unknown`` with the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
+from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
+from absmc.component.program import build_program, load_program
+from absmc.component.trace import replay
+from absmc.component.translate import Granularity
+from absmc.errors import OptionError, UsageError
+from absmc.ir.system import NO_DEADLOCK
+from absmc.kernel.options import Limits, Order, Progress
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.search import SearchOutcome, search
+from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, KeyedStore, Store
+from absmc.kernel.trace import ReplayError
+
+#: the stores of a component check
+STORES = ("exact", "hash-compact", "bitstate")
+
+_KINDS = {ASSERT_PROPERTY: "assert", UNCAUGHT_PROPERTY: "exception", NO_DEADLOCK: "deadlock"}
+
+
+@dataclass(frozen=True)
+class ComponentOptions:
+    """How to check a component: ``store`` (``exact``, ``hash-compact``, ``bitstate``),
+    ``granularity`` (``statement`` or ``access``), search ``order``, ``limits``,
+    ``keep_going``, ``check_deadlock``, bitstate size and hash functions, ``env_choices``
+    (environment function -> its possible results, a list or a callable of the arguments),
+    ``abstraction`` (``none``, or ``predicates``: match on the control state and the values
+    of the branch guards and ``predicates``, Python expressions; thesis ch. 2),
+    ``record_border`` (keep the environment calls for test generation), ``progress``."""
+
+    store: str = "exact"
+    granularity: Granularity = "statement"
+    order: Order = "bfs"
+    limits: Limits = field(default_factory=Limits)
+    keep_going: bool = False
+    check_deadlock: bool = True
+    bitstate_bits: int = 27
+    hash_functions: int = 3
+    env_choices: Mapping[Any, Any] = field(default_factory=dict)
+    predicates: Sequence[str] = ()
+    abstraction: str = "none"
+    record_border: bool = False
+    progress: Callable[[Progress], None] | None = None
+
+
+def _store(options: ComponentOptions) -> Store:
+    if options.store == "bitstate":
+        return BitStateStore(options.bitstate_bits, options.hash_functions)
+    if options.store == "hash-compact":
+        return HashCompactStore()
+    if options.store == "exact":
+        return ExactStore()
+    raise OptionError(f"unknown store '{options.store}' (known: {', '.join(STORES)})", "store")
+
+
+def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    """Search ``sem`` and build the result (one entry per property: ``assert``,
+    ``no-uncaught-exception`` and, unless disabled, ``no-deadlock``). What the program writes
+    to standard output and error while it is explored is discarded (it runs many times).
+    Raises ``OptionError`` for an unknown store or abstraction or a predicate that is not a
+    Python expression."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return _check(sem, options, model)
+
+
+def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    if options.abstraction == "range":
+        return _check_range(sem, options, model)
+    store: Store
+    abstraction: PredicateAbstraction | None = None
+    if options.abstraction == "predicates" or options.predicates:
+        abstraction = PredicateAbstraction(sem, compile_predicates(options.predicates))
+        store = KeyedStore(abstraction.key, "predicate-abstract")
+    elif options.abstraction != "none":
+        raise OptionError(f"unknown abstraction '{options.abstraction}'", "abstraction")
+    else:
+        store = _store(options)
+    try:
+        outcome = search(
+            sem,
+            store,
+            order=options.order,
+            limits=options.limits,
+            keep_going=options.keep_going,
+            check_deadlock=options.check_deadlock,
+            progress=options.progress,
+        )
+    finally:
+        sem.restore()
+    incomplete: str | None = None
+    if isinstance(store, HashCompactStore):
+        incomplete = (
+            f"hash-compact search found no violation in {outcome.states} states; not a proof"
+        )
+    if isinstance(store, BitStateStore):
+        extra = store.stats()
+        incomplete = (
+            f"bitstate search found no violation in {outcome.states} states (hash factor "
+            f"{extra['hash_factor']}, expected coverage {extra['expected_coverage']:.2%}); "
+            "not a proof"
+        )
+    if abstraction is not None:
+        incomplete = (
+            f"no violation in {outcome.states} abstract states (predicate abstraction: "
+            f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
+            "abstraction may skip states: not a proof"
+        )
+    return _results(sem, options, outcome, store.stats(), store.exact, incomplete, model)
+
+
+def _results(
+    sem: ComponentSemantics,
+    options: ComponentOptions,
+    outcome: SearchOutcome,
+    store_stats: dict[str, Any],
+    exact: bool,
+    incomplete: str | None,
+    model: str,
+) -> Result:
+    """The result of one search: violations replayed, ``holds`` when ``exact`` and complete
+    and the environment deterministic, else ``unknown`` with ``incomplete`` or the stop."""
+    extra: dict[str, Any] = dict(store_stats)
+    extra["env_calls"] = sem.env_calls
+    extra["env_time_s"] = round(sem.env_time, 6)
+    stats = Stats(
+        outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
+    )
+    nondet = sem.nondeterministic
+    if nondet:
+        incomplete = (
+            "the environment is not deterministic: "
+            + "; ".join(nondet)
+            + (" — the search is not a proof")
+        )
+    names = [ASSERT_PROPERTY, UNCAUGHT_PROPERTY]
+    if options.check_deadlock:
+        names.append(NO_DEADLOCK)
+    results: list[PropertyResult] = []
+    try:
+        for name in names:
+            kind = _KINDS[name]
+            v = outcome.violations.get(name)
+            if v is not None:
+                try:
+                    trace = replay(sem, name, v.path)
+                except ReplayError as e:
+                    results.append(
+                        PropertyResult(
+                            name,
+                            kind,
+                            "component",
+                            Verdict.UNKNOWN,
+                            f"{v.message}; but its trace did not re-execute ({e}): the environment "
+                            "answered differently",
+                            stats,
+                        )
+                    )
+                    continue
+                steps = len(trace.steps) - 1
+                reason = f"{v.message}; counterexample of {steps} step{'s' if steps != 1 else ''}"
+                results.append(
+                    PropertyResult(
+                        name, kind, "component", Verdict.VIOLATED, reason, stats, trace, v.count
+                    )
+                )
+            elif outcome.stopped is None and exact and not nondet:
+                results.append(
+                    PropertyResult(
+                        name,
+                        kind,
+                        "component",
+                        Verdict.HOLDS,
+                        f"no violation in the {outcome.states} reachable states of the component "
+                        "(exhaustive search)",
+                        stats,
+                    )
+                )
+            else:
+                reason = outcome.stopped or incomplete or "search incomplete"
+                results.append(
+                    PropertyResult(name, kind, "component", Verdict.UNKNOWN, reason, stats)
+                )
+    finally:
+        sem.restore()
+    notes = [f"environment nondeterminism: {n}" for n in nondet]
+    return Result(model, "component", tuple(results), tuple(notes))
+
+
+#: refinement rounds of the min/max range scheme before giving up
+RANGE_ITERATIONS = 12
+
+
+def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    """PA+NTP (thesis ch. 2; Kudra & Mercer): search matching on the control state, the branch
+    guards, the user's predicates and equality predicates ``x == min`` added, round after
+    round, for every integer whose values differed within one abstract state. A round in which
+    no abstract state matched two different concrete states was an exact search: its ``holds``
+    is a proof; a violation is replayed as always."""
+    preds = compile_predicates(options.predicates)
+    base = PredicateAbstraction(sem, preds)
+    equalities: list[tuple[str, int]] = []
+    rows: list[dict[str, Any]] = []
+    total = 0.0
+    deadline = None
+    lim = options.limits
+    if lim.timeout is not None:
+        deadline = time.monotonic() + lim.timeout
+    result: Result | None = None
+    for it in range(1, RANGE_ITERATIONS + 1):
+        store = RangeStore(base.key, equalities)
+        left = None if deadline is None else max(0.001, deadline - time.monotonic())
+        limits = Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb)
+        try:
+            outcome = search(
+                sem,
+                cast(Store, store),
+                order=options.order,
+                limits=limits,
+                keep_going=options.keep_going,
+                check_deadlock=options.check_deadlock,
+                progress=options.progress,
+            )
+        finally:
+            sem.restore()
+        total += outcome.time_s
+        if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
+            outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
+        rows.append(
+            {
+                "iteration": it,
+                "abstract_states": outcome.states,
+                "merged": store.merged,
+                "equalities": len(equalities),
+            }
+        )
+        exact = store.merged == 0
+        more = store.refinement()
+        why = None
+        if not exact:
+            why = (
+                f"range refinement: {store.merged} abstract state(s) still merge different "
+                f"concrete states after {it} round(s); not a proof"
+            )
+        result = _results(sem, options, outcome, store.stats(), exact, why, model)
+        if result.verdict is Verdict.VIOLATED or outcome.stopped is not None or exact or not more:
+            break
+        equalities = equalities + more
+    assert result is not None
+    out = []
+    for r in result.results:
+        extra = dict(r.extra)
+        extra["iterations_total_time_s"] = round(total, 6)
+        out.append(
+            PropertyResult(
+                r.property,
+                r.kind,
+                r.method,
+                r.verdict,
+                r.reason,
+                r.stats,
+                r.trace,
+                r.violations,
+                tuple(rows),
+                extra,
+            )
+        )
+    return Result(result.model, result.method, tuple(out), result.notes)
+
+
+def check(
+    entry: Callable[..., Any],
+    *args: Any,
+    component: Sequence[str] = (),
+    namespace: dict[str, Any] | None = None,
+    kwargs: Mapping[str, Any] | None = None,
+    options: ComponentOptions | None = None,
+    **option_fields: Any,
+) -> Result:
+    """Model check the component ``component`` (names of functions, classes, ``Class.method``
+    or the module's name, in ``entry``'s module) of the program that ``entry(*args)`` runs.
+    The environment (everything else) runs natively, one atomic step per call.
+
+    Options as :class:`ComponentOptions` (``options=``) or its fields as keywords (``store=
+    "bitstate"``, ``granularity="access"``, ``limits=Limits(timeout=10)``, ...). Returns a
+    :class:`~absmc.kernel.result.Result` with one entry per property (``assert``,
+    ``no-uncaught-exception``, ``no-deadlock``). Raises ``Unsupported`` (a ``ModelError``
+    naming file:line) for constructs the translator cannot handle, ``UsageError`` for unknown
+    names, ``OptionError`` for a bad option. Example::
+
+        import absmc.component
+        result = absmc.component.check(main, component=["Account"], granularity="access")
+        print(result.verdict)
+    """
+    opts = options if options is not None else ComponentOptions(**option_fields)
+    ns = namespace if namespace is not None else getattr(entry, "__globals__", None)
+    if ns is None:
+        raise UsageError(f"the entry {entry!r} is not a Python function")
+    prog, code = build_program(ns, entry, component, opts.granularity, opts.env_choices)
+    sem = ComponentSemantics(prog, code, args, kwargs, record=opts.record_border)
+    name = getattr(entry, "__module__", "") or ""
+    file = getattr(getattr(entry, "__code__", None), "co_filename", name)
+    return check_semantics(sem, opts, str(file))
+
+
+def check_file(
+    path: str | Path,
+    entry: str,
+    args: Sequence[Any],
+    component: Sequence[str],
+    options: ComponentOptions,
+) -> tuple[Result, ComponentSemantics]:
+    """Load the program at ``path`` and check it as :func:`check` does; also returns the
+    semantics (for the environment's border states). Raises as :func:`check`, and
+    ``ModelError`` for a syntax error, ``UsageError`` for an unknown entry."""
+    module = load_program(path)
+    ns = module.__dict__
+    fn = ns.get(entry)
+    if not callable(fn):
+        raise UsageError(f"{path}: the program defines no function '{entry}' (--entry)")
+    t0 = time.monotonic()
+    prog, code = build_program(ns, fn, component, options.granularity, options.env_choices)
+    sem = ComponentSemantics(prog, code, args, None, record=options.record_border)
+    del t0
+    return check_semantics(sem, options, str(path)), sem

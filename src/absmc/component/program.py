@@ -1,0 +1,202 @@
+"""Loading a Python program and splitting it into component and environment (Bao's thesis,
+ch. 2.4 and 3.4): the user names the component — functions, classes (all their methods),
+``Class.method``, or the program's module name (everything defined in it) —; the entry
+function is always translated (it is where control starts); everything else is the
+environment and runs natively.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from absmc.component.machine import Program
+from absmc.component.translate import FuncCode, Granularity, Unsupported, translate
+from absmc.errors import UsageError
+from absmc.ir.span import ModelError, SourceSpan
+
+
+def load_program(path: str | Path) -> types.ModuleType:
+    """Import the program at ``path`` as a fresh module (``__name__`` is not ``"__main__"``,
+    so its ``if __name__ == "__main__"`` block does not run). Raises ``ModelError`` for a
+    syntax error, ``OSError`` when unreadable, ``UsageError`` when importing it raises."""
+    p = Path(path)
+    source = p.read_text(encoding="utf-8")
+    try:
+        code = compile(source, str(p), "exec")
+    except SyntaxError as e:
+        span = SourceSpan(str(p), e.lineno or 1, (e.offset or 0) or 1)
+        raise ModelError(f"Python syntax error: {e.msg}", span) from None
+    name = f"absmc_program_{p.stem}"
+    module = types.ModuleType(name)
+    module.__file__ = str(p)
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    except Exception as e:
+        raise UsageError(
+            f"{p}: error: importing the program raised {type(e).__name__}: {e}"
+        ) from None
+    return module
+
+
+def _functions_of(cls: type) -> list[types.FunctionType]:
+    out = []
+    for v in vars(cls).values():
+        if isinstance(v, (staticmethod, classmethod)):
+            v = v.__func__
+        if isinstance(v, types.FunctionType):
+            out.append(v)
+    return out
+
+
+def resolve(
+    namespace: Mapping[str, Any], names: Iterable[str], module_name: str
+) -> tuple[list[types.FunctionType], set[type]]:
+    """The component's functions and classes named by ``names``. Raises ``UsageError`` for
+    a name the program does not define."""
+    funcs: list[types.FunctionType] = []
+    classes: set[type] = set()
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        if name in (module_name, "*", namespace.get("__name__")):
+            for v in namespace.values():
+                if isinstance(v, types.FunctionType) and v.__module__ == namespace["__name__"]:
+                    funcs.append(v)
+                elif isinstance(v, type) and v.__module__ == namespace["__name__"]:
+                    classes.add(v)
+            continue
+        obj: Any = namespace
+        for part in name.split("."):
+            try:
+                obj = obj[part] if isinstance(obj, Mapping) else vars(obj)[part]
+            except KeyError:
+                raise UsageError(f"the program defines no '{name}' (component name)") from None
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+        if isinstance(obj, types.FunctionType):
+            funcs.append(obj)
+        elif isinstance(obj, type):
+            classes.add(obj)
+        else:
+            raise UsageError(f"'{name}' is neither a function nor a class of the program")
+    for cls in classes:
+        if issubclass(cls, threading.Thread):
+            raise Unsupported(
+                f"class {cls.__name__} derives from threading.Thread (pass the function as "
+                "Thread(target=...))",
+                inspect.getsourcefile(cls) or "",
+                None,
+            )
+        funcs.extend(_functions_of(cls))
+    return funcs, classes
+
+
+def build_program(
+    namespace: dict[str, Any],
+    entry: Callable[..., Any],
+    component: Sequence[str],
+    granularity: Granularity = "statement",
+    env_choices: Mapping[Any, Any] | None = None,
+) -> tuple[Program, FuncCode]:
+    """Translate the component (and the entry function) and collect what the state holds:
+    the module globals the component uses that hold data, the closure cells of its
+    functions, the program's own classes. Raises ``Unsupported`` (a ``ModelError`` with the
+    file and line) for what cannot be translated, ``UsageError`` for unknown names."""
+    module_name = str(namespace.get("__name__", ""))
+    funcs, classes = resolve(namespace, component, module_name)
+    if not isinstance(entry, types.FunctionType):
+        raise UsageError(f"the entry {entry!r} is not a Python function")
+    ordered: list[types.FunctionType] = []
+    seen: set[int] = set()
+    for f in [entry, *funcs]:
+        if id(f) not in seen:
+            seen.add(id(f))
+            ordered.append(f)
+    names = frozenset(f.__name__ for f in ordered if "." not in f.__qualname__)
+    names |= frozenset(c.__name__ for c in classes)
+    methods = frozenset(f.__name__ for c in classes for f in _functions_of(c))
+    codes: list[FuncCode] = []
+    for i, f in enumerate(ordered):
+        fc = translate(f, granularity, names, methods)
+        fc.index = i
+        codes.append(fc)
+    # tracked roots: module globals the component names that hold data
+    used: set[str] = set()
+    for f in ordered:
+        used.update(_global_names(f))
+    roots = tuple(
+        sorted(
+            n
+            for n in used
+            if (n in namespace and _is_data(namespace[n])) or _assigned_global(n, ordered)
+        )
+    )
+    cells: list[types.CellType] = []
+    for f in ordered:
+        for c in f.__closure__ or ():
+            if c not in cells:
+                cells.append(c)
+    owned = {
+        v
+        for v in namespace.values()
+        if isinstance(v, type) and v.__module__ == module_name and _has_dict(v)
+    }
+    owned |= {c for c in classes if _has_dict(c)}
+    prog = Program(
+        namespace,
+        codes,
+        frozenset(classes),
+        roots,
+        tuple(cells),
+        frozenset(owned),
+        dict(env_choices or {}),
+    )
+    return prog, codes[0]
+
+
+def _has_dict(cls: type) -> bool:
+    return bool(getattr(cls, "__dictoffset__", 0))
+
+
+def _is_data(v: Any) -> bool:
+    return not isinstance(
+        v,
+        (
+            types.ModuleType,
+            types.FunctionType,
+            types.BuiltinFunctionType,
+            type,
+            types.MethodType,
+        ),
+    )
+
+
+def _global_names(f: types.FunctionType) -> set[str]:
+    out: set[str] = set()
+    stack = [f.__code__]
+    while stack:
+        code = stack.pop()
+        out.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return out
+
+
+def _assigned_global(name: str, funcs: Sequence[types.FunctionType]) -> bool:
+    for f in funcs:
+        try:
+            tree = ast.parse(inspect.getsource(f).strip())
+        except (OSError, SyntaxError, TypeError, IndentationError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global) and name in node.names:
+                return True
+    return False

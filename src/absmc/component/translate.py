@@ -1,0 +1,1096 @@
+"""From a Python function's syntax tree to an explicit state machine (Bao's thesis, ch. 3.4:
+the component is translated, the environment runs natively).
+
+Each function becomes a :class:`FuncCode`: a list of instructions indexed by a program counter
+(pc), its local variable slots, and for each pc the innermost exception handler. A statement is
+one transition; branches (``if``, ``while``, ``for``, ``and``/``or``/conditional expressions
+around calls, ``try``/``except``/``finally``, ``with``) are exposed as instructions with two
+successors. Every call in a statement is *hoisted* into its own ``CALL`` instruction (the
+machine decides at run time whether the callee is a component function — a new frame —, a
+synchronization primitive, or the environment — one native, atomic transition), with the
+operands to its left evaluated first, so Python's evaluation order is kept.
+
+The pieces of code the machine runs natively are compiled once into small Python functions
+(``Instr.fn``) whose parameters are the frame's local variables the piece uses; statements
+return the locals they assign. Granularity ``access`` splits an assignment to shared data
+(an attribute, an element, a global) into a read step and a write step, so that the lost
+update of ``balance += x`` between two threads is a reachable interleaving.
+
+What the translator cannot express exactly raises :class:`Unsupported` with the file, line
+and construct: generators, ``async``, ``exec``/``eval``, nested ``def``/``class``, ``match``,
+``global`` data rebound in comprehensions, calls into the component or the checker's
+primitives from inside a comprehension or ``lambda``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from absmc.ir.span import ModelError, SourceSpan
+
+Granularity = Literal["statement", "access"]
+
+# instruction kinds
+EXEC, CALL, BRANCH, RETURN, RAISE, ASSERT, MATCH, RERAISE, JUMP, DELETE, FOR_NEXT = range(11)
+
+#: names of the methods the checker intercepts on synchronization objects (a call to one of
+#: them from native code is refused, see ``values.NativeSyncUse``)
+SYNC_METHODS = frozenset(
+    {
+        "acquire",
+        "release",
+        "wait",
+        "wait_for",
+        "notify",
+        "notify_all",
+        "put",
+        "get",
+        "put_nowait",
+        "get_nowait",
+        "join",
+        "start",
+        "set",
+        "clear",
+        "task_done",
+    }
+)
+
+
+class Unsupported(ModelError):
+    """A construct of the component the translator cannot turn into transitions exactly;
+    rendered ``FILE:LINE:COL: error: unsupported in the component: WHAT``."""
+
+    def __init__(self, what: str, file: str, node: ast.AST | None) -> None:
+        line = getattr(node, "lineno", 0) or 0
+        col = (getattr(node, "col_offset", 0) or 0) + 1
+        super().__init__(f"unsupported in the component: {what}", SourceSpan(file, line, col))
+
+
+@dataclass(eq=False)
+class Instr:
+    """One instruction: ``op`` (module constants), source ``line`` and ``text``, the native
+    piece ``fn`` with the local ``slots`` it takes (``reads``: slots that must be bound),
+    the slots its result tuple is stored to (``writes``), the next pc ``nxt``, the other
+    target ``alt`` (branches, exception matches), the result slot ``dest`` (calls, loops)."""
+
+    op: int
+    line: int
+    text: str
+    fn: Callable[..., Any] | None = None
+    slots: tuple[int, ...] = ()
+    reads: tuple[int, ...] = ()
+    writes: tuple[int, ...] = ()
+    nxt: int = -1
+    alt: int = -1
+    dest: int = -1
+    aux: int = -1
+    cells: tuple[tuple[int, int], ...] = ()
+    cell_writes: tuple[tuple[int, int], ...] = ()
+    local: bool = False
+    kills: tuple[int, ...] = ()
+
+
+@dataclass(eq=False)
+class FuncCode:
+    """A translated function: ``slots`` (parameters first, then locals, then temporaries),
+    ``instrs``, ``handler[pc]`` = ``(handler pc, exception slot)`` of the innermost ``try``
+    around ``pc`` or ``None``, the Python function ``func`` and its ``signature``."""
+
+    name: str
+    file: str
+    func: types.FunctionType
+    slots: list[str]
+    instrs: list[Instr]
+    handler: list[tuple[int, int] | None]
+    nparams: int
+    simple: bool
+    freevars: tuple[str, ...]
+    signature: inspect.Signature | None = None
+    index: int = -1
+
+
+@dataclass
+class _Loop:
+    head: int
+    breaks: list[int] = field(default_factory=list)
+    depth: int = 0  # len(finally stack) when the loop was entered
+
+
+class _Translator:
+    def __init__(
+        self,
+        func: types.FunctionType,
+        granularity: Granularity,
+        component_names: frozenset[str],
+        method_names: frozenset[str],
+    ) -> None:
+        self.func = func
+        self.granularity = granularity
+        self.component_names = component_names
+        self.method_names = method_names | SYNC_METHODS
+        code = func.__code__
+        self.file = code.co_filename
+        try:
+            lines, first = inspect.getsourcelines(func)
+        except (OSError, TypeError) as e:
+            raise Unsupported(
+                f"the source of {func.__qualname__} is not available", self.file, None
+            ) from e
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        ast.increment_lineno(tree, first - 1)
+        fdef = tree.body[0]
+        if isinstance(fdef, ast.AsyncFunctionDef):
+            raise Unsupported("async functions", self.file, fdef)
+        assert isinstance(fdef, ast.FunctionDef)
+        self.fdef = fdef
+        if code.co_flags & (
+            inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+        ):
+            raise Unsupported(f"generator function {func.__qualname__}", self.file, fdef)
+        self.slots: list[str] = list(code.co_varnames) + [
+            c for c in code.co_cellvars if c not in code.co_varnames
+        ]
+        self.slot_of = {n: i for i, n in enumerate(self.slots)}
+        self.freevars = code.co_freevars
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        for node in ast.walk(fdef):
+            if isinstance(node, ast.Global):
+                self.globals.update(node.names)
+            elif isinstance(node, ast.Nonlocal):
+                self.nonlocals.update(node.names)
+        self.instrs: list[Instr] = []
+        self.regions: list[tuple[int, int]] = []  # innermost handler (pc placeholder, slot)
+        self.handler: list[tuple[int, int] | None] = []
+        self.loops: list[_Loop] = []
+        self.finals: list[tuple[list[ast.stmt], int, int]] = []  # (body, region depth, loops)
+        self.excs: list[int] = []  # exception slots of the enclosing except handlers
+        self.ntemp = 0
+        self.last_local = False
+        self.last_kills: tuple[int, ...] = ()
+        #: temporaries read exactly once (unbound again after their use)
+        self.single: set[int] = set()
+
+    # -- helpers -----------------------------------------------------------------------
+    def fail(self, what: str, node: ast.AST | None) -> Unsupported:
+        return Unsupported(what, self.file, node)
+
+    def temp(self) -> int:
+        self.ntemp += 1
+        name = f"$t{self.ntemp}"
+        self.slot_of[name] = len(self.slots)
+        self.slots.append(name)
+        return self.slot_of[name]
+
+    def emit(self, ins: Instr) -> int:
+        self.instrs.append(ins)
+        self.handler.append(self.regions[-1] if self.regions else None)
+        return len(self.instrs) - 1
+
+    def here(self) -> int:
+        return len(self.instrs)
+
+    def text(self, node: ast.AST) -> str:
+        try:
+            return ast.unparse(node).split("\n")[0][:100]
+        except Exception:  # unparse of a synthetic node
+            return type(node).__name__
+
+    def local(self, name: str) -> bool:
+        return name in self.slot_of and name not in self.globals
+
+    # -- native pieces -----------------------------------------------------------------
+    def names_in(self, node: ast.AST) -> tuple[list[str], list[str]]:
+        """Locals read and (at statement level) written by ``node``."""
+        reads: list[str] = []
+        writes: list[str] = []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                n = sub.id
+                if n.startswith("$"):
+                    pass
+                if isinstance(sub.ctx, ast.Load):
+                    if n not in reads:
+                        reads.append(n)
+                elif n not in writes:
+                    writes.append(n)
+        return reads, writes
+
+    def compile_piece(
+        self, body: list[ast.stmt], node: ast.AST, returns: list[str] | None, expr: ast.expr | None
+    ) -> tuple[
+        Callable[..., Any],
+        tuple[int, ...],
+        tuple[int, ...],
+        tuple[int, ...],
+        tuple[tuple[int, int], ...],
+        tuple[tuple[int, int], ...],
+    ]:
+        """A Python function for a piece: parameters are the locals (and closure cells) it
+        uses; it returns ``expr`` or the tuple of the locals it assigns."""
+        holder = ast.Module(body=[*body], type_ignores=[])
+        if expr is not None:
+            holder.body.append(ast.Expr(expr))
+        reads, writes = self.names_in(holder)
+        params: list[str] = []
+        slots: list[int] = []
+        must: list[int] = []
+        cells: list[tuple[int, int]] = []
+        cell_writes: list[tuple[int, int]] = []
+        for n in [*reads, *[w for w in writes if w not in reads]]:
+            if n in self.globals:
+                continue
+            if n in self.slot_of:
+                params.append(n)
+                slots.append(self.slot_of[n])
+                if n in reads:
+                    must.append(self.slot_of[n])
+            elif n in self.freevars:
+                params.append(n)
+                cells.append((len(params) - 1, self.freevars.index(n)))
+        stored = [w for w in writes if w in self.slot_of and w not in self.globals]
+        for w in writes:
+            if w in self.freevars:
+                if w not in self.nonlocals:
+                    raise self.fail(f"assignment to closure variable {w}", node)
+                cell_writes.append((len(stored), self.freevars.index(w)))
+                stored.append(w)
+        fbody: list[ast.stmt] = []
+        if self.globals & set(writes):
+            fbody.append(ast.Global(names=sorted(self.globals & set(writes))))
+        fbody.extend(body)
+        if expr is not None:
+            fbody.append(ast.Return(expr))
+        else:
+            fbody.append(
+                ast.Return(ast.Tuple([ast.Name(w, ast.Load()) for w in stored], ast.Load()))
+            )
+        renamed = {p: f"_l{i}" if p.startswith("$") else p for i, p in enumerate(params)}
+        fdef = ast.FunctionDef(
+            name="_absmc_piece",
+            args=ast.arguments(
+                posonlyargs=[],
+                args=[ast.arg(renamed[p]) for p in params],
+                kwonlyargs=[],
+                kw_defaults=[],
+                defaults=[],
+            ),
+            body=fbody,
+            decorator_list=[],
+        )
+        fdef = _Rename(renamed).visit(fdef)
+        mod = ast.Module(body=[fdef], type_ignores=[])
+        for sub in ast.walk(mod):
+            if not hasattr(sub, "lineno") or getattr(sub, "lineno", None) is None:
+                ast.copy_location(sub, node)
+        ast.fix_missing_locations(mod)
+        for sub in ast.walk(mod):
+            if isinstance(sub, (ast.expr, ast.stmt)) and getattr(sub, "end_lineno", None) is None:
+                sub.end_lineno = sub.lineno
+        code = compile(mod, self.file, "exec")
+        fcode = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        fn = types.FunctionType(fcode, self.func.__globals__, "_absmc_piece")
+        write_slots = tuple(self.slot_of[w] for w in stored if w in self.slot_of)
+        self.last_local = not cells and not cell_writes and _thread_local(holder, self)
+        self.last_kills = tuple(
+            self.slot_of[n] for n in reads if self.slot_of.get(n, -1) in self.single
+        )
+        return fn, tuple(slots), tuple(must), write_slots, tuple(cells), tuple(cell_writes)
+
+    def piece_stmt(self, op: int, stmt: ast.stmt, text: str | None = None) -> int:
+        fn, slots, must, writes, cells, cw = self.compile_piece([stmt], stmt, [], None)
+        return self.emit(
+            Instr(
+                op,
+                stmt.lineno,
+                text or self.text(stmt),
+                fn,
+                slots,
+                must,
+                writes,
+                cells=cells,
+                cell_writes=cw,
+                local=self.last_local,
+            )
+        )
+
+    def piece_expr(self, op: int, expr: ast.expr, at: ast.AST, text: str) -> Instr:
+        fn, slots, must, _, cells, _ = self.compile_piece([], at, None, expr)
+        ins = Instr(
+            op, getattr(at, "lineno", 0), text, fn, slots, must, cells=cells, local=self.last_local
+        )
+        self.emit(ins)
+        return ins
+
+    # -- expressions: hoisting calls ---------------------------------------------------
+    def check_native(self, node: ast.AST, where: str) -> None:
+        """Calls inside ``node`` run natively: refuse those that may reach the component or
+        a synchronization primitive, and constructs that cannot run there."""
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Yield, ast.YieldFrom)):
+                raise self.fail("yield (generators)", sub)
+            if isinstance(sub, ast.Await):
+                raise self.fail("await", sub)
+            if isinstance(sub, ast.NamedExpr):
+                raise self.fail(f"assignment expression (:=) in {where}", sub)
+            if isinstance(sub, ast.Call):
+                f = sub.func
+                if isinstance(f, ast.Name) and f.id in ("exec", "eval"):
+                    raise self.fail(f"{f.id}()", sub)
+                if isinstance(f, ast.Name) and f.id in self.component_names:
+                    raise self.fail(f"call of component function {f.id} in {where}", sub)
+                if isinstance(f, ast.Attribute) and f.attr in self.method_names:
+                    raise self.fail(f"call of method {f.attr} in {where}", sub)
+
+    def has_call(self, node: ast.AST) -> bool:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                return True
+            if isinstance(sub, (ast.Yield, ast.YieldFrom)):
+                raise self.fail("yield (generators)", sub)
+            if isinstance(sub, ast.Await):
+                raise self.fail("await", sub)
+        return False
+
+    def simple(self, node: ast.expr) -> bool:
+        """Evaluating ``node`` later gives the same value: a constant or a local variable."""
+        return isinstance(node, ast.Constant) or (
+            isinstance(node, ast.Name) and self.local(node.id)
+        )
+
+    def to_temp(self, node: ast.expr, at: ast.AST) -> ast.Name:
+        """Evaluate ``node`` (without calls) into a new temporary now."""
+        t = self.temp()
+        self.single.add(t)
+        name = self.slots[t]
+        self.piece_stmt(
+            EXEC,
+            ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], node), at),
+            self.text(node),
+        )
+        return ast.Name(name, ast.Load())
+
+    def hoist(self, node: ast.expr) -> ast.expr:
+        """``node`` with every call replaced by a temporary computed by earlier instructions
+        (left operands evaluated first when a later operand calls)."""
+        if not self.has_call(node):
+            return node
+        if isinstance(node, ast.Call):
+            return self.call(node, -1)
+        if isinstance(
+            node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        ):
+            self.check_native(node, "a comprehension or lambda")
+            return node
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node)
+        if isinstance(node, ast.IfExp):
+            return self.ifexp(node)
+        if isinstance(node, ast.NamedExpr):
+            raise self.fail("assignment expression (:=) around a call", node)
+        # generic: children left to right
+        fields = list(ast.iter_fields(node))
+        children: list[tuple[str, int | None, ast.expr]] = []
+        for fname, value in fields:
+            if isinstance(value, ast.expr):
+                children.append((fname, None, value))
+            elif isinstance(value, list):
+                for i, v in enumerate(value):
+                    if isinstance(v, ast.expr):
+                        children.append((fname, i, v))
+                    elif isinstance(v, ast.keyword):
+                        children.append((fname, i, v.value))
+        calls_after = [False] * len(children)
+        seen = False
+        for k in range(len(children) - 1, -1, -1):
+            calls_after[k] = seen
+            seen = seen or self.has_call(children[k][2])
+        new = _shallow_copy(node)
+        for k, (fname, idx, child) in enumerate(children):
+            if self.has_call(child):
+                repl: ast.expr = self.hoist(child)
+            elif calls_after[k] and not self.simple(child):
+                repl = self.to_temp(child, node)
+            else:
+                repl = child
+            if idx is None:
+                setattr(new, fname, repl)
+            else:
+                lst = list(getattr(new, fname))
+                item = lst[idx]
+                if isinstance(item, ast.keyword):
+                    lst[idx] = ast.keyword(item.arg, repl)
+                else:
+                    lst[idx] = repl
+                setattr(new, fname, lst)
+        out: ast.expr = new
+        return out
+
+    def call(self, node: ast.Call, dest: int) -> ast.Name:
+        """Emit a CALL for ``node`` (operands hoisted first); the result goes to slot ``dest``
+        (a new temporary when ``-1``)."""
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in ("exec", "eval", "compile"):
+            raise self.fail(f"{f.id}()", node)
+        parts: list[ast.expr] = [f, *node.args, *[k.value for k in node.keywords]]
+        holder = ast.copy_location(ast.Tuple(parts, ast.Load()), node)
+        hoisted = self.hoist(holder)
+        assert isinstance(hoisted, ast.Tuple)
+        elts = hoisted.elts
+        callee = elts[0]
+        args = elts[1 : 1 + len(node.args)]
+        kwvals = elts[1 + len(node.args) :]
+        keys: list[ast.expr | None] = [
+            ast.Constant(k.arg) if k.arg is not None else None for k in node.keywords
+        ]
+        packed = ast.Tuple(
+            [callee, ast.Tuple(list(args), ast.Load()), ast.Dict(keys, list(kwvals))], ast.Load()
+        )
+        if dest < 0:
+            dest = self.temp()
+            self.single.add(dest)
+        ins = self.piece_expr(CALL, packed, node, self.text(node))
+        ins.dest = dest
+        ins.nxt = self.here()
+        return ast.Name(self.slots[dest], ast.Load())
+
+    def boolop(self, node: ast.BoolOp) -> ast.Name:
+        t = self.temp()
+        name = self.slots[t]
+        ends: list[Instr] = []
+        for i, v in enumerate(node.values):
+            val = self.hoist(v)
+            self.piece_stmt(
+                EXEC,
+                ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], val), node),
+                self.text(v),
+            )
+            if i < len(node.values) - 1:
+                test: ast.expr = ast.Name(name, ast.Load())
+                br = self.piece_expr(BRANCH, test, node, self.text(v))
+                # and: continue when true; or: continue when false
+                if isinstance(node.op, ast.And):
+                    br.nxt = self.here()
+                    ends.append(br)  # alt patched to the end
+                else:
+                    br.alt = self.here()
+                    br.aux = 1  # nxt patched to the end
+                    ends.append(br)
+        end = self.here()
+        for br in ends:
+            if br.aux == 1:
+                br.nxt = end
+                br.aux = -1
+            else:
+                br.alt = end
+        return ast.Name(name, ast.Load())
+
+    def ifexp(self, node: ast.IfExp) -> ast.Name:
+        t = self.temp()
+        name = self.slots[t]
+        test = self.hoist(node.test)
+        br = self.piece_expr(BRANCH, test, node, self.text(node.test))
+        br.nxt = self.here()
+        body = self.hoist(node.body)
+        self.piece_stmt(
+            EXEC,
+            ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], body), node),
+            self.text(node.body),
+        )
+        j = self.emit(Instr(JUMP, node.lineno, ""))
+        br.alt = self.here()
+        orelse = self.hoist(node.orelse)
+        self.piece_stmt(
+            EXEC,
+            ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], orelse), node),
+            self.text(node.orelse),
+        )
+        self.instrs[j].nxt = self.here()
+        return ast.Name(name, ast.Load())
+
+    # -- statements --------------------------------------------------------------------
+    def block(self, body: list[ast.stmt]) -> None:
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s: ast.stmt) -> None:
+        meth = getattr(self, f"s_{type(s).__name__}", None)
+        if meth is None:
+            raise self.fail(f"the statement '{type(s).__name__}'", s)
+        meth(s)
+
+    def s_Pass(self, s: ast.Pass) -> None:
+        pass
+
+    def s_Global(self, s: ast.Global) -> None:
+        pass
+
+    def s_Nonlocal(self, s: ast.Nonlocal) -> None:
+        pass
+
+    def s_Import(self, s: ast.Import) -> None:
+        self.piece_stmt(EXEC, s)
+
+    def s_ImportFrom(self, s: ast.ImportFrom) -> None:
+        self.piece_stmt(EXEC, s)
+
+    def s_FunctionDef(self, s: ast.FunctionDef) -> None:
+        raise self.fail(f"nested function definition {s.name}", s)
+
+    def s_AsyncFunctionDef(self, s: ast.AsyncFunctionDef) -> None:
+        raise self.fail("async functions", s)
+
+    def s_ClassDef(self, s: ast.ClassDef) -> None:
+        raise self.fail(f"class definition {s.name} inside a function", s)
+
+    def s_AsyncWith(self, s: ast.AsyncWith) -> None:
+        raise self.fail("async with", s)
+
+    def s_AsyncFor(self, s: ast.AsyncFor) -> None:
+        raise self.fail("async for", s)
+
+    def s_Match(self, s: ast.stmt) -> None:
+        raise self.fail("match statements", s)
+
+    def s_Expr(self, s: ast.Expr) -> None:
+        v = s.value
+        if isinstance(v, ast.Constant):
+            return  # docstrings and bare constants
+        if isinstance(v, ast.Call):
+            self.call(v, -1)
+            return
+        val = self.hoist(v)
+        self.piece_stmt(EXEC, ast.copy_location(ast.Expr(val), s), self.text(s))
+
+    def shared_target(self, t: ast.expr) -> bool:
+        return not (isinstance(t, ast.Name) and self.local(t.id))
+
+    def s_Assign(self, s: ast.Assign) -> None:
+        for t in s.targets:
+            self.check_native(t, "an assignment target") if self.has_call(t) else None
+        if (
+            len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and self.local(s.targets[0].id)
+            and isinstance(s.value, ast.Call)
+        ):
+            self.call(s.value, self.slot_of[s.targets[0].id])
+            return
+        val = self.hoist(s.value)
+        if (
+            self.granularity == "access"
+            and any(self.shared_target(t) for t in s.targets)
+            and not self.simple(val)
+        ):
+            val = self.to_temp(val, s)
+        self.piece_stmt(EXEC, ast.copy_location(ast.Assign(s.targets, val), s), self.text(s))
+
+    def s_AnnAssign(self, s: ast.AnnAssign) -> None:
+        if s.value is None:
+            return
+        self.s_Assign(ast.copy_location(ast.Assign([s.target], s.value), s))
+
+    def s_AugAssign(self, s: ast.AugAssign) -> None:
+        if self.has_call(s.target):
+            raise self.fail("a call in the target of an augmented assignment", s)
+        val = self.hoist(s.value)
+        if self.granularity == "access" and self.shared_target(s.target):
+            # read (one step), then compute and write (another step)
+            load = _as_load(s.target)
+            old = self.to_temp(load, s)
+            new = ast.BinOp(old, s.op, val)
+            self.piece_stmt(
+                EXEC, ast.copy_location(ast.Assign([s.target], new), s), self.text(s) + "  (write)"
+            )
+            return
+        self.piece_stmt(
+            EXEC, ast.copy_location(ast.AugAssign(s.target, s.op, val), s), self.text(s)
+        )
+
+    def s_Delete(self, s: ast.Delete) -> None:
+        for t in s.targets:
+            if isinstance(t, ast.Name) and self.local(t.id):
+                self.emit(
+                    Instr(DELETE, s.lineno, self.text(s), dest=self.slot_of[t.id], local=True)
+                )
+            else:
+                self.piece_stmt(EXEC, ast.copy_location(ast.Delete([t]), s), self.text(s))
+
+    def s_Assert(self, s: ast.Assert) -> None:
+        test = self.hoist(s.test)
+        if s.msg is not None:
+            msg = self.hoist(s.msg) if self.has_call(s.msg) else s.msg
+            packed: ast.expr = ast.Tuple([test, ast.Lambda(_no_args(), msg)], ast.Load())
+            self.check_native(s.msg, "an assertion message") if not self.has_call(s.msg) else None
+        else:
+            packed = ast.Tuple([test, ast.Constant(None)], ast.Load())
+        ins = self.piece_expr(ASSERT, packed, s, self.text(s))
+        ins.nxt = self.here()
+
+    def s_Raise(self, s: ast.Raise) -> None:
+        if s.exc is None:
+            if not self.excs:
+                raise self.fail("bare raise outside an except clause", s)
+            self.emit(Instr(RERAISE, s.lineno, "raise", dest=self.excs[-1]))
+            return
+        exc = self.hoist(s.exc)
+        packed = ast.Tuple(
+            [exc, s.cause if s.cause is not None else ast.Constant(None)], ast.Load()
+        )
+        self.piece_expr(RAISE, packed, s, self.text(s))
+
+    def s_Return(self, s: ast.Return) -> None:
+        val: ast.expr = self.hoist(s.value) if s.value is not None else ast.Constant(None)
+        if self.finals:
+            if not self.simple(val):
+                val = self.to_temp(val, s)
+            self.run_finals(0, s)
+        ins = self.piece_expr(RETURN, val, s, self.text(s))
+        ins.nxt = -1
+
+    def run_finals(self, down_to: int, at: ast.AST) -> None:
+        """Copies of the enclosing ``finally`` bodies (innermost first) down to depth
+        ``down_to``, each in the handler region around its ``try``."""
+        saved_regions, saved_finals = self.regions, self.finals
+        for k in range(len(saved_finals) - 1, down_to - 1, -1):
+            body, depth, _ = saved_finals[k]
+            self.regions = saved_regions[:depth]
+            self.finals = saved_finals[:k]
+            self.block(body)
+        self.regions, self.finals = saved_regions, saved_finals
+
+    def s_Break(self, s: ast.Break) -> None:
+        loop = self.loops[-1]
+        self.run_finals(loop.depth, s)
+        loop.breaks.append(self.emit(Instr(JUMP, s.lineno, "break")))
+
+    def s_Continue(self, s: ast.Continue) -> None:
+        loop = self.loops[-1]
+        self.run_finals(loop.depth, s)
+        self.emit(Instr(JUMP, s.lineno, "continue", nxt=loop.head))
+
+    def s_If(self, s: ast.If) -> None:
+        test = self.hoist(s.test)
+        br = self.piece_expr(BRANCH, test, s, f"if {self.text(s.test)}")
+        br.nxt = self.here()
+        self.block(s.body)
+        if s.orelse:
+            j = self.emit(Instr(JUMP, s.lineno, ""))
+            br.alt = self.here()
+            self.block(s.orelse)
+            self.instrs[j].nxt = self.here()
+        else:
+            br.alt = self.here()
+
+    def s_While(self, s: ast.While) -> None:
+        head = self.here()
+        test = self.hoist(s.test)
+        br = self.piece_expr(BRANCH, test, s, f"while {self.text(s.test)}")
+        br.nxt = self.here()
+        loop = _Loop(head, depth=len(self.finals))
+        self.loops.append(loop)
+        self.block(s.body)
+        self.loops.pop()
+        self.emit(Instr(JUMP, s.lineno, "", nxt=head))
+        br.alt = self.here()
+        self.block(s.orelse)
+        end = self.here()
+        for b in loop.breaks:
+            self.instrs[b].nxt = end
+
+    def s_For(self, s: ast.For) -> None:
+        it = self.hoist(s.iter)
+        seq = self.temp()
+        idx = self.temp()
+        seqn, idxn = self.slots[seq], self.slots[idx]
+        # a list is iterated live (as its iterator does), other iterables are snapshotted
+        snap = ast.IfExp(
+            ast.Call(
+                ast.Name("isinstance", ast.Load()),
+                [
+                    it,
+                    ast.Tuple(
+                        [ast.Name(n, ast.Load()) for n in ("list", "tuple", "range", "str")],
+                        ast.Load(),
+                    ),
+                ],
+                [],
+            ),
+            it,
+            ast.Call(ast.Name("list", ast.Load()), [it], []),
+        )
+        init = ast.Assign(
+            [ast.Tuple([ast.Name(seqn, ast.Store()), ast.Name(idxn, ast.Store())], ast.Store())],
+            ast.Tuple([snap, ast.Constant(0)], ast.Load()),
+        )
+        self.check_native(it, "a loop's iterable") if not isinstance(it, ast.Name) else None
+        self.piece_stmt(EXEC, ast.copy_location(init, s), f"for ... in {self.text(s.iter)}")
+        head = self.here()
+        # FOR_NEXT: when idx < len(seq): target = seq[idx]; idx += 1; else leave
+        self.check_native(s.target, "a loop target") if self.has_call(s.target) else None
+        step = [
+            ast.Assign(
+                [s.target],
+                ast.Subscript(ast.Name(seqn, ast.Load()), ast.Name(idxn, ast.Load()), ast.Load()),
+            ),
+            ast.AugAssign(ast.Name(idxn, ast.Store()), ast.Add(), ast.Constant(1)),
+        ]
+        for st in step:
+            ast.copy_location(st, s)
+        fn, slots, must, writes, cells, cw = self.compile_piece(step, s, [], None)
+        nxt = self.emit(
+            Instr(
+                FOR_NEXT,
+                s.lineno,
+                f"for {self.text(s.target)} in {self.text(s.iter)}",
+                fn,
+                slots,
+                must,
+                writes,
+                cells=cells,
+                cell_writes=cw,
+                dest=seq,
+                aux=idx,
+                local=True,
+            )
+        )
+        self.instrs[nxt].nxt = self.here()
+        loop = _Loop(head, depth=len(self.finals))
+        self.loops.append(loop)
+        self.block(s.body)
+        self.loops.pop()
+        self.emit(Instr(JUMP, s.lineno, "", nxt=head))
+        self.instrs[nxt].alt = self.here()
+        self.block(s.orelse)
+        end = self.here()
+        for b in loop.breaks:
+            self.instrs[b].nxt = end
+
+    def s_Try(self, s: ast.Try) -> None:
+        if s.finalbody:
+            inner = ast.Try(s.body, s.handlers, s.orelse, []) if s.handlers else None
+            body: list[ast.stmt] = [ast.copy_location(inner, s)] if inner is not None else s.body
+            self.try_finally(body, s.finalbody, s)
+            return
+        self.try_except(s)
+
+    def try_except(self, s: ast.Try) -> None:
+        exc = self.temp()
+        marker = len(self.instrs)
+        region_key = (-(marker + 1), exc)  # placeholder handler pc, patched below
+        self.regions.append(region_key)
+        start = self.here()
+        self.block(s.body)
+        self.regions.pop()
+        end_body = self.here()
+        self.block(s.orelse)
+        j_end = [self.emit(Instr(JUMP, s.lineno, ""))]
+        hpc = self.here()
+        for pc in range(start, end_body):
+            if self.handler[pc] == region_key:
+                self.handler[pc] = (hpc, exc)
+        self.excs.append(exc)
+        for h in s.handlers:
+            if h.type is not None:
+                m = self.piece_expr(MATCH, h.type, h, f"except {self.text(h.type)}")
+                m.dest = exc
+                m.nxt = self.here()
+                if h.name is not None:
+                    self.emit(
+                        Instr(
+                            EXEC,
+                            h.lineno,
+                            f"as {h.name}",
+                            fn=_identity,
+                            slots=(exc,),
+                            reads=(exc,),
+                            writes=(self.slot_of[h.name],),
+                            local=True,
+                        )
+                    )
+                self.block(h.body)
+                j_end.append(self.emit(Instr(JUMP, h.lineno, "")))
+                m.alt = self.here()
+            else:
+                self.block(h.body)
+                j_end.append(self.emit(Instr(JUMP, h.lineno, "")))
+        self.excs.pop()
+        self.emit(Instr(RERAISE, s.lineno, "(exception not handled here)", dest=exc))
+        end = self.here()
+        for j in j_end:
+            self.instrs[j].nxt = end
+
+    def try_finally(
+        self,
+        body: list[ast.stmt],
+        final: list[ast.stmt],
+        s: ast.AST,
+        on_error: Callable[[int], None] | None = None,
+    ) -> None:
+        exc = self.temp()
+        marker = len(self.instrs)
+        region_key = (-(marker + 1), exc)
+        depth = len(self.regions)
+        self.regions.append(region_key)
+        self.finals.append((final, depth, len(self.loops)))
+        start = self.here()
+        self.block(body)
+        self.finals.pop()
+        self.regions.pop()
+        end_body = self.here()
+        self.block(final)
+        j = self.emit(Instr(JUMP, getattr(s, "lineno", 0), ""))
+        hpc = self.here()
+        for pc in range(start, end_body):
+            if self.handler[pc] == region_key:
+                self.handler[pc] = (hpc, exc)
+        if on_error is not None:
+            on_error(exc)
+        else:
+            self.block(final)
+        self.emit(Instr(RERAISE, getattr(s, "lineno", 0), "(exception continues)", dest=exc))
+        self.instrs[j].nxt = self.here()
+
+    def s_With(self, s: ast.With) -> None:
+        if len(s.items) > 1:
+            first, *rest = s.items
+            inner = ast.copy_location(ast.With(rest, s.body), s)
+            self.s_With(ast.copy_location(ast.With([first], [inner]), s))
+            return
+        item = s.items[0]
+        cm = self.temp()
+        cmn = self.slots[cm]
+        ctx = self.hoist(item.context_expr)
+        self.piece_stmt(
+            EXEC,
+            ast.copy_location(ast.Assign([ast.Name(cmn, ast.Store())], ctx), s),
+            f"with {self.text(item.context_expr)}",
+        )
+        enter = ast.copy_location(
+            ast.Call(ast.Attribute(ast.Name(cmn, ast.Load()), "__enter__", ast.Load()), [], []), s
+        )
+        if item.optional_vars is not None:
+            target = item.optional_vars
+            self.s_Assign(ast.copy_location(ast.Assign([target], enter), s))
+        else:
+            self.call(enter, -1)
+        exit_ok = ast.copy_location(
+            ast.Expr(
+                ast.Call(
+                    ast.Attribute(ast.Name(cmn, ast.Load()), "__exit__", ast.Load()),
+                    [ast.Constant(None)] * 3,
+                    [],
+                )
+            ),
+            s,
+        )
+
+        def on_error(exc: int) -> None:
+            en = self.slots[exc]
+            call = ast.copy_location(
+                ast.Call(
+                    ast.Attribute(ast.Name(cmn, ast.Load()), "__exit__", ast.Load()),
+                    [
+                        ast.Call(ast.Name("type", ast.Load()), [ast.Name(en, ast.Load())], []),
+                        ast.Name(en, ast.Load()),
+                        ast.Constant(None),
+                    ],
+                    [],
+                ),
+                s,
+            )
+            sup = self.temp()
+            self.single.add(sup)
+            self.call(call, sup)
+            br = self.piece_expr(
+                BRANCH, ast.Name(self.slots[sup], ast.Load()), s, "(exception suppressed?)"
+            )
+            br.alt = self.here()
+            # suppressed: continue after the with statement (patched by the caller's jump)
+            self.suppress.append(br)
+
+        self.suppress: list[Instr] = getattr(self, "suppress", [])
+        mark = len(self.suppress)
+        self.try_finally(s.body, [exit_ok], s, on_error)
+        end = self.here()
+        for br in self.suppress[mark:]:
+            br.nxt = end
+        del self.suppress[mark:]
+
+    # -- the whole function ------------------------------------------------------------
+    def translate(self) -> FuncCode:
+        fdef = self.fdef
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fdef)):
+            raise self.fail(f"generator function {self.func.__qualname__}", fdef)
+        self.block(fdef.body)
+        ret = self.emit(
+            Instr(RETURN, fdef.end_lineno or fdef.lineno, "return None", fn=_none, nxt=-1)
+        )
+        del ret
+        # thread jumps
+        n = len(self.instrs)
+
+        def final(pc: int) -> int:
+            seen = 0
+            while 0 <= pc < n and self.instrs[pc].op == JUMP and seen <= n:
+                pc = self.instrs[pc].nxt
+                seen += 1
+            return pc
+
+        for pc, ins in enumerate(self.instrs):
+            if ins.op in (EXEC, DELETE) and ins.nxt < 0:
+                ins.nxt = pc + 1
+            if ins.op != JUMP:
+                if ins.nxt >= 0:
+                    ins.nxt = final(ins.nxt)
+                if ins.alt >= 0:
+                    ins.alt = final(ins.alt)
+        handler = [(final(h[0]), h[1]) if h is not None else None for h in self.handler]
+        code = self.func.__code__
+        nparams = code.co_argcount + code.co_kwonlyargcount
+        nparams += bool(code.co_flags & inspect.CO_VARARGS)
+        nparams += bool(code.co_flags & inspect.CO_VARKEYWORDS)
+        simple = (
+            code.co_kwonlyargcount == 0
+            and not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+            and not self.func.__defaults__
+        )
+        try:
+            sig = inspect.signature(self.func)
+        except (TypeError, ValueError):
+            sig = None
+        return FuncCode(
+            self.func.__qualname__,
+            self.file,
+            self.func,
+            self.slots,
+            self.instrs,
+            handler,
+            nparams,
+            simple,
+            self.freevars,
+            sig,
+        )
+
+
+_LOCAL_NODES = (
+    ast.Module,
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.Return,
+    ast.Name,
+    ast.Constant,
+    ast.Tuple,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Starred,
+    ast.Dict,
+    ast.Load,
+    ast.Store,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+)
+
+
+def _thread_local(holder: ast.AST, tr: _Translator) -> bool:
+    """A piece that touches only the frame's locals (no attribute, element, global or call):
+    with values that are not heap objects it is invisible to other threads."""
+    for sub in ast.walk(holder):
+        if not isinstance(sub, _LOCAL_NODES):
+            return False
+        if (
+            isinstance(sub, ast.Name)
+            and not tr.local(sub.id)
+            and not (sub.id in _PURE_BUILTINS and sub.id not in tr.func.__globals__)
+            and sub.id not in tr.component_names
+        ):
+            return False
+    return True
+
+
+#: built-ins without side effects on data that is not a heap object
+_PURE_BUILTINS = frozenset(
+    {
+        "range",
+        "len",
+        "min",
+        "max",
+        "abs",
+        "int",
+        "str",
+        "float",
+        "bool",
+        "divmod",
+        "round",
+        "ord",
+        "chr",
+        "isinstance",
+        "type",
+        "hash",
+        "pow",
+    }
+)
+
+
+def _identity(x: Any) -> tuple[Any]:
+    return (x,)
+
+
+def _none() -> None:
+    return None
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+
+
+def _as_load(t: ast.expr) -> ast.expr:
+    new: ast.expr = _shallow_copy(t)
+    if hasattr(new, "ctx"):
+        new.ctx = ast.Load()
+    return new
+
+
+def _shallow_copy(node: ast.AST) -> Any:
+    new = type(node)()
+    for k, v in ast.iter_fields(node):
+        setattr(new, k, v)
+    for k in node._attributes:
+        if hasattr(node, k):
+            setattr(new, k, getattr(node, k))
+    return new
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id in self.names:
+            return ast.copy_location(ast.Name(self.names[node.id], node.ctx), node)
+        return node
+
+
+def translate(
+    func: types.FunctionType,
+    granularity: Granularity = "statement",
+    component_names: frozenset[str] = frozenset(),
+    method_names: frozenset[str] = frozenset(),
+) -> FuncCode:
+    """Translate one Python function into a :class:`FuncCode` (Bao's thesis, ch. 3.4).
+    ``component_names``/``method_names``: names of the component's functions and methods
+    (calls to them may not be hidden in natively run code). Raises :class:`Unsupported` for a
+    construct that cannot be translated exactly (file:line of the construct)."""
+    return _Translator(func, granularity, component_names, method_names).translate()

@@ -1,0 +1,368 @@
+"""Canonical encoding of the component's data: Python objects <-> immutable, hashable values.
+
+A component state must be a value that any kernel store can keep (Bao's thesis, ch. 2 and 3:
+the component's state is stored, the environment's is not). The component's heap — lists,
+dicts, sets, deques, instances of the program's own classes, and the checker's
+synchronization objects (:class:`SyncHandle`) — is numbered in the order a depth-first walk
+from the roots first meets each object, so two heaps that differ only in object identities
+(addresses) encode equally, and aliasing is kept (two roots that reach one list reach one
+cell).
+
+Encoded values (``Enc``): ``int``, ``str`` and ``None`` stand for themselves; every other
+value is a tuple whose first item is a tag (user tuples too, so tags never clash):
+
+* ``("b", bool)``, ``("f", float)``, ``("y", bytes)``, ``("c", complex)``, ``("R", start,
+  stop, step)`` (a range), ``("t", items...)`` (a tuple), ``("F", frozenset)``;
+* ``("r", n)`` — a reference to heap cell ``n``;
+* ``("e", type, args)`` — an exception (type as an opaque id, arguments encoded);
+* ``("o", n)`` — an opaque object of the environment (a function, a class, a module, an
+  object of a library) by identity: its inner state belongs to the environment.
+
+Heap cells: ``("L", items...)``, ``("D", k1, v1, ...)`` (insertion order), ``("S",
+frozenset)``, ``("Q", items...)`` (a deque), ``("DD", factory, k1, v1, ...)`` (a
+defaultdict), ``("O", class, name1, v1, ...)`` (attributes sorted by name), ``("$", kind,
+fields...)`` (a synchronization object).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable
+from types import BuiltinMethodType, MethodType, ModuleType
+from typing import Any
+
+Enc = Any
+"""An encoded value (see the module docstring)."""
+
+
+class _Unbound:
+    """The value of a local variable that is not bound yet (encoded ``("u",)``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unbound>"
+
+
+UNBOUND = _Unbound()
+UNB_ENC = ("u",)
+
+
+class Opaque:
+    """Environment objects kept by identity: ``("o", n)`` names ``objects[n]`` (kept alive
+    for the whole check, so ids are never reused)."""
+
+    def __init__(self) -> None:
+        self.objects: list[Any] = []
+        self._ids: dict[int, int] = {}
+
+    def key(self, obj: Any) -> int:
+        """The opaque number of ``obj`` (assigned on first sight)."""
+        k = self._ids.get(id(obj))
+        if k is None:
+            k = self._ids[id(obj)] = len(self.objects)
+            self.objects.append(obj)
+        return k
+
+
+class SyncHandle:
+    """A checker-owned synchronization object (Lock, RLock, Condition, Semaphore, Event,
+    Queue, Thread): ``kind`` and mutable ``fields`` (see ``absmc.component.sync``). Methods the
+    component calls on it are intercepted by the machine; a call from native code raises
+    :class:`NativeSyncUse`."""
+
+    __slots__ = ("fields", "kind")
+
+    def __init__(self, kind: str, fields: list[Any]) -> None:
+        self.kind = kind
+        self.fields = fields
+
+    def __getattr__(self, name: str) -> SyncMethod:
+        if name.startswith("__") and name not in ("__enter__", "__exit__"):
+            raise AttributeError(name)
+        return SyncMethod(self, name)
+
+    def __repr__(self) -> str:
+        k, f = self.kind, self.fields
+        if k in ("Lock", "RLock"):
+            return f"<{k} {'free' if f[0] < 0 else f'held by T{f[0]}'}>"
+        if k == "Semaphore":
+            return f"<Semaphore {f[0]}>"
+        if k == "Event":
+            return f"<Event {'set' if f[0] else 'clear'}>"
+        if k == "Queue":
+            return f"<Queue {list(f[1])!r}>"
+        if k == "Condition":
+            return f"<Condition waiters={list(f[1])}>"
+        if k == "Thread":
+            return f"<Thread {f[4]}>"
+        return f"<{k}>"
+
+
+class SyncMethod:
+    """A method of a :class:`SyncHandle` (``handle.acquire``): the machine recognises it as a
+    checker primitive when the component calls it."""
+
+    __slots__ = ("handle", "name")
+
+    def __init__(self, handle: SyncHandle, name: str) -> None:
+        self.handle = handle
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NativeSyncUse(f"{self.handle.kind}.{self.name}")
+
+
+class NativeSyncUse(Exception):
+    """A synchronization primitive was used by natively executed code (the environment, or a
+    part of the component the translator runs as one step): the checker cannot schedule it."""
+
+
+class Encoder:
+    """One canonical walk: ``enc(obj)`` encodes a live value, numbering heap objects as they are
+    met; ``heap`` holds the cells in number order. ``owned(obj)`` tells whether an instance is
+    component data (else it is opaque); ``old`` (optional) is the decoder of the previous
+    state, for :meth:`reenc` of encoded values that were not decoded."""
+
+    __slots__ = ("_num", "cells", "old", "opaque", "owned")
+
+    def __init__(
+        self, opaque: Opaque, owned: Callable[[type], bool], old: Decoder | None = None
+    ) -> None:
+        self.opaque = opaque
+        self.owned = owned
+        self.old = old
+        self._num: dict[int, int] = {}
+        self.cells: list[Any] = []
+
+    @property
+    def heap(self) -> tuple[Any, ...]:
+        return tuple(self.cells)
+
+    def reenc(self, v: Enc) -> Enc:
+        """Re-number an encoded value of the previous state: a reference to a cell that was
+        materialized encodes its live object (``old.objs``), one that was not is renumbered
+        with its old cell's contents (``old.heap``)."""
+        if v is None or type(v) is int or type(v) is str:
+            return v
+        tag = v[0]
+        if tag == "r":
+            old = self.old
+            assert old is not None
+            n = v[1]
+            live = old.objs.get(n)
+            if live is not None:
+                return self.enc(live)
+            key = -1 - n
+            m = self._num.get(key)
+            if m is not None:
+                return ("r", m)
+            m = self._num[key] = len(self.cells)
+            self.cells.append(None)
+            cell = old.heap[n]
+            if cell[0] == "S":
+                self.cells[m] = ("S", frozenset([self.reenc(x) for x in cell[1]]))
+            else:
+                self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
+            return ("r", m)
+        if tag == "t":
+            return ("t", *[self.reenc(x) for x in v[1:]])
+        if tag == "e" or tag == "M" or tag == "B" or tag == "m":
+            return (tag, *[self.reenc(x) for x in v[1:]])
+        if tag == "F":
+            return ("F", frozenset([self.reenc(x) for x in v[1]]))
+        return v
+
+    def enc(self, obj: Any) -> Enc:
+        t = type(obj)
+        if t is int or t is str or obj is None:
+            return obj
+        if t is bool:
+            return ("b", obj)
+        if t is tuple:
+            return ("t", *[self.enc(x) for x in obj])
+        if t is float:
+            return ("f", obj)
+        if obj is UNBOUND:
+            return UNB_ENC
+        if t in _CONTAINERS or t is SyncHandle or (t not in _ATOMS and self.owned(t)):
+            n = self._num.get(id(obj))
+            if n is not None:
+                return ("r", n)
+            n = self._num[id(obj)] = len(self.cells)
+            self.cells.append(None)
+            self.cells[n] = self._cell(obj, t)
+            return ("r", n)
+        if t is range:
+            return ("R", obj.start, obj.stop, obj.step)
+        if t is bytes:
+            return ("y", obj)
+        if t is complex:
+            return ("c", obj)
+        if t is frozenset:
+            return ("F", frozenset(self.enc(x) for x in obj))
+        if isinstance(obj, BaseException):
+            return ("e", self.opaque.key(t), self.enc(obj.args))
+        if t is MethodType:
+            return ("M", self.enc(obj.__self__), self.enc(obj.__func__))
+        if t is SyncMethod:
+            return ("m", self.enc(obj.handle), obj.name)
+        if t is BuiltinMethodType:
+            owner = obj.__self__
+            if owner is not None and not isinstance(owner, ModuleType):
+                return ("B", self.enc(owner), obj.__name__)
+        return ("o", self.opaque.key(obj))
+
+    def _cell(self, obj: Any, t: type) -> Any:
+        enc = self.enc
+        if t is list:
+            return ("L", *[enc(x) for x in obj])
+        if t is dict:
+            out: list[Any] = ["D"]
+            for k, v in obj.items():
+                out.append(enc(k))
+                out.append(enc(v))
+            return tuple(out)
+        if t is set:
+            return ("S", frozenset(enc(x) for x in obj))
+        if t is deque:
+            return ("Q", *[enc(x) for x in obj])
+        if t is defaultdict:
+            dd: list[Any] = ["DD", enc(obj.default_factory)]
+            for k, v in obj.items():
+                dd.append(enc(k))
+                dd.append(enc(v))
+            return tuple(dd)
+        if t is SyncHandle:
+            return ("$", obj.kind, *[enc(x) for x in obj.fields])
+        attrs: list[Any] = ["O", self.opaque.key(t)]
+        for k in sorted(obj.__dict__):
+            attrs.append(k)
+            attrs.append(enc(obj.__dict__[k]))
+        return tuple(attrs)
+
+
+_CONTAINERS = frozenset({list, dict, set, deque, defaultdict})
+_ATOMS = frozenset({int, str, bool, float, bytes, complex, range, frozenset, type(None), tuple})
+
+
+class Decoder:
+    """Materializes cells of a heap (tuple of cells) as live objects on demand: ``obj(n)``
+    (and ``dec`` of a reference) creates cell ``n`` and what it reaches; ``objs`` maps the
+    materialized cell numbers to their objects (what :meth:`Encoder.reenc` reads)."""
+
+    __slots__ = ("heap", "objs", "opaque")
+
+    def __init__(self, heap: tuple[Any, ...], opaque: Opaque) -> None:
+        self.heap = heap
+        self.opaque = opaque
+        self.objs: dict[int, Any] = {}
+
+    def all(self) -> None:
+        """Materialize every cell."""
+        for n in range(len(self.heap)):
+            self.obj(n)
+
+    def obj(self, n: int) -> Any:
+        o = self.objs.get(n)
+        if o is not None:
+            return o
+        cell = self.heap[n]
+        tag = cell[0]
+        dec = self.dec
+        # the shell first (so that cycles and aliasing resolve), then its contents
+        if tag == "L":
+            o = self.objs[n] = []
+            o.extend([dec(x) for x in cell[1:]])
+        elif tag == "$":
+            o = self.objs[n] = SyncHandle(cell[1], [])
+            o.fields = [dec(x) for x in cell[2:]]
+        elif tag == "D":
+            o = self.objs[n] = {}
+            for i in range(1, len(cell), 2):
+                o[dec(cell[i])] = dec(cell[i + 1])
+        elif tag == "S":
+            o = self.objs[n] = set()
+            o.update(dec(x) for x in cell[1])
+        elif tag == "Q":
+            o = self.objs[n] = deque()
+            o.extend(dec(x) for x in cell[1:])
+        elif tag == "DD":
+            o = self.objs[n] = defaultdict()
+            o.default_factory = dec(cell[1])
+            for i in range(2, len(cell), 2):
+                o[dec(cell[i])] = dec(cell[i + 1])
+        else:
+            cls = self.opaque.objects[cell[1]]
+            o = self.objs[n] = cls.__new__(cls)
+            d = o.__dict__
+            for i in range(2, len(cell), 2):
+                d[cell[i]] = dec(cell[i + 1])
+        return o
+
+    def dec(self, v: Enc) -> Any:
+        if v is None or type(v) is int or type(v) is str:
+            return v
+        tag = v[0]
+        if tag == "r":
+            o = self.objs.get(v[1])
+            return o if o is not None else self.obj(v[1])
+        if tag == "b" or tag == "f" or tag == "y" or tag == "c":
+            return v[1]
+        if tag == "t":
+            return tuple([self.dec(x) for x in v[1:]])
+        if tag == "o":
+            return self.opaque.objects[v[1]]
+        if tag == "R":
+            return range(v[1], v[2], v[3])
+        if tag == "u":
+            return UNBOUND
+        if tag == "M":
+            return MethodType(self.dec(v[2]), self.dec(v[1]))
+        if tag == "B":
+            return getattr(self.dec(v[1]), v[2])
+        if tag == "m":
+            return SyncMethod(self.dec(v[1]), v[2])
+        if tag == "F":
+            return frozenset(self.dec(x) for x in v[1])
+        if tag == "e":
+            cls = self.opaque.objects[v[1]]
+            args = self.dec(v[2])
+            try:
+                return cls(*args)
+            except Exception:  # an exception type whose constructor takes other arguments
+                exc = cls.__new__(cls)
+                exc.args = args
+                return exc
+        raise ValueError(f"not an encoded value: {v!r}")
+
+
+def fingerprint(value: Any, opaque: Opaque, owned: Callable[[type], bool]) -> tuple[Any, ...]:
+    """A self-contained canonical encoding of ``value`` and everything it reaches (for the
+    environment's border states: equal fingerprints mean equal data, whatever the addresses)."""
+    e = Encoder(opaque, owned)
+    root = e.enc(value)
+    return (root, e.heap)
+
+
+_OBJECT_REPR: Any = object.__repr__
+
+
+def render(value: Any, depth: int = 0) -> str:
+    """A short readable text of a live value for traces (cycles cut at depth 4)."""
+    if depth > 4:
+        return "…"
+    if isinstance(value, list):
+        return "[" + ", ".join(render(x, depth + 1) for x in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(render(x, depth + 1) for x in value)
+        return f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return (
+            "{" + ", ".join(f"{render(k)}: {render(v, depth + 1)}" for k, v in value.items()) + "}"
+        )
+    if getattr(type(value), "__repr__", None) is _OBJECT_REPR and hasattr(value, "__dict__"):
+        attrs = ", ".join(f"{k}={render(v, depth + 1)}" for k, v in sorted(vars(value).items()))
+        return f"{type(value).__name__}({attrs})"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
