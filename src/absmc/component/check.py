@@ -112,12 +112,12 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
         incomplete = (
             f"hash-compact search found no violation in {outcome.states} states; not a proof"
         )
+    stats = store.stats()
     if isinstance(store, BitStateStore):
-        extra = store.stats()
+        stats = store.stats(outcome.stopped)
         incomplete = (
-            f"bitstate search found no violation in {outcome.states} states (hash factor "
-            f"{extra['hash_factor']}, expected coverage {extra['expected_coverage']:.2%}); "
-            "not a proof"
+            f"bitstate search found no violation in {outcome.states} states "
+            f"({stats['coverage']}); not a proof"
         )
     if abstraction is not None:
         incomplete = (
@@ -125,7 +125,7 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
             f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
             "abstraction may skip states: not a proof"
         )
-    return _results(sem, options, outcome, store.stats(), store.exact, incomplete, model)
+    return _results(sem, options, outcome, stats, store.exact, incomplete, model)
 
 
 def _results(
