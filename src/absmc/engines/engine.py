@@ -17,7 +17,12 @@ from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
 #: property kinds (``kernel.options.property_kind``)
-PROPERTY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
+PROPERTY_KINDS: Final = frozenset(
+    {"invariant", "unreachable", "assert", "deadlock", "model-error", "ctl"}
+)
+#: the kinds every engine checks unless its capabilities say otherwise (CTL needs a method
+#: that labels or computes fixpoints: explicit and symbolic)
+DEFAULT_PROPERTY_KINDS: Final = PROPERTY_KINDS - {"ctl"}
 
 #: model features beyond plain guarded commands (Promela's, see ``ir.Command``), with the
 #: description used in messages
@@ -43,13 +48,17 @@ class Capabilities:
     """What an engine can do: the ``property_kinds`` it checks (subset of
     :data:`PROPERTY_KINDS`), the model ``features`` it supports (subset of :data:`FEATURES`),
     the ``stores`` it searches with (subset of :data:`STORES`), and whether it can ``prove``
-    (answer ``holds``) and ``refute`` (answer ``violated`` with a replayed trace)."""
+    (answer ``holds``) and ``refute`` (answer ``violated`` with a replayed trace).
+    ``initial_sets``: the engine takes a System's ``init:`` constraint itself; for the others
+    the registry enumerates the initial states (:func:`absmc.kernel.initial.initial_states`)
+    and runs the engine once per initial state."""
 
-    property_kinds: frozenset[str] = PROPERTY_KINDS
+    property_kinds: frozenset[str] = DEFAULT_PROPERTY_KINDS
     features: frozenset[str] = frozenset(FEATURES)
     stores: frozenset[str] = frozenset({"exact"})
     proves: bool = True
     refutes: bool = True
+    initial_sets: bool = False
 
 
 @dataclass(frozen=True)

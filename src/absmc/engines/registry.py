@@ -7,6 +7,7 @@ the CLI's ``--method`` choices and the conformance tests iterate over this list.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from absmc.engines.engine import FEATURES, AnyEngine, system_features
@@ -16,8 +17,9 @@ from absmc.engines.typeabs import ENGINE as TYPES
 from absmc.engines.under import ENGINE as UNDER
 from absmc.errors import CapabilityError, UsageError
 from absmc.ir.system import System
+from absmc.kernel.initial import initial_states
 from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
-from absmc.kernel.result import Result
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 
 #: every engine, in the order ``--help`` lists them
 ENGINES: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED)
@@ -43,7 +45,10 @@ def refuse_unsupported(
     does not support a feature ``system`` uses, or cannot search with ``options.store``."""
     caps = engine.capabilities
     kinds = [property_kind(system, n) for n in selection.names()]
+    kinds += ["ctl" for _ in selection.ctl]
     for kind in kinds:
+        if kind == "ctl" and options.properties is None:
+            continue  # not named: a method without CTL skips the model's ctl properties
         if kind not in caps.property_kinds:
             others = [e.name for e in ENGINES if kind in e.capabilities.property_kinds]
             raise CapabilityError(engine.name, "property kind", kind, f"{kind} properties", others)
@@ -77,4 +82,40 @@ def run(
         )
     selection = select_properties(system, opts)
     refuse_unsupported(eng, system, opts, selection)
-    return eng.check(system, opts, eopts)
+    if system.init_constraint is None or eng.capabilities.initial_sets:
+        return eng.check(system, opts, eopts)
+    roots = initial_states(system)
+    return merge_results([eng.check(rooted(system, r), opts, eopts) for r in roots])
+
+
+def rooted(system: System, state: tuple[int, ...]) -> System:
+    """``system`` with ``state`` as its declared initial state and no ``init:`` constraint."""
+    variables = tuple(replace(v, init=x) for v, x in zip(system.variables, state, strict=True))
+    return system.with_(variables=variables, init_constraint=None)
+
+
+def merge_results(results: list[Result]) -> Result:
+    """One Result from the runs from each initial state (same properties in each): per
+    property the first ``violated`` one, else the first ``unknown`` one, else ``holds``;
+    statistics added up (depth: the maximum)."""
+    first = results[0]
+    if len(results) == 1:
+        return first
+    merged: list[PropertyResult] = []
+    for k, base in enumerate(first.results):
+        per = [r.results[k] for r in results]
+        pick = next((p for p in per if p.verdict == Verdict.VIOLATED), None)
+        pick = pick or next((p for p in per if p.verdict == Verdict.UNKNOWN), None) or base
+        st = Stats(
+            sum(p.stats.states for p in per),
+            sum(p.stats.transitions for p in per),
+            max(p.stats.max_depth for p in per),
+            sum(p.stats.time_s for p in per),
+            extra={"initial_states": len(per)},
+        )
+        reason = pick.reason
+        if pick.verdict == Verdict.HOLDS:
+            reason = f"{reason} (from each of the {len(per)} initial states)"
+        merged.append(replace(pick, stats=st, reason=reason))
+    notes = (*first.notes, f"{len(results)} initial states, one run from each")
+    return Result(first.model, first.method, tuple(merged), notes)

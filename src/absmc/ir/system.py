@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final, Literal
 
+from absmc.ir.ctl import CtlProperty
 from absmc.ir.expr import TRUE, Expr, Var
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
@@ -147,8 +148,11 @@ class System:
     """A model: ordered variables, processes, guarded commands, properties and seed predicates.
 
     ``valid_end`` (default ``None``: never) describes terminal states that are *not* deadlocks
-    (Promela's valid end states). Raises ``ValueError`` on internally inconsistent input
-    (duplicate variable names, commands of unknown processes, updates of unknown variables);
+    (Promela's valid end states). ``init_constraint`` (GCL ``init: EXPR;``; ``None``: none)
+    makes every state satisfying it whose variables not mentioned in it have their declared
+    initial value an initial state (see :mod:`absmc.kernel.initial` for the enumeration);
+    ``ctl`` are the model's CTL properties (:mod:`absmc.ir.ctl`). Raises ``ValueError`` on
+    internally inconsistent input (duplicate variable names, commands of unknown processes, updates of unknown variables);
     front ends report user errors before building a System.
     """
 
@@ -160,6 +164,8 @@ class System:
     name: str = ""
     file: str = ""
     valid_end: Expr | None = None
+    init_constraint: Expr | None = None
+    ctl: tuple[CtlProperty, ...] = ()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from absmc.errors import OptionError
+from absmc.ir.ctl import CtlProperty
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 
 __all__ = [
@@ -67,13 +68,16 @@ class CheckOptions:
 
 @dataclass
 class Selection:
-    """The properties one run checks: the model's chosen ones and which built-ins."""
+    """The properties one run checks: the model's chosen ones, which built-ins, and the chosen
+    CTL properties (``ctl``; only methods with the ``ctl`` capability look at them)."""
 
     user: tuple[Property, ...]
     deadlock: bool
     model_error: bool = True
+    ctl: tuple[CtlProperty, ...] = ()
 
     def names(self) -> list[str]:
+        """The selected state/transition properties and built-ins (CTL ones: ``ctl``)."""
         out = [p.name for p in self.user]
         if self.deadlock:
             out.append(NO_DEADLOCK)
@@ -85,9 +89,11 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
     """Resolve ``options.properties`` against the model. Raises ``OptionError`` naming the
     unknown property and the known ones (option ``"properties"``)."""
     if options.properties is None:
-        return Selection(system.properties, options.check_deadlock)
+        return Selection(system.properties, options.check_deadlock, ctl=system.ctl)
     known = {p.name: p for p in system.properties}
+    ctl_known = {p.name: p for p in system.ctl}
     user: list[Property] = []
+    ctl: list[CtlProperty] = []
     deadlock = False
     for name in options.properties:
         if name == NO_DEADLOCK:
@@ -97,20 +103,25 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
         elif name in known:
             if known[name] not in user:
                 user.append(known[name])
+        elif name in ctl_known:
+            if ctl_known[name] not in ctl:
+                ctl.append(ctl_known[name])
         else:
-            choices = ", ".join([*known, NO_DEADLOCK, NO_MODEL_ERROR])
+            choices = ", ".join([*known, *ctl_known, NO_DEADLOCK, NO_MODEL_ERROR])
             raise OptionError(
                 f"the model has no property '{name}' (it has: {choices})", "properties"
             )
-    return Selection(tuple(user), deadlock)
+    return Selection(tuple(user), deadlock, ctl=tuple(ctl))
 
 
 def property_kind(system: System, name: str) -> str:
     """The kind of a checked property: ``deadlock`` for ``no-deadlock``, ``model-error`` for
-    ``no-model-error``, else the model's property kind (``invariant``, ``unreachable``,
-    ``assert``). Raises ``KeyError`` for an unknown name."""
+    ``no-model-error``, ``ctl`` for a CTL property, else the model's property kind
+    (``invariant``, ``unreachable``, ``assert``). Raises ``KeyError`` for an unknown name."""
     if name == NO_DEADLOCK:
         return "deadlock"
     if name == NO_MODEL_ERROR:
         return "model-error"
+    if any(p.name == name for p in system.ctl):
+        return "ctl"
     return system.get_property(name).kind
