@@ -152,8 +152,8 @@ class System:
     makes every state satisfying it whose variables not mentioned in it have their declared
     initial value an initial state (see :mod:`absmc.kernel.initial` for the enumeration);
     ``ctl`` are the model's CTL properties (:mod:`absmc.ir.ctl`). Raises ``ValueError`` on
-    internally inconsistent input (duplicate variable names, commands of unknown processes, updates of unknown variables);
-    front ends report user errors before building a System.
+    internally inconsistent input (duplicate variable names, commands of unknown processes,
+    updates of unknown variables); front ends report user errors before building a System.
     """
 
     variables: tuple[Variable, ...]
