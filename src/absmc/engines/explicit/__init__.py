@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from absmc.engines.engine import Capabilities, Engine
+from absmc.engines.engine import PROPERTY_KINDS, Capabilities, Engine
 from absmc.engines.explicit.check import check_explicit, make_store
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
@@ -33,7 +33,9 @@ def _check(system: System, options: CheckOptions, _own: ExplicitOptions) -> Resu
 ENGINE = Engine(
     name="explicit",
     options_type=ExplicitOptions,
-    capabilities=Capabilities(stores=frozenset({"exact", "bitstate", "hash-compact"})),
+    capabilities=Capabilities(
+        property_kinds=PROPERTY_KINDS, stores=frozenset({"exact", "bitstate", "hash-compact"})
+    ),
     description="exhaustive explicit-state search (exact, bitstate or hash-compact store)",
     check=_check,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from absmc.engines.explicit.ctl import check_ctl
 from absmc.ir.compile import compile_system
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, select_properties
@@ -21,7 +22,8 @@ def make_store(options: CheckOptions) -> Store:
 
 
 def check_explicit(system: System, options: CheckOptions) -> Result:
-    """Model check ``system`` by explicit-state search.
+    """Model check ``system`` by explicit-state search (CTL properties: by labelling the
+    reachable graph, :mod:`absmc.engines.explicit.ctl`).
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
@@ -60,4 +62,6 @@ def check_explicit(system: System, options: CheckOptions) -> Result:
     results = results_from_outcome(
         compiled, selection, outcome, "explicit", stats, store.exact, reason
     )
+    if selection.ctl:
+        results += check_ctl(compiled, selection.ctl, options)
     return Result(system.file or system.name, "explicit", tuple(results))
