@@ -38,6 +38,11 @@ class CheckArgs:
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
+    widen_delay: int = 2
+    eg_bound: int = 20
+    no_restrict: bool = False
+    refine: bool = False
+    max_rounds: int = 10
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""
@@ -57,4 +62,9 @@ FLAG_OF = {
     "abstract": "--abstract",
     "rest": "--rest",
     "basl": "--basl",
+    "widen_delay": "--widen-delay",
+    "eg_bound": "--eg-bound",
+    "no_restrict": "--no-restrict",
+    "refine": "--refine",
+    "max_rounds": "--max-rounds",
 }

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
-from absmc.ir.expr import Op, subexpressions
+from absmc.ir.expr import Const, Op, free_vars, subexpressions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
@@ -33,6 +33,7 @@ FEATURES: Final = {
     "errors": "model-error conditions on commands (e.g. array bounds)",
     "bitwise": "bitwise operators",
     "valid-end": "valid end states",
+    "nonlinear": "nonlinear arithmetic (a product of variables, division by a non-constant)",
 }
 
 #: the stores of ``CheckOptions.store``
@@ -98,9 +99,23 @@ def system_features(system: System) -> frozenset[str]:
     exprs += [e for c in system.commands for _, e in c.asserts]
     exprs += [e for c in system.commands for e, _ in c.errors]
     exprs += [p.expr for p in system.properties]
-    if any(isinstance(x, Op) and x.op in _BITWISE for e in exprs for x in subexpressions(e)):
+    subs = [x for e in exprs for x in subexpressions(e) if isinstance(x, Op)]
+    if any(x.op in _BITWISE for x in subs):
         out.add("bitwise")
+    if any(_nonlinear(x) for x in subs):
+        out.add("nonlinear")
     return frozenset(out)
+
+
+def _nonlinear(x: Op) -> bool:
+    """A product of two non-constant factors, or a division/remainder by a non-constant or
+    zero."""
+    if x.op == "*":
+        return sum(1 for a in x.args if free_vars(a)) > 1
+    if x.op in ("/", "%"):
+        d = x.args[1]
+        return bool(free_vars(d)) or (isinstance(d, Const) and d.value == 0)
+    return False
 
 
 AnyEngine = Engine[Any]

@@ -13,6 +13,7 @@ from typing import Final
 from absmc.engines.engine import FEATURES, AnyEngine, system_features
 from absmc.engines.explicit import ENGINE as EXPLICIT
 from absmc.engines.fourvalued import ENGINE as FOURVALUED
+from absmc.engines.symbolic import ENGINE as SYMBOLIC
 from absmc.engines.typeabs import ENGINE as TYPES
 from absmc.engines.under import ENGINE as UNDER
 from absmc.errors import CapabilityError, UsageError
@@ -22,7 +23,7 @@ from absmc.kernel.options import CheckOptions, Selection, property_kind, select_
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 
 #: every engine, in the order ``--help`` lists them
-ENGINES: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED)
+ENGINES: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC)
 
 
 def names() -> list[str]:
@@ -46,16 +47,16 @@ def refuse_unsupported(
     caps = engine.capabilities
     kinds = [property_kind(system, n) for n in selection.names()]
     kinds += ["ctl" for _ in selection.ctl]
+    for feature in sorted(system_features(system)):
+        if feature not in caps.features:
+            others = [e.name for e in ENGINES if feature in e.capabilities.features]
+            raise CapabilityError(engine.name, "feature", feature, FEATURES[feature], others)
     for kind in kinds:
         if kind == "ctl" and options.properties is None:
             continue  # not named: a method without CTL skips the model's ctl properties
         if kind not in caps.property_kinds:
             others = [e.name for e in ENGINES if kind in e.capabilities.property_kinds]
             raise CapabilityError(engine.name, "property kind", kind, f"{kind} properties", others)
-    for feature in sorted(system_features(system)):
-        if feature not in caps.features:
-            others = [e.name for e in ENGINES if feature in e.capabilities.features]
-            raise CapabilityError(engine.name, "feature", feature, FEATURES[feature], others)
     if options.store not in caps.stores:
         others = [e.name for e in ENGINES if options.store in e.capabilities.stores]
         usable = " or ".join(sorted(caps.stores))

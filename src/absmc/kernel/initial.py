@@ -25,7 +25,7 @@ from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import State
 from absmc.ir.system import System
 
-__all__ = ["MAX_INITIAL_STATES", "initial_states", "mentioned"]
+__all__ = ["MAX_INITIAL_STATES", "initial_states", "is_initial", "mentioned"]
 
 #: the most initial states an enumerating method accepts
 MAX_INITIAL_STATES: Final = 4096
@@ -39,6 +39,22 @@ def mentioned(system: System) -> list[str]:
         return []
     names = free_vars(system.init_constraint)
     return [v.name for v in system.variables if v.name in names]
+
+
+def is_initial(system: System, state: State) -> bool:
+    """Whether ``state`` is an initial state of ``system`` (declared values outside the
+    ``init:`` constraint, the constraint true; an evaluation error counts as false)."""
+    free = set(mentioned(system))
+    for v, x in zip(system.variables, state, strict=True):
+        if v.name not in free and x != v.init:
+            return False
+    if system.init_constraint is None:
+        return True
+    env = dict(zip((v.name for v in system.variables), state, strict=True))
+    try:
+        return bool(evaluate(system.init_constraint, env))
+    except (EvalError, ZeroDivisionError):
+        return False
 
 
 def initial_states(system: System, limit: int = MAX_INITIAL_STATES) -> list[State]:

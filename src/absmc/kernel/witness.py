@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.steps import State
+from absmc.kernel.initial import is_initial
 from absmc.kernel.result import Trace
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, to_trace
@@ -199,7 +200,14 @@ class _Walker:
 
 
 def _temporal(f: Formula) -> bool:
-    return not isinstance(f, Atom) and not (isinstance(f, Not) and isinstance(f.arg, Atom))
+    """Whether a temporal operator occurs in ``f``."""
+    if isinstance(f, Atom):
+        return False
+    if isinstance(f, Not):
+        return _temporal(f.arg)
+    if isinstance(f, (And, Or)):
+        return _temporal(f.left) or _temporal(f.right)
+    return True
 
 
 def replay_witness(sem: Semantics, w: Witness, what: str) -> Trace:
@@ -207,6 +215,8 @@ def replay_witness(sem: Semantics, w: Witness, what: str) -> Trace:
     semantics; a lasso's last state must equal its loop state; a dead end must have no
     successor. Returns the trace (its ``note`` says how the run continues). Raises
     ``ReplayError`` otherwise."""
+    if not is_initial(sem.system, w.start):
+        raise ReplayError("the witness does not start in an initial state")
     states = [w.start]
     s = w.start
     for k, lab in enumerate(w.labels, start=1):

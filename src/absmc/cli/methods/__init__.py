@@ -7,7 +7,7 @@ default options, no method-specific arguments).
 
 from __future__ import annotations
 
-from absmc.cli.methods import explicit, fourvalued, typeabs, under
+from absmc.cli.methods import explicit, fourvalued, symbolic, typeabs, under
 from absmc.cli.methods.base import MethodCli
 from absmc.engines import registry
 
@@ -15,7 +15,16 @@ __all__ = ["MethodCli", "all_params", "method_cli", "owners"]
 
 
 def _methods() -> dict[str, MethodCli]:
-    return {m.engine: m for m in (explicit.METHOD, under.METHOD, typeabs.METHOD, fourvalued.METHOD)}
+    return {
+        m.engine: m
+        for m in (
+            explicit.METHOD,
+            under.METHOD,
+            typeabs.METHOD,
+            fourvalued.METHOD,
+            symbolic.METHOD,
+        )
+    }
 
 
 def method_cli(name: str) -> MethodCli:

@@ -53,7 +53,11 @@ def options(f: F) -> F:
             is_flag=True,
             help="[under] Attach new predicates to the program counter that produced them.",
         ),
-        click.option("--table", is_flag=True, help="[under] Print the per-iteration table."),
+        click.option(
+            "--table",
+            is_flag=True,
+            help="[under, symbolic] Print the per-iteration (per-round) table.",
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)
