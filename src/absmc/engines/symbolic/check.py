@@ -104,21 +104,40 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     deadline = None if options.limits.timeout is None else start + options.limits.timeout
     selection = select_properties(system, options)
     enc = Encoding(system)
-    fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
+    levels = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
     sem = compile_system(system, selection.user)
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
     results: list[PropertyResult] = []
     for name, kind in names:
         t0 = time.monotonic()
+        fix = levels[0]
         try:
-            res = _check_one(system, enc, fix, sem, name, kind, own)
+            for k, fix in enumerate(levels):
+                last = k == len(levels) - 1
+                budget = own.witness_budget if last else own.witness_budget // 20
+                res = _check_one(system, enc, fix, sem, name, kind, budget)
+                if res[0] != Verdict.UNKNOWN:
+                    break
         except Deadline:
             res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
         verdict, reason, trace = res
         stats = Stats(0, 0, 0, time.monotonic() - t0, extra={"fixpoint": _fix_json(fix)})
         results.append(PropertyResult(name, kind, METHOD, verdict, reason, stats, trace))
     return Result(system.file or system.name, METHOD, tuple(results))
+
+
+#: the approximation levels tried in turn: widening rounds done disjunct by disjunct before the
+#: convex H79 form (0: convex at once, cheap; then a disjunctive start, more precise)
+DISJUNCTIVE_ROUNDS = (0, 8)
+
+
+def _fixpoints(
+    enc: Encoding, own: SymbolicOptions, deadline: float | None, rounds: int
+) -> Fixpoints:
+    fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
+    fix.disjunctive_rounds = rounds
+    return fix
 
 
 def _kind(system: System, name: str) -> str:
@@ -149,7 +168,7 @@ def _check_one(
     sem: Semantics,
     name: str,
     kind: str,
-    own: SymbolicOptions,
+    budget: int,
 ) -> tuple[Verdict, str, Any]:
     negf = negation_of(system, name, kind)
     sol = fix.solve(negf, over=True)
@@ -172,7 +191,7 @@ def _check_one(
             return enc.contains(fix.solve(f, over=True).states, s)
 
         try:
-            w = witness_path(sem, s0, negf, holds, own.witness_budget)
+            w = witness_path(sem, s0, negf, holds, budget)
         except NoWitness as err:
             failures.append(err.reason)
             continue
