@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
 from absmc.ir.compile import compile_system
@@ -36,6 +37,7 @@ from absmc.ir.ctl import (
     Temporal,
     Until,
     format_ctl,
+    is_universal,
     to_enf,
 )
 from absmc.ir.expr import Expr, conj, const, disj, neg, op
@@ -64,7 +66,7 @@ class SymbolicOptions:
     widen_delay: int = 2
     eg_bound: int = 20
     restrict: bool = True
-    witness_budget: int = 20_000
+    witness_budget: int = 5_000
     refine: bool = False
     max_rounds: int = 10
 
@@ -104,13 +106,22 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     deadline = None if options.limits.timeout is None else start + options.limits.timeout
     selection = select_properties(system, options)
     enc = Encoding(system)
-    levels = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+    concrete = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+    abstract = concrete
+    if system.predicates:
+        model = PartialAbstraction(enc, system.predicates)
+        abstract = [_fixpoints(model, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
     sem = compile_system(system, selection.user)
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
     results: list[PropertyResult] = []
     for name, kind in names:
         t0 = time.monotonic()
+        # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
+        # and an inconclusive abstract check falls back to the concrete fixpoints
+        levels = concrete
+        if abstract is not concrete and (kind != "ctl" or _actl(system, name)):
+            levels = [*abstract, *concrete]
         fix = levels[0]
         try:
             for k, fix in enumerate(levels):
@@ -133,11 +144,15 @@ DISJUNCTIVE_ROUNDS = (0, 8)
 
 
 def _fixpoints(
-    enc: Encoding, own: SymbolicOptions, deadline: float | None, rounds: int
+    enc: Encoding | PartialAbstraction, own: SymbolicOptions, deadline: float | None, rounds: int
 ) -> Fixpoints:
     fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
     fix.disjunctive_rounds = rounds
     return fix
+
+
+def _actl(system: System, name: str) -> bool:
+    return is_universal(next(p for p in system.ctl if p.name == name).formula)
 
 
 def _kind(system: System, name: str) -> str:
@@ -172,14 +187,16 @@ def _check_one(
 ) -> tuple[Verdict, str, Any]:
     negf = negation_of(system, name, kind)
     sol = fix.solve(negf, over=True)
-    init = enc.initial
-    bad_init = init.intersect(sol.states)
     approx = _approximations(fix)
-    if bad_init.is_empty():
+    if isinstance(fix.enc, PartialAbstraction):
+        absn = fix.enc
+        names = ", ".join(system.variables[i].name for i in absn.abstracted)
+        approx = f"partial predicate abstraction of {names}; {approx}"
+    if fix.enc.initial.intersect(sol.states).is_empty():
         return Verdict.HOLDS, f"no initial state satisfies the negation ({approx})", None
     failures: list[str] = []
     tried: list[State] = []
-    candidates = bad_init
+    candidates = enc.initial.intersect(fix.enc.concretize(sol.states))
     for _ in range(3):
         s0 = enc.sample(candidates)
         if s0 is None:
@@ -188,7 +205,7 @@ def _check_one(
         candidates = candidates.subtract(enc.point(s0))
 
         def holds(f: Formula, s: State) -> bool:
-            return enc.contains(fix.solve(f, over=True).states, s)
+            return fix.enc.contains(fix.solve(f, over=True).states, s)
 
         try:
             w = witness_path(sem, s0, negf, holds, budget)

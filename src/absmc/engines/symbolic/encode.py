@@ -76,6 +76,34 @@ class Encoding:
         """The states where the bool expression ``e`` holds."""
         return self.set_of(self.boolean(e, self.names)).intersect(self.domain)
 
+    def atom(self, e: Expr, over: bool) -> isl.Set:
+        """The states of an atom (exact here; an abstraction approximates, see
+        :class:`~absmc.engines.symbolic.abstract.PartialAbstraction`)."""
+        return self.states(e)
+
+    @property
+    def exact(self) -> bool:
+        """Whether sets over this encoding are concrete (no abstraction)."""
+        return True
+
+    def control(self) -> list[tuple[int, int, int]]:
+        """The control dimensions ``(index, lo, hi)``: finite ranges and bools."""
+        out = []
+        for i, v in enumerate(self.system.variables):
+            if isinstance(v.sort, RangeSort):
+                out.append((i, v.sort.lo, v.sort.hi))
+            elif isinstance(v.sort, BoolSort):
+                out.append((i, 0, 1))
+        return out
+
+    def concretize(self, sset: isl.Set) -> isl.Set:
+        """The concrete states a set over this encoding stands for (itself here)."""
+        return sset
+
+    def abstract_of(self, s: State) -> isl.Set:
+        """The (abstract) singleton of a concrete state."""
+        return self.point(s)
+
     @cached_property
     def initial(self) -> isl.Set:
         """The initial states: ``init:`` constraint, declared values of the other variables."""
@@ -158,8 +186,9 @@ class Encoding:
         return isl.Set("{ [" + ", ".join(str(x) for x in s) + "] }")
 
     def contains(self, sset: isl.Set, s: State) -> bool:
-        """Whether the concrete state ``s`` lies in ``sset``."""
-        return bool(self.point(s).is_subset(sset))
+        """Whether the concrete state ``s`` lies in ``sset`` (its abstraction, for an
+        abstract encoding)."""
+        return bool(self.abstract_of(s).is_subset(sset))
 
     def sample(self, sset: isl.Set) -> State | None:
         """Some concrete state of ``sset`` (``None`` when empty)."""

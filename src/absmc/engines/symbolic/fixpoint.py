@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import Locations, widen
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
-from absmc.ir.sorts import BoolSort, RangeSort
 
 __all__ = ["Deadline", "Fixpoints", "Solution"]
 
@@ -66,7 +66,7 @@ class Fixpoints:
 
     def __init__(
         self,
-        enc: Encoding,
+        enc: Encoding | PartialAbstraction,
         widen_delay: int = 2,
         eg_bound: int = 20,
         restrict: bool = True,
@@ -82,12 +82,7 @@ class Fixpoints:
         #: widenings per fixpoint done disjunct by disjunct before the convex (H79) form
         self.disjunctive_rounds = 8
         self.stats = FixStats()
-        control = [
-            (i, v.sort.lo, v.sort.hi) if isinstance(v.sort, RangeSort) else (i, 0, 1)
-            for i, v in enumerate(enc.system.variables)
-            if isinstance(v.sort, (RangeSort, BoolSort))
-        ]
-        self.locations = Locations(enc.domain, control)
+        self.locations = Locations(enc.domain, enc.control())
         self._memo: dict[tuple[Formula, bool], Solution] = {}
         self._reach: Solution | None = None
         self._inverse = enc.total.reverse()
@@ -148,7 +143,7 @@ class Fixpoints:
         self.tick()
         r = self.restriction()
         if isinstance(f, Atom):
-            sol = Solution(self.enc.states(f.expr).intersect(r), True)
+            sol = Solution(self.enc.atom(f.expr, over).intersect(r), self.enc.exact)
         elif isinstance(f, Not):
             inner = self.solve(f.arg, not over)
             sol = Solution(r.subtract(inner.states).coalesce(), inner.exact)
