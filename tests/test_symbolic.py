@@ -180,3 +180,50 @@ def test_abstraction_keeps_unabstracted_variables_exact() -> None:
     rel = absn.relation(0)
     assert not rel.is_empty()
     assert absn.initial.n_basic_set() >= 1
+
+
+def test_cegaar_proves_bakery2_mutex_from_the_default_seeds_in_at_most_5_rounds() -> None:
+    res = _run("bakery2.gcl", "mutex", own=SymbolicOptions(refine=True, max_rounds=5))
+    r = next(r for r in res.results if r.property == "mutex")
+    assert r.verdict is Verdict.HOLDS, r.reason
+    rounds = r.extra["rounds"]
+    assert 1 <= len(rounds) <= 5
+    assert rounds[-1]["conclusive"] is True
+    assert all(not x["conclusive"] for x in rounds[:-1])
+    # the seed set: the guards' atoms over the unbounded tickets
+    assert rounds[0]["predicates"] == "a2 == 0, a1 < a2, a1 == 0, a2 < a1"
+    assert {x["refinement"] for x in rounds[1:]} <= {"ABS", "APP"}
+
+
+def test_cegaar_finds_the_real_bug() -> None:
+    res = _run("ticket2_bug.gcl", "mutex", own=SymbolicOptions(refine=True, max_rounds=3))
+    r = next(r for r in res.results if r.property == "mutex")
+    assert r.verdict is Verdict.VIOLATED and r.trace is not None and r.trace.replayed
+
+
+def test_cli_refine_table_and_json_rounds() -> None:
+    r = run_cli(
+        "check",
+        "--method",
+        "symbolic",
+        "--refine",
+        "--table",
+        "--property",
+        "mutex",
+        "examples/symbolic/ticket2.gcl",
+    )
+    assert r.code == 0, r.err
+    assert "iterations (mutex)" in r.out and "a1 <= s, a2 <= s" in r.out
+    r = run_cli(
+        "check",
+        "--method",
+        "symbolic",
+        "--refine",
+        "--json",
+        "--property",
+        "mutex",
+        "examples/symbolic/ticket2.gcl",
+    )
+    data = json.loads(r.out)
+    mutex = next(x for x in data["results"] if x["property"] == "mutex")
+    assert mutex["rounds"][0]["conclusive"] is True

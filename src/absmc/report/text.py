@@ -94,10 +94,11 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
     for note in result.notes:
         console.print(Text(f"note: {note}", style="dim"))
     if show_iterations:
+        tables: list[object] = []  # one table per distinct row list (methods may share one)
         for r in result.results:
-            if r.iterations:
+            if r.iterations and r.iterations not in tables:
+                tables.append(r.iterations)
                 console.print(iterations_table(r.iterations, f"iterations ({r.property})"))
-                break
     for r in result.results:
         if r.trace is not None:
             kind = "counterexample" if r.verdict is Verdict.VIOLATED else "unconfirmed trace"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
 from absmc.ir.compile import compile_system
@@ -123,18 +124,31 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
         if abstract is not concrete and (kind != "ctl" or _actl(system, name)):
             levels = [*abstract, *concrete]
         fix = levels[0]
+        rounds: list[dict[str, Any]] | None = None
         try:
-            for k, fix in enumerate(levels):
+            if own.refine and (kind != "ctl" or _actl(system, name)):
+                res, rounds = _refine(system, enc, sem, name, kind, own, deadline)
+            # without a conclusive refinement: the (concrete) approximation levels
+            todo = levels if rounds is None or res[0] is Verdict.UNKNOWN else []
+            refined = res[1] if rounds is not None else None
+            for k, fix in enumerate(todo):
                 last = k == len(levels) - 1
                 budget = own.witness_budget if last else own.witness_budget // 20
                 res = _check_one(system, enc, fix, sem, name, kind, budget)
                 if res[0] != Verdict.UNKNOWN:
                     break
+            if todo and refined is not None:
+                res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
         except Deadline:
             res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
         verdict, reason, trace = res
         stats = Stats(0, 0, 0, time.monotonic() - t0, extra={"fixpoint": _fix_json(fix)})
-        results.append(PropertyResult(name, kind, METHOD, verdict, reason, stats, trace))
+        extra = {} if rounds is None else {"rounds": rounds}
+        results.append(
+            PropertyResult(
+                name, kind, METHOD, verdict, reason, stats, trace, iterations=rounds, extra=extra
+            )
+        )
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
@@ -149,6 +163,40 @@ def _fixpoints(
     fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
     fix.disjunctive_rounds = rounds
     return fix
+
+
+def _refine(
+    system: System,
+    enc: Encoding,
+    sem: Semantics,
+    name: str,
+    kind: str,
+    own: SymbolicOptions,
+    deadline: float | None,
+) -> tuple[tuple[Verdict, str, Any], list[dict[str, Any]]]:
+    """``--refine``: CEGAAR (:mod:`absmc.engines.symbolic.cegaar`) for one ACTL property."""
+    negf = negation_of(system, name, kind)
+    seeds = system.predicates or default_seeds(system, negf)
+
+    def witness(fix: Fixpoints) -> Any:
+        v, _reason, trace = _check_one(
+            system, enc, fix, sem, name, kind, own.witness_budget // 20, skip_proof=True
+        )
+        return trace if v is Verdict.VIOLATED else None
+
+    verdict, reason, trace, rows = run_cegaar(
+        system,
+        enc,
+        negf,
+        tuple(seeds),
+        own.widen_delay,
+        own.eg_bound,
+        own.restrict,
+        own.max_rounds,
+        deadline,
+        witness,
+    )
+    return (Verdict(verdict), f"CEGAAR: {reason}", trace), rows
 
 
 def _actl(system: System, name: str) -> bool:
@@ -184,6 +232,7 @@ def _check_one(
     name: str,
     kind: str,
     budget: int,
+    skip_proof: bool = False,
 ) -> tuple[Verdict, str, Any]:
     negf = negation_of(system, name, kind)
     sol = fix.solve(negf, over=True)
@@ -192,7 +241,7 @@ def _check_one(
         absn = fix.enc
         names = ", ".join(system.variables[i].name for i in absn.abstracted)
         approx = f"partial predicate abstraction of {names}; {approx}"
-    if fix.enc.initial.intersect(sol.states).is_empty():
+    if not skip_proof and fix.enc.initial.intersect(sol.states).is_empty():
         return Verdict.HOLDS, f"no initial state satisfies the negation ({approx})", None
     failures: list[str] = []
     tried: list[State] = []
