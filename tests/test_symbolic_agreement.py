@@ -12,6 +12,7 @@ from absmc.engines import registry
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl
+from tests.conftest import SHARED, needs_shared
 
 ATOMS_VARS = ("r", "s", "x")
 
@@ -128,3 +129,24 @@ def test_symbolic_agrees_with_explicit_ctl_many() -> None:
     unknown, total = _agree(range(1000, 1240))
     print(f"symbolic vs explicit CTL: {total} formulas, {unknown} unknown, 0 contradictions")
     assert total == 960
+
+
+@needs_shared
+def test_safety_verdicts_agree_on_the_promela_corpus_models_it_reads() -> None:
+    from absmc.errors import CapabilityError
+    from absmc.lang.loader import load_model
+
+    read = 0
+    for path in sorted((SHARED / "benchmarks" / "promela").glob("*.pml")):
+        system = load_model(path)
+        try:
+            sym = registry.run("symbolic", system, CheckOptions(limits=Limits(timeout=60)))
+        except CapabilityError:
+            continue  # atomic sequences, assertions, channels' error conditions, bit operators
+        read += 1
+        exact = registry.run("explicit", system, CheckOptions(limits=Limits(timeout=60)))
+        want = {r.property: r.verdict for r in exact.results}
+        for r in sym.results:
+            assert r.verdict in (want[r.property], Verdict.UNKNOWN), (path.name, r.property)
+    print(f"symbolic read {read} corpus models")
+    assert read >= 1

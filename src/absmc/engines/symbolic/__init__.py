@@ -22,7 +22,7 @@ ENGINE = Engine(
     options_type=SymbolicOptions,
     capabilities=Capabilities(
         property_kinds=frozenset({"invariant", "unreachable", "deadlock", "model-error", "ctl"}),
-        features=frozenset(),  # plain guarded commands, linear arithmetic
+        features=frozenset({"valid-end"}),  # guarded commands, linear arithmetic
         initial_sets=True,
     ),
     description="symbolic CTL checking on Presburger sets (islpy) with widening, truncated "

@@ -79,6 +79,8 @@ def negation_of(system: System, name: str, kind: str) -> Formula:
         return to_enf(Not(prop.formula))
     if kind == "deadlock":
         bad: Expr = conj([neg(c.guard) for c in system.commands])
+        if system.valid_end is not None:
+            bad = conj([bad, neg(system.valid_end)])
     elif kind == "model-error":
         bad = model_error_condition(system)
     else:
@@ -93,7 +95,7 @@ def model_error_condition(system: System) -> Expr:
         outs: list[Expr] = []
         for n, e in c.updates:
             sort = system.var(n).sort
-            if isinstance(sort, RangeSort):
+            if isinstance(sort, RangeSort) and sort.overflow != "wrap":
                 outs.append(disj([op("<", e, const(sort.lo)), op(">", e, const(sort.hi))]))
         if outs:
             parts.append(conj([c.guard, disj(outs)]))

@@ -129,6 +129,15 @@ class Encoding:
             e = upd.get(v.name)
             if e is None:
                 parts.append(f"{w} = {d}")
+            elif isinstance(v.sort, RangeSort) and v.sort.overflow == "wrap":
+                # Promela's types: the value wraps around into lo..hi
+                lo, size = v.sort.lo, v.sort.hi - v.sort.lo + 1
+                parts.append(
+                    " or ".join(
+                        f"({c} and {w} = {lo} + (({t}) - {lo}) mod {size})"
+                        for c, t in self.integer(e, self.names)
+                    )
+                )
             else:
                 parts.append(self._eq(w, e))
         parts.append(self._domain_formula(self.primed))
@@ -167,7 +176,10 @@ class Encoding:
         out = isl.Set.empty(self.domain.get_space())
         for c in self.system.commands:
             ranged = [
-                (n, e) for n, e in c.updates if isinstance(self.system.var(n).sort, RangeSort)
+                (n, e)
+                for n, e in c.updates
+                if isinstance(self.system.var(n).sort, RangeSort)
+                and self.system.var(n).sort.overflow != "wrap"  # type: ignore[union-attr]
             ]
             for n, e in ranged:
                 sort = self.system.var(n).sort
