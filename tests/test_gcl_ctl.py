@@ -105,3 +105,21 @@ def test_cli_refuses_infinite_initial_set(tmp_path: object) -> None:
         pytest.skip("no shared corpus")
     assert r.code == 2
     assert "ticket2.gcl:11:7: error: the init constraint leaves 't' unbounded" in r.err
+
+
+def test_gcl_export_round_trips_init_and_ctl() -> None:
+    from absmc.ir.printer import format_system
+
+    src = HEAD + "init: x >= 0 && y != 1;\nctl c: A[b U x > 0] && AG(y == 1 => AF(x == 2));\n"
+    s = parse_gcl(src)
+    again = parse_gcl(format_system(s))
+    assert again.init_constraint == s.init_constraint
+    assert again.ctl == s.ctl
+
+
+def test_promela_export_refuses_an_init_constraint() -> None:
+    from absmc.errors import ExportError
+    from absmc.lang.promela.export import to_promela
+
+    with pytest.raises(ExportError, match="init"):
+        to_promela(parse_gcl(HEAD + "init: x == 1;\n"))
