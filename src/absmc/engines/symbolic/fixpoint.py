@@ -116,7 +116,7 @@ class Fixpoints:
                 break
             if i > self.widen_delay:
                 disjunctive = i <= self.widen_delay + self.disjunctive_rounds
-                nxt = widen(r, nxt, self.locations, disjunctive)
+                nxt = widen(r, nxt, self.locations, disjunctive, self.tick)
                 self.stats.widenings += 1
                 exact = False
             if i >= self.max_iterations:
@@ -176,7 +176,7 @@ class Fixpoints:
                 break
             if over and i > self.widen_delay:
                 disjunctive = i <= self.widen_delay + self.disjunctive_rounds
-                nxt = widen(z, nxt, self.locations, disjunctive).intersect(r)
+                nxt = widen(z, nxt, self.locations, disjunctive, self.tick).intersect(r)
                 self.stats.widenings += 1
                 exact = False
             elif not over and i >= self.eg_bound:

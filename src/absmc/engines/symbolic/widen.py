@@ -12,7 +12,7 @@ stabilizes (each location's constraint list only shrinks, and locations are fini
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import islpy as isl
 
@@ -43,15 +43,24 @@ class Locations:
             self.sets.append(isl.Set(f"{{ {tup} : {cond} }}"))
 
 
-def widen(old: isl.Set, new: isl.Set, locations: Locations, disjunctive: bool = False) -> isl.Set:
+def widen(
+    old: isl.Set,
+    new: isl.Set,
+    locations: Locations,
+    disjunctive: bool = False,
+    tick: Callable[[], None] | None = None,
+) -> isl.Set:
     """The per-location standard widening ``old ∇ new`` (``new`` should contain ``old``).
 
     ``disjunctive``: widen each convex part (disjunct) of ``new`` against the hull of the parts
     of ``old`` it contains, keeping the others as they are (a powerset extension that keeps
     disjunctions such as ``a1 < a2 || a2 < a1``; not guaranteed to stabilize, so callers
-    switch to the convex form after a few rounds)."""
+    switch to the convex form after a few rounds). ``tick`` is called per location (it may
+    raise to stop a long widening)."""
     out = isl.Set.empty(old.get_space())
     for loc in locations.sets:
+        if tick is not None:
+            tick()
         n_l = new.intersect(loc)
         if n_l.is_empty():
             continue
@@ -64,6 +73,8 @@ def widen(old: isl.Set, new: isl.Set, locations: Locations, disjunctive: bool = 
             continue
         olds = o_l.coalesce().get_basic_sets()
         for nb in n_l.coalesce().get_basic_sets():
+            if tick is not None:
+                tick()
             inside = [isl.Set.from_basic_set(ob) for ob in olds if ob.is_subset(nb)]
             part = isl.Set.from_basic_set(nb)
             if inside:
