@@ -61,7 +61,10 @@ def format_stats(stats: Stats) -> str:
     for key, value in stats.extra.items():
         if key == "store" and value == "exact":
             continue
-        if isinstance(value, float) and key.endswith("coverage"):
+        if isinstance(value, dict):  # a method's group of figures (symbolic: fixpoint)
+            inner = " ".join(f"{k.replace('_', ' ')}={v}" for k, v in value.items())
+            parts.append(f"{key.replace('_', ' ')} [{inner}]")
+        elif isinstance(value, float) and key.endswith("coverage"):
             parts.append(f"{key.replace('_', ' ')} {value:.4%}")
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
