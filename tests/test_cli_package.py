@@ -153,13 +153,16 @@ def test_method_specific_options_are_refused_for_other_methods() -> None:
         (CheckArgs(model=RAX, abstract=("x=signs",)), "--abstract applies to --method types"),
         (
             CheckArgs(model=RAX, table=True),
-            "--table applies to --method under and --method fourvalued",
+            "--table applies to --method under, --method fourvalued and --method symbolic",
         ),
-        (CheckArgs(model=RAX, refine=True), "--refine applies to --method fourvalued"),
+        (
+            CheckArgs(model=RAX, refine=True),
+            "--refine applies to --method fourvalued and --method symbolic",
+        ),
         (CheckArgs(model=RAX, store="range"), "--store range applies to --method under only"),
         (
             CheckArgs(model=RAX, method="types", predicates=("w1 == 0",)),
-            "--predicate applies to --method under and --method fourvalued",
+            "--predicate applies to --method under and --method fourvalued and --method symbolic",
         ),
     ]:
         out, err = _streams()

@@ -54,6 +54,10 @@ class CheckArgs:
     component: tuple[str, ...] = ()
     granularity: str = "statement"
     emit_tests: str | None = None
+    widen_delay: int = 2
+    eg_bound: int = 20
+    no_restrict: bool = False
+    max_rounds: int = 10
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""
@@ -77,4 +81,8 @@ FLAG_OF = {
     "basl": "--basl",
     "workers": "--workers",
     "ray": "--ray",
+    "widen_delay": "--widen-delay",
+    "eg_bound": "--eg-bound",
+    "no_restrict": "--no-restrict",
+    "max_rounds": "--max-rounds",
 }

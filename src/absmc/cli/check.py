@@ -32,6 +32,7 @@ from absmc.cli.common import (
 from absmc.cli.component import PY_SUFFIXES, run_component
 from absmc.cli.methods import all_params, method_cli, owners
 from absmc.cli.methods import explicit as explicit_cli
+from absmc.cli.methods import symbolic as symbolic_cli
 from absmc.cli.methods import typeabs as types_cli
 from absmc.cli.methods import under as under_cli
 from absmc.engines import registry
@@ -400,6 +401,7 @@ predicate_option = click.option(
 @under_cli.options
 @types_cli.options
 @explicit_cli.options
+@symbolic_cli.options
 @click.pass_context
 def check_command(ctx: click.Context, /, **params: Any) -> None:
     """Check the properties of MODEL (or of a Python component: MODEL.py --entry FUNC

@@ -11,15 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
-from absmc.ir.expr import Op, subexpressions
+from absmc.ir.expr import Const, Op, free_vars, subexpressions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
 #: the safety property kinds (``kernel.options.property_kind``)
 SAFETY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
-#: every property kind: the safety kinds and ``ltl`` (``ltl`` blocks and never claims)
-PROPERTY_KINDS: Final = SAFETY_KINDS | {"ltl"}
+#: every property kind: the safety kinds, ``ltl`` (``ltl`` blocks and never claims) and ``ctl``
+PROPERTY_KINDS: Final = SAFETY_KINDS | {"ltl", "ctl"}
+#: the kinds an engine checks unless its capabilities say otherwise: the safety kinds (LTL
+#: needs a product search, CTL a method that labels or computes fixpoints)
+DEFAULT_PROPERTY_KINDS: Final = SAFETY_KINDS
 
 #: model features beyond plain guarded commands (Promela's, see ``ir.Command``), with the
 #: description used in messages
@@ -30,6 +33,7 @@ FEATURES: Final = {
     "errors": "model-error conditions on commands (e.g. array bounds)",
     "bitwise": "bitwise operators",
     "valid-end": "valid end states",
+    "nonlinear": "nonlinear arithmetic (a product of variables, division by a non-constant)",
 }
 
 #: the stores of ``CheckOptions.store``
@@ -46,13 +50,16 @@ class Capabilities:
     :data:`PROPERTY_KINDS`; default the safety kinds), the model ``features`` it supports
     (subset of :data:`FEATURES`), the ``stores`` it searches with (subset of :data:`STORES`),
     and whether it can ``prove`` (answer ``holds``) and ``refute`` (answer ``violated`` with a
-    replayed trace)."""
+    replayed trace). ``initial_sets``: the engine takes a System's ``init:`` constraint itself;
+    for the others the registry enumerates the initial states
+    (:func:`absmc.kernel.initial.initial_states`) and runs the engine once per initial state."""
 
-    property_kinds: frozenset[str] = SAFETY_KINDS
+    property_kinds: frozenset[str] = DEFAULT_PROPERTY_KINDS
     features: frozenset[str] = frozenset(FEATURES)
     stores: frozenset[str] = frozenset({"exact"})
     proves: bool = True
     refutes: bool = True
+    initial_sets: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,9 +107,23 @@ def system_features(system: System) -> frozenset[str]:
     exprs += [e for c in system.commands for _, e in c.asserts]
     exprs += [e for c in system.commands for e, _ in c.errors]
     exprs += [p.expr for p in system.properties]
-    if any(isinstance(x, Op) and x.op in _BITWISE for e in exprs for x in subexpressions(e)):
+    subs = [x for e in exprs for x in subexpressions(e) if isinstance(x, Op)]
+    if any(x.op in _BITWISE for x in subs):
         out.add("bitwise")
+    if any(_nonlinear(x) for x in subs):
+        out.add("nonlinear")
     return frozenset(out)
+
+
+def _nonlinear(x: Op) -> bool:
+    """A product of two non-constant factors, or a division/remainder by a non-constant or
+    zero."""
+    if x.op == "*":
+        return sum(1 for a in x.args if free_vars(a)) > 1
+    if x.op in ("/", "%"):
+        d = x.args[1]
+        return bool(free_vars(d)) or (isinstance(d, Const) and d.value == 0)
+    return False
 
 
 AnyEngine = Engine[Any]

@@ -160,4 +160,11 @@ def format_system(system: System) -> str:
         if prop.kind in ("invariant", "unreachable"):
             assert prop.expr is not None
             lines.append(f"{prop.kind} {prop.name}: {format_expr(prop.expr)};")
+    if system.init_constraint is not None:
+        lines.append(f"init: {format_expr(system.init_constraint)};")
+    if system.ctl:
+        from absmc.ir.ctl import format_ctl
+
+        for cp in system.ctl:
+            lines.append(f"ctl {cp.name}: {format_ctl(cp.formula)};")
     return "\n".join(lines) + "\n"

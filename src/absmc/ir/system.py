@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final, Literal
 
+from absmc.ir.ctl import CtlProperty
 from absmc.ir.expr import TRUE, Expr, Var
 from absmc.ir.ltl import LtlProperty
 from absmc.ir.printer import format_expr
@@ -165,9 +166,12 @@ class System:
     ``valid_end`` (default ``None``: never) describes terminal states that are *not* deadlocks
     (Promela's valid end states). ``ltl`` holds the linear-time properties (``ltl`` blocks,
     ``never`` claims; :mod:`absmc.ir.ltl`), checked by a product search, not on states.
-    Raises ``ValueError`` on internally inconsistent input (duplicate variable names, commands
-    of unknown processes, updates of unknown variables); front ends report user errors before
-    building a System.
+    ``init_constraint`` (GCL ``init: EXPR;``; ``None``: none) makes every state satisfying it
+    whose variables not mentioned in it have their declared initial value an initial state (see
+    :mod:`absmc.kernel.initial` for the enumeration); ``ctl`` are the model's CTL properties
+    (:mod:`absmc.ir.ctl`). Raises ``ValueError`` on internally inconsistent input (duplicate
+    variable names, commands of unknown processes, updates of unknown variables); front ends
+    report user errors before building a System.
     """
 
     variables: tuple[Variable, ...]
@@ -179,6 +183,8 @@ class System:
     file: str = ""
     valid_end: Expr | None = None
     ltl: tuple[LtlProperty, ...] = ()
+    init_constraint: Expr | None = None
+    ctl: tuple[CtlProperty, ...] = ()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from absmc.errors import OptionError
+from absmc.ir.ctl import CtlProperty
 from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
@@ -79,20 +80,23 @@ class CheckOptions:
 
 @dataclass
 class Selection:
-    """The properties one run checks: the model's chosen ones, which built-ins, and the
-    linear-time properties (each checked by its own product search)."""
+    """The properties one run checks: the model's chosen ones, which built-ins, the
+    linear-time properties (each checked by its own product search) and the chosen CTL
+    properties (``ctl``; only methods with the ``ctl`` capability look at them)."""
 
     user: tuple[Property, ...]
     deadlock: bool
     model_error: bool = True
     ltl: tuple[LtlProperty, ...] = ()
+    ctl: tuple[CtlProperty, ...] = ()
 
     def all_names(self) -> list[str]:
         """The safety properties' names (:meth:`names`), then the linear-time ones."""
         return [*self.names(), *(p.name for p in self.ltl)]
 
     def names(self) -> list[str]:
-        """The names of the properties one safety search checks (no linear-time ones)."""
+        """The names of the properties one safety search checks (no linear-time or CTL
+        ones: ``ltl``, ``ctl``)."""
         out = [p.name for p in self.user]
         if self.deadlock:
             out.append(NO_DEADLOCK)
@@ -121,11 +125,13 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
                 "ltl",
             )
     if options.properties is None:
-        return Selection(system.properties, options.check_deadlock, ltl=ltl)
+        return Selection(system.properties, options.check_deadlock, ltl=ltl, ctl=system.ctl)
     known = {p.name: p for p in system.properties}
     temporal = {p.name: p for p in ltl}
+    ctl_known = {p.name: p for p in system.ctl}
     user: list[Property] = []
     chosen: list[LtlProperty] = []
+    ctl: list[CtlProperty] = []
     deadlock = False
     for name in options.properties:
         if name == NO_DEADLOCK:
@@ -138,23 +144,28 @@ def select_properties(system: System, options: CheckOptions) -> Selection:
         elif name in temporal:
             if temporal[name] not in chosen:
                 chosen.append(temporal[name])
+        elif name in ctl_known:
+            if ctl_known[name] not in ctl:
+                ctl.append(ctl_known[name])
         else:
-            choices = ", ".join([*known, *temporal, NO_DEADLOCK, NO_MODEL_ERROR])
+            choices = ", ".join([*known, *temporal, *ctl_known, NO_DEADLOCK, NO_MODEL_ERROR])
             raise OptionError(
                 f"the model has no property '{name}' (it has: {choices})", "properties"
             )
-    return Selection(tuple(user), deadlock, ltl=tuple(chosen))
+    return Selection(tuple(user), deadlock, ltl=tuple(chosen), ctl=tuple(ctl))
 
 
 def property_kind(system: System, name: str) -> str:
     """The kind of a checked property: ``deadlock`` for ``no-deadlock``, ``model-error`` for
-    ``no-model-error``, else the model's property kind (``invariant``, ``unreachable``,
-    ``assert``), ``ltl`` for a linear-time property (an ``ltl`` block or a never claim).
-    Raises ``KeyError`` for an unknown name."""
+    ``no-model-error``, ``ctl`` for a CTL property, else the model's property kind
+    (``invariant``, ``unreachable``, ``assert``), ``ltl`` for a linear-time property (an
+    ``ltl`` block or a never claim). Raises ``KeyError`` for an unknown name."""
     if name == NO_DEADLOCK:
         return "deadlock"
     if name == NO_MODEL_ERROR:
         return "model-error"
     if name == NON_PROGRESS or any(p.name == name for p in system.ltl):
         return "ltl"
+    if any(p.name == name for p in system.ctl):
+        return "ctl"
     return system.get_property(name).kind

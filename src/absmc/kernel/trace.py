@@ -25,6 +25,7 @@ from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.ltl import Automaton
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.initial import is_initial
 from absmc.kernel.product import STUTTER, decode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
@@ -87,13 +88,16 @@ def command_row(system: System, k: int, state: State, ci: int, suffix: str = "")
     )
 
 
-def run_path(sem: Semantics, path: Sequence[int]) -> list[State]:
-    """The states visited by executing ``path`` (step labels) from the initial state.
+def run_path(sem: Semantics, path: Sequence[int], start: State | None = None) -> list[State]:
+    """The states visited by executing ``path`` (step labels) from the initial state (or from
+    ``start``, one of the initial states of an ``init:`` constraint).
 
     Raises ``ReplayError`` when a label is not among the steps where the path uses it, or
     causes a model error (the caller handles a final failing step separately).
     """
-    state = sem.initial
+    if start is not None and not is_initial(sem.system, start):
+        raise ReplayError("the start state is not an initial state")
+    state = sem.initial if start is None else start
     states = [state]
     for k, ci in enumerate(path, start=1):
         succ, fails = sem.successors(state)
@@ -140,12 +144,12 @@ def _rows(sem: Semantics, states: Sequence[State], path: Sequence[int]) -> list[
     return steps
 
 
-def _failing(sem: Semantics, prop: str, path: Sequence[int]) -> Trace:
+def _failing(sem: Semantics, prop: str, path: Sequence[int], start: State | None) -> Trace:
     """Replay a path whose last label fails (a model error or a failed assertion)."""
     system = sem.system
     if not path:
         raise ReplayError("a failing path needs a failing command")
-    states = run_path(sem, path[:-1])
+    states = run_path(sem, path[:-1], start)
     cmds = sem.commands_of(path[-1])
     prefix = chain_rows(sem, states[-1], cmds[:-1])
     state = prefix[-1][1] if prefix else states[-1]
@@ -175,8 +179,9 @@ def is_failing_property(system: System, prop: str) -> bool:
     return system.get_property(prop).kind == "assert"
 
 
-def replay(sem: Semantics, prop: str, path: Sequence[int]) -> Trace:
-    """Replay a counterexample for property ``prop`` on ``sem`` and return its trace.
+def replay(sem: Semantics, prop: str, path: Sequence[int], start: State | None = None) -> Trace:
+    """Replay a counterexample for property ``prop`` on ``sem`` and return its trace (from
+    ``sem.initial``, or from ``start`` when given: an initial state of an ``init:`` set).
 
     * a state property: the final state must violate it;
     * ``no-deadlock``: the final state must have no step, no command that is a model error
@@ -189,8 +194,8 @@ def replay(sem: Semantics, prop: str, path: Sequence[int]) -> Trace:
     Raises ``ReplayError`` when any of this fails.
     """
     if is_failing_property(sem.system, prop):
-        return _failing(sem, prop, path)
-    states = run_path(sem, path)
+        return _failing(sem, prop, path, start)
+    states = run_path(sem, path, start)
     last = states[-1]
     if prop == NO_DEADLOCK:
         succ, fails = sem.successors(last)

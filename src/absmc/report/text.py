@@ -69,7 +69,10 @@ def format_stats(stats: Stats) -> str:
     for key, value in stats.extra.items():
         if (key == "store" and value == "exact") or key == "coverage":
             continue  # the bitstate coverage statement is in the verdict's reason
-        if isinstance(value, float) and key.endswith("coverage"):
+        if isinstance(value, dict):  # a method's group of figures (symbolic: fixpoint)
+            inner = " ".join(f"{k.replace('_', ' ')}={v}" for k, v in value.items())
+            parts.append(f"{key.replace('_', ' ')} [{inner}]")
+        elif isinstance(value, float) and key.endswith("coverage"):
             parts.append(f"{key.replace('_', ' ')} {value:.4%}")
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
@@ -104,10 +107,11 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
     for note in result.notes:
         console.print(Text(f"note: {note}", style="dim"))
     if show_iterations:
+        tables: list[object] = []  # one table per distinct row list (methods may share one)
         for r in result.results:
-            if r.iterations:
+            if r.iterations and r.iterations not in tables:
+                tables.append(r.iterations)
                 console.print(iterations_table(r.iterations, f"iterations ({r.property})"))
-                break
     for r in result.results:
         if r.trace is not None:
             kind = "counterexample" if r.verdict is Verdict.VIOLATED else "unconfirmed trace"

@@ -8,7 +8,7 @@ default options, no method-specific arguments).
 from __future__ import annotations
 
 from absmc.cli.args import CheckArgs
-from absmc.cli.methods import explicit, fourvalued, typeabs, under
+from absmc.cli.methods import explicit, fourvalued, symbolic, typeabs, under
 from absmc.cli.methods.base import MethodCli
 from absmc.engines import registry
 from absmc.engines.portfolio import PortfolioOptions
@@ -17,7 +17,13 @@ __all__ = ["MethodCli", "all_params", "method_cli", "owners"]
 
 
 def _methods() -> dict[str, MethodCli]:
-    singles = (explicit.METHOD, under.METHOD, typeabs.METHOD, fourvalued.METHOD)
+    singles = (
+        explicit.METHOD,
+        under.METHOD,
+        typeabs.METHOD,
+        fourvalued.METHOD,
+        symbolic.METHOD,
+    )
     out = {m.engine: m for m in singles}
     out["auto"] = MethodCli("auto", frozenset(p for m in singles for p in m.params), _auto)
     return out

@@ -54,13 +54,17 @@ def options(f: F) -> F:
             help="[under] Attach new predicates to the program counter that produced them.",
         ),
         click.option(
-            "--table", is_flag=True, help="[under, fourvalued] Print the per-iteration table."
+            "--table",
+            is_flag=True,
+            help="[under, fourvalued, symbolic] Print the per-iteration (per-round) table.",
         ),
         click.option(
             "--refine",
             is_flag=True,
             help="[fourvalued] Find predicates where a value is ⊥: from the first step of the "
-            "unconfirmed may-trace without a concrete run (weakest preconditions).",
+            "unconfirmed may-trace without a concrete run (weakest preconditions). [symbolic] "
+            "CEGAAR: refine predicates (abstraction) or widening delay and EG bound "
+            "(approximation) until conclusive.",
         ),
     ]
     for opt in reversed(opts):

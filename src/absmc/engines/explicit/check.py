@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from absmc.engines.explicit.ctl import check_ctl
 from absmc.engines.explicit.parallel import run_partitioned
 from absmc.errors import OptionError
 from absmc.ir.compile import CompiledSystem, compile_system
@@ -39,7 +40,8 @@ def check_explicit(
 ) -> Result:
     """Model check ``system`` by explicit-state search on ``backend`` (``python``, ``native``
     or ``auto``: :mod:`absmc.engines.explicit.native`; ``native`` raises ``OptionError`` when it
-    cannot serve the options).
+    cannot serve the options). CTL properties: by labelling the reachable graph
+    (:mod:`absmc.engines.explicit.ctl`).
 
     With the exact store an unviolated property ``holds`` when the search exhausts the state
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
@@ -91,6 +93,8 @@ def check_explicit(
         results.append(
             ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(store))
         )
+    if selection.ctl:
+        results += check_ctl(compiled, selection.ctl, options)
     graphs = []
     if options.graph_bound:
         graphs.append(

@@ -139,8 +139,8 @@ def check_with_backend(
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
     why = native_refusal(options)
-    if why is None and selection.ltl:
-        why = "the native back end checks safety properties only (ltl blocks, never claims)"
+    if why is None and (selection.ltl or selection.ctl):
+        why = "the native back end checks safety properties only (no ltl or ctl properties)"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:

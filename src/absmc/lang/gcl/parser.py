@@ -11,13 +11,25 @@ from dataclasses import replace
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from absmc.ir.ctl import (
+    TEMPORAL_OPS,
+    And,
+    Atom,
+    CtlProperty,
+    Formula,
+    Implies,
+    Not,
+    Or,
+    Temporal,
+    Until,
+)
 from absmc.ir.evaluate import EvalError, evaluate
-from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, const, free_vars, transform
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, const, free_vars, transform
 from absmc.ir.ltl import LtlProperty
 from absmc.ir.sorts import BOOL, INT, BoolSort, RangeSort, Sort
 from absmc.ir.span import ModelError, SourceSpan
@@ -117,6 +129,8 @@ class _Builder:
         properties: list[Property] = []
         predicates: list[Expr] = []
         prop_names: dict[str, Tree[Any]] = {}
+        inits: list[Expr] = []
+        ctl: list[CtlProperty] = []
         for d in decls:
             if d.data == "process":
                 pname_tok = d.children[0]
@@ -129,6 +143,15 @@ class _Builder:
                     commands.append(self.command(c, pname, labels))
             elif d.data == "predicate_decl":
                 predicates.append(self.bool_expr(d.children[0], "a predicate"))
+            elif d.data == "init_decl":
+                inits.append(self.bool_expr(d.children[1], "an init constraint"))
+            elif d.data == "ctl_decl":
+                label_tok, body = d.children
+                pname = _label_name(label_tok)
+                if pname in prop_names:
+                    raise self.err(f"duplicate property '{pname}'", label_tok)
+                prop_names[pname] = d
+                ctl.append(CtlProperty(pname, self.ctl_formula(body), self.span(d)))
             elif d.data == "property_decl":
                 kind_tok, label_tok, body = d.children
                 kind: PropertyKind = "invariant" if str(kind_tok) == "invariant" else "unreachable"
@@ -155,6 +178,8 @@ class _Builder:
             predicates=tuple(predicates),
             name=name,
             file=self.file,
+            init_constraint=_conjoin(inits),
+            ctl=tuple(ctl),
         )
         if not ltl_decls:
             return system
@@ -233,6 +258,40 @@ class _Builder:
         if isinstance(sort, RangeSort) and not sort.contains(value):
             raise self.err(f"initial value {value} is outside the range {sort}", node)
         return value
+
+    # -- CTL ---------------------------------------------------------------------------
+    def ctl_formula(self, node: Tree[Any] | Token) -> Formula:
+        """The CTL formula of a ``ctl`` declaration's tree (``gcl.lark``: the expression
+        grammar plus ``ctl_temporal`` and ``ctl_until``); temporal-free subtrees become
+        :class:`~absmc.ir.ctl.Atom` s. Raises ``ModelError`` for a temporal operator used as an
+        operand of a comparison, arithmetic or ``?:`` and for non-bool state formulas."""
+        assert isinstance(node, Tree)
+        if not _has_temporal(node):
+            return Atom(self.bool_expr(node, "a CTL state formula"))
+        kind = node.data
+        subs = _operands(node)
+        if kind == "not_":
+            return Not(self.ctl_formula(subs[0]))
+        if kind in ("and_", "or_"):
+            parts = [self.ctl_formula(c) for c in subs]
+            out = parts[0]
+            for p in parts[1:]:
+                out = And(out, p) if kind == "and_" else Or(out, p)
+            return out
+        if kind == "implies":
+            return Implies(self.ctl_formula(subs[0]), self.ctl_formula(subs[1]))
+        if kind == "ctl_temporal":
+            op_name = str(node.children[0])
+            assert op_name in TEMPORAL_OPS
+            return Temporal(op_name, self.ctl_formula(subs[0]))  # type: ignore[arg-type]
+        if kind == "ctl_until":
+            path: Literal["A", "E"] = "A" if str(node.children[0]) == "A" else "E"
+            return Until(path, self.ctl_formula(subs[0]), self.ctl_formula(subs[1]))
+        raise self.err(
+            "a temporal formula cannot be an operand here (temporal operators bind like '!': "
+            "write AG(x == 1), not AG x == 1)",
+            node,
+        )
 
     # -- commands ----------------------------------------------------------------------
     def command(self, c: Tree[Any], process: str, labels: set[str]) -> Command:
@@ -394,3 +453,15 @@ def _operands(node: Tree[Any]) -> list[Tree[Any]]:
 
 def _label_name(tok: Token | Tree[Any]) -> str:
     return str(tok).rstrip(": \t")
+
+
+def _has_temporal(node: Tree[Any]) -> bool:
+    """Whether a temporal operator occurs in ``node``'s tree."""
+    return any(t.data in ("ctl_temporal", "ctl_until") for t in node.iter_subtrees())
+
+
+def _conjoin(parts: list[Expr]) -> Expr | None:
+    """The conjunction of the ``init:`` clauses (``None`` when there is none)."""
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else conj(parts)

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Our rows of the paper's Table 2 (Yavuz, paper 002 §5) beside the paper's numbers.
+
+Each row runs ``absmc check MODEL --method symbolic --property P [options]`` in a fresh
+process (so the peak memory is the row's own) with a per-row time limit and prints one
+Markdown table: instance, property, options, verdict, verification time (the fixpoint and
+witness time the method reports, in s), peak memory (MiB, the whole Python process with
+islpy), CEGAAR rounds and the paper's POLY/CEGAAR figures where its Table 2 gives them
+(ALV on a 2016 Xeon; memory in MB). Usage:
+
+    python benchmarks/symbolic_paper.py [--timeout 120] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "examples" / "symbolic"
+
+#: (instance, model, property, options, the paper's figures as quoted in its Table 2)
+ROWS: list[tuple[str, str, str, tuple[str, ...], str]] = [
+    ("ticket2-S", "ticket2.gcl", "mutex", (), "POLY 1.70 MB, 0.06 s"),
+    (
+        "ticket2-S",
+        "ticket2.gcl",
+        "mutex",
+        ("--predicate", "a1 <= s", "--predicate", "a2 <= s"),
+        "with predicates: 1.30 MB, 0.01 s",
+    ),
+    ("ticket2-L", "ticket2.gcl", "progress", (), "1.42 MB, 0.02 s"),
+    ("bakery2-S", "bakery2.gcl", "mutex", (), "POLY 1.43 MB, 0.01 s"),
+    ("bakery2-S", "bakery2.gcl", "mutex", ("--refine",), "CEGAAR 12.59 MB, 0.04+0.20 s, 4 ABS"),
+    ("bakery2-L", "bakery2.gcl", "progress", (), "POLY 1.76 MB, 0.06 s"),
+    ("ticket3-S", "ticket3.gcl", "mutex", (), "-"),
+    ("ticket3-L", "ticket3.gcl", "progress", (), "-"),
+    ("ticket4-S", "ticket4.gcl", "mutex", (), "-"),
+    ("bakery3-S", "bakery3.gcl", "mutex", (), "-"),
+    ("bakery4-S", "bakery4.gcl", "mutex", (), "POLY 25.69 MB, 19.39 s"),
+    ("airportSM-tic2-S", "airport_tic2.gcl", "taxiway", (), "POLY 5.4 MB, 0.58 s"),
+    ("airportSM-tic2-L", "airport_tic2.gcl", "landing", (), "POLY 9.79 MB, 1.18 s"),
+    ("airportSM-bk2-S", "airport_bk2.gcl", "taxiway", (), "POLY 6.47 MB, 1.45 s"),
+    (
+        "airportSM-bk2-S",
+        "airport_bk2.gcl",
+        "taxiway",
+        ("--refine", "--max-rounds", "8"),
+        "CEGAAR 110.40 MB, 9.69+2.59 s, 7 ABS",
+    ),
+    ("airportSM-bk2-L", "airport_bk2.gcl", "landing", (), "POLY 10.23 MB, 1.61 s"),
+    ("chardrv2-S", "chardrv2.gcl", "exclusive", (), "POLY 1.49 MB, 14.40 s"),
+]
+
+
+def run_row(model: str, prop: str, opts: tuple[str, ...], timeout: float) -> dict[str, object]:
+    """One row: verdict, reported time, peak memory, rounds."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "absmc.cli",
+        "check",
+        str(MODELS / model),
+        "--method",
+        "symbolic",
+        "--property",
+        prop,
+        "--json",
+        "--timeout",
+        str(timeout),
+        *opts,
+    ]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60).stdout
+        data = json.loads(out)
+    except (subprocess.TimeoutExpired, json.JSONDecodeError):
+        return {"verdict": "timeout", "time": timeout, "mem": 0.0, "rounds": ""}
+    res = [r for r in data["results"] if r["property"] in (prop, "no-model-error")]
+    mine = next(r for r in res if r["property"] == prop)
+    rounds = mine.get("rounds")
+    kinds = ""
+    if rounds:
+        refs = [r["refinement"] for r in rounds[1:]]
+        counts = [f"{refs.count(k)} {k}" for k in ("ABS", "APP") if k in refs]
+        kinds = f"{len(rounds)} ({', '.join(counts) or 'seed'})"
+    return {
+        "verdict": mine["verdict"],
+        "time": sum(r["stats"]["time_s"] for r in res),
+        "mem": max(r["stats"]["peak_mb"] for r in res),
+        "rounds": kinds,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--only", default=None, help="only rows whose instance contains this")
+    args = ap.parse_args()
+    print("| instance | property | options | verdict | VT (s) | mem (MiB) | rounds | paper |")
+    print("|---|---|---|---|---|---|---|---|")
+    for inst, model, prop, opts, paper in ROWS:
+        if args.only and args.only not in inst:
+            continue
+        r = run_row(model, prop, opts, args.timeout)
+        shown = " ".join(f"`{o}`" if o.startswith("--") else o for o in opts) or "-"
+        print(
+            f"| {inst} | {prop} | {shown} | {r['verdict']} | {float(str(r['time'])):.2f} | "
+            f"{float(str(r['mem'])):.0f} | {r['rounds'] or '-'} | {paper} |",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

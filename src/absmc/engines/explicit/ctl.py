@@ -1,0 +1,173 @@
+"""Explicit CTL model checking by labelling the reachable graph (Clarke, Emerson, Sistla 1986).
+
+The reachable states are enumerated from the initial state (the registry runs the method once
+per initial state of an ``init:`` constraint); a state without successor gets itself as its
+only successor (the convention of :mod:`absmc.ir.ctl`). Each subformula of the existential
+normal form is labelled bottom-up: ``EX`` by predecessors, ``E[f U g]`` by a backward search
+from ``g`` through ``f``, ``EG f`` by repeatedly removing the states of ``f`` without a
+successor left in the set (predecessor counting, linear). A property holds when the initial
+state is labelled with its formula; otherwise the negation's witness
+(:func:`absmc.kernel.witness.witness_path`, exact labels as the oracle) is replayed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from absmc.ir.ctl import And, Atom, CtlProperty, Formula, Not, Or, Temporal, Until, to_enf
+from absmc.ir.steps import State
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import PropertyResult, Stats, Verdict
+from absmc.kernel.semantics import Semantics
+from absmc.kernel.witness import NoWitness, atom_holds, replay_witness, witness_path
+
+__all__ = ["Graph", "check_ctl", "explore", "label"]
+
+
+@dataclass
+class Graph:
+    """The reachable graph: ``states[i]`` is state ``i`` (0 is the initial state),
+    ``succ[i]`` its successor ids (a dead state: itself), ``pred`` the reverse;
+    ``complete`` is false when a limit stopped the exploration (``stopped`` says which)."""
+
+    states: list[State]
+    index: dict[State, int]
+    succ: list[list[int]]
+    pred: list[list[int]]
+    complete: bool = True
+    stopped: str | None = None
+
+
+def explore(sem: Semantics, options: CheckOptions) -> Graph:
+    """Breadth-first enumeration of the states reachable from ``sem.initial`` (steps that are
+    model errors are not transitions). Stops at ``--max-states`` or ``--timeout``."""
+    start = time.monotonic()
+    limits = options.limits
+    init = sem.initial
+    states = [init]
+    index = {init: 0}
+    succ: list[list[int]] = []
+    queue = deque([0])
+    stopped = None
+    while queue:
+        i = queue.popleft()
+        steps, _ = sem.successors(states[i])
+        out: list[int] = []
+        for _, t in steps:
+            j = index.get(t)
+            if j is None:
+                if limits.max_states is not None and len(states) >= limits.max_states:
+                    stopped = f"state limit of {limits.max_states} states reached"
+                    break
+                j = index[t] = len(states)
+                states.append(t)
+                queue.append(j)
+            if j not in out:
+                out.append(j)
+        while len(succ) <= i:
+            succ.append([])
+        succ[i] = out or [i]
+        timeout = limits.timeout
+        if stopped is None and timeout is not None and time.monotonic() - start > timeout:
+            stopped = f"time limit of {limits.timeout:g} s reached"
+        if stopped is not None:
+            break
+    while len(succ) < len(states):
+        succ.append([])
+    pred: list[list[int]] = [[] for _ in states]
+    for i, out in enumerate(succ):
+        for j in out:
+            pred[j].append(i)
+    return Graph(states, index, succ, pred, stopped is None, stopped)
+
+
+def label(sem: Semantics, g: Graph, f: Formula, memo: dict[Formula, set[int]]) -> set[int]:
+    """The ids of the states satisfying the ENF formula ``f`` (memoized per subformula)."""
+    got = memo.get(f)
+    if got is not None:
+        return got
+    n = len(g.states)
+    out: set[int]
+    if isinstance(f, Atom):
+        out = {i for i in range(n) if atom_holds(sem, f.expr, g.states[i])}
+    elif isinstance(f, Not):
+        inner = label(sem, g, f.arg, memo)
+        out = {i for i in range(n) if i not in inner}
+    elif isinstance(f, And):
+        out = label(sem, g, f.left, memo) & label(sem, g, f.right, memo)
+    elif isinstance(f, Or):
+        out = label(sem, g, f.left, memo) | label(sem, g, f.right, memo)
+    elif isinstance(f, Temporal) and f.op == "EX":
+        inner = label(sem, g, f.arg, memo)
+        out = {p for j in inner for p in g.pred[j]}
+    elif isinstance(f, Until) and f.path == "E":
+        left, right = label(sem, g, f.left, memo), label(sem, g, f.right, memo)
+        out = set(right)
+        queue = deque(right)
+        while queue:
+            j = queue.popleft()
+            for p in g.pred[j]:
+                if p not in out and p in left:
+                    out.add(p)
+                    queue.append(p)
+    elif isinstance(f, Temporal) and f.op == "EG":
+        inner = label(sem, g, f.arg, memo)
+        count = {i: sum(1 for j in g.succ[i] if j in inner) for i in inner}
+        out = set(inner)
+        queue = deque(i for i, c in count.items() if c == 0)
+        while queue:
+            j = queue.popleft()
+            if j not in out:
+                continue
+            out.discard(j)
+            for p in g.pred[j]:
+                if p in out:
+                    count[p] -= 1
+                    if count[p] == 0:
+                        queue.append(p)
+    else:
+        raise ValueError(f"not an ENF formula: {f!r}")
+    memo[f] = out
+    return out
+
+
+def check_ctl(
+    sem: Semantics, props: tuple[CtlProperty, ...], options: CheckOptions
+) -> list[PropertyResult]:
+    """One result per CTL property: ``holds`` / ``violated`` (with a replayed witness of the
+    negation from the initial state) on a completely explored finite graph, ``unknown`` when a
+    limit stopped the exploration."""
+    t0 = time.monotonic()
+    g = explore(sem, options)
+    out: list[PropertyResult] = []
+    memo: dict[Formula, set[int]] = {}
+    for p in props:
+        neg = to_enf(Not(p.formula))
+        if not g.complete:
+            stats = Stats(len(g.states), 0, 0, time.monotonic() - t0)
+            reason = g.stopped or "exploration incomplete"
+            out.append(PropertyResult(p.name, "ctl", "explicit", Verdict.UNKNOWN, reason, stats))
+            continue
+        bad = label(sem, g, neg, memo)
+        edges = sum(len(s) for s in g.succ)
+        stats = Stats(len(g.states), edges, 0, time.monotonic() - t0)
+        if 0 not in bad:
+            reason = f"the initial state satisfies the formula ({len(g.states)} reachable states)"
+            out.append(PropertyResult(p.name, "ctl", "explicit", Verdict.HOLDS, reason, stats))
+            continue
+
+        def holds(f: Formula, s: State) -> bool:
+            return g.index[s] in label(sem, g, f, memo)
+
+        try:
+            w = witness_path(sem, sem.initial, neg, holds, budget=len(g.states) + 1)
+        except NoWitness as err:  # pragma: no cover - exact labels always have a witness
+            raise RuntimeError(f"no witness for an exact CTL label: {err.reason}") from err
+        trace = replay_witness(sem, w, "witness of the negation")
+        reason = f"the initial state satisfies the negation; witness of {len(w.labels)} steps"
+        out.append(
+            PropertyResult(p.name, "ctl", "explicit", Verdict.VIOLATED, reason, stats, trace)
+        )
+    return out

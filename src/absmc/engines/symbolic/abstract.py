@@ -1,0 +1,176 @@
+"""Partial predicate abstraction (paper 002 §3.1, Def. 3.1, Eq. 1-4).
+
+Given predicates ``p1..pk``, the *abstracted* variables are the unbounded integer variables
+the predicates are about: those of a comparison's left-hand side (``a1 <= s`` abstracts
+``a1`` and keeps ``s`` concrete, as the paper's ticket example keeps the dispenser and the
+server concrete); a predicate that is not a comparison abstracts all its variables. Every other
+variable stays concrete with its exact semantics. An
+abstract state keeps the concrete dimensions and adds one 0/1 dimension ``b_i`` per predicate.
+
+* ``α(S) = ∃A. S ∧ ⋀ b_i ⇔ p_i`` (Eq. 1) — :meth:`PartialAbstraction.alpha`, the image under
+  the map ``Alpha`` from concrete to abstract states;
+* ``γ(Ŝ)`` (Eq. 2) — the preimage under ``Alpha``;
+* the abstract transition relation (Eq. 3): ``α(T) = Alpha⁻¹ ; T ; Alpha`` (the same concrete
+  pair on both sides: the existential abstraction of Def. 2.6) conjoined with the
+  consistency constraint of §3.1: a predicate none of whose variables the command assigns
+  keeps its value (``b_i' = b_i``);
+* atoms of properties: over-approximated by ``α(atom)``, under-approximated by the complement
+  of ``α(¬atom)`` (the polarity decides which, as for the fixpoints).
+
+The object has the interface :class:`~absmc.engines.symbolic.fixpoint.Fixpoints` needs (a
+domain, initial states, the relations, control dimensions, atoms), so every fixpoint and the
+widening run on the abstract system unchanged (§3.2, Theorem 3.1).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import islpy as isl
+
+from absmc.engines.symbolic.encode import Encoding
+from absmc.ir.evaluate import EvalError, env_of, evaluate
+from absmc.ir.expr import Expr, free_vars, neg
+from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.steps import State
+
+__all__ = ["PartialAbstraction"]
+
+
+class PartialAbstraction:
+    """The partially predicate-abstracted system of ``enc``'s System w.r.t. ``predicates``."""
+
+    def __init__(self, enc: Encoding, predicates: tuple[Expr, ...]) -> None:
+        self.enc = enc
+        self.system = enc.system
+        self.predicates = predicates
+        mentioned = set().union(*(_subject(p) for p in predicates)) if predicates else set()
+        self.abstracted = [
+            i
+            for i, v in enumerate(enc.system.variables)
+            if v.name in mentioned and not v.is_control
+        ]
+        self.kept = [i for i in range(enc.n) if i not in self.abstracted]
+        k = len(predicates)
+        self.anames = [f"u{i}" for i in self.kept] + [f"b{j}" for j in range(k)]
+        self.n = len(self.anames)
+
+    # -- spaces ----------------------------------------------------------------------------
+    def _tuple(self, names: list[str]) -> str:
+        return "[" + ", ".join(names) + "]"
+
+    @cached_property
+    def alpha_map(self) -> isl.Map:
+        """``Alpha``: concrete state -> its abstract state."""
+        enc = self.enc
+        parts = [f"u{i} = {enc.names[i]}" for i in self.kept]
+        for j, p in enumerate(self.predicates):
+            b = enc.boolean(p, enc.names)
+            parts.append(f"((({b}) and b{j} = 1) or (not ({b}) and b{j} = 0))")
+        src = self._tuple(enc.names)
+        dst = self._tuple(self.anames)
+        body = " and ".join(f"({x})" for x in parts) or "true"
+        return isl.Map(f"{{ {src} -> {dst} : {body} }}").intersect_domain(enc.domain)
+
+    def alpha(self, s: isl.Set) -> isl.Set:
+        """α of a concrete set (Eq. 1)."""
+        return s.apply(self.alpha_map).coalesce()
+
+    def concretize(self, s: isl.Set) -> isl.Set:
+        """γ of an abstract set (Eq. 2)."""
+        return s.apply(self.alpha_map.reverse()).coalesce()
+
+    # -- the interface of Encoding used by the fixpoints ----------------------------------
+    @property
+    def exact(self) -> bool:
+        return not self.predicates
+
+    @cached_property
+    def domain(self) -> isl.Set:
+        return self.alpha(self.enc.domain)
+
+    @cached_property
+    def initial(self) -> isl.Set:
+        return self.alpha(self.enc.initial)
+
+    def atom(self, e: Expr, over: bool) -> isl.Set:
+        if over:
+            return self.alpha(self.enc.states(e))
+        return self.domain.subtract(self.alpha(self.enc.states(neg(e)))).coalesce()
+
+    def states(self, e: Expr) -> isl.Set:
+        return self.atom(e, True)
+
+    def control(self) -> list[tuple[int, int, int]]:
+        out: list[tuple[int, int, int]] = []
+        for pos, i in enumerate(self.kept):
+            v = self.system.variables[i]
+            if isinstance(v.sort, RangeSort):
+                out.append((pos, v.sort.lo, v.sort.hi))
+            elif isinstance(v.sort, BoolSort):
+                out.append((pos, 0, 1))
+        out += [(len(self.kept) + j, 0, 1) for j in range(len(self.predicates))]
+        return out
+
+    def relation(self, ci: int) -> isl.Map:
+        """The abstract relation of command ``ci`` (Eq. 3 with the consistency constraint)."""
+        conc = self.enc.relations[ci]
+        a = self.alpha_map
+        rel = conc.apply_domain(a).apply_range(a)
+        assigned = self.system.commands[ci].assigned
+        keep = [
+            j for j, p in enumerate(self.predicates) if not any(v in assigned for v in free_vars(p))
+        ]
+        if keep:
+            src = self._tuple(self.anames)
+            dst = self._tuple([f"{x}_" for x in self.anames])
+            cons = " and ".join(f"b{j}_ = b{j}" for j in keep)
+            rel = rel.intersect(isl.Map(f"{{ {src} -> {dst} : {cons} }}"))
+        return rel.coalesce()
+
+    @cached_property
+    def transition(self) -> isl.Map:
+        out = None
+        for ci in range(len(self.system.commands)):
+            r = self.relation(ci)
+            out = r if out is None else out.union(r)
+        assert out is not None
+        return out.coalesce()
+
+    @cached_property
+    def dead(self) -> isl.Set:
+        """Abstract states with a concrete state without successor (they get a self-loop:
+        the totalized concrete relation is abstracted, so every concrete stutter step is
+        simulated)."""
+        return self.alpha(self.enc.dead)
+
+    @cached_property
+    def total(self) -> isl.Map:
+        ident = isl.Map.identity(self.domain.get_space().map_from_set())
+        return self.transition.union(ident.intersect_domain(self.dead)).coalesce()
+
+    def abstract_of(self, s: State) -> isl.Set:
+        """α of one concrete state: its kept values and its predicates' truth values."""
+        env = env_of(self.system, s)
+        bits = []
+        for p in self.predicates:
+            try:
+                bits.append(1 if evaluate(p, env) else 0)
+            except (EvalError, ZeroDivisionError):  # pragma: no cover - linear predicates
+                bits.append(0)
+        values = [s[i] for i in self.kept] + bits
+        return isl.Set("{ [" + ", ".join(str(x) for x in values) + "] }")
+
+    def contains(self, sset: isl.Set, s: State) -> bool:
+        return bool(self.abstract_of(s).is_subset(sset))
+
+
+def _subject(p: Expr) -> set[str]:
+    """The variables a predicate abstracts: its left-hand side's, for a comparison."""
+    from absmc.ir.expr import Op
+
+    if isinstance(p, Op) and p.op in ("<", "<=", ">", ">=", "==", "!=") and free_vars(p.args[0]):
+        return set(free_vars(p.args[0]))
+    if isinstance(p, Op) and p.op == "!" and isinstance(p.args[0], Op):
+        return _subject(p.args[0])
+    return set(free_vars(p))

@@ -1,0 +1,350 @@
+"""``--method symbolic``: approximate symbolic CTL model checking of unbounded-integer systems
+(paper 002 §2-3; ALV's approach, Bultan, Gerber, Pugh CAV'97).
+
+Every selected property becomes the ENF negation of a CTL formula: ``invariant p`` is
+``AG p``; ``unreachable e`` is ``AG !e``; ``no-deadlock`` is ``AG`` (some guard holds);
+``no-model-error`` is ``AG`` (no enabled command assigns outside a range); ``ctl`` properties
+are their formulas. Verdicts:
+
+* ``holds`` — no initial state lies in the over-approximated solution of the negation
+  (Lemma 2.1 / Theorem 3.1 of the paper: sound for every CTL formula without abstraction,
+  for ACTL formulas with predicate abstraction);
+* ``violated`` — a concrete witness of the negation from a concrete initial state, walked on
+  the concrete semantics (:mod:`absmc.kernel.witness`) and replayed: a trace for safety, a
+  lasso or a run into a state without successor for liveness. A part of the witness that is
+  not walked (a universal subformula, the second conjunct of ``&&``) must come from an exact
+  solution set;
+* ``unknown`` — otherwise, with the approximations used and why no witness was found.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
+from absmc.engines.symbolic.encode import Encoding
+from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
+from absmc.ir.compile import compile_system
+from absmc.ir.ctl import (
+    TRUE_F,
+    And,
+    Atom,
+    Formula,
+    Not,
+    Or,
+    Temporal,
+    Until,
+    format_ctl,
+    is_universal,
+    to_enf,
+)
+from absmc.ir.expr import Expr, conj, const, disj, neg, op
+from absmc.ir.sorts import RangeSort
+from absmc.ir.steps import State
+from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.options import CheckOptions, select_properties
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.semantics import Semantics
+from absmc.kernel.trace import ReplayError, replay
+from absmc.kernel.witness import NoWitness, Witness, replay_witness, witness_path
+
+__all__ = ["SymbolicOptions", "check_symbolic", "negation_of"]
+
+METHOD = "symbolic"
+
+
+@dataclass(frozen=True)
+class SymbolicOptions:
+    """Options of ``--method symbolic``: ``widen_delay`` exact iterations before widening,
+    ``eg_bound`` iterations after which a greatest fixpoint is truncated (and a least one
+    under-approximated), ``restrict`` every fixpoint to the over-approximated reachable
+    states, ``witness_budget`` concrete states a witness search may visit; ``refine`` runs
+    CEGAAR for at most ``max_rounds`` rounds."""
+
+    widen_delay: int = 2
+    eg_bound: int = 20
+    restrict: bool = True
+    witness_budget: int = 5_000
+    refine: bool = False
+    max_rounds: int = 10
+
+
+def negation_of(system: System, name: str, kind: str) -> Formula:
+    """The ENF negation of a property (see the module doc)."""
+    if kind == "ctl":
+        prop = next(p for p in system.ctl if p.name == name)
+        return to_enf(Not(prop.formula))
+    if kind == "deadlock":
+        bad: Expr = conj([neg(c.guard) for c in system.commands])
+        if system.valid_end is not None:
+            bad = conj([bad, neg(system.valid_end)])
+    elif kind == "model-error":
+        bad = model_error_condition(system)
+    else:
+        bad = system.get_property(name).bad
+    return Until("E", TRUE_F, Atom(bad))
+
+
+def model_error_condition(system: System) -> Expr:
+    """Some command is enabled and assigns a value outside a finite range."""
+    parts: list[Expr] = []
+    for c in system.commands:
+        outs: list[Expr] = []
+        for n, e in c.updates:
+            sort = system.var(n).sort
+            if isinstance(sort, RangeSort) and sort.overflow != "wrap":
+                outs.append(disj([op("<", e, const(sort.lo)), op(">", e, const(sort.hi))]))
+        if outs:
+            parts.append(conj([c.guard, disj(outs)]))
+    return disj(parts)
+
+
+def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) -> Result:
+    """Check the selected properties of ``system`` symbolically (see the module doc). Raises
+    ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
+    start = time.monotonic()
+    deadline = None if options.limits.timeout is None else start + options.limits.timeout
+    selection = select_properties(system, options)
+    enc = Encoding(system)
+    concrete = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+    abstract = concrete
+    if system.predicates:
+        model = PartialAbstraction(enc, system.predicates)
+        abstract = [_fixpoints(model, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+    sem = compile_system(system, selection.user)
+    names = [(n, _kind(system, n)) for n in selection.names()]
+    names += [(p.name, "ctl") for p in selection.ctl]
+    results: list[PropertyResult] = []
+    for name, kind in names:
+        t0 = time.monotonic()
+        # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
+        # and an inconclusive abstract check falls back to the concrete fixpoints
+        levels = concrete
+        if abstract is not concrete and (kind != "ctl" or _actl(system, name)):
+            levels = [*abstract, *concrete]
+        fix = levels[0]
+        rounds: list[dict[str, Any]] | None = None
+        try:
+            if own.refine and (kind != "ctl" or _actl(system, name)):
+                res, rounds = _refine(system, enc, sem, name, kind, own, deadline)
+            # without a conclusive refinement: the (concrete) approximation levels
+            todo = levels if rounds is None or res[0] is Verdict.UNKNOWN else []
+            refined = res[1] if rounds is not None else None
+            for k, fix in enumerate(todo):
+                last = k == len(levels) - 1
+                budget = own.witness_budget if last else own.witness_budget // 20
+                res = _check_one(system, enc, fix, sem, name, kind, budget)
+                if res[0] != Verdict.UNKNOWN:
+                    break
+            if todo and refined is not None:
+                res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
+        except Deadline:
+            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
+        verdict, reason, trace = res
+        stats = Stats(0, 0, 0, time.monotonic() - t0, extra={"fixpoint": _fix_json(fix)})
+        extra = {} if rounds is None else {"rounds": rounds}
+        results.append(
+            PropertyResult(
+                name, kind, METHOD, verdict, reason, stats, trace, iterations=rounds, extra=extra
+            )
+        )
+    return Result(system.file or system.name, METHOD, tuple(results))
+
+
+#: the approximation levels tried in turn: widening rounds done disjunct by disjunct before the
+#: convex H79 form (0: convex at once, cheap; then a disjunctive start, more precise)
+DISJUNCTIVE_ROUNDS = (0, 8)
+
+
+def _fixpoints(
+    enc: Encoding | PartialAbstraction, own: SymbolicOptions, deadline: float | None, rounds: int
+) -> Fixpoints:
+    fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
+    fix.disjunctive_rounds = rounds
+    return fix
+
+
+def _refine(
+    system: System,
+    enc: Encoding,
+    sem: Semantics,
+    name: str,
+    kind: str,
+    own: SymbolicOptions,
+    deadline: float | None,
+) -> tuple[tuple[Verdict, str, Any], list[dict[str, Any]]]:
+    """``--refine``: CEGAAR (:mod:`absmc.engines.symbolic.cegaar`) for one ACTL property."""
+    negf = negation_of(system, name, kind)
+    seeds = system.predicates or default_seeds(system, negf)
+
+    def witness(fix: Fixpoints) -> Any:
+        v, _reason, trace = _check_one(
+            system, enc, fix, sem, name, kind, own.witness_budget // 20, skip_proof=True
+        )
+        return trace if v is Verdict.VIOLATED else None
+
+    verdict, reason, trace, rows = run_cegaar(
+        system,
+        enc,
+        negf,
+        tuple(seeds),
+        own.widen_delay,
+        own.eg_bound,
+        own.restrict,
+        own.max_rounds,
+        deadline,
+        witness,
+    )
+    return (Verdict(verdict), f"CEGAAR: {reason}", trace), rows
+
+
+def _actl(system: System, name: str) -> bool:
+    return is_universal(next(p for p in system.ctl if p.name == name).formula)
+
+
+def _kind(system: System, name: str) -> str:
+    if name == NO_DEADLOCK:
+        return "deadlock"
+    if name == NO_MODEL_ERROR:
+        return "model-error"
+    return system.get_property(name).kind
+
+
+def _fix_json(fix: Fixpoints) -> dict[str, Any]:
+    st = fix.stats
+    reach = fix._reach
+    return {
+        "reach_iterations": st.reach_iterations,
+        "reach_exact": st.reach_exact,
+        "iterations": dict(st.iterations),
+        "widenings": st.widenings,
+        "truncations": st.truncations,
+        "reach_disjuncts": reach.states.n_basic_set() if reach is not None else 0,
+    }
+
+
+def _check_one(
+    system: System,
+    enc: Encoding,
+    fix: Fixpoints,
+    sem: Semantics,
+    name: str,
+    kind: str,
+    budget: int,
+    skip_proof: bool = False,
+) -> tuple[Verdict, str, Any]:
+    negf = negation_of(system, name, kind)
+    sol = fix.solve(negf, over=True)
+    approx = _approximations(fix)
+    if isinstance(fix.enc, PartialAbstraction):
+        absn = fix.enc
+        names = ", ".join(system.variables[i].name for i in absn.abstracted)
+        approx = f"partial predicate abstraction of {names}; {approx}"
+    if not skip_proof and fix.enc.initial.intersect(sol.states).is_empty():
+        return Verdict.HOLDS, f"no initial state satisfies the negation ({approx})", None
+    failures: list[str] = []
+    tried: list[State] = []
+    candidates = enc.initial.intersect(fix.enc.concretize(sol.states))
+    for _ in range(3):
+        s0 = enc.sample(candidates)
+        if s0 is None:
+            break
+        tried.append(s0)
+        candidates = candidates.subtract(enc.point(s0))
+
+        def holds(f: Formula, s: State) -> bool:
+            return fix.enc.contains(fix.solve(f, over=True).states, s)
+
+        try:
+            w = witness_path(sem, s0, negf, holds, budget)
+        except NoWitness as err:
+            failures.append(err.reason)
+            continue
+        unsure = _unverified(fix, negf)
+        if unsure is not None:
+            failures.append(f"the witness relies on an approximated {unsure}")
+            continue
+        try:
+            trace = _replay(sem, name, kind, w)
+        except ReplayError as err:  # pragma: no cover - a walked run replays
+            failures.append(f"replay failed: {err}")
+            continue
+        steps = len(w.labels)
+        return (
+            Verdict.VIOLATED,
+            f"concrete witness of the negation ({steps} step{'s' if steps != 1 else ''})",
+            trace,
+        )
+    why = failures[0] if failures else "no concrete initial state found"
+    exactness = "exact" if sol.exact else "over-approximated"
+    return (
+        Verdict.UNKNOWN,
+        f"initial states satisfy the {exactness} negation ({approx}); no concrete witness: {why}",
+        None,
+    )
+
+
+def _approximations(fix: Fixpoints) -> str:
+    st = fix.stats
+    parts = []
+    if st.widenings:
+        parts.append(f"{st.widenings} widening{'s' if st.widenings != 1 else ''}")
+    if st.truncations:
+        parts.append(f"{st.truncations} truncated fixpoint{'s' if st.truncations != 1 else ''}")
+    return ", ".join(parts) if parts else "exact fixpoints"
+
+
+def _unverified(fix: Fixpoints, f: Formula) -> str | None:
+    """A subformula the witness walk trusts without walking it that is not exact (the walk
+    checks atoms concretely and walks ``EX``, ``E[U]``, ``EG`` of its path)."""
+    if isinstance(f, Atom) or (isinstance(f, Not) and isinstance(f.arg, Atom)):
+        return None
+    if isinstance(f, Not):
+        return None if fix.solve(f, True).exact else format_ctl(f)
+    if isinstance(f, And):
+        walked, other = (f.left, f.right) if _temporal(f.left) else (f.right, f.left)
+        if not _state(other) and not fix.solve(other, True).exact:
+            return format_ctl(other)
+        return _unverified(fix, walked)
+    if isinstance(f, Or):
+        return _unverified(fix, f.left) or _unverified(fix, f.right)
+    if isinstance(f, Temporal) and f.op == "EX":
+        return _unverified(fix, f.arg)
+    if isinstance(f, Until):
+        if not _state(f.left) and not fix.solve(f.left, True).exact:
+            return format_ctl(f.left)
+        return _unverified(fix, f.right)
+    assert isinstance(f, Temporal)
+    if not _state(f.arg) and not fix.solve(f.arg, True).exact:
+        return format_ctl(f.arg)
+    return None
+
+
+def _state(f: Formula) -> bool:
+    if isinstance(f, Atom):
+        return True
+    if isinstance(f, Not):
+        return _state(f.arg)
+    if isinstance(f, (And, Or)):
+        return _state(f.left) and _state(f.right)
+    return False
+
+
+def _temporal(f: Formula) -> bool:
+    return not _state(f)
+
+
+def _replay(sem: Semantics, name: str, kind: str, w: Witness) -> Any:
+    if kind in ("invariant", "unreachable", "deadlock"):
+        return replay(sem, name, list(w.labels), w.start)
+    if kind == "model-error":
+        s = w.start
+        for lab in w.labels:
+            s = next(t for c, t in sem.successors(s)[0] if c == lab)
+        _, fails = sem.successors(s)
+        bad = next(f for f in fails if f.property == NO_MODEL_ERROR)
+        return replay(sem, name, [*w.labels, bad.label], w.start)
+    return replay_witness(sem, w, "witness of the negation")

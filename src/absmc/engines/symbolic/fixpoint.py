@@ -1,0 +1,213 @@
+"""Approximate symbolic fixpoints on Presburger sets (paper 002 §2; Bultan, Gerber, Pugh CAV'97).
+
+* :meth:`Fixpoints.reachable` — forward reachability ``μZ. Init ∪ post(Z)``, widened per
+  control location after ``widen_delay`` exact iterations (an over-approximation ``Reach⁺``
+  when widening was applied, exact otherwise).
+* :meth:`Fixpoints.solve` — the states satisfying an ENF CTL formula (``EX``, ``E[U]``,
+  ``EG``, ``!``, ``&&``, ``||``, atoms) as an **over**- or **under**-approximation, chosen by
+  polarity: ``!f`` over = complement of ``f`` under and vice versa; least fixpoints (``E[U]``)
+  over-approximated by widening after ``widen_delay`` iterations, under-approximated by
+  stopping after ``eg_bound`` iterations; greatest fixpoints (``EG``) over-approximated by
+  stopping after ``eg_bound`` iterations (an iterate of a decreasing chain contains the
+  fixpoint), under-approximated by the empty set when they do not converge within the bound
+  (the trivial dual widening). Every set is restricted to ``Reach⁺`` unless ``restrict`` is
+  off (paper 002 Theorem 3.1: restriction to an over-approximation of the reachable states
+  preserves verified ACTL properties).
+
+Results are memoized per (subformula, polarity) with a flag saying whether the set is exact
+(no approximation applied in it or below it). Statistics: iterations per operator, widenings
+applied, disjuncts of the final sets.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.encode import Encoding
+from absmc.engines.symbolic.widen import Locations, widen
+from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
+
+__all__ = ["Deadline", "Fixpoints", "Solution"]
+
+
+class Deadline(Exception):
+    """The time limit ran out inside a fixpoint computation."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solution set and whether it is exact (on the states within ``Reach⁺``)."""
+
+    states: isl.Set
+    exact: bool
+
+
+@dataclass
+class FixStats:
+    """Fixpoint statistics (``--json``'s ``fixpoint``)."""
+
+    iterations: dict[str, int] = field(default_factory=dict)
+    widenings: int = 0
+    truncations: int = 0
+    reach_iterations: int = 0
+    reach_exact: bool = True
+    time_s: float = 0.0
+
+    def count(self, op: str, n: int) -> None:
+        self.iterations[op] = self.iterations.get(op, 0) + n
+
+
+class Fixpoints:
+    """Fixpoint computations over one encoding (see the module doc)."""
+
+    def __init__(
+        self,
+        enc: Encoding | PartialAbstraction,
+        widen_delay: int = 2,
+        eg_bound: int = 20,
+        restrict: bool = True,
+        max_iterations: int = 500,
+        deadline: float | None = None,
+    ) -> None:
+        self.enc = enc
+        self.widen_delay = widen_delay
+        self.eg_bound = eg_bound
+        self.restrict = restrict
+        self.max_iterations = max_iterations
+        self.deadline = deadline
+        #: widenings per fixpoint done disjunct by disjunct before the convex (H79) form
+        self.disjunctive_rounds = 8
+        self.stats = FixStats()
+        self.locations = Locations(enc.domain, enc.control())
+        self._memo: dict[tuple[Formula, bool], Solution] = {}
+        self._reach: Solution | None = None
+        self._inverse = enc.total.reverse()
+
+    def tick(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Deadline
+
+    # -- images ----------------------------------------------------------------------------
+    def post(self, s: isl.Set) -> isl.Set:
+        """Successors (exact)."""
+        return s.apply(self.enc.transition)
+
+    def pre(self, s: isl.Set) -> isl.Set:
+        """Predecessors under the totalized relation (exact)."""
+        return s.apply(self._inverse)
+
+    # -- reachability ----------------------------------------------------------------------
+    def reachable(self) -> Solution:
+        """``Reach⁺``: the (over-approximated) reachable states, computed once."""
+        if self._reach is not None:
+            return self._reach
+        r = self.enc.initial
+        exact = True
+        i = 0
+        while True:
+            self.tick()
+            i += 1
+            nxt = r.union(self.post(r)).coalesce()
+            if nxt.is_subset(r):
+                break
+            if i > self.widen_delay:
+                disjunctive = i <= self.widen_delay + self.disjunctive_rounds
+                nxt = widen(r, nxt, self.locations, disjunctive, self.tick)
+                self.stats.widenings += 1
+                exact = False
+            if i >= self.max_iterations:
+                # give up on precision: the whole state space is an over-approximation
+                r, exact = self.enc.domain, False
+                break
+            r = nxt
+        self.stats.reach_iterations = i
+        self.stats.reach_exact = exact
+        self._reach = Solution(r, exact)
+        return self._reach
+
+    def restriction(self) -> isl.Set:
+        return self.reachable().states if self.restrict else self.enc.domain
+
+    # -- CTL -------------------------------------------------------------------------------
+    def solve(self, f: Formula, over: bool = True) -> Solution:
+        """The states satisfying ENF ``f``: an over-approximation when ``over``, else an
+        under-approximation (see the module doc)."""
+        key = (f, over)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        self.tick()
+        r = self.restriction()
+        if isinstance(f, Atom):
+            sol = Solution(self.enc.atom(f.expr, over).intersect(r), self.enc.exact)
+        elif isinstance(f, Not):
+            inner = self.solve(f.arg, not over)
+            sol = Solution(r.subtract(inner.states).coalesce(), inner.exact)
+        elif isinstance(f, (And, Or)):
+            a, b = self.solve(f.left, over), self.solve(f.right, over)
+            s = a.states.intersect(b.states) if isinstance(f, And) else a.states.union(b.states)
+            sol = Solution(s.coalesce(), a.exact and b.exact)
+        elif isinstance(f, Temporal) and f.op == "EX":
+            inner = self.solve(f.arg, over)
+            sol = Solution(self.pre(inner.states).intersect(r).coalesce(), inner.exact)
+        elif isinstance(f, Until) and f.path == "E":
+            sol = self._eu(f, over, r)
+        elif isinstance(f, Temporal) and f.op == "EG":
+            sol = self._eg(f, over, r)
+        else:
+            raise ValueError(f"not an ENF formula: {f!r}")
+        self._memo[key] = sol
+        return sol
+
+    def _eu(self, f: Until, over: bool, r: isl.Set) -> Solution:
+        a, b = self.solve(f.left, over), self.solve(f.right, over)
+        z = b.states
+        exact = a.exact and b.exact
+        i = 0
+        while True:
+            self.tick()
+            i += 1
+            nxt = z.union(a.states.intersect(self.pre(z)).intersect(r)).coalesce()
+            if nxt.is_subset(z):
+                break
+            if over and i > self.widen_delay:
+                disjunctive = i <= self.widen_delay + self.disjunctive_rounds
+                nxt = widen(z, nxt, self.locations, disjunctive, self.tick).intersect(r)
+                self.stats.widenings += 1
+                exact = False
+            elif not over and i >= self.eg_bound:
+                z, exact = nxt, False  # stopped early: an under-approximation
+                self.stats.truncations += 1
+                break
+            if i >= self.max_iterations:
+                z, exact = (r if over else z), False
+                break
+            z = nxt
+        self.stats.count("EU", i)
+        return Solution(z, exact)
+
+    def _eg(self, f: Temporal, over: bool, r: isl.Set) -> Solution:
+        a = self.solve(f.arg, over)
+        z = a.states
+        exact = a.exact
+        i = 0
+        while True:
+            self.tick()
+            i += 1
+            nxt = z.intersect(self.pre(z)).coalesce()
+            if z.is_subset(nxt):
+                break
+            z = nxt
+            if i >= self.eg_bound:
+                self.stats.truncations += 1
+                if over:
+                    exact = False  # a decreasing iterate contains the fixpoint
+                else:
+                    z, exact = isl.Set.empty(z.get_space()), False
+                break
+        self.stats.count("EG", i)
+        return Solution(z, exact)

@@ -1,0 +1,242 @@
+"""Concrete witnesses of existential CTL formulas (counterexamples of CTL properties).
+
+A CTL property fails when an initial state satisfies the negation of its formula. In
+existential normal form (:func:`absmc.ir.ctl.to_enf`) that negation is built from atoms,
+``!``, ``&&``, ``||``, ``EX``, ``E[f U g]`` and ``EG``; a counterexample is tree-like (Clarke,
+Jha, Lu, Veith, LICS 2002). :func:`witness_path` follows *one* path of that tree on the
+concrete semantics — the path of the first temporal operator met at each state — the way
+GenAbsWitness walks an abstract witness (paper 002 §4.1, Fig. 3-11):
+
+* ``EX f``: a successor where ``f`` holds;
+* ``E[f U g]``: a breadth-first search through states where ``f`` holds to one where ``g``
+  holds (the shortest way);
+* ``EG f``: a run through states where ``EG f`` holds until a state repeats (a lasso) or a
+  state without successor is reached (it stays there: the deadlock convention of
+  :mod:`absmc.ir.ctl`).
+
+Which states satisfy a subformula is asked from ``holds(formula, state)`` — exact labels (the
+explicit method) or the symbolic method's solution sets. Atoms are always evaluated on the
+concrete state. Every search is bounded (``budget`` states); when it runs out or no concrete
+state fits, :class:`NoWitness` says where. Paths are replayed by :func:`replay_witness`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
+from absmc.ir.evaluate import EvalError, env_of, evaluate
+from absmc.ir.steps import State
+from absmc.kernel.initial import is_initial
+from absmc.kernel.result import Trace
+from absmc.kernel.semantics import Semantics
+from absmc.kernel.trace import ReplayError, to_trace
+
+__all__ = ["NoWitness", "Witness", "atom_holds", "replay_witness", "witness_path"]
+
+Holds = Callable[[Formula, State], bool]
+
+
+class NoWitness(Exception):
+    """No concrete witness was found: ``reason`` says for which operator and why (a search
+    budget ran out, or no concrete successor lies in the solution set: an approximation or an
+    abstraction added states that have no concrete counterpart)."""
+
+    def __init__(self, reason: str, depth: int = 0) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.depth = depth
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A concrete run from ``start``: step ``labels``; ``loop`` is the index of the state the
+    last state equals (a lasso), ``dead`` says the run ends in a state without successor;
+    neither: a finite prefix suffices (an ``EF``/``EX`` witness)."""
+
+    start: State
+    labels: tuple[int, ...]
+    loop: int | None = None
+    dead: bool = False
+
+
+def atom_holds(sem: Semantics, expr: object, state: State) -> bool:
+    """An atom's value on a concrete state (an evaluation error counts as false)."""
+    from absmc.ir.expr import Expr
+
+    assert isinstance(expr, Expr)
+    try:
+        return bool(evaluate(expr, env_of(sem.system, state)))
+    except (EvalError, ZeroDivisionError):
+        return False
+
+
+def witness_path(
+    sem: Semantics, start: State, formula: Formula, holds: Holds, budget: int = 100_000
+) -> Witness:
+    """A concrete run from ``start`` along which the ENF ``formula`` is witnessed (see the
+    module doc). ``holds`` answers for temporal subformulas; atoms are evaluated concretely.
+    Raises :class:`NoWitness` when ``start`` does not satisfy ``formula`` or a search fails."""
+    w = _Walker(sem, holds, budget)
+    labels, _states, loop, dead = w.walk(start, formula)
+    return Witness(start, tuple(labels), loop, dead)
+
+
+class _Walker:
+    def __init__(self, sem: Semantics, holds: Holds, budget: int) -> None:
+        self.sem = sem
+        self.holds = holds
+        self.budget = budget
+
+    def sat(self, f: Formula, s: State) -> bool:
+        if isinstance(f, Atom):
+            return atom_holds(self.sem, f.expr, s)
+        if isinstance(f, Not) and isinstance(f.arg, Atom):
+            return not atom_holds(self.sem, f.arg.expr, s)
+        if isinstance(f, And):
+            return self.sat(f.left, s) and self.sat(f.right, s)
+        if isinstance(f, Or):
+            return self.sat(f.left, s) or self.sat(f.right, s)
+        return self.holds(f, s)
+
+    def succ(self, s: State) -> list[tuple[int, State]]:
+        steps, _ = self.sem.successors(s)
+        return list(steps)
+
+    def walk(self, s: State, f: Formula) -> tuple[list[int], list[State], int | None, bool]:
+        """``(labels, states, loop, dead)`` of a witness of ``f`` from ``s``."""
+        if not self.sat(f, s):
+            raise NoWitness("the state does not satisfy the formula")
+        if isinstance(f, (Atom, Not)):
+            # atoms, and negated temporal formulas (universal: the state itself suffices)
+            return [], [s], None, False
+        if isinstance(f, And):
+            first = f.left if _temporal(f.left) else f.right
+            return self.walk(s, first)
+        if isinstance(f, Or):
+            pick = f.left if self.sat(f.left, s) else f.right
+            return self.walk(s, pick)
+        if isinstance(f, Temporal) and f.op == "EX":
+            steps = self.succ(s)
+            if not steps:
+                steps = [(-1, s)]  # a dead state is its own successor
+            for lab, t in steps:
+                if self.sat(f.arg, t):
+                    rest = self.walk(t, f.arg)
+                    return self._join([lab] if lab >= 0 else [], [s], rest, dead=lab < 0)
+            raise NoWitness("EX: no concrete successor satisfies the operand", 1)
+        if isinstance(f, Until):
+            return self.until(s, f)
+        if isinstance(f, Temporal) and f.op == "EG":
+            return self.globally(s, f)
+        raise NoWitness(f"not an existential normal form: {type(f).__name__}")
+
+    def _join(
+        self,
+        labels: list[int],
+        states: list[State],
+        rest: tuple[list[int], list[State], int | None, bool],
+        dead: bool = False,
+    ) -> tuple[list[int], list[State], int | None, bool]:
+        rl, rs, loop, rdead = rest
+        if dead:
+            # the dead state stutters: the rest of the witness starts at the same state
+            return rl, rs, loop, True if not rl else rdead
+        off = len(states)
+        return labels + rl, states + rs[1:], None if loop is None else loop + off - 1, rdead
+
+    def until(self, s: State, f: Until) -> tuple[list[int], list[State], int | None, bool]:
+        parent: dict[State, tuple[State, int] | None] = {s: None}
+        queue = deque([s])
+        while queue:
+            u = queue.popleft()
+            if self.sat(f.right, u):
+                labels: list[int] = []
+                states = [u]
+                node = u
+                while parent[node] is not None:
+                    prev, lab = parent[node]  # type: ignore[misc]
+                    labels.append(lab)
+                    states.append(prev)
+                    node = prev
+                labels.reverse()
+                states.reverse()
+                return self._join(labels, states[:-1], self.walk(u, f.right))
+            if not self.sat(f.left, u):
+                continue
+            for lab, t in self.succ(u):
+                if t not in parent:
+                    if len(parent) >= self.budget:
+                        raise NoWitness(f"E[U]: no target within {self.budget} states", 1)
+                    parent[t] = (u, lab)
+                    queue.append(t)
+        raise NoWitness("E[U]: no concrete path reaches the target", 1)
+
+    def globally(self, s: State, f: Temporal) -> tuple[list[int], list[State], int | None, bool]:
+        states = [s]
+        labels: list[int] = []
+        where = {s: 0}
+        cur = s
+        while len(states) <= self.budget:
+            steps = self.succ(cur)
+            if not steps:
+                return labels, states, None, True
+            # prefer a successor already on the run (closes the lasso), else the first in EG
+            inside = [(lab, t) for lab, t in steps if self.sat(f, t)]
+            if not inside:
+                raise NoWitness("EG: no concrete successor stays in the solution set", len(states))
+            back = next(((lab, t) for lab, t in inside if t in where), None)
+            lab, t = back if back is not None else inside[0]
+            labels.append(lab)
+            if t in where:
+                states.append(t)
+                return labels, states, where[t], False
+            where[t] = len(states)
+            states.append(t)
+            cur = t
+        raise NoWitness(f"EG: the run did not close a loop within {self.budget} steps", self.budget)
+
+
+def _temporal(f: Formula) -> bool:
+    """Whether a temporal operator occurs in ``f``."""
+    if isinstance(f, Atom):
+        return False
+    if isinstance(f, Not):
+        return _temporal(f.arg)
+    if isinstance(f, (And, Or)):
+        return _temporal(f.left) or _temporal(f.right)
+    return True
+
+
+def replay_witness(sem: Semantics, w: Witness, what: str) -> Trace:
+    """Re-execute a witness on ``sem`` from its start state: every step must be a step of the
+    semantics; a lasso's last state must equal its loop state; a dead end must have no
+    successor. Returns the trace (its ``note`` says how the run continues). Raises
+    ``ReplayError`` otherwise."""
+    if not is_initial(sem.system, w.start):
+        raise ReplayError("the witness does not start in an initial state")
+    states = [w.start]
+    s = w.start
+    for k, lab in enumerate(w.labels, start=1):
+        steps, _ = sem.successors(s)
+        nxt = next((t for c, t in steps if c == lab), None)
+        if nxt is None:
+            raise ReplayError(f"step {k}: command {lab} is not enabled")
+        s = nxt
+        states.append(s)
+    if w.loop is not None:
+        if states[w.loop] != states[-1]:
+            raise ReplayError("the lasso does not close")
+        note = f"{what}: from step {len(states) - 1} the run repeats steps {w.loop + 1}..."
+        if w.loop == len(states) - 1:
+            note = f"{what}: the last state loops to itself"
+    elif w.dead:
+        steps, _ = sem.successors(s)
+        if steps:
+            raise ReplayError("the last state of a dead-end witness has a successor")
+        note = f"{what}: the last state has no successor (it stays there forever)"
+    else:
+        note = f"{what}: a finite prefix shows the violation"
+    return to_trace(sem, states, list(w.labels), note)
