@@ -101,8 +101,11 @@ def _refuse_foreign(args: CheckArgs) -> None:
     mine = method_cli(args.method)
     for param in sorted(all_params() - mine.params):
         if not args.is_default(param):
-            which = " and --method ".join(owners(param))
-            raise UsageError(f"{FLAG_OF.get(param, param)} applies to --method {which}")
+            methods = [f"--method {m}" for m in owners(param)]
+            which = (
+                f"{', '.join(methods[:-1])} and {methods[-1]}" if len(methods) > 1 else methods[0]
+            )
+            raise UsageError(f"{FLAG_OF.get(param, param)} applies to {which}")
     if args.store not in STORES and args.store not in mine.stores:
         which = " and --method ".join(
             n for n in registry.names() if args.store in method_cli(n).stores
