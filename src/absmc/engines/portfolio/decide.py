@@ -54,7 +54,8 @@ class Board:
         #: property -> engine -> {"verdict": ..., "reason": ...}
         self.outcomes: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
         self.notes: list[str] = []
-        #: the first unknown answer with a (possibly abstract) trace, or else the first one
+        #: the first unknown answer with a (possibly abstract) trace, or else the one that
+        #: explored the most states (the most telling partial statistics)
         self.unknown: dict[str, PropertyResult] = {}
 
     @property
@@ -87,7 +88,14 @@ class Board:
             self.outcomes[r.property][r.method] = outcome
             if accepted is None:
                 seen = self.unknown.get(r.property)
-                if seen is None or (seen.trace is None and r.trace is not None):
+                if (
+                    seen is None
+                    or (seen.trace is None and r.trace is not None)
+                    or (
+                        (r.trace is None) is (seen.trace is None)
+                        and r.stats.states > seen.stats.states
+                    )
+                ):
                     self.unknown[r.property] = r
                 continue
             for other in self.accepted[r.property]:
