@@ -243,3 +243,18 @@ def test_ctrl_c_ends_the_portfolio_without_orphans(endless: Path) -> None:
             if fields[2] == str(proc.pid):  # same process group
                 left.append(d.name)
     assert left == []
+
+
+def test_members_start_from_every_state_of_an_init_constraint(tmp_path: Path) -> None:
+    """A member that reads only declared initial values runs once per initial state, as the
+    registry runs it (before: explicit searched from x = 0 only and claimed holds)."""
+    model = tmp_path / "init.gcl"
+    model.write_text(
+        "var x : 0..3;\ninit: x >= 2;\n"
+        "process P { x > 0 -> x := x - 1; }\ninvariant never3: x != 3;\n"
+    )
+    r = run_cli("check", str(model), "--method", "auto", "--timeout", "60", "--json")
+    assert r.code == 1, r.err
+    first = {x["property"]: x for x in json.loads(r.out)["results"]}["never3"]
+    assert first["verdict"] == "violated"
+    assert first["trace"][0]["state"]["x"] == 3

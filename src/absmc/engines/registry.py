@@ -7,7 +7,6 @@ the CLI's ``--method`` choices and the conformance tests iterate over this list.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from absmc.engines.engine import FEATURES, AnyEngine, system_features
@@ -19,9 +18,9 @@ from absmc.engines.typeabs import ENGINE as TYPES
 from absmc.engines.under import ENGINE as UNDER
 from absmc.errors import CapabilityError, UsageError
 from absmc.ir.system import System
-from absmc.kernel.initial import initial_states
+from absmc.kernel.initial import check_per_initial_state
 from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.result import Result
 
 #: the engines a portfolio (``--method auto``) chooses from, by their capabilities
 MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC)
@@ -89,38 +88,4 @@ def run(
     refuse_unsupported(eng, system, opts, selection)
     if system.init_constraint is None or eng.capabilities.initial_sets:
         return eng.check(system, opts, eopts)
-    roots = initial_states(system)
-    return merge_results([eng.check(rooted(system, r), opts, eopts) for r in roots])
-
-
-def rooted(system: System, state: tuple[int, ...]) -> System:
-    """``system`` with ``state`` as its declared initial state and no ``init:`` constraint."""
-    variables = tuple(replace(v, init=x) for v, x in zip(system.variables, state, strict=True))
-    return system.with_(variables=variables, init_constraint=None)
-
-
-def merge_results(results: list[Result]) -> Result:
-    """One Result from the runs from each initial state (same properties in each): per
-    property the first ``violated`` one, else the first ``unknown`` one, else ``holds``;
-    statistics added up (depth: the maximum)."""
-    first = results[0]
-    if len(results) == 1:
-        return first
-    merged: list[PropertyResult] = []
-    for k, base in enumerate(first.results):
-        per = [r.results[k] for r in results]
-        pick = next((p for p in per if p.verdict == Verdict.VIOLATED), None)
-        pick = pick or next((p for p in per if p.verdict == Verdict.UNKNOWN), None) or base
-        st = Stats(
-            sum(p.stats.states for p in per),
-            sum(p.stats.transitions for p in per),
-            max(p.stats.max_depth for p in per),
-            sum(p.stats.time_s for p in per),
-            extra={"initial_states": len(per)},
-        )
-        reason = pick.reason
-        if pick.verdict == Verdict.HOLDS:
-            reason = f"{reason} (from each of the {len(per)} initial states)"
-        merged.append(replace(pick, stats=st, reason=reason))
-    notes = (*first.notes, f"{len(results)} initial states, one run from each")
-    return Result(first.model, first.method, tuple(merged), notes)
+    return check_per_initial_state(eng.check, system, opts, eopts)

@@ -16,7 +16,9 @@ candidate valuations) is filtered by evaluating the constraint.
 from __future__ import annotations
 
 import itertools
-from typing import Final
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Final
 
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Const, Expr, Op, Var, conjuncts, free_vars
@@ -24,8 +26,18 @@ from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import State
 from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 
-__all__ = ["MAX_INITIAL_STATES", "initial_states", "is_initial", "mentioned"]
+__all__ = [
+    "MAX_INITIAL_STATES",
+    "check_per_initial_state",
+    "initial_states",
+    "is_initial",
+    "mentioned",
+    "merge_results",
+    "rooted",
+]
 
 #: the most initial states an enumerating method accepts
 MAX_INITIAL_STATES: Final = 4096
@@ -166,3 +178,49 @@ def _value_range(e: Expr, b: dict[str, list[int | None]]) -> tuple[int | None, i
         lo, hi = b[e.name]
         return lo, hi
     return None, None
+
+
+def rooted(system: System, state: tuple[int, ...]) -> System:
+    """``system`` with ``state`` as its declared initial state and no ``init:`` constraint."""
+    variables = tuple(replace(v, init=x) for v, x in zip(system.variables, state, strict=True))
+    return system.with_(variables=variables, init_constraint=None)
+
+
+def merge_results(results: list[Result]) -> Result:
+    """One Result from the runs from each initial state (same properties in each): per
+    property the first ``violated`` one, else the first ``unknown`` one, else ``holds``;
+    statistics added up (depth: the maximum)."""
+    first = results[0]
+    if len(results) == 1:
+        return first
+    merged: list[PropertyResult] = []
+    for k, base in enumerate(first.results):
+        per = [r.results[k] for r in results]
+        pick = next((p for p in per if p.verdict == Verdict.VIOLATED), None)
+        pick = pick or next((p for p in per if p.verdict == Verdict.UNKNOWN), None) or base
+        st = Stats(
+            sum(p.stats.states for p in per),
+            sum(p.stats.transitions for p in per),
+            max(p.stats.max_depth for p in per),
+            sum(p.stats.time_s for p in per),
+            extra={"initial_states": len(per)},
+        )
+        reason = pick.reason
+        if pick.verdict == Verdict.HOLDS:
+            reason = f"{reason} (from each of the {len(per)} initial states)"
+        merged.append(replace(pick, stats=st, reason=reason))
+    notes = (*first.notes, f"{len(results)} initial states, one run from each")
+    return Result(first.model, first.method, tuple(merged), notes)
+
+
+def check_per_initial_state(
+    check: Callable[[System, CheckOptions, Any], Result],
+    system: System,
+    options: CheckOptions,
+    own: Any,
+) -> Result:
+    """Run ``check`` (an engine's ``check``, which reads only declared initial values) once
+    from each initial state of ``system``'s ``init:`` constraint and merge the results
+    (:func:`merge_results`). Raises ``ModelError`` when the set is unbounded or too large
+    (:func:`initial_states`)."""
+    return merge_results([check(rooted(system, r), options, own) for r in initial_states(system)])

@@ -275,7 +275,17 @@ def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
         raise ReplayError("the trace does not name its commands")
     system = sem.system
     state = sem.initial
-    if dict(rows[0].state) != system.state_dict(state):
+    start: State | None = None
+    if system.init_constraint is not None:  # any state of the init: set may start it
+        first = rows[0].state
+        try:
+            start = tuple(int(first[v.name]) for v in system.variables)
+        except (KeyError, TypeError, ValueError):
+            raise ReplayError("step 0: the trace does not give the initial state") from None
+        if not is_initial(system, start):
+            raise ReplayError("step 0: the trace does not start in an initial state")
+        state = start
+    elif dict(rows[0].state) != system.state_dict(state):
         raise ReplayError("step 0: the trace does not start in the initial state")
     path: list[int] = []
     i = 1
@@ -306,7 +316,7 @@ def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
         path.append(hit[0])
     elif i < len(rows):
         raise ReplayError(f"row {i}: no step of the semantics matches the trace")
-    return replay(sem, prop, path)
+    return replay(sem, prop, path, start)
 
 
 #: what a trace shows for a stutter step

@@ -162,6 +162,7 @@ def portfolio_engine(members: Sequence[Engine[object]]) -> Engine[PortfolioOptio
             stores=union("stores"),
             proves=any(c.proves for c in caps),
             refutes=any(c.refutes for c in caps),
+            initial_sets=True,  # each member gets init: sets as the registry gives them
         ),
         description="a portfolio: every engine that can answer, in parallel processes; the "
         "first proof or replayed counterexample decides each property",

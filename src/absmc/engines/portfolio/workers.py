@@ -21,6 +21,7 @@ from absmc.engines.engine import AnyEngine
 from absmc.errors import UsageError
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
+from absmc.kernel.initial import check_per_initial_state
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
@@ -70,7 +71,11 @@ def _member(
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool.start
     t0 = time.monotonic()
     try:
-        report = Report(engine.name, engine.check(system, options, own))
+        if system.init_constraint is None or engine.capabilities.initial_sets:
+            result = engine.check(system, options, own)
+        else:  # as the registry runs it: once per initial state (a ModelError if unbounded)
+            result = check_per_initial_state(engine.check, system, options, own)
+        report = Report(engine.name, result)
     except (UsageError, ModelError) as e:
         report = Report(engine.name, None, str(e).splitlines()[0])
     except Exception as e:  # a bug of the engine: reported by the portfolio, never hidden
