@@ -13,7 +13,7 @@ from hypothesis import settings
 
 # property tests assert outcomes, not speed: no per-example deadline (CI and developer machines
 # are shared, and a slow first example is no failure)
-settings.register_profile("absmc", deadline=None)
+settings.register_profile("absmc", deadline=None, derandomize=True)
 settings.load_profile("absmc")
 
 ROOT = Path(__file__).resolve().parent.parent
