@@ -153,7 +153,7 @@ class RangeStore:
     def __len__(self) -> int:
         return len(self.first)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
         return {"store": "range", "merged": self.merged, "equalities": len(self.equalities)}
 
     def refinement(self) -> list[tuple[str, int]]:

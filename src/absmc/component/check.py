@@ -112,9 +112,8 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
         incomplete = (
             f"hash-compact search found no violation in {outcome.states} states; not a proof"
         )
-    stats = store.stats()
+    stats = store.stats(outcome.stopped)
     if isinstance(store, BitStateStore):
-        stats = store.stats(outcome.stopped)
         incomplete = (
             f"bitstate search found no violation in {outcome.states} states "
             f"({stats['coverage']}); not a proof"

@@ -13,7 +13,7 @@ from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Print, System
 from absmc.kernel.result import Trace
-from absmc.kernel.trace import command_text, to_trace
+from absmc.kernel.trace import chain_rows, command_text, to_trace
 
 
 @dataclass(frozen=True)
@@ -104,18 +104,16 @@ def simulate(
 
     def write(ci: int, state: tuple[int, ...]) -> None:
         """The output of the commands of step ``ci`` (a chain runs command by command)."""
-        for c in compiled.commands_of(ci):
-            cmd = system.commands[c]
-            if cmd.prints:
-                env = env_of(system, state)
-                text = "".join(render_print(pr, env) for pr in cmd.prints)
+        before = state
+        for c, after in chain_rows(compiled, state, compiled.commands_of(ci)):
+            prints = system.commands[c].prints
+            if prints:
+                env = env_of(system, before)
+                text = "".join(render_print(pr, env) for pr in prints)
                 written.append(text)
                 if on_output is not None:
                     on_output(text)
-            nxt, _ = compiled.step(c, state)
-            if nxt is None:
-                return
-            state = nxt
+            before = after
 
     bad = [compiled.properties[k].name for k in compiled.violated(state)]
     if bad:

@@ -44,8 +44,9 @@ class Store(Protocol):
         """Number of states inserted as new."""
         ...
 
-    def stats(self) -> dict[str, Any]:
-        """Store-specific statistics for the result (e.g. hash factor)."""
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
+        """Store-specific statistics for the result (e.g. hash factor); ``stopped``: why the
+        search ended early, if it did (a store whose figures depend on it says so)."""
         ...
 
 
@@ -67,7 +68,7 @@ class ExactStore:
     def __len__(self) -> int:
         return len(self.states)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
         return {"store": "exact"}
 
 
@@ -93,7 +94,7 @@ class KeyedStore:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
         return {"store": self.name}
 
 
@@ -122,7 +123,7 @@ class HashCompactStore:
         n = len(self.hashes)
         return n * (n - 1) / 2 / 2.0**64
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, stopped: str | None = None) -> dict[str, Any]:
         return {
             "store": "hash-compact",
             "expected_collisions": float(f"{self.expected_collisions():.3g}"),

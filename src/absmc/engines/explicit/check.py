@@ -88,7 +88,7 @@ def check_explicit(
             out.transitions,
             out.max_depth,
             out.time_s,
-            extra=store.stats(),
+            extra=store.stats(out.stopped),
         )
         results.append(
             ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(store))
@@ -150,10 +150,7 @@ def _safety(
             check_deadlock=selection.deadlock,
             progress=options.progress,
         )
-        if isinstance(store, BitStateStore):
-            extra = store.stats(outcome.stopped)
-        else:
-            extra = store.stats()
+        extra = store.stats(outcome.stopped)
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
