@@ -54,7 +54,8 @@ class Prover:
     answers ``unknown``.
 
     ``deadline`` (a ``time.monotonic()`` instant, settable) bounds every call by the time left
-    of the run: past it a query answers ``unknown`` at once (never valid).
+    of the run: past it a query answers ``unknown`` at once (never valid) and
+    ``deadline_reached`` is set.
     """
 
     def __init__(
@@ -66,6 +67,9 @@ class Prover:
     ) -> None:
         self.timeout_ms = timeout_ms
         self.deadline = deadline
+        #: a query was answered ``unknown`` because ``deadline`` had come (less than 1 ms
+        #: left): callers report the time limit, not the solver, as the reason
+        self.deadline_reached = False
         self.seed = seed
         self.incremental = incremental
         self.tr = Z3Translator()
@@ -85,11 +89,13 @@ class Prover:
         return s
 
     def _bound(self, s: z3.Solver) -> bool:
-        """Fit ``s``'s timeout to the time left before ``deadline``; ``False`` when none is."""
+        """Fit ``s``'s timeout to the time left before ``deadline``; ``False`` when none is
+        (then :attr:`deadline_reached` is set)."""
         if self.deadline is None:
             return True
         left_ms = int((self.deadline - time.monotonic()) * 1000)
         if left_ms <= 0:
+            self.deadline_reached = True
             return False
         s.set("timeout", min(self.timeout_ms, left_ms) if self.timeout_ms else left_ms)
         return True

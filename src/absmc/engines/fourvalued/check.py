@@ -458,7 +458,7 @@ def check_round(
     except AbstractionIncomplete as err:
         spent = time.monotonic() - t0
         why = str(err)
-        if timeout is not None and spent >= timeout:
+        if timeout is not None and (spent >= timeout or prover.deadline_reached):
             why = f"time limit of {timeout:g} s reached while building the abstraction"
         return Round(_incomplete(system, selection, why, spent), {}, (), frozenset(), 0, 0)
     if timeout is not None:  # the searches get what the abstraction left of the time limit
