@@ -724,6 +724,8 @@ class Lowerer:
             return self.block(p, cond, first, f"blocked inside d_step at line {_line(n)}")
         if k == "asgn":
             lhs, rhs = n.args
+            if rhs.kind == "run":  # x = run P(): the new process's pid
+                return self.exec_run(rhs, p, ctx, first, lhs)
             v = self.ev(rhs, p, ctx, [])
             self.assign(lhs, v, p, ctx, [])
             return [p]
@@ -957,7 +959,9 @@ class Lowerer:
                 out.append(e)
         return out
 
-    def exec_run(self, e: Node, p: Path, ctx: _Ctx, first: bool) -> list[Path]:
+    def exec_run(
+        self, e: Node, p: Path, ctx: _Ctx, first: bool, pid_to: Node | None = None
+    ) -> list[Path]:
         pt = self.ptypes.get(e.name or "")
         if pt is None:
             raise self.err(f"run of an undeclared proctype '{e.name}'", e)
@@ -983,6 +987,8 @@ class Lowerer:
             if free != TRUE:
                 q.conds.append(free)
             self.start_process(s, pt, vals, q)
+            if pid_to is not None:
+                self.assign(pid_to, Const(s.pid), q, ctx, [])
             out.append(q)
         bad = neg(disj(frees))
         if bad != FALSE:
@@ -1186,23 +1192,8 @@ class Lowerer:
         for pd in sorted(self.m.procs, key=lambda x: x.order):
             for _ in range(pd.active):
                 actives.append(self.ptypes[pd.name])
-        seq, exact = self.creation_sequence(actives)
-        a = len(actives)
         types_at: list[list[ProcType]] = [[t] for t in actives]
-        for i in range(len(seq)):
-            if exact:
-                types_at.append([seq[i]])
-            else:
-                ts: list[ProcType] = []
-                for t in seq[i:]:
-                    if t not in ts:
-                        ts.append(t)
-                types_at.append(ts)
-        if a + len(seq) > MAX_PROCESSES:
-            last = seq[MAX_PROCESSES - a].decl
-            raise self.err(
-                f"max nr of processes is {MAX_PROCESSES} ('{last.name}')", span=last.span
-            )
+        types_at += self.dynamic_slot_types(actives)
         for pid, ts in enumerate(types_at):
             single = len(ts) == 1
             name = f"{_pname(ts[0].decl)}({pid})" if single else f"pid{pid}"
@@ -1231,30 +1222,119 @@ class Lowerer:
                 for d in t.locals:
                     if not isinstance(d.init, ChanInit):
                         continue
-                    if any(len(x) > 1 for x in types_at[: pid + 1]):
-                        raise self.err(
-                            "local channels in process slots that can hold different proctypes"
-                            " are not supported",
-                            span=d.span,
-                        )
                     for lf in s.layouts[t.decl.name][d.name].leaves():
                         s.chans[lf.name] = self.new_chan(lf.name, d.init)
 
-    def creation_sequence(self, actives: list[ProcType]) -> tuple[list[ProcType], bool]:
-        """The proctypes ``run`` creates, in creation order, from a dry run of the creating
-        processes; ``exact`` when that order fixes which pid each gets."""
+    def dynamic_slot_types(self, actives: list[ProcType]) -> list[list[ProcType]]:
+        """For each pid after the active processes, the proctypes ``run`` can start in it.
+
+        When only active processes run others, a dry run of each gives the creation order
+        (``creation_sequence``); when created processes create processes too, every order
+        of their ``run`` blocks is enumerated (``creation_orders``).
+
+        Raises:
+            ModelError: more than ``MAX_PROCESSES`` processes, or a creation order that
+                cannot be bounded.
+        """
         creators = [t for t in self.ptypes.values() if _runs_in(t.decl.body)]
+        if any(t not in actives for t in creators):
+            types_at = self.creation_orders(actives, creators)
+        else:
+            seq, exact = self.creation_sequence(actives, creators)
+            types_at = []
+            for i in range(len(seq)):
+                if exact:
+                    types_at.append([seq[i]])
+                    continue
+                ts: list[ProcType] = []
+                for t in seq[i:]:
+                    if t not in ts:
+                        ts.append(t)
+                types_at.append(ts)
+        a = len(actives)
+        if a + len(types_at) > MAX_PROCESSES:
+            last = types_at[MAX_PROCESSES - a][0].decl
+            raise self.err(
+                f"max nr of processes is {MAX_PROCESSES} ('{last.name}')", span=last.span
+            )
+        return types_at
+
+    def creation_orders(
+        self, actives: list[ProcType], creators: list[ProcType]
+    ) -> list[list[ProcType]]:
+        """Pid -> possible proctypes when created processes create processes (mobile1.pml).
+
+        Each creator's ``run`` statements come from its dry run (with unknown parameters): one
+        block when it keeps exclusive control from the first to the last (``atomic``), else
+        one event per ``run``. Every interleaving of these events is enumerated, a process's
+        events after its own creation; a process that can terminate may die when it has the
+        highest pid, and its pid is reused, as in SPIN. Each pid gets the union of the
+        proctypes it receives over all interleavings.
+
+        Raises:
+            ModelError: a creator whose ``run`` statements depend on its choices, or more
+                than 200,000 interleaving states.
+        """
+        blocks: dict[str, list[list[ProcType]]] = {}
+        for t in creators:
+            runs, deterministic, chained = self.dry_run(t, unknown_params=t not in actives)
+            if not deterministic:
+                raise self.err(
+                    f"processes created by dynamically created processes ('{t.decl.name}')"
+                    " are supported only when the processes each one creates do not depend"
+                    " on its choices",
+                    span=t.decl.span,
+                )
+            blocks[t.decl.name] = [runs] if chained else [[r] for r in runs]
+        can_end = {name: _can_terminate(pt.fsm) for name, pt in self.ptypes.items()}
+        types_at: list[list[ProcType]] = []
+        a = len(actives)
+        start = tuple((t.decl.name, 0) for t in actives)
+        seen: set[tuple[tuple[str, int], ...]] = set()
+        stack = [start]
+        while stack:
+            state = stack.pop()
+            if state in seen:
+                continue
+            seen.add(state)
+            if len(seen) > 200_000:
+                raise self.err(
+                    "cannot enumerate the orders in which processes are created",
+                    span=creators[0].decl.span,
+                )
+            for i, (name, done) in enumerate(state):
+                evs = blocks.get(name, [])
+                if done < len(evs):
+                    new = list(state)
+                    new[i] = (name, done + 1)
+                    for t in evs[done]:
+                        pos = len(new) - a
+                        if pos >= MAX_PROCESSES:
+                            raise self.err(
+                                f"max nr of processes is {MAX_PROCESSES} ('{t.decl.name}')",
+                                span=t.decl.span,
+                            )
+                        while len(types_at) <= pos:
+                            types_at.append([])
+                        if t not in types_at[pos]:
+                            types_at[pos].append(t)
+                        new.append((t.decl.name, 0))
+                    stack.append(tuple(new))
+            name, done = state[-1]
+            if len(state) > 1 and can_end[name] and done == len(blocks.get(name, [])):
+                stack.append(state[:-1])
+        return types_at
+
+    def creation_sequence(
+        self, actives: list[ProcType], creators: list[ProcType]
+    ) -> tuple[list[ProcType], bool]:
+        """The proctypes ``run`` creates, in creation order, from a dry run of the creating
+        processes (all of them active); ``exact`` when that order fixes which pid each gets."""
         if not creators:
             return [], True
         seq: list[ProcType] = []
         exact = True
         for t in creators:
-            if t not in actives:
-                raise self.err(
-                    f"processes created by dynamically created processes ('{t.decl.name}')"
-                    " are not supported yet",
-                    span=t.decl.span,
-                )
             n_inst = actives.count(t)
             runs, deterministic, chained = self.dry_run(t)
             exact = exact and deterministic and chained and n_inst == 1 and len(creators) == 1
@@ -1263,9 +1343,12 @@ class Lowerer:
                 seq.extend(runs)
         return seq, bool(exact)
 
-    def dry_run(self, t: ProcType) -> tuple[list[ProcType], bool, bool]:
+    def dry_run(
+        self, t: ProcType, unknown_params: bool = False
+    ) -> tuple[list[ProcType], bool, bool]:
         """Follow process ``t`` alone from its start with the initial values, counting the
-        ``run`` statements it executes (the longest sequence over its choices)."""
+        ``run`` statements it executes (the longest sequence over its choices); with
+        ``unknown_params`` its parameters are unknown values instead of 0."""
         fsm = t.fsm
         slot = Slot(-1, [t], "dry", "dry._p")
         slot.offsets[t.decl.name] = 0
@@ -1283,7 +1366,11 @@ class Lowerer:
         saved_slots = getattr(self, "slots", [])
         self.slots = []
         try:
-            self.start_process(slot, t, [Const(0)] * len(t.decl.params), p0)
+            params: list[Expr] = [Const(0)] * len(t.decl.params)
+            if unknown_params:
+                leaves = [lays[d.name].leaves()[0] for d in t.decl.params]
+                params = [Var(f"{lf.name}#arg", sort_of(lf.lo, lf.hi)) for lf in leaves]
+            self.start_process(slot, t, params, p0)
         except ModelError:
             self.slots = saved_slots
             return [], False, False
@@ -1315,8 +1402,8 @@ class Lowerer:
                 created: list[ProcType] = []
                 ok = True
                 for i, el in enumerate(tr.steps):
-                    if el.kind == "c" and el.n is not None and el.n.args[0].kind == "run":
-                        rn = el.n.args[0]
+                    rn = _run_of(el)
+                    if rn is not None:
                         if rn.name not in self.ptypes:
                             raise self.err(f"run of an undeclared proctype '{rn.name}'", rn)
                         created.append(self.ptypes[rn.name or ""])
@@ -1854,6 +1941,35 @@ def _reads(n: Any, out: set[str], rvalue: bool) -> None:
         return  # their statements are elements of their own
     for a in n.args:
         _reads(a, out, True)
+
+
+def _run_of(el: El) -> Node | None:
+    """The ``run`` of a statement ``run P()`` or ``x = run P()``, else None."""
+    n = el.n
+    if n is None:
+        return None
+    if el.kind == "c" and n.args[0].kind == "run":
+        return n.args[0]  # type: ignore[no-any-return]
+    if el.kind == "asgn" and n.args[1].kind == "run":
+        return n.args[1]  # type: ignore[no-any-return]
+    return None
+
+
+def _can_terminate(fsm: ProcFSM) -> bool:
+    """Whether the process's end is reachable in its automaton."""
+    seen = {fsm.start}
+    todo = [fsm.start]
+    while todo:
+        pc = todo.pop()
+        if pc == fsm.end:
+            return True
+        for tr in fsm.trans.get(pc, []):
+            if tr.is_end or tr.target == fsm.end:
+                return True
+            if tr.target not in seen:
+                seen.add(tr.target)
+                todo.append(tr.target)
+    return False
 
 
 def _runs_in(body: list[Node]) -> bool:
