@@ -43,11 +43,14 @@ class LtlRow:
 def run_absmc_ltl(model: Path, name: str | None, fair: bool) -> LtlRow:
     """absmc's verdict, outer product states and search time for one ltl block."""
     from absmc.engines import registry
+    from absmc.ir.ltl import NON_PROGRESS
     from absmc.kernel.options import CheckOptions
     from absmc.lang.loader import load_model
 
     system = load_model(model)
-    name = name or system.ltl[0].name
+    # a model's unnamed block is its first ltl block or never claim (not the non-progress
+    # property a progress label adds)
+    name = name or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
     opts = CheckOptions(ltl=name, fairness="weak" if fair else "none", properties=[name])
     r = next(x for x in registry.run("explicit", system, opts).results if x.property == name)
     return LtlRow(r.verdict.value, r.stats.states, r.stats.time_s)
