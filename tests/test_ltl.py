@@ -171,7 +171,7 @@ def _corpus_rows() -> list[dict[str, str]]:
 #: models of the corpus the Promela front end does not take (and why)
 _UNSUPPORTED: dict[str, str] = {}
 #: rows (file, ltl name, weak fairness) whose product takes longer than a CI test should
-#: (checked by benchmarks/ltl_vs_spin.py); mobile1 loads in ~20 s (17,000 rendezvous commands)
+#: (checked by benchmarks/ltl_vs_spin.py); mobile1 takes ~10 s of CPU per row
 _SLOW = {
     *(
         (f, n, w)

@@ -109,8 +109,9 @@ class Path:
     errors: list[tuple[Expr, str]] = field(default_factory=list)
     error: str | None = None
     msg: list[Expr] | None = None  # rendezvous message (sender side)
-    chan: int | None = None  # rendezvous channel id
+    chan: int | None = None  # rendezvous channel id (< 0: a group, Lowerer.groups)
     prints: list[Print] = field(default_factory=list)
+    chan_ref: Expr | None = None  # the channel expression of a send to a group
 
     def copy(self) -> Path:
         return Path(
@@ -122,6 +123,7 @@ class Path:
             self.msg,
             self.chan,
             list(self.prints),
+            self.chan_ref,
         )
 
     def val(self, name: str, sort: Any) -> Expr:
@@ -169,6 +171,11 @@ class Lowerer:
         #: names standing for remote variable references in ltl atoms: (proctype, pid, var)
         self.remote_vars: dict[str, tuple[str, int | None, str]] = {}
         self._receivers: dict[int, list[tuple[Slot, ProcType, int, Trans]]] | None = None
+        #: rendezvous channel groups (id < 0 -> channel ids): a send whose channel variable
+        #: may denote several rendezvous channels with the same fields meets each receiver
+        #: once, with the condition that both denote the same channel
+        self.groups: dict[int, tuple[int, ...]] = {}
+        self._receiver_rank: dict[int, int] = {}
         self._partner_guards: dict[bool, tuple[dict[tuple[int, int, int], list[Expr]], bool]] = {}
 
     # -- errors -------------------------------------------------------------------------
@@ -762,9 +769,41 @@ class Lowerer:
             refs = [(c2, ch) for c2, ch in refs if len(ch.fields) == nfields]
         return refs
 
+    def rendezvous_items(
+        self, n: Node, refs: list[tuple[Expr, Chan]], p: Path, ctx: _Ctx
+    ) -> list[tuple[Expr, Chan, int, Expr | None]]:
+        """The channels a send may use, as (condition, channel, id, channel expression): the
+        rendezvous channels with the same fields that a channel variable may denote are one
+        item with a group id (< 0) and the variable's expression, the others one each."""
+        if len(refs) < 2:
+            return [(cond, c, c.cid, None) for cond, c in refs]
+        by_sig: dict[tuple[tuple[int, int], ...], list[tuple[Expr, Chan]]] = {}
+        for cond, c in refs:
+            if c.cap == 0:
+                by_sig.setdefault(tuple(c.field_ranges), []).append((cond, c))
+        e = int_of(self.ev(n.args[0], p.copy(), ctx, []))
+        out: list[tuple[Expr, Chan, int, Expr | None]] = []
+        done: set[int] = set()
+        for cond, c in refs:
+            members = by_sig.get(tuple(c.field_ranges), []) if c.cap == 0 else []
+            if len(members) < 2:
+                out.append((cond, c, c.cid, None))
+                continue
+            if c.cid in done:
+                continue
+            cids = tuple(m.cid for _cond, m in members)
+            done.update(cids)
+            gid = next((g for g, v in self.groups.items() if v == cids), None)
+            if gid is None:
+                gid = -1 - len(self.groups)
+                self.groups[gid] = cids
+            out.append((disj([m_cond for m_cond, _m in members]), c, gid, e))
+        return out
+
     def exec_send(self, n: Node, p: Path, ctx: _Ctx, first: bool) -> list[Path]:
         out: list[Path] = []
-        for cond, c in self.refs_for(n, len(n.args) - 1, p, ctx):
+        refs = self.refs_for(n, len(n.args) - 1, p, ctx)
+        for cond, c, cid, ref in self.rendezvous_items(n, refs, p, ctx):
             q = p.copy()
             if cond != TRUE:
                 q.conds.append(cond)
@@ -779,7 +818,8 @@ class Lowerer:
                 if p.chan is not None or not first:
                     raise self.err("a rendezvous send must start its step", n)
                 q.msg = vals
-                q.chan = c.cid
+                q.chan = cid
+                q.chan_ref = ref
                 out.append(q)
                 continue
             ln = self.chan_len(c, q)
@@ -884,10 +924,23 @@ class Lowerer:
         first: bool,
         msg: list[Expr] | None = None,
         only: int | None = None,
+        send_ref: Expr | None = None,
     ) -> list[Path]:
         out: list[Path] = []
         args = n.args[1:]
-        for cond, c in self.refs_for(n, len(args), p, ctx):
+        refs = self.refs_for(n, len(args), p, ctx)
+        if only is not None and only < 0:  # a send to a group: the same channel on both sides
+            assert send_ref is not None
+            members = self.groups[only]
+            refs = [(cond, c) for cond, c in refs if c.cid in members]
+            if len(refs) > 1:
+                r = int_of(self.ev(n.args[0], p.copy(), ctx, []))
+                refs = [(mk("==", r, send_ref), refs[0][1])]
+            elif refs:
+                cond, c = refs[0]
+                refs = [(conj([cond, mk("==", send_ref, Const(c.cid))]), c)]
+            only = None
+        for cond, c in refs:
             if only is not None and c.cid != only:
                 continue
             if c.cap == 0 and msg is None:
@@ -1549,9 +1602,18 @@ class Lowerer:
                                 )
                             except ModelError:  # reported where the receive is lowered
                                 refs = [(TRUE, c) for c in self.chans]
+                            entry = (s2, t2, st2, tr2)
+                            self._receiver_rank[id(entry)] = len(self._receiver_rank)
                             for _cond, c in refs:
-                                index.setdefault(c.cid, []).append((s2, t2, st2, tr2))
+                                index.setdefault(c.cid, []).append(entry)
             self._receivers = index
+        if cid < 0:  # a group: every receiver of a member, once, in the order above
+            got = self._receivers.get(cid)
+            if got is None:
+                uniq = {id(x): x for m in self.groups[cid] for x in self._receivers.get(m, [])}
+                got = sorted(uniq.values(), key=lambda x: self._receiver_rank[id(x)])
+                self._receivers[cid] = got
+            return got
         return self._receivers.get(cid, [])
 
     def joint(
@@ -1574,7 +1636,7 @@ class Lowerer:
                 if t2.decl.provided is not None:
                     q.conds.append(bool_of(self.ev(t2.decl.provided, q, ctx2, [])))
                 assert tr2.first.n is not None
-                rs = self.exec_recv(tr2.first.n, q, ctx2, True, sp.msg, sp.chan)
+                rs = self.exec_recv(tr2.first.n, q, ctx2, True, sp.msg, sp.chan, sp.chan_ref)
                 for r in rs:
                     paths = [r]
                     for el in tr2.steps[1:]:
