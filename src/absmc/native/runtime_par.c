@@ -1,0 +1,437 @@
+/* absmc native back end: the multi-threaded search (after runtime_tail.c).
+ *
+ * Threads share the exact store: one open-addressing table updated with compare-and-swap, as
+ * in LTSmin's and SPIN's multi-core hash tables (Laarman, van de Pol, Weber, "Boosting
+ * multi-core reachability performance with shared hash tables", FMCAD 2010). A slot is claimed
+ * by CAS from empty to BUSY (its 32-bit tag with id bits all ones); the claiming thread takes
+ * the next state id (an atomic counter), writes the packed state, its parent id and label into
+ * the never-moving arena (runtime_tail.c arena_reserve), then publishes tag << 32 | id + 1 with
+ * release order. A thread that meets BUSY with its own tag waits for the id and compares.
+ *
+ * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; a thread whose
+ * queue is empty steals the older half of another's. No barrier per BFS level (the scaling
+ * models have levels of a few states), so the order is not breadth-first: depths are those of
+ * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
+ * shortest one. `pending` counts states queued or being expanded; the search is over when it
+ * is 0. The table grows (x2 at 70% load) while every thread waits at a rendezvous (a thread
+ * that sees the request stops before its next insertion). Each call of s_run runs the threads
+ * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
+
+#define PAR_MAX 64
+#define PAR_LOAD_NUM 7 /* grow the shared table past 7/10 load */
+#define PAR_LOAD_DEN 10
+#define BUSY_ID 0xffffffffULL
+
+typedef struct pq_s {
+    volatile int lock;
+    uint64_t *q; /* ring buffer of id | depth << 32 */
+    int64_t head, n, cap;
+} pq_t;
+
+typedef struct pw_s {
+    struct search_s *S;
+    int tid;
+    ctx_t *C;
+    pthread_t th;
+    int64_t transitions, max_depth;
+    int64_t vals[NVA];
+    uint64_t packed[NWA];
+    int32_t viol_buf[NPROP > 0 ? NPROP : 1];
+    char pad[64];
+} pw_t;
+
+typedef struct par_s {
+    int n;
+    pq_t qs[PAR_MAX];
+    pw_t *w[PAR_MAX];
+    int64_t pending;
+    int pause, stop;
+    double end;
+    pthread_mutex_t m;  /* the rendezvous for growing the table; violations; chains */
+    pthread_cond_t cv;
+    int arrived, active;
+    int64_t gen;
+} par_t;
+
+static inline void spin_lock(volatile int *l) {
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+}
+static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+static int pq_push(pq_t *Q, uint64_t e) {
+    spin_lock(&Q->lock);
+    if (Q->n == Q->cap) {
+        int64_t nc = Q->cap ? Q->cap * 2 : 1024;
+        uint64_t *nq = (uint64_t *)malloc((size_t)nc * sizeof(uint64_t));
+        if (!nq) { spin_unlock(&Q->lock); return 0; }
+        for (int64_t i = 0; i < Q->n; i++) nq[i] = Q->q[(Q->head + i) % Q->cap];
+        free(Q->q);
+        Q->q = nq;
+        Q->head = 0;
+        Q->cap = nc;
+    }
+    Q->q[(Q->head + Q->n) % Q->cap] = e;
+    Q->n++;
+    spin_unlock(&Q->lock);
+    return 1;
+}
+
+static int pq_pop(pq_t *Q, uint64_t *e) {
+    if (!__atomic_load_n(&Q->n, __ATOMIC_RELAXED)) return 0;
+    spin_lock(&Q->lock);
+    int r = 0;
+    if (Q->n) {
+        *e = Q->q[Q->head];
+        Q->head = (Q->head + 1) % Q->cap;
+        Q->n--;
+        r = 1;
+    }
+    spin_unlock(&Q->lock);
+    return r;
+}
+
+/* move the older half of victim's entries (at least one) to thief's queue */
+static int pq_steal(pq_t *victim, pq_t *thief) {
+    if (!__atomic_load_n(&victim->n, __ATOMIC_RELAXED)) return 0;
+    uint64_t buf[512];
+    int k = 0;
+    spin_lock(&victim->lock);
+    int64_t take = (victim->n + 1) / 2;
+    if (take > 512) take = 512;
+    for (; k < take; k++) {
+        buf[k] = victim->q[victim->head];
+        victim->head = (victim->head + 1) % victim->cap;
+    }
+    victim->n -= k;
+    spin_unlock(&victim->lock);
+    for (int i = 0; i < k; i++)
+        if (!pq_push(thief, buf[i])) return -1;
+    return k;
+}
+
+static void par_free(search_t *S) {
+    par_t *P = S->par;
+    if (!P) return;
+    for (int i = 0; i < P->n; i++) {
+        free(P->qs[i].q);
+        if (P->w[i]) ctx_free(P->w[i]->C);
+        free(P->w[i]);
+    }
+    pthread_mutex_destroy(&P->m);
+    pthread_cond_destroy(&P->cv);
+    free(P);
+    S->par = NULL;
+}
+
+/* the rendezvous: the last thread to arrive grows the table, then all go on */
+static void par_leader(search_t *S) {
+    par_t *P = S->par;
+    while (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+        uint64_t old = S->tcap;
+        uint64_t ncap = old * 2;
+        if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
+            S->status = STOP_MEMORY_LIMIT;
+            break;
+        }
+        uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
+        if (!nt) { S->status = STOP_MEMORY; break; }
+        for (uint64_t i = 0; i < old; i++) {
+            uint64_t e = S->table[i];
+            if (!e) continue;
+            uint64_t p = slot_of_entry(S, e, ncap);
+            while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
+            nt[p] = e;
+        }
+        free(S->table);
+        S->table = nt;
+        S->tcap = ncap;
+    }
+    __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
+    P->arrived = 0;
+    P->gen++;
+    pthread_cond_broadcast(&P->cv);
+}
+
+static void par_sync(search_t *S) {
+    par_t *P = S->par;
+    pthread_mutex_lock(&P->m);
+    if (P->pause) {
+        P->arrived++;
+        if (P->arrived == P->active) {
+            par_leader(S);
+        } else {
+            int64_t g = P->gen;
+            while (P->gen == g) pthread_cond_wait(&P->cv, &P->m);
+        }
+    }
+    pthread_mutex_unlock(&P->m);
+}
+
+static void par_leave(search_t *S) {
+    par_t *P = S->par;
+    pthread_mutex_lock(&P->m);
+    P->active--;
+    if (P->pause && P->active > 0 && P->arrived == P->active) par_leader(S);
+    pthread_mutex_unlock(&P->m);
+}
+
+static inline int par_status(search_t *S) { return __atomic_load_n(&S->status, __ATOMIC_ACQUIRE); }
+
+static void par_set_status(search_t *S, int st) {
+    int zero = 0;
+    __atomic_compare_exchange_n(&S->status, &zero, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* record a violation (under the lock); 1 when the search must stop */
+static int par_record(search_t *S, int slot, int64_t node, int64_t label, int kind, int64_t a,
+                      int64_t b, int64_t depth) {
+    par_t *P = S->par;
+    pthread_mutex_lock(&P->m);
+    if (S->vcount[slot]++ == 0) {
+        S->vnode[slot] = node;
+        S->vlabel[slot] = label;
+        S->vkind[slot] = kind;
+        S->va[slot] = a;
+        S->vb[slot] = b;
+        S->vdepth[slot] = depth;
+    }
+    pthread_mutex_unlock(&P->m);
+    if (!S->keep_going) {
+        par_set_status(S, STOP_VIOLATION);
+        return 1;
+    }
+    return 0;
+}
+
+static int64_t par_chain(search_t *S, const int32_t *c, int len) {
+    if (len == 1) return c[0];
+    pthread_mutex_lock(&S->par->m);
+    int64_t r = chain_intern(S, c, len);
+    pthread_mutex_unlock(&S->par->m);
+    return r;
+}
+
+/* look up packed w (hash h); when new and `add`, store it with parent and the label of step
+ * si of W's successors: returns 1 new (*id set), 0 seen, -1 no memory/ids */
+static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int si,
+                      int64_t *id) {
+    search_t *S = W->S;
+    ctx_t *C = W->C;
+    uint64_t tag = h >> 32;
+    uint64_t cap = S->tcap;
+    uint64_t *T = S->table;
+    uint64_t p = slot_of_entry(S, tag << 32, cap);
+    for (;;) {
+        uint64_t x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
+        if (!x) {
+            if (!add) return 1;
+            uint64_t busy = (tag << 32) | BUSY_ID;
+            if (__atomic_compare_exchange_n(&T[p], &x, busy, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                int64_t k = __atomic_fetch_add(&S->count, 1, __ATOMIC_RELAXED);
+                int64_t lab = par_chain(S, C->ch + C->soff[si], C->slen[si]);
+                if (k >= S->cap_states || lab < 0) {
+                    __atomic_store_n(&T[p], (tag << 32) | 1, __ATOMIC_RELEASE); /* any id */
+                    return -1;
+                }
+                memcpy(S->arena + (size_t)k * NWA, w, NWA * sizeof(uint64_t));
+                S->parent[k] = (uint32_t)parent;
+                S->label[k] = (uint32_t)lab;
+                __atomic_store_n(&T[p], (tag << 32) | (uint64_t)(k + 1), __ATOMIC_RELEASE);
+                uint64_t used = __atomic_add_fetch(&S->tused, 1, __ATOMIC_RELAXED);
+                if (used * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                    __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
+                *id = k;
+                return 1;
+            }
+            /* lost the race: x is the winner's entry, examine it */
+        }
+        if ((x >> 32) == tag) {
+            while ((x & 0xffffffffULL) == BUSY_ID) {
+                __builtin_ia32_pause();
+                x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
+            }
+            uint64_t k = (x & 0xffffffffULL) - 1;
+            if (memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0) return 0;
+        }
+        p = (p + 1 == cap) ? 0 : p + 1;
+    }
+}
+
+static int par_check_state(pw_t *W, const int64_t *v, int64_t node, int64_t depth) {
+    search_t *S = W->S;
+    ctx_t *C = W->C;
+    C->ovf = 0;
+    int n = m_violated(C, v, W->viol_buf);
+    if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return 1; }
+    for (int i = 0; i < n; i++)
+        if (par_record(S, W->viol_buf[i], node, -1, 0, 0, 0, depth)) return 1;
+    return 0;
+}
+
+/* expand state `id` at `depth`: the checks of s_run in the same order */
+static void par_expand(pw_t *W, int64_t id, int64_t depth) {
+    search_t *S = W->S;
+    par_t *P = S->par;
+    ctx_t *C = W->C;
+    int64_t *v = W->vals;
+    m_unpack(S->arena + (size_t)id * NWA, v);
+    ctx_reset(C);
+    m_successors(C, v);
+    if (C->oom) { par_set_status(S, STOP_MEMORY); return; }
+    if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
+    int blocked = 0;
+    for (int i = 0; i < C->nfails; i++) {
+        int kind = C->fkind[i];
+        if (kind != 3) blocked = 1;
+    }
+    /* the successors are inserted before a failure is recorded only in the order of s_run:
+       failures, the deadlock, then the steps */
+    for (int i = 0; i < C->nfails; i++) {
+        int kind = C->fkind[i];
+        int64_t lab = par_chain(S, C->ch + C->foff[i], C->flen[i]);
+        if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
+        int slot = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
+        if (par_record(S, slot, id, lab, kind, C->fa[i], C->fb[i], depth)) return;
+    }
+    int nsteps = C->nsteps;
+    W->transitions += nsteps;
+    if (!blocked && !nsteps && S->check_deadlock) {
+        int ve = m_valid_end(C, v);
+        if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
+        if (!ve && par_record(S, SLOT_DEADLOCK, id, -1, 0, 0, 0, depth)) return;
+    }
+    for (int i = 0; i < nsteps; i++) {
+        if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
+        if (par_status(S)) return;
+        const int64_t *t = C->sst + (size_t)i * NVA;
+        uint64_t *w = W->packed;
+        m_pack(t, w);
+        uint64_t h = hash_packed(w);
+        int64_t k = -1;
+        int add = !(S->max_states >= 0 &&
+                    __atomic_load_n(&S->count, __ATOMIC_RELAXED) >= S->max_states);
+        int r = par_insert(W, w, h, add, id, i, &k);
+        if (r < 0) { par_set_status(S, STOP_MEMORY); return; }
+        if (!r) continue;
+        if (!add) { par_set_status(S, STOP_STATES); return; }
+        __atomic_add_fetch(&P->pending, 1, __ATOMIC_RELAXED);
+        if (!pq_push(&P->qs[W->tid], (uint64_t)k | ((uint64_t)(depth + 1) << 32))) {
+            par_set_status(S, STOP_MEMORY);
+            return;
+        }
+        if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
+        if (S->state_checks && par_check_state(W, t, k, depth + 1)) return;
+    }
+}
+
+static void *par_thread(void *arg) {
+    pw_t *W = (pw_t *)arg;
+    search_t *S = W->S;
+    par_t *P = S->par;
+    int64_t tick = 0;
+    int idle = 0;
+    while (!par_status(S) && !__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
+        if ((++tick & 255) == 0 && now_s() >= P->end) {
+            __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
+            break;
+        }
+        uint64_t e;
+        if (pq_pop(&P->qs[W->tid], &e)) {
+            idle = 0;
+            par_expand(W, (int64_t)(e & 0xffffffffULL), (int64_t)(e >> 32));
+            __atomic_sub_fetch(&P->pending, 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        if (__atomic_load_n(&P->pending, __ATOMIC_ACQUIRE) == 0) {
+            par_set_status(S, DONE);
+            break;
+        }
+        int got = 0;
+        for (int j = 1; j < P->n && !got; j++) {
+            int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid]);
+            if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
+            got = r > 0;
+        }
+        if (!got) {
+            if (++idle < 64) __builtin_ia32_pause();
+            else sched_yield();
+        }
+    }
+    par_leave(S);
+    return NULL;
+}
+
+/* start the threads' search from the breadth-first one's open states (ids next .. count-1) */
+static int par_begin(search_t *S) {
+    par_t *P = (par_t *)calloc(1, sizeof(par_t));
+    if (!P) return 0;
+    S->par = P;
+    P->n = S->nthreads;
+    pthread_mutex_init(&P->m, NULL);
+    pthread_cond_init(&P->cv, NULL);
+    for (int i = 0; i < P->n; i++) {
+        pw_t *W = (pw_t *)calloc(1, sizeof(pw_t));
+        if (!W) return 0;
+        P->w[i] = W;
+        W->S = S;
+        W->tid = i;
+        W->C = ctx_new();
+        if (!W->C) return 0;
+        W->max_depth = S->max_depth_seen;
+    }
+    int64_t first = S->next;
+    for (int64_t id = first; id < S->count; id++) {
+        int64_t d = id < S->level_end ? S->depth : S->depth + 1;
+        if (!pq_push(&P->qs[(id - first) % P->n], (uint64_t)id | ((uint64_t)d << 32))) return 0;
+        P->pending++;
+    }
+    S->next = S->count;
+    return 1;
+}
+
+/* how many threads searched (1: the breadth-first loop alone) */
+static int par_threads(search_t *S) { return S->par ? S->par->n : 1; }
+
+/* one time slice of the threads (the status as s_run's) */
+static int par_run(search_t *S, double seconds) {
+    if (!S->par && !par_begin(S)) { S->status = STOP_MEMORY; return S->status; }
+    par_t *P = S->par;
+    if (P->pending == 0) { S->status = DONE; return DONE; }
+    P->end = now_s() + seconds;
+    P->stop = 0;
+    P->pause = 0;
+    P->arrived = 0;
+    if (S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+        P->active = 1;
+        P->pause = 1;
+        par_sync(S);
+    }
+    P->active = P->n;
+    int started = 0;
+    for (int i = 0; i < P->n; i++) {
+        if (pthread_create(&P->w[i]->th, NULL, par_thread, P->w[i]) != 0) {
+            pthread_mutex_lock(&P->m);
+            P->active -= P->n - i;
+            pthread_mutex_unlock(&P->m);
+            break;
+        }
+        started++;
+    }
+    if (!started) { S->status = STOP_MEMORY; return S->status; }
+    for (int i = 0; i < started; i++) pthread_join(P->w[i]->th, NULL);
+    S->transitions = S->par_transitions0;
+    int64_t cuts = 0;
+    for (int i = 0; i < P->n; i++) {
+        S->transitions += P->w[i]->transitions;
+        if (P->w[i]->max_depth > S->max_depth_seen) S->max_depth_seen = P->w[i]->max_depth;
+        cuts += P->w[i]->C->cuts;
+    }
+    S->par_cuts = cuts;
+    S->depth = S->max_depth_seen;
+    if (S->status == DONE && P->pending) S->status = RUNNING; /* cannot happen; be safe */
+    if (S->status) return S->status;
+    return STOP_SLICE;
+}
