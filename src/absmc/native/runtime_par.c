@@ -12,8 +12,7 @@
  * queue is empty steals the older half of another's. No barrier per BFS level (the scaling
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
- * shortest one. `pending` counts states queued or being expanded; the search is over when it
- * is 0. The table grows (x2 at 70% load) while every thread waits at a rendezvous (a thread
+ * shortest one. The search is over when every thread is idle (see par_thread). The table grows (x2 at 70% load) while every thread waits at a rendezvous (a thread
  * that sees the request stops before its next insertion). Each call of s_run runs the threads
  * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
@@ -26,7 +25,13 @@ typedef struct pq_s {
     volatile int lock;
     uint64_t *q; /* ring buffer of id | depth << 32 */
     int64_t head, n, cap;
-} pq_t;
+} __attribute__((aligned(64))) pq_t;
+
+/* state ids are taken from a shared counter in blocks (one atomic addition per block, not per
+ * state); the ids of a thread's last block that it did not use stay holes in the arena */
+#define ID_BLOCK 256
+/* states a thread expands per batch (fewer when its queue is short) */
+#define POP_BATCH 32
 
 typedef struct pw_s {
     struct search_s *S;
@@ -34,6 +39,13 @@ typedef struct pw_s {
     ctx_t *C;
     pthread_t th;
     int64_t transitions, max_depth;
+    int64_t stored;             /* states this thread stored */
+    /* the successors of the batch being expanded: packed, hash, label, parent | depth << 32,
+       unpacked (for state properties) */
+    uint64_t *bw, *bh, *bpar;
+    int64_t *blab, *bv;
+    int bcap;
+    int64_t id_next, id_end;    /* its block of ids */
     int64_t vals[NVA];
     uint64_t packed[NWA];
     int32_t viol_buf[NPROP > 0 ? NPROP : 1];
@@ -44,7 +56,8 @@ typedef struct par_s {
     int n;
     pq_t qs[PAR_MAX];
     pw_t *w[PAR_MAX];
-    int64_t pending;
+    int64_t id_top __attribute__((aligned(64))); /* the next block's first id */
+    int idle __attribute__((aligned(64)));       /* threads with no work (termination) */
     int pause, stop;
     double end;
     pthread_mutex_t m;  /* the rendezvous for growing the table; violations; chains */
@@ -77,18 +90,39 @@ static int pq_push(pq_t *Q, uint64_t e) {
     return 1;
 }
 
-static int pq_pop(pq_t *Q, uint64_t *e) {
+static int pq_push_many(pq_t *Q, const uint64_t *e, int n) {
+    spin_lock(&Q->lock);
+    if (Q->n + n > Q->cap) {
+        int64_t nc = Q->cap ? Q->cap * 2 : 1024;
+        while (nc < Q->n + n) nc *= 2;
+        uint64_t *nq = (uint64_t *)malloc((size_t)nc * sizeof(uint64_t));
+        if (!nq) { spin_unlock(&Q->lock); return 0; }
+        for (int64_t i = 0; i < Q->n; i++) nq[i] = Q->q[(Q->head + i) % Q->cap];
+        free(Q->q);
+        Q->q = nq;
+        Q->head = 0;
+        Q->cap = nc;
+    }
+    for (int i = 0; i < n; i++) Q->q[(Q->head + Q->n + i) % Q->cap] = e[i];
+    Q->n += n;
+    spin_unlock(&Q->lock);
+    return 1;
+}
+
+/* take up to max entries, but leave half of a short queue to thieves (at least one) */
+static int pq_pop_many(pq_t *Q, uint64_t *e, int max) {
     if (!__atomic_load_n(&Q->n, __ATOMIC_RELAXED)) return 0;
     spin_lock(&Q->lock);
-    int r = 0;
-    if (Q->n) {
-        *e = Q->q[Q->head];
+    int64_t k = Q->n / 2;
+    if (k > max) k = max;
+    if (k < 1) k = Q->n ? 1 : 0;
+    for (int64_t i = 0; i < k; i++) {
+        e[i] = Q->q[Q->head];
         Q->head = (Q->head + 1) % Q->cap;
-        Q->n--;
-        r = 1;
     }
+    Q->n -= k;
     spin_unlock(&Q->lock);
-    return r;
+    return (int)k;
 }
 
 /* move the older half of victim's entries (at least one) to thief's queue */
@@ -105,8 +139,7 @@ static int pq_steal(pq_t *victim, pq_t *thief) {
     }
     victim->n -= k;
     spin_unlock(&victim->lock);
-    for (int i = 0; i < k; i++)
-        if (!pq_push(thief, buf[i])) return -1;
+    if (k && !pq_push_many(thief, buf, k)) return -1;
     return k;
 }
 
@@ -115,7 +148,14 @@ static void par_free(search_t *S) {
     if (!P) return;
     for (int i = 0; i < P->n; i++) {
         free(P->qs[i].q);
-        if (P->w[i]) ctx_free(P->w[i]->C);
+        if (P->w[i]) {
+            ctx_free(P->w[i]->C);
+            free(P->w[i]->bw);
+            free(P->w[i]->bh);
+            free(P->w[i]->bpar);
+            free(P->w[i]->blab);
+            free(P->w[i]->bv);
+        }
         free(P->w[i]);
     }
     pthread_mutex_destroy(&P->m);
@@ -127,6 +167,7 @@ static void par_free(search_t *S) {
 /* the rendezvous: the last thread to arrive grows the table, then all go on */
 static void par_leader(search_t *S) {
     par_t *P = S->par;
+    S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
     while (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
         uint64_t old = S->tcap;
         uint64_t ncap = old * 2;
@@ -212,12 +253,10 @@ static int64_t par_chain(search_t *S, const int32_t *c, int len) {
     return r;
 }
 
-/* look up packed w (hash h); when new and `add`, store it with parent and the label of step
- * si of W's successors: returns 1 new (*id set), 0 seen, -1 no memory/ids */
-static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int si,
+/* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1 new (*id set), 0 seen, -1 no memory/ids */
+static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int64_t lab,
                       int64_t *id) {
     search_t *S = W->S;
-    ctx_t *C = W->C;
     uint64_t tag = h >> 32;
     uint64_t cap = S->tcap;
     uint64_t *T = S->table;
@@ -229,18 +268,22 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
             uint64_t busy = (tag << 32) | BUSY_ID;
             if (__atomic_compare_exchange_n(&T[p], &x, busy, 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
-                int64_t k = __atomic_fetch_add(&S->count, 1, __ATOMIC_RELAXED);
-                int64_t lab = par_chain(S, C->ch + C->soff[si], C->slen[si]);
-                if (k >= S->cap_states || lab < 0) {
+                if (W->id_next == W->id_end) {
+                    W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
+                    W->id_end = W->id_next + ID_BLOCK;
+                }
+                int64_t k = W->id_next++;
+                if (k >= S->cap_states) {
                     __atomic_store_n(&T[p], (tag << 32) | 1, __ATOMIC_RELEASE); /* any id */
                     return -1;
                 }
+                __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
                 memcpy(S->arena + (size_t)k * NWA, w, NWA * sizeof(uint64_t));
                 S->parent[k] = (uint32_t)parent;
                 S->label[k] = (uint32_t)lab;
                 __atomic_store_n(&T[p], (tag << 32) | (uint64_t)(k + 1), __ATOMIC_RELEASE);
-                uint64_t used = __atomic_add_fetch(&S->tused, 1, __ATOMIC_RELAXED);
-                if (used * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                /* the ids taken bound the entries (holes only add a margin) */
+                if ((uint64_t)k * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
                     __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
                 *id = k;
                 return 1;
@@ -270,60 +313,102 @@ static int par_check_state(pw_t *W, const int64_t *v, int64_t node, int64_t dept
     return 0;
 }
 
-/* expand state `id` at `depth`: the checks of s_run in the same order */
-static void par_expand(pw_t *W, int64_t id, int64_t depth) {
+/* states stored so far (read while threads store more: a lower bound) */
+static int64_t par_stored(search_t *S) {
+    par_t *P = S->par;
+    int64_t n = S->count;
+    for (int i = 0; i < P->n; i++) n += __atomic_load_n(&P->w[i]->stored, __ATOMIC_RELAXED);
+    return n;
+}
+
+/* Expand a batch of states (id | depth << 32 each) as s_run does: every state's failures,
+ * deadlock and successors (packed, hashed, their table slots prefetched), then the insertions
+ * in order; the new states go to this thread's queue at the end of the batch. */
+static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
     search_t *S = W->S;
     par_t *P = S->par;
     ctx_t *C = W->C;
     int64_t *v = W->vals;
-    m_unpack(S->arena + (size_t)id * NWA, v);
-    ctx_reset(C);
-    m_successors(C, v);
-    if (C->oom) { par_set_status(S, STOP_MEMORY); return; }
-    if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
-    int blocked = 0;
-    for (int i = 0; i < C->nfails; i++) {
-        int kind = C->fkind[i];
-        if (kind != 3) blocked = 1;
-    }
-    /* the successors are inserted before a failure is recorded only in the order of s_run:
-       failures, the deadlock, then the steps */
-    for (int i = 0; i < C->nfails; i++) {
-        int kind = C->fkind[i];
-        int64_t lab = par_chain(S, C->ch + C->foff[i], C->flen[i]);
-        if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
-        int slot = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
-        if (par_record(S, slot, id, lab, kind, C->fa[i], C->fb[i], depth)) return;
-    }
-    int nsteps = C->nsteps;
-    W->transitions += nsteps;
-    if (!blocked && !nsteps && S->check_deadlock) {
-        int ve = m_valid_end(C, v);
+    int ns = 0;
+    for (int b = 0; b < nb; b++) {
+        int64_t id = (int64_t)(ents[b] & 0xffffffffULL), depth = (int64_t)(ents[b] >> 32);
+        m_unpack(S->arena + (size_t)id * NWA, v);
+        ctx_reset(C);
+        m_successors(C, v);
+        if (C->oom) { par_set_status(S, STOP_MEMORY); return; }
         if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
-        if (!ve && par_record(S, SLOT_DEADLOCK, id, -1, 0, 0, 0, depth)) return;
-    }
-    for (int i = 0; i < nsteps; i++) {
-        if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
-        if (par_status(S)) return;
-        const int64_t *t = C->sst + (size_t)i * NVA;
-        uint64_t *w = W->packed;
-        m_pack(t, w);
-        uint64_t h = hash_packed(w);
-        int64_t k = -1;
-        int add = !(S->max_states >= 0 &&
-                    __atomic_load_n(&S->count, __ATOMIC_RELAXED) >= S->max_states);
-        int r = par_insert(W, w, h, add, id, i, &k);
-        if (r < 0) { par_set_status(S, STOP_MEMORY); return; }
-        if (!r) continue;
-        if (!add) { par_set_status(S, STOP_STATES); return; }
-        __atomic_add_fetch(&P->pending, 1, __ATOMIC_RELAXED);
-        if (!pq_push(&P->qs[W->tid], (uint64_t)k | ((uint64_t)(depth + 1) << 32))) {
-            par_set_status(S, STOP_MEMORY);
-            return;
+        int blocked = 0;
+        for (int i = 0; i < C->nfails; i++) {
+            int kind = C->fkind[i];
+            if (kind != 3) blocked = 1;
+            int64_t lab = par_chain(S, C->ch + C->foff[i], C->flen[i]);
+            if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
+            int slot = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
+            if (par_record(S, slot, id, lab, kind, C->fa[i], C->fb[i], depth)) return;
         }
-        if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
-        if (S->state_checks && par_check_state(W, t, k, depth + 1)) return;
+        int nsteps = C->nsteps;
+        W->transitions += nsteps;
+        if (!blocked && !nsteps && S->check_deadlock) {
+            int ve = m_valid_end(C, v);
+            if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
+            if (!ve && par_record(S, SLOT_DEADLOCK, id, -1, 0, 0, 0, depth)) return;
+        }
+        if (ns + nsteps > W->bcap) {
+            int c = W->bcap ? W->bcap : 256;
+            while (c < ns + nsteps) c *= 2;
+            int ok = 1;
+            uint64_t *bw = (uint64_t *)realloc(W->bw, (size_t)c * NWA * sizeof(uint64_t));
+            if (bw) W->bw = bw; else ok = 0;
+            uint64_t *bh = (uint64_t *)realloc(W->bh, (size_t)c * sizeof(uint64_t));
+            if (bh) W->bh = bh; else ok = 0;
+            int64_t *bl = (int64_t *)realloc(W->blab, (size_t)c * sizeof(int64_t));
+            if (bl) W->blab = bl; else ok = 0;
+            uint64_t *bp = (uint64_t *)realloc(W->bpar, (size_t)c * sizeof(uint64_t));
+            if (bp) W->bpar = bp; else ok = 0;
+            if (S->state_checks) {
+                int64_t *bv = (int64_t *)realloc(W->bv, (size_t)c * NVA * sizeof(int64_t));
+                if (bv) W->bv = bv; else ok = 0;
+            }
+            if (!ok) { par_set_status(S, STOP_MEMORY); return; }
+            W->bcap = c;
+        }
+        for (int i = 0; i < nsteps; i++) {
+            uint64_t *w = W->bw + (size_t)ns * NWA;
+            const int64_t *t = C->sst + (size_t)i * NVA;
+            m_pack(t, w);
+            uint64_t h = hash_packed(w);
+            W->bh[ns] = h;
+            __builtin_prefetch(&S->table[slot_of_entry(S, (h >> 32) << 32, S->tcap)]);
+            int64_t lab = par_chain(S, C->ch + C->soff[i], C->slen[i]);
+            if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
+            W->blab[ns] = lab;
+            W->bpar[ns] = ents[b];
+            if (S->state_checks) memcpy(W->bv + (size_t)ns * NVA, t, sizeof(int64_t) * NVA);
+            ns++;
+        }
     }
+    int nout = 0;
+    uint64_t out[256];
+    for (int k = 0; k < ns; k++) {
+        if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
+        if (par_status(S)) break;
+        uint64_t pe = W->bpar[k];
+        int64_t parent = (int64_t)(pe & 0xffffffffULL), depth = (int64_t)(pe >> 32);
+        int64_t id = -1;
+        int add = !(S->max_states >= 0 && par_stored(S) >= S->max_states);
+        int r = par_insert(W, W->bw + (size_t)k * NWA, W->bh[k], add, parent, W->blab[k], &id);
+        if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
+        if (!r) continue;
+        if (!add) { par_set_status(S, STOP_STATES); break; }
+        if (nout == 256) {
+            if (!pq_push_many(&P->qs[W->tid], out, nout)) { par_set_status(S, STOP_MEMORY); return; }
+            nout = 0;
+        }
+        out[nout++] = (uint64_t)id | ((uint64_t)(depth + 1) << 32);
+        if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
+        if (S->state_checks && par_check_state(W, W->bv + (size_t)k * NVA, id, depth + 1)) break;
+    }
+    if (nout && !pq_push_many(&P->qs[W->tid], out, nout)) par_set_status(S, STOP_MEMORY);
 }
 
 static void *par_thread(void *arg) {
@@ -331,35 +416,42 @@ static void *par_thread(void *arg) {
     search_t *S = W->S;
     par_t *P = S->par;
     int64_t tick = 0;
-    int idle = 0;
+    int idle = 0, spins = 0;
     while (!par_status(S) && !__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if ((++tick & 255) == 0 && now_s() >= P->end) {
             __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
             break;
         }
-        uint64_t e;
-        if (pq_pop(&P->qs[W->tid], &e)) {
-            idle = 0;
-            par_expand(W, (int64_t)(e & 0xffffffffULL), (int64_t)(e >> 32));
-            __atomic_sub_fetch(&P->pending, 1, __ATOMIC_RELEASE);
+        uint64_t ents[POP_BATCH];
+        int nb = pq_pop_many(&P->qs[W->tid], ents, POP_BATCH);
+        if (nb) {
+            par_expand(W, ents, nb);
             continue;
         }
-        if (__atomic_load_n(&P->pending, __ATOMIC_ACQUIRE) == 0) {
-            par_set_status(S, DONE);
-            break;
+        /* no work of its own: steal. Idle threads are counted; a thread leaves the count before
+           it tries to steal, so all n are counted only when no thread expands or holds stolen
+           work, and then every queue is empty (only a queue's owner adds to it): the end */
+        if (!idle) {
+            idle = 1;
+            __atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
         }
         int got = 0;
+        __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
         for (int j = 1; j < P->n && !got; j++) {
             int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid]);
             if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
             got = r > 0;
         }
-        if (!got) {
-            if (++idle < 64) __builtin_ia32_pause();
-            else sched_yield();
+        if (got) { idle = 0; spins = 0; continue; }
+        if (__atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL) == P->n) {
+            par_set_status(S, DONE);
+            break;
         }
+        if (++spins < 64) __builtin_ia32_pause();
+        else sched_yield();
     }
+    if (idle) __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
     par_leave(S);
     return NULL;
 }
@@ -386,9 +478,9 @@ static int par_begin(search_t *S) {
     for (int64_t id = first; id < S->count; id++) {
         int64_t d = id < S->level_end ? S->depth : S->depth + 1;
         if (!pq_push(&P->qs[(id - first) % P->n], (uint64_t)id | ((uint64_t)d << 32))) return 0;
-        P->pending++;
     }
     S->next = S->count;
+    P->id_top = S->count;
     return 1;
 }
 
@@ -399,11 +491,11 @@ static int par_threads(search_t *S) { return S->par ? S->par->n : 1; }
 static int par_run(search_t *S, double seconds) {
     if (!S->par && !par_begin(S)) { S->status = STOP_MEMORY; return S->status; }
     par_t *P = S->par;
-    if (P->pending == 0) { S->status = DONE; return DONE; }
     P->end = now_s() + seconds;
     P->stop = 0;
     P->pause = 0;
     P->arrived = 0;
+    P->idle = 0;
     if (S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
         P->active = 1;
         P->pause = 1;
@@ -424,14 +516,16 @@ static int par_run(search_t *S, double seconds) {
     for (int i = 0; i < started; i++) pthread_join(P->w[i]->th, NULL);
     S->transitions = S->par_transitions0;
     int64_t cuts = 0;
+    S->count = par_stored(S);
     for (int i = 0; i < P->n; i++) {
+        P->w[i]->stored = 0;
         S->transitions += P->w[i]->transitions;
         if (P->w[i]->max_depth > S->max_depth_seen) S->max_depth_seen = P->w[i]->max_depth;
         cuts += P->w[i]->C->cuts;
     }
     S->par_cuts = cuts;
     S->depth = S->max_depth_seen;
-    if (S->status == DONE && P->pending) S->status = RUNNING; /* cannot happen; be safe */
+    S->tused = (uint64_t)S->count;
     if (S->status) return S->status;
     return STOP_SLICE;
 }
