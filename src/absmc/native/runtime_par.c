@@ -4,7 +4,7 @@
  * in LTSmin's and SPIN's multi-core hash tables (Laarman, van de Pol, Weber, "Boosting
  * multi-core reachability performance with shared hash tables", FMCAD 2010). A slot is claimed
  * by CAS from empty to BUSY (its 32-bit tag with id bits all ones); the claiming thread takes
- * the next state id (an atomic counter), writes the packed state, its parent id and label into
+ * the next state id (from its block of ids), writes the packed state, its parent id and label into
  * the never-moving arena (runtime_tail.c arena_reserve), then publishes tag << 32 | id + 1 with
  * release order. A thread that meets BUSY with its own tag waits for the id and compares.
  *
@@ -12,8 +12,9 @@
  * queue is empty steals the older half of another's. No barrier per BFS level (the scaling
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
- * shortest one. The search is over when every thread is idle (see par_thread). The table grows (x2 at 70% load) while every thread waits at a rendezvous (a thread
- * that sees the request stops before its next insertion). Each call of s_run runs the threads
+ * shortest one. The search is over when every thread is idle (see par_thread). The table grows
+ * (x2 at 70% load) at a rendezvous (a thread that sees the request stops before its next
+ * insertion), where all threads move the entries (par_sync). Each call of s_run runs the threads
  * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
 #define PAR_MAX 64
@@ -40,6 +41,7 @@ typedef struct pw_s {
     pthread_t th;
     int64_t transitions, max_depth;
     int64_t stored;             /* states this thread stored */
+    double cpu;                 /* CPU seconds this thread used, all slices */
     /* the successors of the batch being expanded: packed, hash, label, parent | depth << 32,
        unpacked (for state properties) */
     uint64_t *bw, *bh, *bpar;
@@ -62,8 +64,11 @@ typedef struct par_s {
     double end;
     pthread_mutex_t m;  /* the rendezvous for growing the table; violations; chains */
     pthread_cond_t cv;
-    int arrived, active;
-    int64_t gen;
+    int arrived, active, arrived2;
+    int64_t gen, gen2;
+    uint64_t *mig_new; /* the table being filled while growing */
+    uint64_t mig_cap;
+    int64_t mig_next;  /* the next chunk of the old table to move */
 } par_t;
 
 static inline void spin_lock(volatile int *l) {
@@ -164,47 +169,92 @@ static void par_free(search_t *S) {
     S->par = NULL;
 }
 
-/* the rendezvous: the last thread to arrive grows the table, then all go on */
-static void par_leader(search_t *S) {
+/* The rendezvous for growing the table, in two phases. Phase 1 ends when every active thread
+ * has arrived: the last one allocates the new table (twice the size). Then every thread moves
+ * chunks of the old table into the new one (CAS on empty slots: the entries are distinct and no
+ * insertion is under way), and phase 2 ends when all have arrived again: the last one installs
+ * the new table. A thread that leaves the search (time slice over, stop) may complete a phase. */
+#define MIG_CHUNK 65536
+
+static void par_phase1_done(search_t *S) {
     par_t *P = S->par;
     S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
-    while (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
-        uint64_t old = S->tcap;
-        uint64_t ncap = old * 2;
+    P->mig_new = NULL;
+    if (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+        uint64_t ncap = S->tcap * 2;
         if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
             S->status = STOP_MEMORY_LIMIT;
-            break;
+        } else {
+            P->mig_new = (uint64_t *)calloc(ncap, sizeof(uint64_t));
+            if (!P->mig_new) S->status = STOP_MEMORY;
+            P->mig_cap = ncap;
+            P->mig_next = 0;
         }
-        uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
-        if (!nt) { S->status = STOP_MEMORY; break; }
-        for (uint64_t i = 0; i < old; i++) {
-            uint64_t e = S->table[i];
-            if (!e) continue;
-            uint64_t p = slot_of_entry(S, e, ncap);
-            while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
-            nt[p] = e;
-        }
-        free(S->table);
-        S->table = nt;
-        S->tcap = ncap;
     }
-    __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
+    if (!P->mig_new) __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
     P->arrived = 0;
     P->gen++;
     pthread_cond_broadcast(&P->cv);
 }
 
+static void par_phase2_done(search_t *S) {
+    par_t *P = S->par;
+    free(S->table);
+    S->table = P->mig_new;
+    S->tcap = P->mig_cap;
+    P->mig_new = NULL;
+    __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
+    P->arrived2 = 0;
+    P->gen2++;
+    pthread_cond_broadcast(&P->cv);
+}
+
+static void par_migrate(search_t *S, uint64_t *nt, uint64_t ncap) {
+    par_t *P = S->par;
+    const uint64_t *old = S->table;
+    uint64_t ocap = S->tcap;
+    for (;;) {
+        uint64_t c = (uint64_t)__atomic_fetch_add(&P->mig_next, MIG_CHUNK, __ATOMIC_RELAXED);
+        if (c >= ocap) break;
+        uint64_t end = c + MIG_CHUNK < ocap ? c + MIG_CHUNK : ocap;
+        for (uint64_t i = c; i < end; i++) {
+            uint64_t e = old[i];
+            if (!e) continue;
+            uint64_t p = slot_of_entry(S, e, ncap);
+            for (;;) {
+                uint64_t z = 0;
+                if (__atomic_compare_exchange_n(&nt[p], &z, e, 0, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED))
+                    break;
+                p = (p + 1 == ncap) ? 0 : p + 1;
+            }
+        }
+    }
+}
+
 static void par_sync(search_t *S) {
     par_t *P = S->par;
     pthread_mutex_lock(&P->m);
-    if (P->pause) {
-        P->arrived++;
-        if (P->arrived == P->active) {
-            par_leader(S);
-        } else {
-            int64_t g = P->gen;
-            while (P->gen == g) pthread_cond_wait(&P->cv, &P->m);
-        }
+    if (!P->pause) { pthread_mutex_unlock(&P->m); return; }
+    P->arrived++;
+    if (P->arrived == P->active) {
+        par_phase1_done(S);
+    } else {
+        int64_t g = P->gen;
+        while (P->gen == g) pthread_cond_wait(&P->cv, &P->m);
+    }
+    uint64_t *nt = P->mig_new;
+    uint64_t ncap = P->mig_cap;
+    pthread_mutex_unlock(&P->m);
+    if (!nt) return;
+    par_migrate(S, nt, ncap);
+    pthread_mutex_lock(&P->m);
+    P->arrived2++;
+    if (P->arrived2 == P->active) {
+        par_phase2_done(S);
+    } else {
+        int64_t g = P->gen2;
+        while (P->gen2 == g) pthread_cond_wait(&P->cv, &P->m);
     }
     pthread_mutex_unlock(&P->m);
 }
@@ -213,7 +263,10 @@ static void par_leave(search_t *S) {
     par_t *P = S->par;
     pthread_mutex_lock(&P->m);
     P->active--;
-    if (P->pause && P->active > 0 && P->arrived == P->active) par_leader(S);
+    if (P->pause && P->active > 0) {
+        if (P->arrived > 0 && P->arrived == P->active) par_phase1_done(S);
+        else if (P->mig_new && P->arrived2 > 0 && P->arrived2 == P->active) par_phase2_done(S);
+    }
     pthread_mutex_unlock(&P->m);
 }
 
@@ -453,6 +506,9 @@ static void *par_thread(void *arg) {
     }
     if (idle) __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
     par_leave(S);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        W->cpu += (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
     return NULL;
 }
 
@@ -484,6 +540,11 @@ static int par_begin(search_t *S) {
     return 1;
 }
 
+/* CPU seconds thread i used (0 when there is no such thread) */
+double s_thread_cpu(search_t *S, int i) {
+    return S->par && i >= 0 && i < S->par->n ? S->par->w[i]->cpu : 0.0;
+}
+
 /* how many threads searched (1: the breadth-first loop alone) */
 static int par_threads(search_t *S) { return S->par ? S->par->n : 1; }
 
@@ -495,6 +556,7 @@ static int par_run(search_t *S, double seconds) {
     P->stop = 0;
     P->pause = 0;
     P->arrived = 0;
+    P->arrived2 = 0;
     P->idle = 0;
     if (S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
         P->active = 1;

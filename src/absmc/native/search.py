@@ -66,6 +66,8 @@ class NativeRun:
     chains: int = 0
     #: threads that searched (1: the breadth-first loop alone)
     threads: int = 1
+    #: CPU seconds of each thread (with more than one)
+    thread_cpu_s: list[float] = field(default_factory=list)
     #: the bitstate store's coverage (``None`` for the other stores)
     coverage: BitStateCoverage | None = None
 
@@ -200,6 +202,8 @@ def native_search(
         chains=int(lib.s_stat(handle, 5)),
         threads=int(lib.s_stat(handle, 9)),
     )
+    if run.threads > 1:
+        run.thread_cpu_s = [float(lib.s_thread_cpu(handle, i)) for i in range(run.threads)]
     if store == "bitstate":
         counts = ffi.new("int64_t[5]")
         lib.s_bitstate_counts(handle, counts)
