@@ -501,8 +501,16 @@ static void *par_thread(void *arg) {
             par_set_status(S, DONE);
             break;
         }
-        if (++spins < 64) __builtin_ia32_pause();
-        else sched_yield();
+        /* back off: spin, then yield, then sleep 50 us (many idle threads must not keep the
+           busy ones' queue locks hot) */
+        if (++spins < 64) {
+            __builtin_ia32_pause();
+        } else if (spins < 1024) {
+            sched_yield();
+        } else {
+            struct timespec nap = {0, 50000};
+            nanosleep(&nap, NULL);
+        }
     }
     if (idle) __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
     par_leave(S);
