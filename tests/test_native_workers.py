@@ -55,6 +55,22 @@ def test_threads_give_one_threads_states_transitions_and_verdicts(model: str) ->
             assert len(r["trace"]) >= 2
 
 
+def test_hash_compact_in_threads_gives_one_threads_counts_and_replayed_traces() -> None:
+    if not CORPUS.exists():
+        pytest.skip("../shared/benchmarks/promela is not available")
+    args = ("check", str(CORPUS / "brp.1.pm"), "--keep-going", "--backend", "native")
+    _, one = _json(*args, "--store", "hash-compact", "--workers", "1")
+    code, two = _json(*args, "--store", "hash-compact", "--workers", "2")
+    _, exact = _json(*args, "--workers", "1")
+    assert two["results"][0]["stats"]["workers"] == 2 and code == 1
+    assert _summary(two) == _summary(one)
+    assert two["results"][0]["stats"]["bytes_per_state"] <= 16
+    want = {r["property"]: r["trace"] for r in exact["results"] if r["verdict"] == "violated"}
+    got = {r["property"]: r["trace"] for r in two["results"] if r["verdict"] == "violated"}
+    assert want and got == want  # paths from the exact search bounded by the depth
+    assert "holds" not in {r["verdict"] for r in two["results"]}
+
+
 def test_a_violation_found_by_a_thread_stops_all_and_its_trace_replays() -> None:
     model = str(GCL_EXAMPLES / "philosophers.gcl")
     code, res = _json("check", model, "--backend", "native", "--workers", "2")

@@ -13,13 +13,13 @@
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
  * shortest one. The search is over when every thread is idle (see par_thread). The table grows
- * (x2 at 70% load) at a rendezvous (a thread that sees the request stops before its next
+ * (x1.5 at 80% load) at a rendezvous (a thread that sees the request stops before its next
  * insertion), where all threads move the entries (par_sync). Each call of s_run runs the threads
  * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
 #define PAR_MAX 64
-#define PAR_LOAD_NUM 7 /* grow the shared table past 7/10 load */
-#define PAR_LOAD_DEN 10
+#define PAR_LOAD_NUM 4 /* grow the shared table by half past 4/5 load (as one thread does) */
+#define PAR_LOAD_DEN 5
 #define BUSY_ID 0xffffffffULL
 
 typedef struct pq_s {
@@ -33,6 +33,8 @@ typedef struct pq_s {
 #define ID_BLOCK 256
 /* states a thread expands per batch (fewer when its queue is short) */
 #define POP_BATCH 32
+/* new states a thread collects before adding them to its queue */
+#define OUT_MAX 256
 
 typedef struct pw_s {
     struct search_s *S;
@@ -47,6 +49,7 @@ typedef struct pw_s {
     uint64_t *bw, *bh, *bpar;
     int64_t *blab, *bv;
     int bcap;
+    uint64_t *ents, *out, *stealbuf; /* POP_BATCH, OUT_MAX and STEAL_MAX queue elements */
     int64_t id_next, id_end;    /* its block of ids */
     int64_t vals[NVA];
     uint64_t packed[NWA];
@@ -56,6 +59,7 @@ typedef struct pw_s {
 
 typedef struct par_s {
     int n;
+    int ew; /* words per queue element */
     pq_t qs[PAR_MAX];
     pw_t *w[PAR_MAX];
     int64_t id_top __attribute__((aligned(64))); /* the next block's first id */
@@ -77,74 +81,65 @@ static inline void spin_lock(volatile int *l) {
 }
 static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
 
-static int pq_push(pq_t *Q, uint64_t e) {
-    spin_lock(&Q->lock);
-    if (Q->n == Q->cap) {
-        int64_t nc = Q->cap ? Q->cap * 2 : 1024;
-        uint64_t *nq = (uint64_t *)malloc((size_t)nc * sizeof(uint64_t));
-        if (!nq) { spin_unlock(&Q->lock); return 0; }
-        for (int64_t i = 0; i < Q->n; i++) nq[i] = Q->q[(Q->head + i) % Q->cap];
-        free(Q->q);
-        Q->q = nq;
-        Q->head = 0;
-        Q->cap = nc;
-    }
-    Q->q[(Q->head + Q->n) % Q->cap] = e;
-    Q->n++;
-    spin_unlock(&Q->lock);
-    return 1;
-}
+/* the queues hold elements of EW words: exact store: id | depth << 32 (EW = 1); hash-compact:
+ * depth, then the packed state (EW = 1 + NWA: the state exists nowhere else) */
+#define EW_MAX (1 + NWA)
 
-static int pq_push_many(pq_t *Q, const uint64_t *e, int n) {
+static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
     spin_lock(&Q->lock);
     if (Q->n + n > Q->cap) {
         int64_t nc = Q->cap ? Q->cap * 2 : 1024;
         while (nc < Q->n + n) nc *= 2;
-        uint64_t *nq = (uint64_t *)malloc((size_t)nc * sizeof(uint64_t));
+        uint64_t *nq = (uint64_t *)malloc((size_t)nc * ew * sizeof(uint64_t));
         if (!nq) { spin_unlock(&Q->lock); return 0; }
-        for (int64_t i = 0; i < Q->n; i++) nq[i] = Q->q[(Q->head + i) % Q->cap];
+        for (int64_t i = 0; i < Q->n; i++)
+            memcpy(nq + i * ew, Q->q + ((Q->head + i) % Q->cap) * ew, ew * sizeof(uint64_t));
         free(Q->q);
         Q->q = nq;
         Q->head = 0;
         Q->cap = nc;
     }
-    for (int i = 0; i < n; i++) Q->q[(Q->head + Q->n + i) % Q->cap] = e[i];
+    for (int i = 0; i < n; i++)
+        memcpy(Q->q + ((Q->head + Q->n + i) % Q->cap) * ew, e + (size_t)i * ew,
+               ew * sizeof(uint64_t));
     Q->n += n;
     spin_unlock(&Q->lock);
     return 1;
 }
 
+static int pq_take(pq_t *Q, uint64_t *e, int64_t k, int ew) {
+    for (int64_t i = 0; i < k; i++) {
+        memcpy(e + i * ew, Q->q + Q->head * ew, ew * sizeof(uint64_t));
+        Q->head = (Q->head + 1) % Q->cap;
+    }
+    Q->n -= k;
+    return (int)k;
+}
+
 /* take up to max entries, but leave half of a short queue to thieves (at least one) */
-static int pq_pop_many(pq_t *Q, uint64_t *e, int max) {
+static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew) {
     if (!__atomic_load_n(&Q->n, __ATOMIC_RELAXED)) return 0;
     spin_lock(&Q->lock);
     int64_t k = Q->n / 2;
     if (k > max) k = max;
     if (k < 1) k = Q->n ? 1 : 0;
-    for (int64_t i = 0; i < k; i++) {
-        e[i] = Q->q[Q->head];
-        Q->head = (Q->head + 1) % Q->cap;
-    }
-    Q->n -= k;
+    int r = pq_take(Q, e, k, ew);
     spin_unlock(&Q->lock);
-    return (int)k;
+    return r;
 }
 
-/* move the older half of victim's entries (at least one) to thief's queue */
-static int pq_steal(pq_t *victim, pq_t *thief) {
+#define STEAL_MAX 512
+
+/* move the older half of victim's entries (at least one, at most STEAL_MAX) to thief's queue
+ * through buf (STEAL_MAX elements) */
+static int pq_steal(pq_t *victim, pq_t *thief, uint64_t *buf, int ew) {
     if (!__atomic_load_n(&victim->n, __ATOMIC_RELAXED)) return 0;
-    uint64_t buf[512];
-    int k = 0;
     spin_lock(&victim->lock);
     int64_t take = (victim->n + 1) / 2;
-    if (take > 512) take = 512;
-    for (; k < take; k++) {
-        buf[k] = victim->q[victim->head];
-        victim->head = (victim->head + 1) % victim->cap;
-    }
-    victim->n -= k;
+    if (take > STEAL_MAX) take = STEAL_MAX;
+    int k = pq_take(victim, buf, take, ew);
     spin_unlock(&victim->lock);
-    if (k && !pq_push_many(thief, buf, k)) return -1;
+    if (k && !pq_push_many(thief, buf, k, ew)) return -1;
     return k;
 }
 
@@ -160,6 +155,9 @@ static void par_free(search_t *S) {
             free(P->w[i]->bpar);
             free(P->w[i]->blab);
             free(P->w[i]->bv);
+            free(P->w[i]->ents);
+            free(P->w[i]->out);
+            free(P->w[i]->stealbuf);
         }
         free(P->w[i]);
     }
@@ -170,7 +168,7 @@ static void par_free(search_t *S) {
 }
 
 /* The rendezvous for growing the table, in two phases. Phase 1 ends when every active thread
- * has arrived: the last one allocates the new table (twice the size). Then every thread moves
+ * has arrived: the last one allocates the new table (1.5 times the size). Then every thread moves
  * chunks of the old table into the new one (CAS on empty slots: the entries are distinct and no
  * insertion is under way), and phase 2 ends when all have arrived again: the last one installs
  * the new table. A thread that leaves the search (time slice over, stop) may complete a phase. */
@@ -181,7 +179,7 @@ static void par_phase1_done(search_t *S) {
     S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
     P->mig_new = NULL;
     if (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
-        uint64_t ncap = S->tcap * 2;
+        uint64_t ncap = S->tcap + S->tcap / 2;
         if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
             S->status = STOP_MEMORY_LIMIT;
         } else {
@@ -306,6 +304,36 @@ static int64_t par_chain(search_t *S, const int32_t *c, int len) {
     return r;
 }
 
+/* the hash-compact table: entries are the 64-bit hashes, claimed by CAS from empty */
+static int par_insert_hc(pw_t *W, uint64_t h, int add) {
+    search_t *S = W->S;
+    uint64_t cap = S->tcap;
+    uint64_t *T = S->table;
+    uint64_t e = h ? h : 1;
+    uint64_t p = slot_of_entry(S, e, cap);
+    for (;;) {
+        uint64_t x = __atomic_load_n(&T[p], __ATOMIC_RELAXED);
+        if (x == e) return 0;
+        if (!x) {
+            if (!add) return 1;
+            if (__atomic_compare_exchange_n(&T[p], &x, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                /* count the entries in blocks, as the exact store takes ids */
+                if (W->id_next == W->id_end) {
+                    W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
+                    W->id_end = W->id_next + ID_BLOCK;
+                }
+                int64_t k = W->id_next++;
+                __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
+                if ((uint64_t)k * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                    __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
+                return 1;
+            }
+            if (x == e) return 0;
+        }
+        p = (p + 1 == cap) ? 0 : p + 1;
+    }
+}
+
 /* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1 new (*id set), 0 seen, -1 no memory/ids */
 static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int64_t lab,
                       int64_t *id) {
@@ -313,6 +341,7 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
     uint64_t tag = h >> 32;
     uint64_t cap = S->tcap;
     uint64_t *T = S->table;
+    if (S->hc) return par_insert_hc(W, h, add);
     uint64_t p = slot_of_entry(S, tag << 32, cap);
     for (;;) {
         uint64_t x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
@@ -382,10 +411,19 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
     par_t *P = S->par;
     ctx_t *C = W->C;
     int64_t *v = W->vals;
-    int ns = 0;
+    int ns = 0, ew = P->ew;
     for (int b = 0; b < nb; b++) {
-        int64_t id = (int64_t)(ents[b] & 0xffffffffULL), depth = (int64_t)(ents[b] >> 32);
-        m_unpack(S->arena + (size_t)id * NWA, v);
+        const uint64_t *en = ents + (size_t)b * ew;
+        int64_t id, depth;
+        if (S->hc) { /* no ids: a violation's path is searched again (explicit/native.py) */
+            id = -1;
+            depth = (int64_t)en[0];
+            m_unpack(en + 1, v);
+        } else {
+            id = (int64_t)(en[0] & 0xffffffffULL);
+            depth = (int64_t)(en[0] >> 32);
+            m_unpack(S->arena + (size_t)id * NWA, v);
+        }
         ctx_reset(C);
         m_successors(C, v);
         if (C->oom) { par_set_status(S, STOP_MEMORY); return; }
@@ -435,13 +473,13 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             int64_t lab = par_chain(S, C->ch + C->soff[i], C->slen[i]);
             if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
             W->blab[ns] = lab;
-            W->bpar[ns] = ents[b];
+            W->bpar[ns] = S->hc ? (uint64_t)depth << 32 : en[0];
             if (S->state_checks) memcpy(W->bv + (size_t)ns * NVA, t, sizeof(int64_t) * NVA);
             ns++;
         }
     }
     int nout = 0;
-    uint64_t out[256];
+    uint64_t *out = W->out;
     for (int k = 0; k < ns; k++) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if (par_status(S)) break;
@@ -453,15 +491,24 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
         if (!r) continue;
         if (!add) { par_set_status(S, STOP_STATES); break; }
-        if (nout == 256) {
-            if (!pq_push_many(&P->qs[W->tid], out, nout)) { par_set_status(S, STOP_MEMORY); return; }
+        if (nout == OUT_MAX) {
+            if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
+                par_set_status(S, STOP_MEMORY);
+                return;
+            }
             nout = 0;
         }
-        out[nout++] = (uint64_t)id | ((uint64_t)(depth + 1) << 32);
+        uint64_t *o = out + (size_t)nout++ * ew;
+        if (S->hc) {
+            o[0] = (uint64_t)(depth + 1);
+            memcpy(o + 1, W->bw + (size_t)k * NWA, NWA * sizeof(uint64_t));
+        } else {
+            o[0] = (uint64_t)id | ((uint64_t)(depth + 1) << 32);
+        }
         if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
         if (S->state_checks && par_check_state(W, W->bv + (size_t)k * NVA, id, depth + 1)) break;
     }
-    if (nout && !pq_push_many(&P->qs[W->tid], out, nout)) par_set_status(S, STOP_MEMORY);
+    if (nout && !pq_push_many(&P->qs[W->tid], out, nout, ew)) par_set_status(S, STOP_MEMORY);
 }
 
 static void *par_thread(void *arg) {
@@ -476,10 +523,9 @@ static void *par_thread(void *arg) {
             __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
             break;
         }
-        uint64_t ents[POP_BATCH];
-        int nb = pq_pop_many(&P->qs[W->tid], ents, POP_BATCH);
+        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew);
         if (nb) {
-            par_expand(W, ents, nb);
+            par_expand(W, W->ents, nb);
             continue;
         }
         /* no work of its own: steal. Idle threads are counted; a thread leaves the count before
@@ -492,7 +538,7 @@ static void *par_thread(void *arg) {
         int got = 0;
         __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
         for (int j = 1; j < P->n && !got; j++) {
-            int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid]);
+            int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid], W->stealbuf, P->ew);
             if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
             got = r > 0;
         }
@@ -538,14 +584,47 @@ static int par_begin(search_t *S) {
         if (!W->C) return 0;
         W->max_depth = S->max_depth_seen;
     }
-    int64_t first = S->next;
-    for (int64_t id = first; id < S->count; id++) {
-        int64_t d = id < S->level_end ? S->depth : S->depth + 1;
-        if (!pq_push(&P->qs[(id - first) % P->n], (uint64_t)id | ((uint64_t)d << 32))) return 0;
+    P->ew = S->hc ? EW_MAX : 1;
+    for (int i = 0; i < P->n; i++) {
+        pw_t *W = P->w[i];
+        W->ents = (uint64_t *)malloc((size_t)POP_BATCH * P->ew * sizeof(uint64_t));
+        W->out = (uint64_t *)malloc((size_t)OUT_MAX * P->ew * sizeof(uint64_t));
+        W->stealbuf = (uint64_t *)malloc((size_t)STEAL_MAX * P->ew * sizeof(uint64_t));
+        if (!W->ents || !W->out || !W->stealbuf) return 0;
     }
-    S->next = S->count;
-    P->id_top = S->count;
+    /* the open states of the breadth-first loop, dealt round-robin */
+    uint64_t e[EW_MAX];
+    int64_t k = 0;
+    if (S->hc) {
+        for (int64_t i = S->qcur_pos; i < S->qcur_n; i++, k++) {
+            e[0] = (uint64_t)S->depth;
+            memcpy(e + 1, S->qcur + (size_t)i * NWA, NWA * sizeof(uint64_t));
+            if (!pq_push_many(&P->qs[k % P->n], e, 1, P->ew)) return 0;
+        }
+        for (int64_t i = 0; i < S->qnext_n; i++, k++) {
+            e[0] = (uint64_t)(S->depth + 1);
+            memcpy(e + 1, S->qnext + (size_t)i * NWA, NWA * sizeof(uint64_t));
+            if (!pq_push_many(&P->qs[k % P->n], e, 1, P->ew)) return 0;
+        }
+        S->qcur_pos = S->qcur_n = S->qnext_n = 0;
+        P->id_top = (int64_t)S->tused;
+    } else {
+        for (int64_t id = S->next; id < S->count; id++, k++) {
+            e[0] = (uint64_t)id | ((uint64_t)(id < S->level_end ? S->depth : S->depth + 1) << 32);
+            if (!pq_push_many(&P->qs[k % P->n], e, 1, P->ew)) return 0;
+        }
+        S->next = S->count;
+        P->id_top = S->count;
+    }
     return 1;
+}
+
+/* the bytes of the threads' queues (hash-compact: the open states) */
+static int64_t par_queue_bytes(search_t *S) {
+    if (!S->par) return 0;
+    int64_t n = 0;
+    for (int i = 0; i < S->par->n; i++) n += S->par->qs[i].n;
+    return n * S->par->ew * (int64_t)sizeof(uint64_t);
 }
 
 /* CPU seconds thread i used (0 when there is no such thread) */

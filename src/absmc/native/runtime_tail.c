@@ -701,11 +701,12 @@ static int batch_room(search_t *S, int nsteps_more, int nfails_more, int nsteps,
  * run in the order of the unbatched loop, so results do not depend on the batching. */
 static int par_run(search_t *S, double seconds);
 static int par_threads(search_t *S);
+static int64_t par_queue_bytes(search_t *S);
 
 /* whether the threads take over now (runtime_par.c): the exact store in its reserved arena,
  * no depth bound, more than one thread asked for, and at least par_after states stored */
 static int par_ready(search_t *S) {
-    return S->nthreads > 1 && !S->hc && S->mapped && S->max_depth < 0 &&
+    return S->nthreads > 1 && (S->hc ? !S->bs : S->mapped) && S->max_depth < 0 &&
            (S->par || S->count >= S->par_after);
 }
 
@@ -870,7 +871,8 @@ static int64_t store_bytes(search_t *S) {
                (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
                (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
     return (int64_t)(S->tcap * sizeof(uint64_t)) +
-           (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t))
+           (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
+                        par_queue_bytes(S)
                   : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));
 }
 
