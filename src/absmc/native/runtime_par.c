@@ -13,12 +13,12 @@
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
  * shortest one. The search is over when every thread is idle (see par_thread). The table grows
- * (x1.5 at 80% load) at a rendezvous (a thread that sees the request stops before its next
+ * (at 80% load) at a rendezvous (a thread that sees the request stops before its next
  * insertion), where all threads move the entries (par_sync). Each call of s_run runs the threads
  * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
 #define PAR_MAX 64
-#define PAR_LOAD_NUM 4 /* grow the shared table by half past 4/5 load (as one thread does) */
+#define PAR_LOAD_NUM 4 /* grow the shared table past 4/5 load */
 #define PAR_LOAD_DEN 5
 #define BUSY_ID 0xffffffffULL
 
@@ -168,7 +168,7 @@ static void par_free(search_t *S) {
 }
 
 /* The rendezvous for growing the table, in two phases. Phase 1 ends when every active thread
- * has arrived: the last one allocates the new table (1.5 times the size). Then every thread moves
+ * has arrived: the last one allocates the new table (see the growth factor there). Then every thread moves
  * chunks of the old table into the new one (CAS on empty slots: the entries are distinct and no
  * insertion is under way), and phase 2 ends when all have arrived again: the last one installs
  * the new table. A thread that leaves the search (time slice over, stop) may complete a phase. */
@@ -179,7 +179,9 @@ static void par_phase1_done(search_t *S) {
     S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
     P->mig_new = NULL;
     if (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
-        uint64_t ncap = S->tcap + S->tcap / 2;
+        /* exact: x2 (fewer rounds; <= 20 table bytes per state); hash-compact: x1.5 (its
+           8-byte entries are most of its memory: <= 15 bytes per state) */
+        uint64_t ncap = S->hc ? S->tcap + S->tcap / 2 : S->tcap * 2;
         if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
             S->status = STOP_MEMORY_LIMIT;
         } else {
