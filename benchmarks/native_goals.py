@@ -22,7 +22,7 @@ seconds bound the wall time on two idle cores).
 ``memory``: the exact store on ``lamport.pml`` with ``MAXT = 3,200,000`` (about 3.1*10^8
 states) and hash-compact on ``bakery2.pml`` with ``N = 2^26`` (about 1.07*10^9 states), each
 as an ``absmc check --backend native --json`` process: states, bytes per state of the store,
-peak resident memory and time. **These runs need about 14 GB and 12 GB**; ``--scale`` divides
+peak resident memory and time. **These runs need about 14-16 GB each**; ``--scale`` divides
 the bounds (e.g. 0.001 for a check of the script).
 """
 
