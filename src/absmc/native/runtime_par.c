@@ -656,8 +656,12 @@ static int par_run(search_t *S, double seconds) {
     int started = 0;
     for (int i = 0; i < P->n; i++) {
         if (pthread_create(&P->w[i]->th, NULL, par_thread, P->w[i]) != 0) {
+            /* the missing threads' queues would never be served: stop the others */
+            par_set_status(S, STOP_MEMORY);
             pthread_mutex_lock(&P->m);
             P->active -= P->n - i;
+            if (P->pause && P->active > 0 && P->arrived > 0 && P->arrived == P->active)
+                par_phase1_done(S);
             pthread_mutex_unlock(&P->m);
             break;
         }
