@@ -62,12 +62,18 @@ def _failed(message: str) -> SpinResult:
 
 
 def run_spin(
-    model: Path, defines: list[str], depth: int = 1_000_000, timeout: float | None = None
+    model: Path,
+    defines: list[str],
+    depth: int = 1_000_000,
+    timeout: float | None = None,
+    cflags: tuple[str, ...] = (),
+    pan_args: tuple[str, ...] = ("-w24",),
 ) -> SpinResult:
     """SPIN's numbers for ``model`` (``-D`` definitions as ``NAME=VALUE``; ``NOPRED`` is always
     defined: ``pred`` declarations are absmc's, SPIN cannot read them). ``timeout`` bounds pan's
-    wall time in seconds. A model SPIN rejects, or a pan run stopped by the timeout, gives a
-    result with ``error`` set instead of raising."""
+    wall time in seconds; ``cflags`` are added to gcc's (e.g. ``-DBITSTATE``), ``pan_args`` to
+    pan's (default ``-w24``, the initial hash table size). A model SPIN rejects, or a pan run
+    stopped by the timeout, gives a result with ``error`` set instead of raising."""
     defines = [*defines, "NOPRED"] if "NOPRED" not in defines else defines
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -79,13 +85,15 @@ def run_spin(
         if gen.returncode != 0 or not (d / "pan.c").exists():
             lines = (gen.stdout + gen.stderr).strip().splitlines()
             return _failed("spin -a: " + (lines[0] if lines else f"exit {gen.returncode}"))
-        cc = subprocess.run([*_GCC, "-o", "pan", "pan.c"], cwd=d, capture_output=True, text=True)
+        cc = subprocess.run(
+            [*_GCC, *cflags, "-o", "pan", "pan.c"], cwd=d, capture_output=True, text=True
+        )
         if cc.returncode != 0:
             return _failed("gcc failed on pan.c")
         t1 = time.monotonic()
         try:
             out = subprocess.run(
-                ["./pan", "-c0", "-n", f"-m{depth}", "-w24"],
+                ["./pan", "-c0", "-n", f"-m{depth}", *pan_args],
                 cwd=d,
                 capture_output=True,
                 text=True,
@@ -124,12 +132,14 @@ def run_absmc(
     limit_s: float | None = None,
     backend: str | None = None,
     env: dict[str, str] | None = None,
+    extra_args: tuple[str, ...] = (),
 ) -> AbsmcResult:
     """absmc's numbers for ``model``, from the command line (model to verdict). ``source``: a
     ``src`` directory of another absmc checkout to run instead of the installed one (A/B runs
     against an older version, as ``vs_spin.py --against``). ``limit_s``: absmc's own
     ``--timeout`` (the run ends with verdict ``unknown`` and its statistics). ``backend``:
-    ``--backend`` (python, native, auto); ``env``: extra environment variables."""
+    ``--backend`` (python, native, auto); ``env``: extra environment variables; ``extra_args``:
+    more command-line options (e.g. ``--store bitstate``)."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
     for x in defines:
         args += ["-D", x]
@@ -137,6 +147,7 @@ def run_absmc(
         args += ["--timeout", f"{limit_s:g}"]
     if backend is not None:
         args += ["--backend", backend]
+    args += list(extra_args)
     extra = dict(env or {})
     if source is not None:
         extra["PYTHONPATH"] = str(source)

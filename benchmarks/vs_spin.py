@@ -6,6 +6,9 @@
     python benchmarks/vs_spin.py --quick         # skip the scaling bounds above 10^6 states
     python benchmarks/vs_spin.py --against ../old/src   # also an older absmc, in the same run
     python benchmarks/vs_spin.py --native        # also --backend native (C), in the same run
+    python benchmarks/vs_spin.py --bitstate      # --store bitstate in C against pan -DBITSTATE
+    python benchmarks/vs_spin.py --workers-goal  # native search, 1 vs 2 threads (>= 10^6 states)
+    python benchmarks/vs_spin.py --memory-goal   # 3*10^8 states exact, 10^9 hash-compact (~14 GB)
 
 Model to verdict is wall time from the model file to the answer: for SPIN ``spin -o1 -a`` +
 ``gcc -O2`` + ``pan`` (as SPIN users run it; ``-o1 -DNOREDUCE`` so that both tools explore the
@@ -61,7 +64,29 @@ def main() -> int:
         "--native", action="store_true", help="also run --backend native (C) on every model"
     )
     ap.add_argument("--no-python", action="store_true", help="with --native: skip the Python run")
+    ap.add_argument(
+        "--bitstate", action="store_true", help="only: bitstate in C against pan -DBITSTATE"
+    )
+    ap.add_argument(
+        "--workers-goal", action="store_true", help="only: the native search, 1 vs 2 threads"
+    )
+    ap.add_argument(
+        "--memory-goal",
+        action="store_true",
+        help="only: 3*10^8 states exact and 10^9 hash-compact (needs ~14 GB; native_goals.py "
+        "memory --scale 0.001 checks the same runs small)",
+    )
     args = ap.parse_args()
+    if args.bitstate or args.workers_goal or args.memory_goal:
+        import native_goals
+
+        if args.workers_goal:
+            native_goals.workers(3)
+        if args.bitstate:
+            native_goals.bitstate()
+        if args.memory_goal:
+            native_goals.memory(1.0)
+        return 0
     if not have_spin():
         print("vs_spin: spin and gcc are needed (apt-get install spin gcc)", file=sys.stderr)
         return 2

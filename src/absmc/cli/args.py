@@ -47,7 +47,7 @@ class CheckArgs:
     abstract: tuple[str, ...] = ()
     rest: str = "concrete"
     basl: tuple[str, ...] = ()
-    workers: int = 1
+    workers: int = 0
     ray: str | None = None
     entry_args: tuple[str, ...] = ()
     entry: str | None = None

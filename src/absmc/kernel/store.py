@@ -260,20 +260,29 @@ class BitStateStore:
     def stats(self, stopped: str | None = None) -> dict[str, Any]:
         """The store's statistics; ``stopped``: why the search ended early, if it did (the
         coverage statement then claims nothing)."""
-        cov = self.coverage()
-        hf = cov.hash_factor
-        return {
-            "store": "bitstate",
-            "bitstate_bits": self.log2_bits,
-            "hash_functions": self.k,
-            "hash_factor": round(hf, 1) if math.isfinite(hf) else None,
-            "bits_set": float(f"{cov.fill:.4g}"),
-            "sampled_lookups": cov.sampled,
-            "observed_false_matches": cov.observed_false_matches,
-            "false_match_rate": float(f"{cov.false_match_rate:.4g}"),
-            "omission_probability_bound": float(f"{cov.omission_probability_bound:.4g}"),
-            "coverage": cov.statement(stopped),
-        }
+        return bitstate_stats(self.coverage(), self.log2_bits, self.k, stopped)
+
+
+def bitstate_stats(
+    cov: BitStateCoverage, log2_bits: int, k: int, stopped: str | None = None
+) -> dict[str, Any]:
+    """The statistics of a bitstate store of ``2**log2_bits`` bits and ``k`` hash functions
+    with coverage ``cov`` (shared by :class:`BitStateStore` and the native back end's bitstate
+    store); ``stopped``: why the search ended early, if it did (the statement then claims
+    nothing)."""
+    hf = cov.hash_factor
+    return {
+        "store": "bitstate",
+        "bitstate_bits": log2_bits,
+        "hash_functions": k,
+        "hash_factor": round(hf, 1) if math.isfinite(hf) else None,
+        "bits_set": float(f"{cov.fill:.4g}"),
+        "sampled_lookups": cov.sampled,
+        "observed_false_matches": cov.observed_false_matches,
+        "false_match_rate": float(f"{cov.false_match_rate:.4g}"),
+        "omission_probability_bound": float(f"{cov.omission_probability_bound:.4g}"),
+        "coverage": cov.statement(stopped),
+    }
 
 
 #: one state in ``2**_SAMPLE_BITS`` (by the top bits of its hash) is also kept exactly

@@ -49,6 +49,10 @@ int s_init(search_t *S, const int64_t *init);
 int s_run(search_t *S, double seconds);
 int64_t s_stat(search_t *S, int which);
 void s_set_max_bytes(search_t *S, int64_t max_bytes);
+void s_set_threads(search_t *S, int threads, int64_t after);
+double s_thread_cpu(search_t *S, int i);
+int s_set_bitstate(search_t *S, int log2_bits, int k);
+void s_bitstate_counts(search_t *S, int64_t *out);
 void s_violation(search_t *S, int slot, int64_t *out);
 int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap);
 int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap);
@@ -63,7 +67,7 @@ CC_ENV = "CC"
 #: environment variable overriding the optimization level of the search (default ``-O2``)
 OPT_ENV = "ABSMC_NATIVE_OPT"
 
-_FLAGS = ("-shared", "-fPIC", "-w")
+_FLAGS = ("-shared", "-fPIC", "-pthread", "-w")
 
 #: the optimization levels :func:`load_library` accepts
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3")
@@ -75,11 +79,12 @@ class CompilerError(Exception):
 
 @cache
 def runtime_sources() -> tuple[str, str]:
-    """The fixed C parts: (before the model code, after it)."""
+    """The fixed C parts: (before the model code, after it: the search, then its threads)."""
     pkg = resources.files("absmc.native")
     return (
         pkg.joinpath("runtime_head.c").read_text(encoding="utf-8"),
-        pkg.joinpath("runtime_tail.c").read_text(encoding="utf-8"),
+        pkg.joinpath("runtime_tail.c").read_text(encoding="utf-8")
+        + pkg.joinpath("runtime_par.c").read_text(encoding="utf-8"),
     )
 
 

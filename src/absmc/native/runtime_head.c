@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
 
 #define NVA (NV > 0 ? NV : 1)
 #define NWA (NW > 0 ? NW : 1)

@@ -186,7 +186,16 @@ enum { RUNNING = 0, DONE = 1, STOP_VIOLATION = 2, STOP_STATES = 3, STOP_OVERFLOW
 
 typedef struct search_s {
     ctx_t *C;
-    int hc;             /* 1: hash-compact store (64-bit hashes, no parent pointers) */
+    int hc;             /* 1: hash-compact or bitstate store (only the BFS frontier in full) */
+    int bs;             /* 1: bitstate store (SPIN's -DBITSTATE: k bits per state) */
+    /* bitstate: the bit array (2^bs_log2 bits), k, counts (stored, matched, sampled new,
+       observed false matches, bits set) and the shadow set of sampled states (packed, exact) */
+    uint8_t *bits;
+    int bs_log2, bs_k;
+    int64_t bs_counts[5];
+    uint64_t *sh_tab, *sh_states;
+    int64_t sh_n, sh_new;
+    uint64_t sh_cap;
     int keep_going, check_deadlock, state_checks;
     int64_t max_states; /* -1: none */
     int64_t max_depth;  /* -1: none */
@@ -195,6 +204,12 @@ typedef struct search_s {
     uint64_t *arena;
     uint32_t *parent, *label;
     int64_t cap_states;
+    int mapped;         /* arena, parent and label are one reserved mapping (never moved) */
+    /* the multi-threaded search (runtime_par.c): threads wanted, states before they start */
+    int nthreads;
+    int64_t par_after;
+    struct par_s *par;
+    int64_t par_transitions0, par_cuts;
     /* hash-compact: the frontier of the current level and the next one (packed) */
     uint64_t *qcur, *qnext;
     int64_t qcur_n, qnext_n, qcur_cap, qnext_cap, qcur_pos;
@@ -281,7 +296,33 @@ static int table_grow(search_t *S) {
     return 1;
 }
 
+/* Reserve address space for every state id (MAP_NORESERVE: pages cost memory only once
+ * touched), so the arena never moves (the threads of runtime_par.c read it while others
+ * append) and growing it copies nothing. 0 when the system refuses (then realloc is used). */
+static int arena_reserve(search_t *S, int64_t cap) {
+    size_t bytes = (size_t)cap * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t));
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED) return 0;
+    S->arena = (uint64_t *)m;
+    S->parent = (uint32_t *)((char *)m + (size_t)cap * NWA * sizeof(uint64_t));
+    S->label = S->parent + cap;
+    S->cap_states = cap;
+    S->mapped = 1;
+    return 1;
+}
+
+static void arena_release(search_t *S) {
+    if (S->mapped) {
+        munmap(S->arena, (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
+    } else {
+        free(S->arena); free(S->parent); free(S->label);
+    }
+    S->arena = NULL; S->parent = NULL; S->label = NULL;
+}
+
 static int states_grow(search_t *S) {
+    if (S->mapped) return 0; /* every id up to the 32-bit limit was reserved */
     int64_t nc = S->cap_states ? S->cap_states * 2 : 1024;
     if (S->max_bytes >= 0 && store_bytes(S) + (nc - S->cap_states) / 4 * (NWA * 8 + 8) > S->max_bytes) {
         S->status = STOP_MEMORY_LIMIT;
@@ -303,10 +344,14 @@ static int states_grow(search_t *S) {
 /* insert packed state w: 1 new, 0 seen, -1 out of memory. The caller checks the state limit
  * with lookup first, so insert is only called to add. */
 static inline uint64_t table_pos(search_t *S, uint64_t h) {
+    if (S->bs) return 0;
     return S->hc ? fastrange(h ? h : 1, S->tcap) : slot_of_entry(S, (h >> 32) << 32, S->tcap);
 }
 
+static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
+
 static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
+    if (S->bs) return bitstate_insert(S, w, h, add);
     if ((S->tused + 1) * 5 > S->tcap * 4 && !table_grow(S)) return -1;
     if (S->hc) {
         uint64_t e = h ? h : 1;
@@ -345,6 +390,101 @@ static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
 static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
     return store_insert_h(S, w, hash_packed(w), add);
 }
+
+
+/* ---- bitstate store (SPIN's supertrace, -DBITSTATE; see kernel/store.py BitStateStore) ----- */
+
+#define SAMPLE_BITS 6          /* one state in 64 (top bits of its hash zero) is sampled */
+#define SHADOW_MAX (1 << 20)   /* sampled new states kept exactly, at most */
+
+/* the shadow set: packed sampled states; 1 when w was there, else adds it (if room) */
+static int shadow_find_add(search_t *S, const uint64_t *w, uint64_t h, int add) {
+    if (!S->sh_tab) {
+        S->sh_cap = 1 << 10;
+        S->sh_tab = (uint64_t *)calloc(S->sh_cap, sizeof(uint64_t));
+        S->sh_states = (uint64_t *)malloc((size_t)(S->sh_cap / 2) * NWA * sizeof(uint64_t));
+        if (!S->sh_tab || !S->sh_states) return -1;
+    }
+    uint64_t p = fastrange(mix64(h), S->sh_cap);
+    for (;;) {
+        uint64_t x = S->sh_tab[p];
+        if (!x) break;
+        if (memcmp(S->sh_states + (x - 1) * NWA, w, NW * sizeof(uint64_t)) == 0) return 1;
+        p = (p + 1 == S->sh_cap) ? 0 : p + 1;
+    }
+    if (!add) return 0;
+    if ((uint64_t)(S->sh_n + 1) * 2 > S->sh_cap) {
+        uint64_t ncap = S->sh_cap * 2;
+        uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
+        uint64_t *ns = (uint64_t *)realloc(S->sh_states, (size_t)(ncap / 2) * NWA * sizeof(uint64_t));
+        if (!nt || !ns) { free(nt); if (ns) S->sh_states = ns; return -1; }
+        S->sh_states = ns;
+        for (uint64_t i = 0; i < S->sh_cap; i++) {
+            uint64_t e = S->sh_tab[i];
+            if (!e) continue;
+            uint64_t q = fastrange(mix64(hash_packed(ns + (e - 1) * NWA)), ncap);
+            while (nt[q]) q = (q + 1 == ncap) ? 0 : q + 1;
+            nt[q] = e;
+        }
+        free(S->sh_tab);
+        S->sh_tab = nt;
+        S->sh_cap = ncap;
+        p = fastrange(mix64(h), ncap);
+        while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
+    }
+    memcpy(S->sh_states + (size_t)S->sh_n * NWA, w, NWA * sizeof(uint64_t));
+    S->sh_tab[p] = (uint64_t)(++S->sh_n);
+    return 0;
+}
+
+/* k positions h + i * h2 (double hashing) in the 2^bs_log2-bit array; 1 new, 0 matched */
+static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add) {
+    uint64_t mask = (1ULL << S->bs_log2) - 1;
+    uint64_t h2 = mix64(h ^ 0x9E3779B97F4A7C15ULL) | 1;
+    int sampled = (h >> (64 - SAMPLE_BITS)) == 0;
+    int all = 1;
+    for (int i = 0; i < S->bs_k; i++) {
+        uint64_t q = (h + (uint64_t)i * h2) & mask;
+        if (!(S->bits[q >> 3] & (1u << (q & 7)))) { all = 0; break; }
+    }
+    if (all) {
+        S->bs_counts[1]++;
+        if (sampled && S->sh_new < SHADOW_MAX && shadow_find_add(S, w, h, 1) == 0)
+            S->bs_counts[3]++; /* a sampled state never stored: a certain false match */
+        return 0;
+    }
+    if (!add) return 1;
+    int c = 0;
+    for (int i = 0; i < S->bs_k; i++) {
+        uint64_t q = (h + (uint64_t)i * h2) & mask;
+        uint8_t b = (uint8_t)(1u << (q & 7));
+        if (!(S->bits[q >> 3] & b)) { S->bits[q >> 3] |= b; c++; }
+    }
+    S->bs_counts[0]++;
+    S->bs_counts[4] += c;
+    if (sampled && S->sh_new < SHADOW_MAX && shadow_find_add(S, w, h, 1) == 0) {
+        S->sh_new++;
+        S->bs_counts[2]++;
+    }
+    return 1;
+}
+
+/* make S a bitstate search with 2^log2_bits bits and k hash functions (0: no memory) */
+int s_set_bitstate(search_t *S, int log2_bits, int k) {
+    S->bs = 1;
+    S->hc = 1;
+    S->bs_log2 = log2_bits;
+    S->bs_k = k;
+    S->bits = (uint8_t *)calloc((size_t)1 << (log2_bits > 3 ? log2_bits - 3 : 0), 1);
+    return S->bits != NULL;
+}
+
+/* stored, matched, sampled new, observed false matches, bits set */
+void s_bitstate_counts(search_t *S, int64_t *out) {
+    for (int i = 0; i < 5; i++) out[i] = S->bs_counts[i];
+}
+
+static int64_t store_bytes(search_t *S);
 
 static int64_t chain_intern(search_t *S, const int32_t *c, int len) {
     if (len == 1) return c[0];
@@ -406,6 +546,8 @@ static int64_t chain_intern(search_t *S, const int32_t *c, int len) {
     return NCMD + k;
 }
 
+static void par_free(search_t *S);
+
 search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
                 int64_t max_states, int64_t max_depth) {
     search_t *S = (search_t *)calloc(1, sizeof(search_t));
@@ -421,6 +563,12 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->tcap = 1 << 12;
     S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
     if (!S->C || !S->table) return NULL;
+    S->nthreads = 1;
+    if (!hc) {
+        int64_t cap = (int64_t)0xfffffff0LL; /* ids are 32 bits */
+        if (max_states >= 0 && max_states + 1024 < cap) cap = max_states + 1024;
+        arena_reserve(S, cap);
+    }
     for (int i = 0; i < NSLOT; i++) S->vlabel[i] = -1;
     return S;
 }
@@ -428,10 +576,13 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
 void s_free(search_t *S) {
     if (!S) return;
     ctx_free(S->C);
-    free(S->arena); free(S->parent); free(S->label); free(S->qcur); free(S->qnext);
+    par_free(S);
+    arena_release(S);
+    free(S->qcur); free(S->qnext);
     free(S->table); free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
     free(S->bw); free(S->bh); free(S->blab); free(S->bv);
     free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
+    free(S->bits); free(S->sh_tab); free(S->sh_states);
     free(S);
 }
 
@@ -548,12 +699,27 @@ static int batch_room(search_t *S, int nsteps_more, int nfails_more, int nsteps,
  * STOP_SLICE when the time slice is over (call again), DONE, or a stop status. States are
  * expanded in batches of up to 256 (never across a BFS level); the checks and insertions then
  * run in the order of the unbatched loop, so results do not depend on the batching. */
+static int par_run(search_t *S, double seconds);
+static int par_threads(search_t *S);
+static int64_t par_queue_bytes(search_t *S);
+
+/* whether the threads take over now (runtime_par.c): the exact store in its reserved arena,
+ * no depth bound, more than one thread asked for, and at least par_after states stored */
+static int par_ready(search_t *S) {
+    return S->nthreads > 1 && (S->hc ? !S->bs : S->mapped) && S->max_depth < 0 &&
+           (S->par || S->count >= S->par_after);
+}
+
 int s_run(search_t *S, double seconds) {
     ctx_t *C = S->C;
     double end = now_s() + seconds;
     int64_t expanded = 0, next_clock = 1024;
     int64_t *v = S->vals;
     if (S->status != RUNNING) return S->status;
+    if (par_ready(S)) {
+        if (!S->par) S->par_transitions0 = S->transitions;
+        return par_run(S, seconds);
+    }
     for (;;) {
         /* the batch: up to 256 states of the current level */
         int64_t avail;
@@ -574,6 +740,7 @@ int s_run(search_t *S, double seconds) {
             }
             avail = S->level_end - S->next;
         }
+        if (S->nthreads > 1 && par_ready(S)) { S->status = STOP_SLICE; break; }
         int nb = avail < 256 ? (int)avail : 256;
         int at_bound = S->max_depth >= 0 && S->depth >= S->max_depth;
         int ns = 0, nf = 0, stop = 0;
@@ -682,7 +849,7 @@ int s_run(search_t *S, double seconds) {
         if (stop || S->status) break;
         if (expanded >= next_clock) {
             next_clock = expanded + 1024;
-            if (now_s() >= end) { S->status = STOP_SLICE; break; }
+            if (now_s() >= end || par_ready(S)) { S->status = STOP_SLICE; break; }
         }
     }
     int st = S->status;
@@ -692,9 +859,20 @@ int s_run(search_t *S, double seconds) {
 
 void s_set_max_bytes(search_t *S, int64_t max_bytes) { S->max_bytes = max_bytes; }
 
+/* search with `threads` threads once `after` states are stored (runtime_par.c) */
+void s_set_threads(search_t *S, int threads, int64_t after) {
+    S->nthreads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
+    S->par_after = after;
+}
+
 static int64_t store_bytes(search_t *S) {
+    if (S->bs)
+        return (int64_t)(((uint64_t)1 << S->bs_log2) / 8) +
+               (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
+               (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
     return (int64_t)(S->tcap * sizeof(uint64_t)) +
-           (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t))
+           (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
+                        par_queue_bytes(S)
                   : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));
 }
 
@@ -708,7 +886,8 @@ int64_t s_stat(search_t *S, int which) {
                hash-compact: the two levels kept), not the untouched capacity beyond them */
         return store_bytes(S);
     case 5: return S->nchains;
-    case 6: return S->C->cuts;
+    case 6: return S->C->cuts + S->par_cuts;
+    case 9: return par_threads(S);
     case 7: return S->depth;
     case 8: return NW;
     default: return -1;

@@ -34,6 +34,7 @@ from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.search import SearchOutcome, Violation
 from absmc.kernel.semantics import Semantics
+from absmc.kernel.store import BitStateCoverage
 from absmc.native.semantics import NativeSemantics, failure_message
 
 __all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel"]
@@ -43,7 +44,7 @@ SLICE_S = 0.2
 
 _RUNNING, _DONE, _VIOLATION, _STATES, _OVERFLOW, _MEMORY, _SLICE, _MEMORY_LIMIT = range(8)
 
-NativeStore = Literal["exact", "hash-compact"]
+NativeStore = Literal["exact", "hash-compact", "bitstate"]
 
 
 class NativeOverflow(Exception):
@@ -63,6 +64,12 @@ class NativeRun:
     store_bytes: int = 0
     state_bytes: int = 0
     chains: int = 0
+    #: threads that searched (1: the breadth-first loop alone)
+    threads: int = 1
+    #: CPU seconds of each thread (with more than one)
+    thread_cpu_s: list[float] = field(default_factory=list)
+    #: the bitstate store's coverage (``None`` for the other stores)
+    coverage: BitStateCoverage | None = None
 
     @property
     def bytes_per_state(self) -> float:
@@ -90,13 +97,25 @@ def native_search(
     check_deadlock: bool = True,
     progress: Callable[[Progress], None] | None = None,
     deadline: float | None = None,
+    bitstate_bits: int = 27,
+    hash_functions: int = 3,
+    workers: int = 1,
+    parallel_after: int = 0,
 ) -> NativeRun:
     """Search the state space of ``sem`` breadth-first in C (see the module docstring).
 
     Returns the outcome as :func:`absmc.kernel.search.search` would (``stopped`` and
     ``limit_hit`` for limits, Ctrl-C and exhausted memory; never an exception for those) with
-    each first violation's path as command sequences. Raises :class:`NativeOverflow` when a value
-    leaves 64 bits."""
+    each first violation's path as command sequences (exact store only). The ``bitstate``
+    store (SPIN's ``-DBITSTATE``) has ``2**bitstate_bits`` bits and ``hash_functions`` hash
+    functions (double hashing of the packed state's 64-bit hash) and samples 1 in 64 states
+    exactly, as :class:`~absmc.kernel.store.BitStateStore`; its coverage is in the run's
+    ``coverage``. With ``workers`` > 1 (exact store, no depth bound) the search goes on in that
+    many threads once ``parallel_after`` states are stored (``runtime_par.c``: a shared
+    lock-free table; the same states, transitions and verdicts, but depths and paths are those
+    of the threads' discovery order, not shortest ones); ``threads`` in the run says how many
+    ran. Raises :class:`NativeOverflow` when a value leaves 64 bits, ``MemoryError``
+    when the store cannot be allocated."""
     limits = limits or Limits()
     lib, ffi = sem.lib, sem._ffi
     ncmd = len(sem.system.commands)
@@ -105,7 +124,7 @@ def native_search(
     if deadline is not None and (end is None or deadline < end):
         end = deadline
     handle = lib.s_new(
-        1 if store == "hash-compact" else 0,
+        0 if store == "exact" else 1,
         int(keep_going),
         int(check_deadlock),
         int(sem.state_checks),
@@ -115,6 +134,9 @@ def native_search(
     if handle == ffi.NULL:
         raise MemoryError("the native search could not allocate its store")
     handle = ffi.gc(handle, lib.s_free)
+    lib.s_set_threads(handle, max(1, workers), max(0, parallel_after))
+    if store == "bitstate" and not lib.s_set_bitstate(handle, bitstate_bits, hash_functions):
+        raise MemoryError(f"the bitstate store of 2^{bitstate_bits} bits could not be allocated")
     if limits.max_memory_mb is not None:
         # the store may use what the limit leaves beside the process's present memory
         budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
@@ -178,7 +200,24 @@ def native_search(
         store_bytes=int(lib.s_stat(handle, 4)),
         state_bytes=8 * int(lib.s_stat(handle, 8)),
         chains=int(lib.s_stat(handle, 5)),
+        threads=int(lib.s_stat(handle, 9)),
     )
+    if run.threads > 1:
+        run.thread_cpu_s = [float(lib.s_thread_cpu(handle, i)) for i in range(run.threads)]
+    if store == "bitstate":
+        counts = ffi.new("int64_t[5]")
+        lib.s_bitstate_counts(handle, counts)
+        stored, matched, sampled, observed, ones = (int(x) for x in counts)
+        m = 1 << bitstate_bits
+        fill = ones / m
+        run.coverage = BitStateCoverage(
+            hash_factor=m / stored if stored else math.inf,
+            fill=fill,
+            matched=matched,
+            sampled=sampled + observed,
+            observed_false_matches=observed,
+            union_bound=(stored + 1) * fill**hash_functions,
+        )
     names = [p.name for p in sem.properties] + [NO_MODEL_ERROR, NO_DEADLOCK]
     rec = ffi.new("int64_t[7]")
     first: list[tuple[str, int, int, int]] = []  # property, node, label, depth

@@ -26,12 +26,12 @@ def options(f: F) -> F:
     )(f)
     f = click.option(
         "--workers",
-        type=click.IntRange(1),
-        default=1,
-        show_default=True,
+        type=click.IntRange(0),
+        default=0,
         metavar="N",
-        help="[explicit] Hash-partitioned search in N processes (exact store, BFS-like order; "
-        "with --ray: N actors, default one per CPU of the cluster).",
+        help="[explicit] Search in N threads (--backend native|auto: a shared lock-free store; "
+        "default: the machine's cores, from 50,000 states on) or N processes (--backend python: "
+        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster).",
     )(f)
     return f
 

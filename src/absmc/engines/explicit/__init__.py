@@ -26,12 +26,15 @@ class ExplicitOptions:
     :class:`~absmc.kernel.options.CheckOptions`): the ``backend`` that runs the search —
     ``python`` (the generated-Python back end), ``native`` (C, :mod:`absmc.native`) or ``auto``
     (Python, moving to C for large models; see :mod:`absmc.engines.explicit.native`);
-    ``workers`` > 1 runs the hash-partitioned search (:mod:`absmc.kernel.partitioned`) in that
-    many processes; ``ray`` runs it on Ray actors instead (``"auto"``: a local Ray cluster;
-    else the address of a running one)."""
+    ``workers``: on the Python back end, > 1 runs the hash-partitioned search
+    (:mod:`absmc.kernel.partitioned`) in that many processes; on ``native``/``auto``, the C
+    search's threads (0, the default: the machine's cores once the search passes
+    :data:`~absmc.engines.explicit.native.PARALLEL_AFTER` states; see ``runtime_par.c``);
+    ``ray`` runs the partitioned search on Ray actors (``"auto"``: a local Ray cluster; else the
+    address of a running one)."""
 
     backend: Literal["python", "native", "auto"] = "python"
-    workers: int = 1
+    workers: int = 0
     ray: str | None = None
 
 

@@ -48,24 +48,23 @@ def check_explicit(
     have omitted states), and the reason gives SPIN's hash factor, the observed false matches
     and a bound on the probability of an omission, never a coverage percentage
     (:class:`~absmc.kernel.store.BitStateStore`), or the expected number of hash collisions.
-    ``workers`` > 1 or ``ray`` run the safety search hash-partitioned
-    (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts).
+    ``workers`` > 1 or ``ray`` run the safety search hash-partitioned on the Python back end
+    (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts); on the
+    native back end ``workers`` threads share one store (0: the machine's cores).
     Linear-time properties (``ltl`` blocks, never claims) are checked each by its own product
     search with a nested DFS (:mod:`absmc.kernel.ltl`) after the safety search. Raises
     ``OptionError`` for unknown property names or an unsupported combination, ``ValueError``
     for a bad bitstate size.
     """
     selection = select_properties(system, options)
-    if backend != "python" and (workers > 1 or ray is not None):
-        raise OptionError(
-            "--workers and --ray run on the Python back end (use --backend python)", "backend"
-        )
+    if backend != "python" and ray is not None:
+        raise OptionError("--ray runs on the Python back end (use --backend python)", "backend")
     if backend != "python":
         # imported here: a run on the Python back end does not load cffi and the C generator
         from absmc.engines.explicit.native import check_with_backend
 
         return check_with_backend(
-            system, options, selection, backend, lambda o: check_explicit(system, o)
+            system, options, selection, backend, lambda o: check_explicit(system, o), workers
         )
     compiled = compile_system(system, selection.user)
     results = (

@@ -1,7 +1,7 @@
 """``--backend native|auto`` for explicit search: the search loop in C (:mod:`absmc.native`).
 
 ``native`` compiles the model to C and searches there (refusing what the C loop lacks: depth-
-first order, the bitstate store); ``auto`` starts in Python and moves to C once the model has
+first order); ``auto`` starts in Python and moves to C once the model has
 shown more than :data:`AUTO_SWITCH_STATES` states (small models keep their quick verdicts and
 pay no compilation), and stays in Python wherever ``native`` would refuse. Either way the paths
 of violations are replayed on the generated-Python back end, so traces are the Python back
@@ -10,6 +10,7 @@ end's; a search whose values leave 64 bits (unbounded data) is run again in Pyth
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import Result, Stats
 from absmc.kernel.search import SearchOutcome
+from absmc.kernel.store import bitstate_stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.search import (
     NativeOverflow,
@@ -35,6 +37,19 @@ from absmc.native.search import (
 #: ``auto`` moves from the Python back end to C past this many states
 AUTO_SWITCH_STATES = 50_000
 
+#: with the default ``--workers`` (0) the C search starts its threads past this many states
+#: (below it one thread is as fast: starting threads and sharing work would cost more than
+#: they save); an explicit ``--workers N`` starts them at once
+PARALLEL_AFTER = 50_000
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``, else ``os.cpu_count``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
 
 def native_refusal(options: CheckOptions) -> str | None:
     """Why the native search cannot run with ``options`` (``None`` when it can)."""
@@ -42,7 +57,7 @@ def native_refusal(options: CheckOptions) -> str | None:
         return "no C compiler was found (set CC or install gcc)"
     if options.order != "bfs":
         return "the native back end searches breadth-first only"
-    if options.store not in ("exact", "hash-compact"):
+    if options.store not in ("exact", "hash-compact", "bitstate"):
         return f"the native back end has no {options.store} store"
     return None
 
@@ -62,8 +77,9 @@ def _paths(run: NativeRun, sem: NativeSemantics) -> SearchOutcome:
 def _hash_compact_paths(
     run: NativeRun, sem: NativeSemantics, options: CheckOptions, deadlock: bool
 ) -> None:
-    """Paths for a hash-compact run's violations: an exact native search to the deepest
-    violation's depth (BFS found each at its shortest depth; hash-compact only omits)."""
+    """Paths for a hash-compact or bitstate run's violations: an exact native search to the
+    deepest violation's depth (BFS found each at its shortest depth; those stores only omit
+    states, so every violation they found lies on a path of at most that length)."""
     if not run.outcome.violations:
         return
     depth = run.outcome.max_depth
@@ -86,11 +102,15 @@ def check_native(
     options: CheckOptions,
     selection: Selection,
     deadline: float | None = None,
+    workers: int = 0,
 ) -> Result:
-    """Explicit search of ``system`` in C. Raises ``Unsupported``, ``CompilerError`` (the model
+    """Explicit search of ``system`` in C, in ``workers`` threads (0: :func:`default_workers`,
+    started past :data:`PARALLEL_AFTER` states; threads serve the exact store without a depth
+    bound, the other searches run in one). Raises ``Unsupported``, ``CompilerError`` (the model
     cannot be compiled) or ``NativeOverflow`` (values beyond 64 bits); the caller decides
     whether to fall back."""
     store: Any = options.store
+    threads = workers if workers > 0 else default_workers()
     sem = NativeSemantics(system, selection.user)
     run = native_search(
         sem,
@@ -100,8 +120,12 @@ def check_native(
         check_deadlock=selection.deadlock,
         progress=options.progress,
         deadline=deadline,
+        bitstate_bits=options.bitstate_bits,
+        hash_functions=options.hash_functions,
+        workers=threads,
+        parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
     )
-    if store == "hash-compact":
+    if store != "exact":
         _hash_compact_paths(run, sem, options, selection.deadlock)
     outcome = _paths(run, sem)
     extra: dict[str, Any] = {
@@ -109,9 +133,21 @@ def check_native(
         "backend": "native",
         "bytes_per_state": round(run.bytes_per_state, 1),
         "state_vector_bytes": run.state_bytes,
+        "workers": run.threads,
     }
     reason = None
-    if store == "hash-compact":
+    if run.coverage is not None:
+        extra = {
+            **bitstate_stats(
+                run.coverage, options.bitstate_bits, options.hash_functions, outcome.stopped
+            ),
+            **extra,
+        }
+        reason = (
+            f"bitstate search found no violation in {outcome.states} states "
+            f"({extra['coverage']}); not a proof"
+        )
+    elif store == "hash-compact":
         p = omission_probability(outcome.states)
         extra["omission_probability"] = float(f"{p:.3g}")
         reason = (
@@ -134,8 +170,10 @@ def check_with_backend(
     selection: Selection,
     backend: Backend,
     python: Any,
+    workers: int = 0,
 ) -> Result:
-    """Explicit search on ``backend``; ``python(options)`` runs the Python back end. Raises
+    """Explicit search on ``backend`` (``workers``: :func:`check_native`'s); ``python(options)``
+    runs the Python back end. Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
     why = native_refusal(options)
@@ -157,7 +195,7 @@ def check_with_backend(
             return first
     deadline = start + lim.timeout if lim.timeout is not None else None
     try:
-        return check_native(system, options, selection, deadline)
+        return check_native(system, options, selection, deadline, workers)
     except (Unsupported, CompilerError) as e:
         why = str(e)
     except NativeOverflow as e:
@@ -180,4 +218,11 @@ def _hit_state_cap(result: Result, cap: int) -> bool:
     return any(r.stats.states >= cap for r in result.results)
 
 
-__all__ = ["AUTO_SWITCH_STATES", "check_native", "check_with_backend", "native_refusal"]
+__all__ = [
+    "AUTO_SWITCH_STATES",
+    "PARALLEL_AFTER",
+    "check_native",
+    "check_with_backend",
+    "default_workers",
+    "native_refusal",
+]

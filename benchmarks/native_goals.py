@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The native back end's goals of issue 14: threads, bitstate and memory.
+
+    python benchmarks/native_goals.py workers      # 1 vs 2 threads on the scaling models
+    python benchmarks/native_goals.py bitstate     # --store bitstate (C) against pan -DBITSTATE
+    python benchmarks/native_goals.py memory       # 3*10^8 states exact, 10^9 hash-compact
+    python benchmarks/native_goals.py memory --scale 0.001   # the same runs, 1000x smaller
+
+(``vs_spin.py --workers-goal|--bitstate|--memory-goal`` run the same.)
+
+``workers``: each scaling model at 10^6-3*10^6 states is compiled once and searched in this
+process by :func:`absmc.native.search.native_search` with 1 and with 2 threads (threads from
+the first state on), alternately, ``--repeat`` times; it prints the best wall time of each, the
+CPU seconds of the process (all threads) and the speed-up, checks that both stored the same
+states and transitions, and prints the load average before and after (on a shared machine wall
+times mean little; the CPU seconds say whether threads add work, and the busier thread's CPU
+seconds bound the wall time on two idle cores).
+
+``bitstate``: ``absmc check --store bitstate --backend native --bitstate-bits 27`` against
+``pan`` compiled with ``-DBITSTATE`` (``-w27``, k = 3 both): states and states/s.
+
+``memory``: the exact store on ``lamport.pml`` with ``MAXT = 3,200,000`` (about 3.1*10^8
+states) and hash-compact on ``bakery2.pml`` with ``N = 2^26`` (about 1.07*10^9 states), each
+as an ``absmc check --backend native --json`` process: states, bytes per state of the store,
+peak resident memory and time. **These runs need about 14-16 GB each**; ``--scale`` divides
+the bounds (e.g. 0.001 for a check of the script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from spinrun import have_spin, run_absmc, run_spin
+
+from absmc.lang.loader import load_model
+from absmc.native import NativeSemantics
+from absmc.native.search import native_search
+
+ROOT = Path(__file__).resolve().parent.parent
+SCALING = ROOT.parent / "shared" / "benchmarks" / "scaling"
+
+#: the models of the speed-up goal (>= 10^6 states)
+WORKER_MODELS = [
+    ("bakery2.pml", "N", 2**16),
+    ("fischer.pml", "MAXT", 2**15),
+    ("lamport.pml", "MAXT", 2**15),
+]
+
+#: the models of the bitstate row (states/s against pan -DBITSTATE)
+BITSTATE_MODELS = [("fischer.pml", "MAXT", 2**15), ("lamport.pml", "MAXT", 2**15)]
+
+#: (model, variable, bound, store): the memory goals' runs
+MEMORY_RUNS = [
+    ("lamport.pml", "MAXT", 3_200_000, "exact"),
+    ("bakery2.pml", "N", 2**26, "hash-compact"),
+]
+
+
+def load_avg() -> str:
+    """The 1-minute load average and the CPUs."""
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+
+
+def workers(repeat: int) -> None:
+    """1 against 2 threads of the native search (see the module docstring)."""
+    print(f"native search, 1 vs 2 threads ({load_avg()} before)")
+    print(
+        f"{'model':26s} {'states':>10s} {'transitions':>12s} | {'wall 1':>7s} {'wall 2':>7s} "
+        f"{'speed-up':>8s} | {'CPU 1':>6s} {'CPU 2':>6s} {'busiest':>7s} {'est.':>5s}  same"
+    )
+    for name, var, bound in WORKER_MODELS:
+        system = load_model(SCALING / name, {var: str(bound)})
+        sem = NativeSemantics(system)
+        best: dict[int, tuple[float, float, int, int]] = {}
+        busiest = 0.0
+        for _ in range(repeat):
+            for n in (1, 2):
+                c0, t0 = time.process_time(), time.perf_counter()
+                run = native_search(sem, "exact", workers=n, parallel_after=0)
+                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                out = run.outcome
+                if n not in best or wall < best[n][0]:
+                    best[n] = (wall, cpu, out.states, out.transitions)
+                    if n == 2:
+                        busiest = max(run.thread_cpu_s)
+        (w1, c1, s1, t1), (w2, c2, s2, t2) = best[1], best[2]
+        same = (s1, t1) == (s2, t2)
+        print(
+            f"{name + ' ' + var + '=' + str(bound):26s} {s1:10,d} {t1:12,d} | {w1:6.2f}s "
+            f"{w2:6.2f}s {w1 / w2:7.2f}x | {c1:5.2f}s {c2:5.2f}s {busiest:6.2f}s "
+            f"{c1 / busiest if busiest else 0:4.2f}x  {'yes' if same else 'NO'}"
+        )
+    print(
+        f"({load_avg()} after; wall = best of {repeat}, CPU = that run's, all threads; busiest = "
+        "the CPU seconds of the busier thread; est. = CPU 1 / busiest, the speed-up two idle "
+        "cores would give if neither thread waited for the other)"
+    )
+
+
+def bitstate() -> None:
+    """absmc's C bitstate store against pan -DBITSTATE (see the module docstring)."""
+    if not have_spin():
+        print("native_goals bitstate: spin and gcc are needed", file=sys.stderr)
+        return
+    print(f"bitstate, 2^27 bits, k = 3 ({load_avg()})")
+    print(
+        f"{'model':26s} {'pan states':>11s} {'absmc':>11s} | {'pan st/s':>10s} {'absmc':>10s} ratio"
+    )
+    for name, var, bound in BITSTATE_MODELS:
+        defs = [f"{var}={bound}"]
+        spin = run_spin(SCALING / name, defs, cflags=("-DBITSTATE",), pan_args=("-w27", "-k3"))
+        ours = run_absmc(
+            SCALING / name,
+            defs,
+            backend="native",
+            extra_args=("--store", "bitstate", "--bitstate-bits", "27", "--workers", "1"),
+        )
+        ratio = ours.rate / spin.rate if spin.rate else 0.0
+        print(
+            f"{name + ' ' + defs[0]:26s} {spin.states:11,d} {ours.states:11,d} | "
+            f"{spin.rate:10,.0f} {ours.rate:10,.0f} {ratio:5.2f}"
+        )
+
+
+def memory(scale: float) -> None:
+    """The memory goals' runs (see the module docstring)."""
+    print(f"memory goals, bounds x {scale:g} ({load_avg()})")
+    for name, var, bound, store in MEMORY_RUNS:
+        b = max(16, int(bound * scale))
+        args = [sys.executable, "-m", "absmc.cli", "check", str(SCALING / name), "-D"]
+        args += [f"{var}={b}", "--backend", "native", "--store", store, "--json"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t0 = time.monotonic()
+        proc = subprocess.run(args, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        try:
+            res = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            print(f"{name} {var}={b}: no result: {proc.stderr.strip()[-300:]}")
+            continue
+        st = res["results"][0]["stats"]
+        peak = max(peak_kb, before) / 1024
+        print(
+            f"{name} {var}={b} {store}: {st['states']:,} states, verdict {res['verdict']}, "
+            f"store {st['bytes_per_state']} bytes/state, peak RSS {peak:,.0f} MB "
+            f"({peak * 2**20 / max(1, st['states']):.1f} bytes/state), {wall:.1f} s"
+        )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("what", choices=["workers", "bitstate", "memory"])
+    ap.add_argument("--repeat", type=int, default=3, help="workers: runs of each (best wall)")
+    ap.add_argument("--scale", type=float, default=1.0, help="memory: multiply the bounds")
+    args = ap.parse_args()
+    if args.what == "workers":
+        workers(args.repeat)
+    elif args.what == "bitstate":
+        bitstate()
+    else:
+        memory(args.scale)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,686 @@
+/* absmc native back end: the multi-threaded search (after runtime_tail.c).
+ *
+ * Threads share the exact store: one open-addressing table updated with compare-and-swap, as
+ * in LTSmin's and SPIN's multi-core hash tables (Laarman, van de Pol, Weber, "Boosting
+ * multi-core reachability performance with shared hash tables", FMCAD 2010). A slot is claimed
+ * by CAS from empty to BUSY (its 32-bit tag with id bits all ones); the claiming thread takes
+ * the next state id (from its block of ids), writes the packed state, its parent id and label into
+ * the never-moving arena (runtime_tail.c arena_reserve), then publishes tag << 32 | id + 1 with
+ * release order. A thread that meets BUSY with its own tag waits for the id and compares.
+ *
+ * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; a thread whose
+ * queue is empty steals the older half of another's. No barrier per BFS level (the scaling
+ * models have levels of a few states), so the order is not breadth-first: depths are those of
+ * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
+ * shortest one. The search is over when every thread is idle (see par_thread). The table grows
+ * (at 80% load) at a rendezvous (a thread that sees the request stops before its next
+ * insertion), where all threads move the entries (par_sync). Each call of s_run runs the threads
+ * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
+
+#define PAR_MAX 64
+#define PAR_LOAD_NUM 4 /* grow the shared table past 4/5 load */
+#define PAR_LOAD_DEN 5
+#define BUSY_ID 0xffffffffULL
+
+typedef struct pq_s {
+    volatile int lock;
+    uint64_t *q; /* ring buffer of id | depth << 32 */
+    int64_t head, n, cap;
+} __attribute__((aligned(64))) pq_t;
+
+/* state ids are taken from a shared counter in blocks (one atomic addition per block, not per
+ * state); the ids of a thread's last block that it did not use stay holes in the arena */
+#define ID_BLOCK 256
+/* states a thread expands per batch (fewer when its queue is short) */
+#define POP_BATCH 32
+/* new states a thread collects before adding them to its queue */
+#define OUT_MAX 256
+
+typedef struct pw_s {
+    struct search_s *S;
+    int tid;
+    ctx_t *C;
+    pthread_t th;
+    int64_t transitions, max_depth;
+    int64_t stored;             /* states this thread stored */
+    double cpu;                 /* CPU seconds this thread used, all slices */
+    /* the successors of the batch being expanded: packed, hash, label, parent | depth << 32,
+       unpacked (for state properties) */
+    uint64_t *bw, *bh, *bpar;
+    int64_t *blab, *bv;
+    int bcap;
+    uint64_t *ents, *out, *stealbuf; /* POP_BATCH, OUT_MAX and STEAL_MAX queue elements */
+    int64_t id_next, id_end;    /* its block of ids */
+    int64_t vals[NVA];
+    uint64_t packed[NWA];
+    int32_t viol_buf[NPROP > 0 ? NPROP : 1];
+    char pad[64];
+} pw_t;
+
+typedef struct par_s {
+    int n;
+    int ew; /* words per queue element */
+    pq_t qs[PAR_MAX];
+    pw_t *w[PAR_MAX];
+    int64_t id_top __attribute__((aligned(64))); /* the next block's first id */
+    int idle __attribute__((aligned(64)));       /* threads with no work (termination) */
+    int pause, stop;
+    double end;
+    pthread_mutex_t m;  /* the rendezvous for growing the table; violations; chains */
+    pthread_cond_t cv;
+    int arrived, active, arrived2;
+    int64_t gen, gen2;
+    uint64_t *mig_new; /* the table being filled while growing */
+    uint64_t mig_cap;
+    int64_t mig_next;  /* the next chunk of the old table to move */
+} par_t;
+
+static inline void spin_lock(volatile int *l) {
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+}
+static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+/* the queues hold elements of EW words: exact store: id | depth << 32 (EW = 1); hash-compact:
+ * depth, then the packed state (EW = 1 + NWA: the state exists nowhere else) */
+#define EW_MAX (1 + NWA)
+
+static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
+    spin_lock(&Q->lock);
+    if (Q->n + n > Q->cap) {
+        int64_t nc = Q->cap ? Q->cap * 2 : 1024;
+        while (nc < Q->n + n) nc *= 2;
+        uint64_t *nq = (uint64_t *)malloc((size_t)nc * ew * sizeof(uint64_t));
+        if (!nq) { spin_unlock(&Q->lock); return 0; }
+        for (int64_t i = 0; i < Q->n; i++)
+            memcpy(nq + i * ew, Q->q + ((Q->head + i) % Q->cap) * ew, ew * sizeof(uint64_t));
+        free(Q->q);
+        Q->q = nq;
+        Q->head = 0;
+        Q->cap = nc;
+    }
+    for (int i = 0; i < n; i++)
+        memcpy(Q->q + ((Q->head + Q->n + i) % Q->cap) * ew, e + (size_t)i * ew,
+               ew * sizeof(uint64_t));
+    Q->n += n;
+    spin_unlock(&Q->lock);
+    return 1;
+}
+
+static int pq_take(pq_t *Q, uint64_t *e, int64_t k, int ew) {
+    for (int64_t i = 0; i < k; i++) {
+        memcpy(e + i * ew, Q->q + Q->head * ew, ew * sizeof(uint64_t));
+        Q->head = (Q->head + 1) % Q->cap;
+    }
+    Q->n -= k;
+    return (int)k;
+}
+
+/* take up to max entries, but leave half of a short queue to thieves (at least one) */
+static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew) {
+    if (!__atomic_load_n(&Q->n, __ATOMIC_RELAXED)) return 0;
+    spin_lock(&Q->lock);
+    int64_t k = Q->n / 2;
+    if (k > max) k = max;
+    if (k < 1) k = Q->n ? 1 : 0;
+    int r = pq_take(Q, e, k, ew);
+    spin_unlock(&Q->lock);
+    return r;
+}
+
+#define STEAL_MAX 512
+
+/* move the older half of victim's entries (at least one, at most STEAL_MAX) to thief's queue
+ * through buf (STEAL_MAX elements) */
+static int pq_steal(pq_t *victim, pq_t *thief, uint64_t *buf, int ew) {
+    if (!__atomic_load_n(&victim->n, __ATOMIC_RELAXED)) return 0;
+    spin_lock(&victim->lock);
+    int64_t take = (victim->n + 1) / 2;
+    if (take > STEAL_MAX) take = STEAL_MAX;
+    int k = pq_take(victim, buf, take, ew);
+    spin_unlock(&victim->lock);
+    if (k && !pq_push_many(thief, buf, k, ew)) return -1;
+    return k;
+}
+
+static void par_free(search_t *S) {
+    par_t *P = S->par;
+    if (!P) return;
+    for (int i = 0; i < P->n; i++) {
+        free(P->qs[i].q);
+        if (P->w[i]) {
+            ctx_free(P->w[i]->C);
+            free(P->w[i]->bw);
+            free(P->w[i]->bh);
+            free(P->w[i]->bpar);
+            free(P->w[i]->blab);
+            free(P->w[i]->bv);
+            free(P->w[i]->ents);
+            free(P->w[i]->out);
+            free(P->w[i]->stealbuf);
+        }
+        free(P->w[i]);
+    }
+    pthread_mutex_destroy(&P->m);
+    pthread_cond_destroy(&P->cv);
+    free(P);
+    S->par = NULL;
+}
+
+/* The rendezvous for growing the table, in two phases. Phase 1 ends when every active thread
+ * has arrived: the last one allocates the new table (see the growth factor there). Then every thread moves
+ * chunks of the old table into the new one (CAS on empty slots: the entries are distinct and no
+ * insertion is under way), and phase 2 ends when all have arrived again: the last one installs
+ * the new table. A thread that leaves the search (time slice over, stop) may complete a phase. */
+#define MIG_CHUNK 65536
+
+static void par_phase1_done(search_t *S) {
+    par_t *P = S->par;
+    S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
+    P->mig_new = NULL;
+    if (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+        /* exact: x2 (fewer rounds; <= 20 table bytes per state); hash-compact: x1.5 (its
+           8-byte entries are most of its memory: <= 15 bytes per state) */
+        uint64_t ncap = S->hc ? S->tcap + S->tcap / 2 : S->tcap * 2;
+        if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
+            S->status = STOP_MEMORY_LIMIT;
+        } else {
+            P->mig_new = (uint64_t *)calloc(ncap, sizeof(uint64_t));
+            if (!P->mig_new) S->status = STOP_MEMORY;
+            P->mig_cap = ncap;
+            P->mig_next = 0;
+        }
+    }
+    if (!P->mig_new) __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
+    P->arrived = 0;
+    P->gen++;
+    pthread_cond_broadcast(&P->cv);
+}
+
+static void par_phase2_done(search_t *S) {
+    par_t *P = S->par;
+    free(S->table);
+    S->table = P->mig_new;
+    S->tcap = P->mig_cap;
+    P->mig_new = NULL;
+    __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
+    P->arrived2 = 0;
+    P->gen2++;
+    pthread_cond_broadcast(&P->cv);
+}
+
+static void par_migrate(search_t *S, uint64_t *nt, uint64_t ncap) {
+    par_t *P = S->par;
+    const uint64_t *old = S->table;
+    uint64_t ocap = S->tcap;
+    for (;;) {
+        uint64_t c = (uint64_t)__atomic_fetch_add(&P->mig_next, MIG_CHUNK, __ATOMIC_RELAXED);
+        if (c >= ocap) break;
+        uint64_t end = c + MIG_CHUNK < ocap ? c + MIG_CHUNK : ocap;
+        for (uint64_t i = c; i < end; i++) {
+            uint64_t e = old[i];
+            if (!e) continue;
+            uint64_t p = slot_of_entry(S, e, ncap);
+            for (;;) {
+                uint64_t z = 0;
+                if (__atomic_compare_exchange_n(&nt[p], &z, e, 0, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED))
+                    break;
+                p = (p + 1 == ncap) ? 0 : p + 1;
+            }
+        }
+    }
+}
+
+static void par_sync(search_t *S) {
+    par_t *P = S->par;
+    pthread_mutex_lock(&P->m);
+    if (!P->pause) { pthread_mutex_unlock(&P->m); return; }
+    P->arrived++;
+    if (P->arrived == P->active) {
+        par_phase1_done(S);
+    } else {
+        int64_t g = P->gen;
+        while (P->gen == g) pthread_cond_wait(&P->cv, &P->m);
+    }
+    uint64_t *nt = P->mig_new;
+    uint64_t ncap = P->mig_cap;
+    pthread_mutex_unlock(&P->m);
+    if (!nt) return;
+    par_migrate(S, nt, ncap);
+    pthread_mutex_lock(&P->m);
+    P->arrived2++;
+    if (P->arrived2 == P->active) {
+        par_phase2_done(S);
+    } else {
+        int64_t g = P->gen2;
+        while (P->gen2 == g) pthread_cond_wait(&P->cv, &P->m);
+    }
+    pthread_mutex_unlock(&P->m);
+}
+
+static void par_leave(search_t *S) {
+    par_t *P = S->par;
+    pthread_mutex_lock(&P->m);
+    P->active--;
+    if (P->pause && P->active > 0) {
+        if (P->arrived > 0 && P->arrived == P->active) par_phase1_done(S);
+        else if (P->mig_new && P->arrived2 > 0 && P->arrived2 == P->active) par_phase2_done(S);
+    }
+    pthread_mutex_unlock(&P->m);
+}
+
+static inline int par_status(search_t *S) { return __atomic_load_n(&S->status, __ATOMIC_ACQUIRE); }
+
+static void par_set_status(search_t *S, int st) {
+    int zero = 0;
+    __atomic_compare_exchange_n(&S->status, &zero, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* record a violation (under the lock); 1 when the search must stop */
+static int par_record(search_t *S, int slot, int64_t node, int64_t label, int kind, int64_t a,
+                      int64_t b, int64_t depth) {
+    par_t *P = S->par;
+    pthread_mutex_lock(&P->m);
+    if (S->vcount[slot]++ == 0) {
+        S->vnode[slot] = node;
+        S->vlabel[slot] = label;
+        S->vkind[slot] = kind;
+        S->va[slot] = a;
+        S->vb[slot] = b;
+        S->vdepth[slot] = depth;
+    }
+    pthread_mutex_unlock(&P->m);
+    if (!S->keep_going) {
+        par_set_status(S, STOP_VIOLATION);
+        return 1;
+    }
+    return 0;
+}
+
+static int64_t par_chain(search_t *S, const int32_t *c, int len) {
+    if (len == 1) return c[0];
+    pthread_mutex_lock(&S->par->m);
+    int64_t r = chain_intern(S, c, len);
+    pthread_mutex_unlock(&S->par->m);
+    return r;
+}
+
+/* the hash-compact table: entries are the 64-bit hashes, claimed by CAS from empty */
+static int par_insert_hc(pw_t *W, uint64_t h, int add) {
+    search_t *S = W->S;
+    uint64_t cap = S->tcap;
+    uint64_t *T = S->table;
+    uint64_t e = h ? h : 1;
+    uint64_t p = slot_of_entry(S, e, cap);
+    for (;;) {
+        uint64_t x = __atomic_load_n(&T[p], __ATOMIC_RELAXED);
+        if (x == e) return 0;
+        if (!x) {
+            if (!add) return 1;
+            if (__atomic_compare_exchange_n(&T[p], &x, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                /* count the entries in blocks, as the exact store takes ids */
+                if (W->id_next == W->id_end) {
+                    W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
+                    W->id_end = W->id_next + ID_BLOCK;
+                }
+                int64_t k = W->id_next++;
+                __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
+                if ((uint64_t)k * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                    __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
+                return 1;
+            }
+            if (x == e) return 0;
+        }
+        p = (p + 1 == cap) ? 0 : p + 1;
+    }
+}
+
+/* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1 new (*id set), 0 seen, -1 no memory/ids */
+static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int64_t lab,
+                      int64_t *id) {
+    search_t *S = W->S;
+    uint64_t tag = h >> 32;
+    uint64_t cap = S->tcap;
+    uint64_t *T = S->table;
+    if (S->hc) return par_insert_hc(W, h, add);
+    uint64_t p = slot_of_entry(S, tag << 32, cap);
+    for (;;) {
+        uint64_t x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
+        if (!x) {
+            if (!add) return 1;
+            uint64_t busy = (tag << 32) | BUSY_ID;
+            if (__atomic_compare_exchange_n(&T[p], &x, busy, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                if (W->id_next == W->id_end) {
+                    W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
+                    W->id_end = W->id_next + ID_BLOCK;
+                }
+                int64_t k = W->id_next++;
+                if (k >= S->cap_states) {
+                    __atomic_store_n(&T[p], (tag << 32) | 1, __ATOMIC_RELEASE); /* any id */
+                    return -1;
+                }
+                __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
+                memcpy(S->arena + (size_t)k * NWA, w, NWA * sizeof(uint64_t));
+                S->parent[k] = (uint32_t)parent;
+                S->label[k] = (uint32_t)lab;
+                __atomic_store_n(&T[p], (tag << 32) | (uint64_t)(k + 1), __ATOMIC_RELEASE);
+                /* the ids taken bound the entries (holes only add a margin) */
+                if ((uint64_t)k * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                    __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
+                *id = k;
+                return 1;
+            }
+            /* lost the race: x is the winner's entry, examine it */
+        }
+        if ((x >> 32) == tag) {
+            while ((x & 0xffffffffULL) == BUSY_ID) {
+                __builtin_ia32_pause();
+                x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
+            }
+            uint64_t k = (x & 0xffffffffULL) - 1;
+            if (memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0) return 0;
+        }
+        p = (p + 1 == cap) ? 0 : p + 1;
+    }
+}
+
+static int par_check_state(pw_t *W, const int64_t *v, int64_t node, int64_t depth) {
+    search_t *S = W->S;
+    ctx_t *C = W->C;
+    C->ovf = 0;
+    int n = m_violated(C, v, W->viol_buf);
+    if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return 1; }
+    for (int i = 0; i < n; i++)
+        if (par_record(S, W->viol_buf[i], node, -1, 0, 0, 0, depth)) return 1;
+    return 0;
+}
+
+/* states stored so far (read while threads store more: a lower bound) */
+static int64_t par_stored(search_t *S) {
+    par_t *P = S->par;
+    int64_t n = S->count;
+    for (int i = 0; i < P->n; i++) n += __atomic_load_n(&P->w[i]->stored, __ATOMIC_RELAXED);
+    return n;
+}
+
+/* Expand a batch of states (id | depth << 32 each) as s_run does: every state's failures,
+ * deadlock and successors (packed, hashed, their table slots prefetched), then the insertions
+ * in order; the new states go to this thread's queue at the end of the batch. */
+static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
+    search_t *S = W->S;
+    par_t *P = S->par;
+    ctx_t *C = W->C;
+    int64_t *v = W->vals;
+    int ns = 0, ew = P->ew;
+    for (int b = 0; b < nb; b++) {
+        const uint64_t *en = ents + (size_t)b * ew;
+        int64_t id, depth;
+        if (S->hc) { /* no ids: a violation's path is searched again (explicit/native.py) */
+            id = -1;
+            depth = (int64_t)en[0];
+            m_unpack(en + 1, v);
+        } else {
+            id = (int64_t)(en[0] & 0xffffffffULL);
+            depth = (int64_t)(en[0] >> 32);
+            m_unpack(S->arena + (size_t)id * NWA, v);
+        }
+        ctx_reset(C);
+        m_successors(C, v);
+        if (C->oom) { par_set_status(S, STOP_MEMORY); return; }
+        if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
+        int blocked = 0;
+        for (int i = 0; i < C->nfails; i++) {
+            int kind = C->fkind[i];
+            if (kind != 3) blocked = 1;
+            int64_t lab = par_chain(S, C->ch + C->foff[i], C->flen[i]);
+            if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
+            int slot = kind == 3 ? (int)C->fa[i] : SLOT_MODEL_ERROR;
+            if (par_record(S, slot, id, lab, kind, C->fa[i], C->fb[i], depth)) return;
+        }
+        int nsteps = C->nsteps;
+        W->transitions += nsteps;
+        if (!blocked && !nsteps && S->check_deadlock) {
+            int ve = m_valid_end(C, v);
+            if (C->ovf) { par_set_status(S, STOP_OVERFLOW); return; }
+            if (!ve && par_record(S, SLOT_DEADLOCK, id, -1, 0, 0, 0, depth)) return;
+        }
+        if (ns + nsteps > W->bcap) {
+            int c = W->bcap ? W->bcap : 256;
+            while (c < ns + nsteps) c *= 2;
+            int ok = 1;
+            uint64_t *bw = (uint64_t *)realloc(W->bw, (size_t)c * NWA * sizeof(uint64_t));
+            if (bw) W->bw = bw; else ok = 0;
+            uint64_t *bh = (uint64_t *)realloc(W->bh, (size_t)c * sizeof(uint64_t));
+            if (bh) W->bh = bh; else ok = 0;
+            int64_t *bl = (int64_t *)realloc(W->blab, (size_t)c * sizeof(int64_t));
+            if (bl) W->blab = bl; else ok = 0;
+            uint64_t *bp = (uint64_t *)realloc(W->bpar, (size_t)c * sizeof(uint64_t));
+            if (bp) W->bpar = bp; else ok = 0;
+            if (S->state_checks) {
+                int64_t *bv = (int64_t *)realloc(W->bv, (size_t)c * NVA * sizeof(int64_t));
+                if (bv) W->bv = bv; else ok = 0;
+            }
+            if (!ok) { par_set_status(S, STOP_MEMORY); return; }
+            W->bcap = c;
+        }
+        for (int i = 0; i < nsteps; i++) {
+            uint64_t *w = W->bw + (size_t)ns * NWA;
+            const int64_t *t = C->sst + (size_t)i * NVA;
+            m_pack(t, w);
+            uint64_t h = hash_packed(w);
+            W->bh[ns] = h;
+            __builtin_prefetch(&S->table[slot_of_entry(S, (h >> 32) << 32, S->tcap)]);
+            int64_t lab = par_chain(S, C->ch + C->soff[i], C->slen[i]);
+            if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
+            W->blab[ns] = lab;
+            W->bpar[ns] = S->hc ? (uint64_t)depth << 32 : en[0];
+            if (S->state_checks) memcpy(W->bv + (size_t)ns * NVA, t, sizeof(int64_t) * NVA);
+            ns++;
+        }
+    }
+    int nout = 0;
+    uint64_t *out = W->out;
+    for (int k = 0; k < ns; k++) {
+        if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
+        if (par_status(S)) break;
+        uint64_t pe = W->bpar[k];
+        int64_t parent = (int64_t)(pe & 0xffffffffULL), depth = (int64_t)(pe >> 32);
+        int64_t id = -1;
+        int add = !(S->max_states >= 0 && par_stored(S) >= S->max_states);
+        int r = par_insert(W, W->bw + (size_t)k * NWA, W->bh[k], add, parent, W->blab[k], &id);
+        if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
+        if (!r) continue;
+        if (!add) { par_set_status(S, STOP_STATES); break; }
+        if (nout == OUT_MAX) {
+            if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
+                par_set_status(S, STOP_MEMORY);
+                return;
+            }
+            nout = 0;
+        }
+        uint64_t *o = out + (size_t)nout++ * ew;
+        if (S->hc) {
+            o[0] = (uint64_t)(depth + 1);
+            memcpy(o + 1, W->bw + (size_t)k * NWA, NWA * sizeof(uint64_t));
+        } else {
+            o[0] = (uint64_t)id | ((uint64_t)(depth + 1) << 32);
+        }
+        if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
+        if (S->state_checks && par_check_state(W, W->bv + (size_t)k * NVA, id, depth + 1)) break;
+    }
+    if (nout && !pq_push_many(&P->qs[W->tid], out, nout, ew)) par_set_status(S, STOP_MEMORY);
+}
+
+static void *par_thread(void *arg) {
+    pw_t *W = (pw_t *)arg;
+    search_t *S = W->S;
+    par_t *P = S->par;
+    int64_t tick = 0;
+    int idle = 0, spins = 0;
+    while (!par_status(S) && !__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
+        if ((++tick & 255) == 0 && now_s() >= P->end) {
+            __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
+            break;
+        }
+        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew);
+        if (nb) {
+            par_expand(W, W->ents, nb);
+            continue;
+        }
+        /* no work of its own: steal. Idle threads are counted; a thread leaves the count before
+           it tries to steal, so all n are counted only when no thread expands or holds stolen
+           work, and then every queue is empty (only a queue's owner adds to it): the end */
+        if (!idle) {
+            idle = 1;
+            __atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+        }
+        int got = 0;
+        __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+        for (int j = 1; j < P->n && !got; j++) {
+            int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid], W->stealbuf, P->ew);
+            if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
+            got = r > 0;
+        }
+        if (got) { idle = 0; spins = 0; continue; }
+        if (__atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL) == P->n) {
+            par_set_status(S, DONE);
+            break;
+        }
+        /* back off: spin, then yield, then sleep 50 us (many idle threads must not keep the
+           busy ones' queue locks hot) */
+        if (++spins < 64) {
+            __builtin_ia32_pause();
+        } else if (spins < 1024) {
+            sched_yield();
+        } else {
+            struct timespec nap = {0, 50000};
+            nanosleep(&nap, NULL);
+        }
+    }
+    if (idle) __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+    par_leave(S);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        W->cpu += (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return NULL;
+}
+
+/* start the threads' search from the breadth-first one's open states (ids next .. count-1) */
+static int par_begin(search_t *S) {
+    par_t *P = (par_t *)calloc(1, sizeof(par_t));
+    if (!P) return 0;
+    S->par = P;
+    P->n = S->nthreads;
+    pthread_mutex_init(&P->m, NULL);
+    pthread_cond_init(&P->cv, NULL);
+    for (int i = 0; i < P->n; i++) {
+        pw_t *W = (pw_t *)calloc(1, sizeof(pw_t));
+        if (!W) return 0;
+        P->w[i] = W;
+        W->S = S;
+        W->tid = i;
+        W->C = ctx_new();
+        if (!W->C) return 0;
+        W->max_depth = S->max_depth_seen;
+    }
+    P->ew = S->hc ? EW_MAX : 1;
+    for (int i = 0; i < P->n; i++) {
+        pw_t *W = P->w[i];
+        W->ents = (uint64_t *)malloc((size_t)POP_BATCH * P->ew * sizeof(uint64_t));
+        W->out = (uint64_t *)malloc((size_t)OUT_MAX * P->ew * sizeof(uint64_t));
+        W->stealbuf = (uint64_t *)malloc((size_t)STEAL_MAX * P->ew * sizeof(uint64_t));
+        if (!W->ents || !W->out || !W->stealbuf) return 0;
+    }
+    /* the open states of the breadth-first loop, dealt round-robin */
+    uint64_t e[EW_MAX];
+    int64_t k = 0;
+    if (S->hc) {
+        for (int64_t i = S->qcur_pos; i < S->qcur_n; i++, k++) {
+            e[0] = (uint64_t)S->depth;
+            memcpy(e + 1, S->qcur + (size_t)i * NWA, NWA * sizeof(uint64_t));
+            if (!pq_push_many(&P->qs[k % P->n], e, 1, P->ew)) return 0;
+        }
+        for (int64_t i = 0; i < S->qnext_n; i++, k++) {
+            e[0] = (uint64_t)(S->depth + 1);
+            memcpy(e + 1, S->qnext + (size_t)i * NWA, NWA * sizeof(uint64_t));
+            if (!pq_push_many(&P->qs[k % P->n], e, 1, P->ew)) return 0;
+        }
+        S->qcur_pos = S->qcur_n = S->qnext_n = 0;
+        P->id_top = (int64_t)S->tused;
+    } else {
+        for (int64_t id = S->next; id < S->count; id++, k++) {
+            e[0] = (uint64_t)id | ((uint64_t)(id < S->level_end ? S->depth : S->depth + 1) << 32);
+            if (!pq_push_many(&P->qs[k % P->n], e, 1, P->ew)) return 0;
+        }
+        S->next = S->count;
+        P->id_top = S->count;
+    }
+    return 1;
+}
+
+/* the bytes of the threads' queues (hash-compact: the open states) */
+static int64_t par_queue_bytes(search_t *S) {
+    if (!S->par) return 0;
+    int64_t n = 0;
+    for (int i = 0; i < S->par->n; i++) n += S->par->qs[i].n;
+    return n * S->par->ew * (int64_t)sizeof(uint64_t);
+}
+
+/* CPU seconds thread i used (0 when there is no such thread) */
+double s_thread_cpu(search_t *S, int i) {
+    return S->par && i >= 0 && i < S->par->n ? S->par->w[i]->cpu : 0.0;
+}
+
+/* how many threads searched (1: the breadth-first loop alone) */
+static int par_threads(search_t *S) { return S->par ? S->par->n : 1; }
+
+/* one time slice of the threads (the status as s_run's) */
+static int par_run(search_t *S, double seconds) {
+    if (!S->par && !par_begin(S)) { S->status = STOP_MEMORY; return S->status; }
+    par_t *P = S->par;
+    P->end = now_s() + seconds;
+    P->stop = 0;
+    P->pause = 0;
+    P->arrived = 0;
+    P->arrived2 = 0;
+    P->idle = 0;
+    if (S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+        P->active = 1;
+        P->pause = 1;
+        par_sync(S);
+    }
+    P->active = P->n;
+    int started = 0;
+    for (int i = 0; i < P->n; i++) {
+        if (pthread_create(&P->w[i]->th, NULL, par_thread, P->w[i]) != 0) {
+            /* the missing threads' queues would never be served: stop the others */
+            par_set_status(S, STOP_MEMORY);
+            pthread_mutex_lock(&P->m);
+            P->active -= P->n - i;
+            if (P->pause && P->active > 0 && P->arrived > 0 && P->arrived == P->active)
+                par_phase1_done(S);
+            pthread_mutex_unlock(&P->m);
+            break;
+        }
+        started++;
+    }
+    if (!started) { S->status = STOP_MEMORY; return S->status; }
+    for (int i = 0; i < started; i++) pthread_join(P->w[i]->th, NULL);
+    S->transitions = S->par_transitions0;
+    int64_t cuts = 0;
+    S->count = par_stored(S);
+    for (int i = 0; i < P->n; i++) {
+        P->w[i]->stored = 0;
+        S->transitions += P->w[i]->transitions;
+        if (P->w[i]->max_depth > S->max_depth_seen) S->max_depth_seen = P->w[i]->max_depth;
+        cuts += P->w[i]->C->cuts;
+    }
+    S->par_cuts = cuts;
+    S->depth = S->max_depth_seen;
+    S->tused = (uint64_t)S->count;
+    if (S->status) return S->status;
+    return STOP_SLICE;
+}
