@@ -145,7 +145,7 @@ def test_non_progress_cycles() -> None:
     assert np_["verdict"] == "violated"
 
 
-@pytest.mark.parametrize("method", ["under", "types", "fourvalued"])
+@pytest.mark.parametrize("method", ["under", "types"])
 def test_methods_without_ltl_refuse_it_naming_the_ones_that_do(method: str) -> None:
     args = ["--abstract", "x=signs"] if method == "types" else []
     run = run_cli("check", str(EXAMPLES / "terminate.pml"), "--method", method, *args)
