@@ -488,7 +488,9 @@ def check_round(
         if timeout is not None:  # what the safety searches left of the time limit
             left = max(0.001, t0 + timeout - time.monotonic())
             limits = dataclasses.replace(limits, timeout=left)
-        ltl_results, lassos = check_ltl(abstraction, compiled, selection.ltl, limits)
+        ltl_results, lassos = check_ltl(
+            abstraction, compiled, selection.ltl, limits, (may.compiled, must.compiled)
+        )
         results += ltl_results
     notes = abstraction.partition.report()
     graphs = [] if not options.graph_bound else [_graph(system, abstraction, may, options)]

@@ -84,10 +84,15 @@ class _Side:
     """One abstract System's product search."""
 
     def __init__(
-        self, model: AbstractModel, prop: LtlProperty, aut: Automaton, limits: Limits
+        self,
+        model: AbstractModel,
+        compiled: CompiledSystem,
+        prop: LtlProperty,
+        aut: Automaton,
+        limits: Limits,
     ) -> None:
         self.model = model
-        self.compiled = compile_system(model.system, ())
+        self.compiled = compiled
         view = model.view
         assert view is not None and model.terminal is not None
         # may: stutter also where the state may be terminal; must: only where it surely is
@@ -145,13 +150,14 @@ def _stats(may: _Side, must: _Side | None, extra: dict[str, object]) -> Stats:
 
 def _abstract(
     abstraction: FourValuedAbstraction,
+    systems: tuple[CompiledSystem, CompiledSystem],
     concrete: CompiledSystem,
     prop: LtlProperty,
     aut: Automaton,
     limits: Limits,
 ) -> tuple[PropertyResult, LassoRefutation | None]:
     """One property on the may and must Systems (module docstring)."""
-    may = _Side(abstraction.may, prop, aut, limits)
+    may = _Side(abstraction.may, systems[0], prop, aut, limits)
     extra: dict[str, object] = {"may": may.word}
 
     def result(
@@ -189,7 +195,7 @@ def _abstract(
     ]
     must: _Side | None = None
     if isinstance(tried[0][2], LassoRefutation):
-        must = _Side(abstraction.must, prop, aut, limits)
+        must = _Side(abstraction.must, systems[1], prop, aut, limits)
         extra["must"] = must.word
         if must.found.lasso is not None:
             tried.append(("must-lasso", must, _confirm(concrete, aut, must)))
@@ -237,10 +243,12 @@ def check_ltl(
     concrete: CompiledSystem,
     props: Sequence[LtlProperty],
     limits: Limits,
+    systems: tuple[CompiledSystem, CompiledSystem] | None = None,
 ) -> tuple[list[PropertyResult], dict[str, LassoRefutation]]:
     """The results of the linear-time properties ``props`` (module docstring) and, per ⊥
     property, its unconfirmed lasso. ``concrete`` is ``system`` compiled; ``limits`` bound
-    each product search. With nothing abstracted the check is the explicit one."""
+    each product search; ``systems`` are the may and must Systems compiled (compiled here when
+    not given). With nothing abstracted the check is the explicit one."""
     results: list[PropertyResult] = []
     unconfirmed: dict[str, LassoRefutation] = {}
     for prop in props:
@@ -256,7 +264,12 @@ def check_ltl(
             r.extra["value"] = value.symbol
             results.append(r)
             continue
-        result, refutation = _abstract(abstraction, concrete, prop, aut, limits)
+        if systems is None:
+            systems = (
+                compile_system(abstraction.may.system, ()),
+                compile_system(abstraction.must.system, ()),
+            )
+        result, refutation = _abstract(abstraction, systems, concrete, prop, aut, limits)
         results.append(result)
         if refutation is not None:
             unconfirmed[prop.name] = refutation
