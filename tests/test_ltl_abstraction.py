@@ -96,6 +96,24 @@ def test_an_abstract_cycle_that_does_not_close_concretely_is_unknown() -> None:
     assert "does not close concretely" in types["zero"].reason
 
 
+def test_refinement_finds_the_predicate_an_ltl_proof_needs() -> None:
+    # no predicates: --refine starts from the LTL atoms (x == 0, x >= 0); the may-lasso of
+    # 'back' runs concretely but leaves the automaton where x - 1 == 0 -> x == 1 is added
+    text = (
+        "var x : int = 0;\nvar b : bool = false;\nprocess P {\n"
+        "  !b -> x := x + 1, b := true;\n  b -> x := x - 1, b := false;\n}\n"
+        "ltl back: [] <> (x == 0);\nltl pos: [] (x >= 0);\nltl two: <> (x == 2);\n"
+    )
+    system = parse_gcl(text, "flip.gcl")
+    got = _ltl("fourvalued", system, FourValuedOptions(refine=True))
+    assert got["back"].verdict is Verdict.HOLDS and got["pos"].verdict is Verdict.HOLDS
+    assert got["two"].verdict is Verdict.VIOLATED
+    _replays(system, got["two"])
+    rounds = got["back"].iterations
+    assert rounds is not None and len(rounds) == 2
+    assert rounds[0]["values"]["back"] == "⊥" and "x == 1" in rounds[1]["predicates_added"]
+
+
 def test_cli_refusals_name_the_methods_that_accept_ltl() -> None:
     run = run_cli("check", str(EXAMPLES / "terminate.pml"), "--method", "under")
     assert run.code == 2

@@ -419,6 +419,9 @@ class Round:
     abstracted: frozenset[str]
     may_states: int
     must_states: int
+    #: per ⊥ LTL property whose lasso ran concretely but left the automaton: the edge guard
+    #: that failed after the unconfirmed steps (where a refinement starts instead of ``bad``)
+    conditions: dict[str, Expr] = dataclasses.field(default_factory=dict)
 
 
 def check_fourvalued(
@@ -503,4 +506,5 @@ def check_round(
         part.abstracted,
         may.outcome.states,
         must.outcome.states,
+        {n: r.condition for n, r in lassos.items() if r.condition is not None},
     )

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from absmc.engines.fourvalued.bilattice import Belnap
 from absmc.engines.fourvalued.build import HELPER, AbstractModel, FourValuedAbstraction
 from absmc.ir.compile import CompiledSystem, compile_system
-from absmc.ir.expr import Expr
+from absmc.ir.expr import Expr, disj
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.kernel.lasso import (
     StutterWhere,
@@ -49,6 +49,7 @@ from absmc.kernel.lasso import (
 )
 from absmc.kernel.ltl import LtlOutcome, automaton_of, ltl_result, search_ltl
 from absmc.kernel.options import Limits
+from absmc.kernel.product import STUTTER, decode, guard_fn
 from absmc.kernel.result import PropertyResult, Stats, Verdict
 from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import ReplayError, Unconfirmed, replay_lasso
@@ -71,6 +72,8 @@ class LassoRefutation:
 
     steps: list[tuple[int, ...]]
     error: Unconfirmed
+    #: the automaton edge guard that failed after ``steps`` (the lasso ran concretely)
+    condition: Expr | None = None
 
 
 def _search(
@@ -128,6 +131,29 @@ def _confirm(
         while len(unrolled) < err.step:
             unrolled += steps[abstract.cycle_start :]
         return LassoRefutation(unrolled[: max(err.step, 1)], err)
+
+
+def _left_automaton(
+    sem: CompiledSystem, aut: Automaton, labels: list[int], err: ReplayError
+) -> LassoRefutation:
+    """A concrete lasso whose replay failed (``err``): where the automaton's guard fails first
+    (the steps before it and the guard), else just the error."""
+    system = sem.system
+    s, q = sem.initial, aut.initial
+    done: list[tuple[int, ...]] = []
+    for plabel in labels:
+        ci, target = decode(plabel, aut.size)
+        guards = [e.guard for e in aut.edges[q] if e.target == target]
+        if not any(guard_fn(system, g)(s) for g in guards):
+            failed = Unconfirmed(len(done) + 1, f"the automaton has no edge {q} -> {target} here")
+            return LassoRefutation(done, failed, disj(guards))
+        if ci != STUTTER:
+            s = next(t for lab, t in sem.successors(s)[0] if lab == ci)
+            done.append(sem.commands_of(ci))
+        else:
+            done.append(())
+        q = target
+    return LassoRefutation(done, Unconfirmed(len(done), str(err)))
 
 
 def _stats(may: _Side, must: _Side | None, extra: dict[str, object]) -> Stats:
@@ -190,17 +216,18 @@ def _abstract(
             f"{may.found.outcome.states} product states)"
         )
         return result(Verdict.HOLDS, Belnap.TRUE, reason), None
-    tried: list[tuple[str, _Side, tuple[list[int], int] | LassoRefutation]] = [
-        ("may-lasso", may, _confirm(concrete, aut, may))
-    ]
+    failed: list[tuple[str, LassoRefutation]] = []
     must: _Side | None = None
-    if isinstance(tried[0][2], LassoRefutation):
-        must = _Side(abstraction.must, systems[1], prop, aut, limits)
-        extra["must"] = must.word
-        if must.found.lasso is not None:
-            tried.append(("must-lasso", must, _confirm(concrete, aut, must)))
-    for name, side, got in tried:
+    for name in ("may-lasso", "must-lasso"):
+        if name == "must-lasso":
+            must = _Side(abstraction.must, systems[1], prop, aut, limits)
+            extra["must"] = must.word
+            if must.found.lasso is None:
+                break
+        side = may if must is None else must
+        got = _confirm(concrete, aut, side)
         if isinstance(got, LassoRefutation):
+            failed.append((name, got))
             continue
         labels, start = got
         try:
@@ -213,28 +240,24 @@ def _abstract(
                 "violation automaton",
             )
         except ReplayError as err:
-            tried.append((name, side, LassoRefutation([], Unconfirmed(len(labels), str(err)))))
+            failed.append((name, _left_automaton(concrete, aut, labels, err)))
             continue
         n = len(trace.steps) - 1
-        which = "may" if side is may else "must"
         reason = (
-            f"value f: the {which}-abstraction's accepting lasso replays concretely: a lasso "
-            f"of {n} step{'s' if n != 1 else ''}, the cycle from step {trace.cycle_start}"
+            f"value f: the {name[:-6]}-abstraction's accepting lasso replays concretely: a "
+            f"lasso of {n} step{'s' if n != 1 else ''}, the cycle from step {trace.cycle_start}"
         )
         r = result(Verdict.VIOLATED, Belnap.FALSE, reason, must, confirmed_by=name)
         return PropertyResult(
             r.property, "ltl", METHOD, Verdict.VIOLATED, reason, r.stats, trace, 1, extra=r.extra
         ), None
-    why = "; ".join(
-        f"{name}: {got.error}" for name, _, got in tried if isinstance(got, LassoRefutation)
-    )
+    why = "; ".join(f"{name}: {got.error}" for name, got in failed)
     reason = f"value ⊥: abstract lasso not concretizable ({why})"
     if must is not None and must.found.lasso is None:
         reason += "; the must-abstraction has no accepting lasso" + (
             f" (search stopped: {must.found.outcome.stopped})" if must.found.outcome.stopped else ""
         )
-    refutation = tried[0][2]
-    assert isinstance(refutation, LassoRefutation)
+    refutation = failed[0][1]
     return result(Verdict.UNKNOWN, Belnap.UNKNOWN, reason, must, unconfirmed=why), refutation
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from absmc.engines.typeabs.absexpr import GenerationTimeout
 from absmc.engines.typeabs.generate import CUT_VAR, Abstraction
 from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.expr import Expr, Var, conj, const, op
@@ -108,33 +109,56 @@ def check_ltl(
 ) -> list[PropertyResult]:
     """The results of the linear-time properties ``props`` on ``abstraction`` (module
     docstring); ``concrete`` is the concrete System compiled, ``limits`` bound each product
-    search, ``extra`` is added to every result's statistics."""
-    ev = abstraction.evaluator
-    assert ev is not None
+    search, ``extra`` is added to every result's statistics. A property whose abstract guards
+    are not generated before the run's deadline is ``unknown``."""
     compiled = compile_system(abstraction.system, ())
     over = StutterWhere(compiled, abstraction.terminal)
-    cf: _ChooseFree | None = None
+    cf: list[_ChooseFree] = []  # compiled once, when a property needs it
+
+    def choose_free() -> _ChooseFree:
+        if not cf:
+            cf.append(_ChooseFree(abstraction))
+        return cf[0]
+
     results: list[PropertyResult] = []
     for prop in props:
-        aut = automaton_of(prop)
-        found = _search(over, prop, map_guards(aut, ev.may), limits)
-        out = found.outcome
-        tally = _Tally(out.states, out.transitions, out.max_depth, out.time_s)
-        tally.extra = {**extra, "automaton_states": aut.size}
-        if found.lasso is None:
-            if out.stopped is not None:
-                results.append(tally.result(prop, Verdict.UNKNOWN, out.stopped))
-            else:
-                reason = (
-                    f"holds on the abstraction: no accepting lasso in the {out.states} "
-                    "reachable product states of the abstract program (exhaustive search)"
-                )
-                results.append(tally.result(prop, Verdict.HOLDS, reason))
-            continue
-        if cf is None:
-            cf = _ChooseFree(abstraction)
-        results.append(_choose_free(concrete, cf, prop, aut, limits, tally, ev.must, ev.may))
+        try:
+            one = _check_one(concrete, abstraction, over, choose_free, prop, limits, extra)
+            results.append(one)
+        except GenerationTimeout as err:  # the abstract guards past the run's deadline
+            tally = _Tally(0, 0, 0, 0.0)
+            tally.extra = dict(extra)
+            results.append(tally.result(prop, Verdict.UNKNOWN, str(err)))
     return results
+
+
+def _check_one(
+    concrete: CompiledSystem,
+    abstraction: Abstraction,
+    over: StutterWhere,
+    choose_free: Callable[[], _ChooseFree],
+    prop: LtlProperty,
+    limits: Limits,
+    extra: dict[str, object],
+) -> PropertyResult:
+    """Steps 1 and 2 of the module docstring for one property. Raises ``GenerationTimeout``
+    past the run's deadline."""
+    ev = abstraction.evaluator
+    assert ev is not None
+    aut = automaton_of(prop)
+    found = _search(over, prop, map_guards(aut, ev.may), limits)
+    out = found.outcome
+    tally = _Tally(out.states, out.transitions, out.max_depth, out.time_s)
+    tally.extra = {**extra, "automaton_states": aut.size}
+    if found.lasso is None:
+        if out.stopped is not None:
+            return tally.result(prop, Verdict.UNKNOWN, out.stopped)
+        reason = (
+            f"holds on the abstraction: no accepting lasso in the {out.states} "
+            "reachable product states of the abstract program (exhaustive search)"
+        )
+        return tally.result(prop, Verdict.HOLDS, reason)
+    return _choose_free(concrete, choose_free(), prop, aut, limits, tally, ev.must, ev.may)
 
 
 class _Tally:
