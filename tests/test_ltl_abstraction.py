@@ -96,6 +96,26 @@ def test_an_abstract_cycle_that_does_not_close_concretely_is_unknown() -> None:
     assert "does not close concretely" in types["zero"].reason
 
 
+def test_the_abstraction_stutters_where_a_concrete_state_may_be_terminal() -> None:
+    # x = 3 is terminal: the run stutters there with b fixed, violating "b toggles forever";
+    # its abstract state (x > 0) also has steps (x = 1, 2), so without a stutter step the
+    # abstraction would have no violating run and claim holds
+    text = (
+        "var x : int = 0;\nvar b : bool = false;\nprocess P {\n"
+        "  x < 3 -> x := x + 1, b := !b;\n}\npredicate x > 0;\npredicate x == 0;\n"
+        "ltl toggles: [] <> b && [] <> !b;\nltl grows: <> (x > 0);\n"
+    )
+    system = parse_gcl(text, "stop.gcl")
+    assert _ltl("explicit", system, None)["toggles"].verdict is Verdict.VIOLATED
+    four = _ltl("fourvalued", system, FourValuedOptions())
+    types = _ltl("types", system, _types("x=signs"))
+    for got in (four, types):
+        assert got["toggles"].verdict is not Verdict.HOLDS
+        assert got["grows"].verdict is Verdict.HOLDS
+        if got["toggles"].verdict is Verdict.VIOLATED:
+            _replays(system, got["toggles"])
+
+
 def test_refinement_finds_the_predicate_an_ltl_proof_needs() -> None:
     # no predicates: --refine starts from the LTL atoms (x == 0, x >= 0); the may-lasso of
     # 'back' runs concretely but leaves the automaton where x - 1 == 0 -> x == 1 is added

@@ -161,14 +161,13 @@ def concretize_lasso(
     sem: Semantics,
     aut: Automaton,
     lasso: AbstractLasso,
-    fits: Callable[[int, State], bool] | None = None,
     max_rounds: int = MAX_ROUNDS,
     max_steps: int = MAX_STEPS,
 ) -> tuple[list[int], int]:
     """Execute ``lasso`` on the concrete ``sem`` (module docstring): each step takes the
-    concrete successor executing the same concrete commands (and, with ``fits(k, s)``, lying in
-    the abstract state after abstract step ``k``); a stutter step needs a concrete state
-    without successors. The stem runs once, the cycle up to ``max_rounds`` times (at most
+    concrete successor executing the same concrete commands (IR commands are deterministic:
+    the commands fix the successor); a stutter step needs a concrete state without
+    successors. The stem runs once, the cycle up to ``max_rounds`` times (at most
     ``max_steps`` steps in all) until the concrete state at the cycle's start repeats.
 
     Returns the product labels of ``sem`` × ``aut`` (``aut`` the original automaton: the
@@ -181,8 +180,6 @@ def concretize_lasso(
     if not 0 <= c0 < n:
         raise Unconfirmed(0, f"cycle start {c0} outside the lasso of {n} steps")
     s = sem.initial
-    if fits is not None and not fits(0, s):
-        raise Unconfirmed(0, "the initial state is not in the first abstract state")
     labels: list[int] = []
     commands_of = sem.commands_of
 
@@ -199,22 +196,13 @@ def concretize_lasso(
                 raise Unconfirmed(at, "a stutter step where the concrete state has successors")
             labels.append(encode(STUTTER, lasso.targets[k], size))
             return
-        pick = next(
-            (
-                (lab, t)
-                for lab, t in succ
-                if commands_of(lab) == want and (fits is None or fits(k + 1, t))
-            ),
-            None,
-        )
+        pick = next(((lab, t) for lab, t in succ if commands_of(lab) == want), None)
         if pick is None:
             what = (
                 f"command {want[0]} is not enabled"
                 if len(want) == 1
                 else f"the chain of commands {list(want)} is not a concrete step"
             )
-            if fits is not None and any(commands_of(lab) == want for lab, _ in succ):
-                what = "no concrete successor lies in the abstract state"
             raise Unconfirmed(at, what)
         labels.append(encode(pick[0], lasso.targets[k], size))
         s = pick[1]
