@@ -77,6 +77,9 @@ def test_types_without_precision_stays_unknown_never_wrong() -> None:
     got = _ltl("types", system, _types("x=signs"))
     assert {r.verdict for r in got.values()} == {Verdict.UNKNOWN}
     assert "choose" in got["range"].reason
+    shown = got["range"].trace  # the abstract lasso, with token names, not replayed
+    assert shown is not None and not shown.replayed and shown.cycle_start is not None
+    assert shown.steps[1].state["x"] == "POS"
 
 
 def test_an_abstract_cycle_that_does_not_close_concretely_is_unknown() -> None:
@@ -90,6 +93,8 @@ def test_an_abstract_cycle_that_does_not_close_concretely_is_unknown() -> None:
     assert four["pos"].verdict is Verdict.HOLDS  # infinite-state, proved on 2 abstract states
     assert four["zero"].verdict is Verdict.UNKNOWN
     assert "does not close concretely" in four["zero"].reason
+    shown = four["zero"].trace  # the may-lasso over predicate values, not replayed
+    assert shown is not None and not shown.replayed and shown.steps[-1].state["[x > 0]"]
     types = _ltl("types", system, _types("x=signs"))
     assert types["pos"].verdict is Verdict.HOLDS
     assert types["zero"].verdict is Verdict.UNKNOWN

@@ -23,7 +23,7 @@ abstract System and carry the answer back to the concrete one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -34,14 +34,16 @@ from absmc.ir.steps import Expansion, Failures, State
 from absmc.ir.system import Property, System
 from absmc.kernel.options import CheckOptions, OptionError
 from absmc.kernel.product import STUTTER, decode, encode, guard_fn
+from absmc.kernel.result import StateValue, Trace, TraceStep
 from absmc.kernel.semantics import Semantics
-from absmc.kernel.trace import Unconfirmed
+from absmc.kernel.trace import STUTTER_TEXT, Unconfirmed, command_source, command_text
 
 __all__ = [
     "MAY_STUTTER",
     "AbstractLasso",
     "StutterWhere",
     "abstract_lasso",
+    "abstract_lasso_trace",
     "concretize_lasso",
     "guard_atoms",
     "map_guards",
@@ -248,3 +250,44 @@ def refuse_ltl_options(options: CheckOptions, method: str) -> None:
             f"--method {method} does not check non-progress cycles (use --method explicit)",
             "non_progress",
         )
+
+
+def abstract_lasso_trace(
+    sem: Semantics,
+    concrete: System,
+    path: Sequence[int],
+    cycle_start: int,
+    size: int,
+    show: Callable[[State], Mapping[str, StateValue]],
+    concrete_commands: Callable[[int], tuple[int, ...]],
+    note: str,
+) -> Trace:
+    """An abstract lasso (product labels over the abstract ``sem``; ``size`` automaton
+    states) as a trace for the user, **not replayed**: one row per step with the abstract state
+    (``show``) and the ``concrete`` System's commands it stands for (a chain's joined by
+    ``;``). A step that does not execute on ``sem`` ends the rows (the note says so)."""
+    s = sem.initial
+    steps = [TraceStep(0, show(s))]
+    for k, plabel in enumerate(path, start=1):
+        label, _ = decode(plabel, size)
+        if label in (STUTTER, MAY_STUTTER):
+            steps.append(TraceStep(k, show(s), command=STUTTER_TEXT))
+            continue
+        nxt = next((t for lab, t in sem.successors(s)[0] if lab == label), None)
+        if nxt is None:  # pragma: no cover - the lasso was found on sem
+            note += f"; the abstract lasso breaks off at step {k}"
+            return Trace(tuple(steps), replayed=False, note=note)
+        s = nxt
+        cmds = concrete_commands(label)
+        first = cmds[0] if cmds else None
+        steps.append(
+            TraceStep(
+                k,
+                show(s),
+                concrete.commands[first].process if first is not None else None,
+                "; ".join(command_text(concrete, ci) for ci in cmds) or "(helper step)",
+                command_source(concrete, first) if first is not None else None,
+                first,
+            )
+        )
+    return Trace(tuple(steps), replayed=False, note=note, cycle_start=cycle_start)

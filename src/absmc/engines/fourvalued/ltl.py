@@ -33,16 +33,18 @@ Weak fairness and non-progress cycles are not offered (refused with ``OptionErro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from absmc.engines.fourvalued.bilattice import Belnap
 from absmc.engines.fourvalued.build import HELPER, AbstractModel, FourValuedAbstraction
-from absmc.ir.compile import CompiledSystem, compile_system
+from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.expr import Expr, disj
 from absmc.ir.ltl import Automaton, LtlProperty
+from absmc.ir.sorts import BoolSort
 from absmc.kernel.lasso import (
     StutterWhere,
     abstract_lasso,
+    abstract_lasso_trace,
     concretize_lasso,
     guard_atoms,
     map_guards,
@@ -50,7 +52,7 @@ from absmc.kernel.lasso import (
 from absmc.kernel.ltl import LtlOutcome, automaton_of, ltl_result, search_ltl
 from absmc.kernel.options import Limits
 from absmc.kernel.product import STUTTER, decode, guard_fn
-from absmc.kernel.result import PropertyResult, Stats, Verdict
+from absmc.kernel.result import PropertyResult, StateValue, Stats, Trace, Verdict
 from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import ReplayError, Unconfirmed, replay_lasso
 
@@ -100,8 +102,8 @@ class _Side:
         assert view is not None and model.terminal is not None
         # may: stutter also where the state may be terminal; must: only where it surely is
         must = model.kind == "must"
-        sem = StutterWhere(self.compiled, model.terminal(), terminal_too=must)
-        self.found = _search(sem, prop, map_guards(aut, view), limits, stutter=not must)
+        self.sem = StutterWhere(self.compiled, model.terminal(), terminal_too=must)
+        self.found = _search(self.sem, prop, map_guards(aut, view), limits, stutter=not must)
 
     def concrete_commands(self, label: int) -> tuple[int, ...]:
         origin = self.model.origin
@@ -258,7 +260,40 @@ def _abstract(
             f" (search stopped: {must.found.outcome.stopped})" if must.found.outcome.stopped else ""
         )
     refutation = failed[0][1]
-    return result(Verdict.UNKNOWN, Belnap.UNKNOWN, reason, must, unconfirmed=why), refutation
+    r = result(Verdict.UNKNOWN, Belnap.UNKNOWN, reason, must, unconfirmed=why)
+    return replace(r, trace=_may_trace(abstraction, may, aut, why)), refutation
+
+
+def _may_trace(abstraction: FourValuedAbstraction, may: _Side, aut: Automaton, why: str) -> Trace:
+    """The may-System's accepting lasso over abstract states (concrete variables and the
+    tracked predicates as ``[p]``), not replayed."""
+    lasso = may.found.lasso
+    assert lasso is not None
+    model = may.model
+    n = len(model.concrete)
+    variables = model.system.variables[:n]
+    preds = abstraction.partition.predicates
+
+    def show(s: State) -> dict[str, StateValue]:
+        d: dict[str, StateValue] = {
+            v.name: bool(x) if isinstance(v.sort, BoolSort) else x
+            for v, x in zip(variables, s, strict=False)
+        }
+        for i, p in enumerate(preds):
+            d[f"[{p.text}]"] = bool(s[n + i])
+        return d
+
+    note = f"unconfirmed: an accepting lasso of the may-abstraction without a concrete run ({why})"
+    return abstract_lasso_trace(
+        may.sem,
+        abstraction.system,
+        lasso.path,
+        lasso.cycle_start,
+        aut.size,
+        show,
+        may.concrete_commands,
+        note,
+    )
 
 
 def check_ltl(

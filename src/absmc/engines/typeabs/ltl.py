@@ -30,6 +30,7 @@ Weak fairness and non-progress cycles are refused (``OptionError``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from absmc.engines.typeabs.absexpr import GenerationTimeout
 from absmc.engines.typeabs.generate import CUT_VAR, Abstraction
@@ -40,6 +41,7 @@ from absmc.ir.sorts import RangeSort
 from absmc.kernel.lasso import (
     StutterWhere,
     abstract_lasso,
+    abstract_lasso_trace,
     concretize_lasso,
     map_guards,
 )
@@ -158,7 +160,27 @@ def _check_one(
             "reachable product states of the abstract program (exhaustive search)"
         )
         return tally.result(prop, Verdict.HOLDS, reason)
-    return _choose_free(concrete, choose_free(), prop, aut, limits, tally, ev.must, ev.may)
+    r = _choose_free(concrete, choose_free(), prop, aut, limits, tally, ev.must, ev.may)
+    if r.verdict is Verdict.UNKNOWN:  # show the abstract lasso
+        origin = abstraction.origin
+        base = over.base
+
+        def commands(label: int) -> tuple[int, ...]:
+            return tuple(origin[ci] for ci in base.commands_of(label) if origin[ci] >= 0)
+
+        lasso = found.lasso
+        trace = abstract_lasso_trace(
+            over,
+            abstraction.concrete,
+            lasso.path,
+            lasso.cycle_start,
+            aut.size,
+            abstraction.show,
+            commands,
+            "an accepting lasso of the abstract program, not replayed (it may use choose)",
+        )
+        r = replace(r, trace=trace)
+    return r
 
 
 class _Tally:
