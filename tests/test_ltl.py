@@ -145,9 +145,9 @@ def test_non_progress_cycles() -> None:
     assert np_["verdict"] == "violated"
 
 
-@pytest.mark.parametrize("method", ["under", "types", "fourvalued"])
+@pytest.mark.parametrize("method", ["under"])
 def test_methods_without_ltl_refuse_it_naming_the_ones_that_do(method: str) -> None:
-    args = ["--abstract", "x=signs"] if method == "types" else []
+    args: list[str] = []
     run = run_cli("check", str(EXAMPLES / "terminate.pml"), "--method", method, *args)
     assert run.code == 2
     assert "ltl" in run.err and "explicit" in run.err

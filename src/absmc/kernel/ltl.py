@@ -55,13 +55,16 @@ def search_ltl(
     progress: Callable[[Progress], None] | None = None,
     deadline: float | None = None,
     weakly_fair: bool = False,
+    stutter: bool = True,
 ) -> LtlOutcome:
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
     Stops at the first cycle; limits end the search with ``outcome.stopped`` set. With
-    ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.fairness`)."""
+    ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.fairness`). Without
+    ``stutter`` the product does not stutter at terminal states (an abstraction that says
+    where it may stutter itself, :class:`absmc.kernel.lasso.StutterWhere`)."""
     aut = automaton_of(prop)
-    product = ProductSemantics(sem, aut, stutter=prop.name != NON_PROGRESS)
+    product = ProductSemantics(sem, aut, stutter=stutter and prop.name != NON_PROGRESS)
     searched: ProductSemantics | FairSemantics = product
     if weakly_fair:
         searched = FairSemantics(product)

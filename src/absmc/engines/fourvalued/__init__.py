@@ -5,6 +5,7 @@
 * :mod:`.effect` — one SMT enumeration per command, shared by both abstractions (§3.4);
 * :mod:`.build` — the may and must Systems (one per join-irreducible element);
 * :mod:`.check` — the two classical searches and the combined verdict t / f / ⊥;
+* :mod:`.ltl` — LTL: accepting lassos on the may and must Systems, concretized and replayed;
 * :mod:`.refine` — predicates without the user: refinement from unconfirmed may-traces;
 * :mod:`.export` — the abstract Systems as Promela (if-statements and assignments only).
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from absmc.engines.engine import Capabilities, Engine
+from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine
 from absmc.engines.fourvalued.bilattice import Belnap
 from absmc.engines.fourvalued.build import FourValuedAbstraction, build_abstraction
 from absmc.engines.fourvalued.check import check_fourvalued
@@ -59,11 +60,11 @@ def _in_portfolio(options: FourValuedOptions) -> FourValuedOptions:
 
 
 #: the registry entry (:mod:`absmc.engines.registry`); both abstractions are searched with
-#: the exact store
+#: the exact store; linear-time properties by the may/must lasso searches of :mod:`.ltl`
 ENGINE = Engine(
     name="fourvalued",
     options_type=FourValuedOptions,
-    capabilities=Capabilities(),
+    capabilities=Capabilities(property_kinds=DEFAULT_PROPERTY_KINDS | {"ltl"}),
     description="Bonsai's may/must predicate abstraction, values t / f / ⊥ (paper 004)",
     check=_check,
     portfolio=_in_portfolio,

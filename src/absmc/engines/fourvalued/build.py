@@ -140,6 +140,13 @@ class AbstractModel:
     pred_vars: tuple[str, ...]
     concrete: tuple[str, ...]
     exact: bool = False
+    #: a state condition of the concrete System as an abstract-state condition cut at this
+    #: System's element (may: "possibly true", must: "definitely true"); ``None``: the identity
+    #: (an exact model). Used for the guards of an LTL property's automaton.
+    view: Callable[[Expr], Expr] | None = None
+    #: the abstract-state condition "the concrete state may be (may) / is surely (must)
+    #: terminal": no concrete command has a successor (built on demand: LTL's stuttering)
+    terminal: Callable[[], Expr] | None = None
 
 
 @dataclass
@@ -561,7 +568,17 @@ class _Builder:
             file=sysm.file,
         )
         kept = tuple(v.name for v in sysm.variables if v.name not in self.part.abstracted)
-        return AbstractModel(self.kind, abstract, tuple(origin), self.names, kept)
+        j = self.j
+
+        def view(e: Expr) -> Expr:
+            return boolean_sym(e, self.atom).cut(j)
+
+        def terminal() -> Expr:
+            return sym_all(~self.stepping(c) for c in sysm.commands).cut(j)
+
+        return AbstractModel(
+            self.kind, abstract, tuple(origin), self.names, kept, view=view, terminal=terminal
+        )
 
 
 def property_atoms(system: System, checked: Sequence[Property]) -> list[tuple[Expr, str]]:
@@ -596,6 +613,7 @@ def build_abstraction(
     predicates: Sequence[Expr] | None = None,
     prover: Prover | None = None,
     shortcut: bool = True,
+    ltl_atoms: Sequence[tuple[Expr, str]] = (),
 ) -> FourValuedAbstraction:
     """Partition the variables, enumerate every abstracted command once and build the may and
     must Systems for the ``checked`` properties (plus deadlock when ``deadlock``).
@@ -603,8 +621,12 @@ def build_abstraction(
     ``predicates`` default to ``system.predicates``. When nothing is abstracted and
     ``shortcut`` holds, both Systems are the concrete one (:func:`exact_model`); without
     ``shortcut`` they are built the general way (what tests use to check that construction).
-    Raises ``ModelError`` for an unusable predicate or an assertion that cannot be abstracted,
-    and :class:`AbstractionIncomplete` when the solver cannot finish an enumeration.
+    ``ltl_atoms`` (atom, origin) are the atoms of checked linear-time properties: like the
+    properties' atoms they are tracked as predicates where they read abstracted variables, so
+    that the automaton's guards are expressible in the abstract state
+    (:attr:`AbstractModel.view`). Raises ``ModelError`` for an unusable predicate or an
+    assertion that cannot be abstracted, and :class:`AbstractionIncomplete` when the solver
+    cannot finish an enumeration.
     """
     t0 = time.monotonic()
     prover = prover or Prover()
@@ -612,7 +634,7 @@ def build_abstraction(
     # C's truncations (bit masks) as arithmetic for the solver: the partition and the tables
     # read the rewritten commands; copied commands and replays keep the original ones
     work = system_without_masks(system)
-    part = partition(work, preds, property_atoms(work, checked))
+    part = partition(work, preds, [*property_atoms(work, checked), *ltl_atoms])
     stats = AbstractionStats()
     if shortcut and not part.abstracted:
         stats.copied_commands = len(system.commands)

@@ -41,6 +41,7 @@ from absmc.engines.fourvalued.build import (
     build_abstraction,
 )
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
+from absmc.engines.fourvalued.ltl import LassoRefutation, check_ltl, ltl_atoms
 from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
@@ -48,6 +49,7 @@ from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.graph import bounded_graph
+from absmc.kernel.lasso import refuse_ltl_options
 from absmc.kernel.options import (
     CheckOptions,
     Selection,
@@ -371,7 +373,7 @@ def _incomplete(system: System, selection: Selection, reason: str, total: float)
             stats,
             extra={"value": Belnap.UNKNOWN.symbol},
         )
-        for name in selection.names()
+        for name in selection.all_names()
     ]
     return Result(system.file or system.name, METHOD, tuple(results))
 
@@ -417,6 +419,9 @@ class Round:
     abstracted: frozenset[str]
     may_states: int
     must_states: int
+    #: per ⊥ LTL property whose lasso ran concretely but left the automaton: the edge guard
+    #: that failed after the unconfirmed steps (where a refinement starts instead of ``bad``)
+    conditions: dict[str, Expr] = dataclasses.field(default_factory=dict)
 
 
 def check_fourvalued(
@@ -447,13 +452,21 @@ def check_round(
     """:func:`check_fourvalued` with what a refinement needs of the run (:class:`Round`)."""
     system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
+    if selection.ltl:
+        refuse_ltl_options(options, METHOD)
     t0 = time.monotonic()
     timeout = options.limits.timeout
     # every prover call is bounded by the time left of the run (past it: unknown, never valid)
     prover = Prover(deadline=None if timeout is None else t0 + timeout)
     try:
         abstraction = build_abstraction(
-            system, selection.user, selection.deadlock, predicates, prover, shortcut=shortcut
+            system,
+            selection.user,
+            selection.deadlock,
+            predicates,
+            prover,
+            shortcut=shortcut,
+            ltl_atoms=ltl_atoms(selection.ltl),
         )
     except AbstractionIncomplete as err:
         spent = time.monotonic() - t0
@@ -472,15 +485,26 @@ def check_round(
     stats = _stats(abstraction, may, must, time.monotonic() - t0)
     decider = _Decider(system, abstraction, may, must, compiled)
     results = [decider.decide(name, stats) for name in selection.names()]
+    lassos: dict[str, LassoRefutation] = {}
+    if selection.ltl:
+        limits = options.limits
+        if timeout is not None:  # what the safety searches left of the time limit
+            left = max(0.001, t0 + timeout - time.monotonic())
+            limits = dataclasses.replace(limits, timeout=left)
+        ltl_results, lassos = check_ltl(
+            abstraction, compiled, selection.ltl, limits, (may.compiled, must.compiled)
+        )
+        results += ltl_results
     notes = abstraction.partition.report()
     graphs = [] if not options.graph_bound else [_graph(system, abstraction, may, options)]
     result = Result(system.file or system.name, METHOD, tuple(results), tuple(notes), graphs)
     part = abstraction.partition
     return Round(
         result,
-        decider.unconfirmed,
+        {**decider.unconfirmed, **{n: (r.steps, r.error) for n, r in lassos.items()}},
         tuple(p.expr for p in part.predicates),
         part.abstracted,
         may.outcome.states,
         must.outcome.states,
+        {n: r.condition for n, r in lassos.items() if r.condition is not None},
     )

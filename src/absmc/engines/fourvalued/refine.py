@@ -1,7 +1,8 @@
 """Predicates without the user: counterexample-guided refinement of the four-valued
 abstraction (``--refine``; what ``--method auto`` runs).
 
-Where a property's value is ⊥, the may-System's counterexample has no concrete run. Its
+Where a property's value is ⊥, the may-System's counterexample (for an LTL property: its
+accepting lasso, the cycle unrolled as far as the concrete run got) has no concrete run. Its
 concrete replay (:func:`absmc.kernel.trace.concretize`) names the first step that has none
 (:class:`~absmc.kernel.trace.Unconfirmed`): the predicates cannot tell that the step's guard
 is false there. As in paper 000's refinement (Section 3, weakest preconditions), the atoms of
@@ -13,9 +14,10 @@ deadlock: from the guards). Then the abstraction is built and checked again, up 
 ``max_iterations`` rounds (paper 004 gives no refinement; Bonsai's user writes ``pred``).
 
 Start: the given predicates; when none of them mentions an abstractable variable (nothing would
-be abstracted: the check would be an exact search), the atoms of the checked properties over
-such variables, else ``v == initial value`` for each abstractable variable that a guard or a
-property reads.
+be abstracted: the check would be an exact search), the atoms of the checked properties (LTL
+properties included: the atoms of their automata) over such variables, else
+``v == initial value`` for each abstractable variable that a guard or a property reads. An LTL
+lasso that runs concretely but leaves the automaton refines from the edge guard that failed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from absmc.engines.fourvalued.check import Round, check_round
+from absmc.engines.fourvalued.ltl import ltl_atoms
 from absmc.engines.fourvalued.partition import abstractable
 from absmc.ir.expr import Expr, Op, const, disj, free_vars, neg
 from absmc.ir.span import ModelError
@@ -51,6 +54,8 @@ def initial_predicates(
     selection = select_properties(system, options)
     for p in selection.user:
         preds += predicate_atoms(p.bad, names, system.index_of, lift_conditionals=True)
+    for atom, _ in ltl_atoms(selection.ltl):  # the atoms of the LTL properties' automata
+        preds += predicate_atoms(atom, names, system.index_of, lift_conditionals=True)
     if any(free_vars(p) & names for p in preds):
         return preds
     read: set[str] = set()
@@ -77,10 +82,13 @@ def refinement_atoms(
     steps: Sequence[tuple[int, ...]],
     err: ReplayError,
     known: Sequence[Expr],
+    condition: Expr | None = None,
 ) -> list[Expr]:
     """New predicates from one unconfirmed may-path (module docstring): ``steps`` are its
     concrete commands per step, ``err`` where its replay failed, ``known`` the predicates
-    already tracked. Empty when the path's conditions give nothing new."""
+    already tracked; ``condition`` (an LTL lasso that left its automaton) is what should have
+    held after the steps, instead of the property's violation. Empty when the path's
+    conditions give nothing new."""
     names = _abstractable(system)
     order = system.index_of
     cmds = [[system.commands[i] for i in step] for step in steps]
@@ -89,7 +97,8 @@ def refinement_atoms(
     if k <= len(steps):
         chain = cmds[k - 1]
         failing = prop in (NO_MODEL_ERROR,) or (
-            prop != NO_DEADLOCK and system.get_property(prop).kind == "assert"
+            prop in {p.name for p in system.properties}
+            and system.get_property(prop).kind == "assert"
         )
         if failing and k == len(steps):
             phi = chain_condition(chain[:-1])
@@ -97,8 +106,12 @@ def refinement_atoms(
             phi = disj([phi, through(last, chain[:-1]), chain[-1].guard])
         else:
             phi = chain_condition(chain)
+    elif condition is not None:
+        phi = condition
     elif prop == NO_DEADLOCK:
         phi = disj(c.guard for c in system.commands)
+    elif prop not in {p.name for p in system.properties}:
+        return []  # an LTL lasso that replays step by step but does not close: no condition
     else:
         phi = system.get_property(prop).bad
     for j in range(k - 1, -1, -1):
@@ -180,7 +193,8 @@ def _refine(system: System, rnd: Round) -> list[Expr]:
     known = list(rnd.tracked)
     out: list[Expr] = []
     for prop, (steps, err) in rnd.unconfirmed.items():
-        for a in refinement_atoms(system, prop, steps, err, [*known, *out]):
+        cond = rnd.conditions.get(prop)
+        for a in refinement_atoms(system, prop, steps, err, [*known, *out], cond):
             out.append(a)
     return out
 

@@ -13,11 +13,12 @@ Modules, one concern each:
   abstract System with ``choose`` (§6);
 - :mod:`~absmc.engines.typeabs.check` — abstract search, choose-free search and concrete
   replay (§7, Fig. 4);
+- :mod:`~absmc.engines.typeabs.ltl` — LTL on the abstract program, choose-free lassos;
 - :mod:`~absmc.engines.typeabs.select` — selection help from data and control dependences and
   a cone-of-influence slice (§5.1-5.2).
 """
 
-from absmc.engines.engine import Capabilities, Engine
+from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine
 from absmc.engines.typeabs.check import METHOD, TypesOptions, build_abstraction, check_types
 from absmc.engines.typeabs.domains import Domain, DomainError, DomainSpec, resolve_domain
 from absmc.engines.typeabs.generate import CHOOSE, ERROR, Abstraction, abstract_system
@@ -55,7 +56,7 @@ def _in_portfolio(options: TypesOptions) -> TypesOptions | str:
 ENGINE = Engine(
     name="types",
     options_type=TypesOptions,
-    capabilities=Capabilities(),
+    capabilities=Capabilities(property_kinds=DEFAULT_PROPERTY_KINDS | {"ltl"}),
     description="type-based data abstraction of VAR=DOMAIN bindings with choose-free search "
     "(Dwyer et al., ICSE 2001)",
     check=check_types,

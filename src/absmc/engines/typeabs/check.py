@@ -18,6 +18,9 @@ choose-free search for feasible counterexamples (paper 001, §§3-7, Fig. 4).
    one.
 4. Otherwise the verdict is ``unknown``: the abstract counterexample uses ``choose`` and may be
    spurious; it is reported (with token names) for the user to inspect.
+
+Linear-time properties: :mod:`absmc.engines.typeabs.ltl` (accepting lassos of the abstract
+program; a violation needs a choose-free lasso that closes and replays concretely).
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ from absmc.engines.typeabs.basl import basl_domains
 from absmc.engines.typeabs.domains import Domain, DomainError, resolve_domain
 from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
 from absmc.engines.typeabs.infer import Rest, Typing, infer
+from absmc.engines.typeabs.ltl import check_ltl
 from absmc.engines.typeabs.operators import OperatorLibrary
 from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
+from absmc.kernel.lasso import refuse_ltl_options
 from absmc.kernel.options import (
     CheckOptions,
     OptionError,
@@ -268,6 +273,8 @@ def check_types(
     abstract type conflicts and errors in BASL abstractions."""
     system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
+    if selection.ltl:
+        refuse_ltl_options(options, METHOD)
     lib = library or OperatorLibrary()
     start = time.monotonic()
     timeout = options.limits.timeout
@@ -279,7 +286,7 @@ def check_types(
         stats = Stats(0, 0, 0, time.monotonic() - start, extra={"store": "exact"})
         unknown = [
             _result(n, property_kind(system, n), Verdict.UNKNOWN, str(err), stats, None, {})
-            for n in selection.names()
+            for n in selection.all_names()
         ]
         return Result(system.file or system.name, METHOD, unknown, [])
     limits = options.limits
@@ -363,6 +370,14 @@ def check_types(
         else:
             reason = outcome.stopped or "abstract search incomplete"
         results.append(_result(name, kind, verdict, reason, stats, trace, abstracted))
+    if selection.ltl:
+        ltl_limits = limits
+        if timeout is not None:  # what the safety searches left of the time limit
+            left = max(0.001, start + timeout - time.monotonic())
+            ltl_limits = replace(limits, timeout=left)
+        more = {k: v for k, v in extra.items() if k != "choose_free_states"}
+        for r in check_ltl(abstraction, concrete, selection.ltl, ltl_limits, more):
+            results.append(replace(r, extra={"abstracted": abstracted}))
     notes = [
         domains_note(abstraction.typing),
         f"abstract System: {len(abstraction.system.commands)} commands "

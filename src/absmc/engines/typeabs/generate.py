@@ -123,6 +123,13 @@ class Abstraction:
     #: state property name (``no-deadlock`` too) -> the abstract states in which *every*
     #: concretization violates it (deterministic abstract operations only)
     surely_bad: dict[str, Expr] = field(default_factory=dict)
+    #: the abstract-state condition "a represented concrete state may have no successor" (every
+    #: command may be blocked or fail, or an atomic chain may loop): where an LTL product of
+    #: the abstraction must be able to stutter, as the concrete one does at terminal states
+    terminal: Expr = TRUE
+    #: the abstract evaluator the System was generated with (``may``/``must`` of state
+    #: conditions, e.g. the guards of an LTL property's automaton)
+    evaluator: AbstractEvaluator | None = None
 
     @property
     def domains(self) -> dict[str, Domain]:
@@ -572,6 +579,10 @@ def abstract_system(
         deadlock_parts.append(ev.may(Op("!", (system.valid_end,))))
         surely_dead.append(ev.surely_false(system.valid_end))
     surely_bad = {NO_DEADLOCK: conj(surely_dead)}
+    # LTL's stuttering: no successor at all (valid end state or not)
+    plain_blocked = [blocked[c.index] for c in plain]
+    rest_blocked = conj(blocked[c.index] for c in rest)
+    terminal = conj([*plain_blocked, disj([rest_blocked, *(ev.may(c.guard) for c in cyclic)])])
     for p in system.properties:
         if p.kind != "assert":
             surely_bad[p.name] = ev.surely_false(neg(p.bad))
@@ -595,6 +606,8 @@ def abstract_system(
         timeouts,
         cf_asserts,
         surely_bad,
+        terminal,
+        ev,
     )
 
 
