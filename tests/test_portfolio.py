@@ -258,3 +258,57 @@ def test_members_start_from_every_state_of_an_init_constraint(tmp_path: Path) ->
     first = {x["property"]: x for x in json.loads(r.out)["results"]}["never3"]
     assert first["verdict"] == "violated"
     assert first["trace"][0]["state"]["x"] == 3
+
+
+LTL_EXAMPLES = ROOT / "examples" / "ltl"
+
+
+@pytest.mark.parametrize(
+    "model", ["abs_counter.gcl", "naive_mutex.pml", "response.pml", "never_response.pml"]
+)
+def test_auto_checks_linear_time_properties_as_explicit_does(model: str) -> None:
+    system = load_model(LTL_EXAMPLES / model)
+    names = [p.name for p in system.ltl if p.name != "non-progress"]
+    assert names
+    for fair in ("none", "weak"):
+        opts = CheckOptions(fairness=fair)
+        exact = {r.property: r.verdict for r in registry.run("explicit", system, opts).results}
+        auto = registry.run("auto", system, dataclasses.replace(opts, keep_going=True))
+        mine = {r.property: r for r in auto.results}
+        for name in names:
+            assert (name, fair, mine[name].verdict) == (name, fair, exact[name])
+            if mine[name].verdict is Verdict.VIOLATED:
+                trace = mine[name].trace
+                assert trace is not None and trace.replayed and trace.cycle_start is not None
+
+
+def test_auto_checks_ctl_properties() -> None:
+    system = load_model(ROOT / "examples" / "symbolic" / "ticket2_bug.gcl")
+    names = [p.name for p in system.ctl]
+    assert names
+    auto = {r.property: r for r in registry.run("auto", system, CheckOptions()).results}
+    sym = registry.run("symbolic", system, CheckOptions()).results
+    for r in sym:
+        if r.property in names and r.verdict is not Verdict.UNKNOWN:
+            assert auto[r.property].verdict is r.verdict
+
+
+def test_a_lasso_the_negated_property_does_not_accept_is_not_accepted() -> None:
+    """A real lasso of the model, offered as the counterexample of a property it does not
+    violate, is rejected: the automaton of the negation accepts no run of it."""
+    system = load_model(LTL_EXAMPLES / "abs_counter.gcl")
+    good = registry.run("explicit", system, CheckOptions(properties=["back"]))
+    back = next(r for r in good.results if r.property == "back")
+    assert back.verdict is Verdict.VIOLATED and back.trace is not None
+    forged = dataclasses.replace(back, property="range", method="forger")
+
+    def forger(system: System, options: CheckOptions, _own: object) -> Result:
+        return Result(system.name, "forger", [forged])
+
+    caps = Capabilities(property_kinds=frozenset({"ltl"}))
+    fake = Engine("forger", PortfolioOptions, caps, "forges lassos", forger)
+    opts = CheckOptions(properties=["range"])
+    result = check_portfolio(system, opts, PortfolioOptions(), [fake])
+    rng = next(r for r in result.results if r.property == "range")
+    assert rng.verdict is Verdict.UNKNOWN
+    assert "accepts no run" in rng.extra["methods"]["forger"]["rejected"]

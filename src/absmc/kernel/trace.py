@@ -13,12 +13,16 @@ paths, and the rows a trace shows. Used by every method (explicit, under, types,
   linear-time property: the system steps on the semantics, the automaton moves by evaluating
   their guards (:func:`absmc.ir.evaluate.evaluate`), the cycle must close and pass an accepting
   automaton state.
+* :func:`replay_lasso_rows` — the same for a lasso given only as trace rows (e.g. one that
+  came back from another process): the automaton run is searched for, then
+  :func:`replay_lasso` checks it.
 * :func:`chain_rows` / :func:`run_path` — states along a path, one row per command of a chain.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from absmc.ir.evaluate import EvalError, env_of, evaluate
@@ -26,7 +30,7 @@ from absmc.ir.ltl import Automaton
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.initial import is_initial
-from absmc.kernel.product import STUTTER, decode
+from absmc.kernel.product import STUTTER, decode, encode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
 
@@ -40,6 +44,8 @@ __all__ = [
     "concretize",
     "replay",
     "replay_lasso",
+    "replay_lasso_rows",
+    "replay_rows",
     "replay_saved",
     "replay_trace",
     "run_path",
@@ -343,6 +349,7 @@ def replay_lasso(
     cycle_start: int,
     note: str,
     weakly_fair: bool = False,
+    start: State | None = None,
 ) -> Trace:
     """Replay a lasso of the product of ``sem`` with ``aut`` (labels of
     :mod:`absmc.kernel.product`; ``cycle_start`` indexes the path's states) and return its
@@ -352,12 +359,13 @@ def replay_lasso(
     step only in a terminal valid end state), every automaton move is an edge whose guard holds
     in the state it leaves, the last product state equals the one at ``cycle_start``, and the
     cycle passes an accepting automaton state; with ``weakly_fair``, also that every process
-    executes or is blocked somewhere on the cycle (SPIN's weak fairness)."""
+    executes or is blocked somewhere on the cycle (SPIN's weak fairness). ``start``: the
+    initial state (default ``sem.initial``; one of an ``init:`` set)."""
     system = sem.system
     size = aut.size
     if not 0 <= cycle_start < len(path):
         raise ReplayError(f"cycle start {cycle_start} outside the path of {len(path)} steps")
-    s, q = sem.initial, aut.initial
+    s, q = (sem.initial if start is None else start), aut.initial
     prod: list[tuple[State, int]] = [(s, q)]
     steps = [TraceStep(0, system.state_dict(s))]
     row_of = [0]
@@ -399,6 +407,128 @@ def replay_lasso(
             who = ", ".join(sorted(procs - served))
             raise ReplayError(f"the cycle is not weakly fair to {who}")
     return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])
+
+
+def _trace_start(sem: Semantics, trace: Trace) -> State:
+    """The initial state a trace starts in: the model's, or one of its ``init:`` set."""
+    system = sem.system
+    first = trace.steps[0].state
+    if system.init_constraint is None:
+        if dict(first) != system.state_dict(sem.initial):
+            raise ReplayError("step 0: the trace does not start in the initial state")
+        return sem.initial
+    try:
+        start = tuple(int(first[v.name]) for v in system.variables)
+    except (KeyError, TypeError, ValueError):
+        raise ReplayError("step 0: the trace does not give the initial state") from None
+    if not is_initial(system, start):
+        raise ReplayError("step 0: the trace does not start in an initial state")
+    return start
+
+
+def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], int | None]:
+    """Group a trace's rows into steps of ``sem`` (labels, or STUTTER for a stutter row of a
+    terminal state): the labels, the states before each step and after the last, and, for a
+    lasso (``trace.cycle_start``), the step where the cycle starts, whose state must be the
+    last one. Raises ``ReplayError`` where the rows do not match."""
+    system = sem.system
+    rows = list(trace.steps)
+    if not rows:
+        raise ReplayError("the trace has no rows")
+    s = _trace_start(sem, trace)
+    labels: list[int] = []
+    states: list[State] = [s]
+    step_at_row = {0: 0}
+    i = 1
+    while i < len(rows):
+        succ, _ = sem.successors(s)
+        if rows[i].command == STUTTER_TEXT:
+            if succ:
+                raise ReplayError(f"row {i}: a stutter step in a state that is not terminal")
+            labels.append(STUTTER)
+            i += 1
+        else:
+            for label, target in succ:
+                cmds = sem.commands_of(label)
+                part = rows[i : i + len(cmds)]
+                same = len(part) == len(cmds) and [r.command_index for r in part] == list(cmds)
+                if same and dict(part[-1].state) == system.state_dict(target):
+                    labels.append(label)
+                    s = target
+                    i += len(cmds)
+                    break
+            else:
+                raise ReplayError(f"row {i}: no step of the semantics matches the trace")
+        states.append(s)
+        step_at_row[i - 1] = len(labels)
+    if trace.cycle_start is None:
+        return labels, states, None
+    start = step_at_row.get(trace.cycle_start)
+    if start is None or start >= len(labels):
+        raise ReplayError(f"the cycle start (row {trace.cycle_start}) is not a step boundary")
+    if states[-1] != states[start]:
+        raise ReplayError("the lasso's last state is not the state where its cycle starts")
+    return labels, states, start
+
+
+def replay_lasso_rows(sem: Semantics, aut: Automaton, trace: Trace, weakly_fair: bool) -> Trace:
+    """Replay a lasso given as trace rows (``command_index`` and state per row, stutter rows,
+    ``cycle_start``): group the rows into steps of ``sem``, search the product of the lasso's
+    ultimately periodic word with ``aut`` for an accepting run (the cycle may have to be
+    unrolled a few times before the automaton closes it too), and check that product lasso
+    with :func:`replay_lasso`. Returns the replayed trace; raises ``ReplayError`` when the
+    rows do not replay or the word is not accepted (then it does not violate the property)."""
+    labels, states, c = replay_rows(sem, trace)
+    if c is None:
+        raise ReplayError("the trace is not a lasso (no cycle start)")
+    n = len(labels)
+    system = sem.system
+
+    def nxt(node: tuple[int, int]) -> list[tuple[int, int]]:
+        i, q = node
+        j = i + 1 if i + 1 < n else c
+        return [
+            (j, e.target) for e in aut.edges[q] if _edge_ok(system, aut, q, e.target, states[i])
+        ]
+
+    def path(src: tuple[int, int], goal: Callable[[tuple[int, int]], bool]) -> list[Any] | None:
+        parent: dict[tuple[int, int], tuple[int, int] | None] = {src: None}
+        todo = [src]
+        while todo:
+            node = todo.pop(0)
+            for m in nxt(node):
+                if goal(m):  # (the goal may be src itself: a cycle)
+                    out = [m, node]
+                    while parent[out[-1]] is not None:
+                        out.append(parent[out[-1]])  # type: ignore[arg-type]
+                    return out[::-1]
+                if m in parent:
+                    continue
+                parent[m] = node
+                todo.append(m)
+        return None
+
+    start = (0, aut.initial)
+    seen = {start}
+    todo = [start]
+    while todo:  # every reachable product node, in BFS order
+        for m in nxt(todo.pop(0)):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    for v in sorted(seen):
+        if v[1] not in aut.accepting:
+            continue
+        loop = path(v, lambda m, v=v: m == v)  # type: ignore[misc]
+        if loop is None:
+            continue
+        stem = [start] if v == start else path(start, lambda m, v=v: m == v)  # type: ignore[misc]
+        assert stem is not None
+        nodes = [*stem, *loop[1:]]
+        plabels = [encode(labels[a[0]], b[1], aut.size) for a, b in pairwise(nodes)]
+        note = trace.note or ""
+        return replay_lasso(sem, aut, plabels, len(stem) - 1, note, weakly_fair, states[0])
+    raise ReplayError("the automaton of the property's negation accepts no run of this lasso")
 
 
 def replay_saved(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from absmc.engines.engine import Capabilities, Engine
-from absmc.engines.portfolio.decide import METHOD, Board
+from absmc.engines.portfolio.decide import METHOD, Board, LassoCheck
 from absmc.engines.portfolio.members import Member, member_options, plan
 from absmc.engines.portfolio.workers import Pool, Report
 from absmc.ir.compile import compile_system
@@ -46,10 +46,11 @@ def check_portfolio(
     ``OptionError`` for unknown property names."""
     t0 = time.monotonic()
     selection = select_properties(system, options)
-    names = selection.names()
+    names = [*selection.all_names(), *(p.name for p in selection.ctl)]
     kinds = {n: property_kind(system, n) for n in names}
     members = plan(system, options, names, engines, dict(own.members))
-    board = Board(compile_system(system, selection.user), kinds, engines)
+    lassos = LassoCheck({p.name: p for p in selection.ltl}, weakly_fair=options.fairness == "weak")
+    board = Board(compile_system(system, selection.user), kinds, engines, lassos)
     for m in members:
         if m.absent is not None:
             board.note_all(m.engine.name, None, f"sat out: {m.absent}")

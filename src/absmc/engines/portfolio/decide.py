@@ -3,7 +3,12 @@ each property, and what the others did (:mod:`absmc.engines.portfolio`).
 
 * ``holds`` is accepted only from an engine whose capabilities say it proves;
 * ``violated`` only with a trace that replays here, in the portfolio's process, on the
-  concrete semantics (:func:`absmc.kernel.trace.replay_trace`);
+  concrete semantics (:func:`absmc.kernel.trace.replay_trace`); for a linear-time property
+  the trace must be a lasso that the automaton of the negated property accepts
+  (:func:`absmc.kernel.trace.replay_lasso_rows`, with weak fairness when asked); for a CTL
+  property the witness must be a path (or lasso) of the concrete semantics
+  (:func:`absmc.kernel.trace.replay_rows`; that it witnesses the negated formula is checked
+  by the member with :mod:`absmc.kernel.witness`);
 * an accepted ``holds`` and an accepted ``violated`` for the same property is a
   :class:`Disagreement`: a bug in an engine, reported with both answers, never settled by a
   vote.
@@ -13,14 +18,26 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.engines.engine import AnyEngine
+from absmc.ir.ltl import LtlProperty
+from absmc.kernel.ltl import automaton_of
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.semantics import Semantics
-from absmc.kernel.trace import ReplayError, replay_trace
+from absmc.kernel.trace import ReplayError, replay_lasso_rows, replay_rows, replay_trace
 
 METHOD = "auto"
+
+
+@dataclass(frozen=True)
+class LassoCheck:
+    """What a linear-time violation is checked against: the selected properties by name and
+    whether the run asks for weak fairness."""
+
+    properties: Mapping[str, LtlProperty] = field(default_factory=dict)
+    weakly_fair: bool = False
 
 
 class Disagreement(Exception):
@@ -43,9 +60,14 @@ class Board:
     (conclusive) one of each property, in arrival order, and every member's outcome."""
 
     def __init__(
-        self, sem: Semantics, kinds: Mapping[str, str], engines: Sequence[AnyEngine]
+        self,
+        sem: Semantics,
+        kinds: Mapping[str, str],
+        engines: Sequence[AnyEngine],
+        lassos: LassoCheck | None = None,
     ) -> None:
         self.sem = sem
+        self.lassos = lassos or LassoCheck()
         self.kinds = dict(kinds)
         self.names = list(kinds)
         names = self.names
@@ -118,7 +140,7 @@ class Board:
                 outcome["rejected"] = "violated without a trace"
                 return None
             try:
-                again = replay_trace(self.sem, r.property, r.trace)
+                again = self._replay(r)
             except ReplayError as e:
                 outcome["rejected"] = f"its trace does not replay on the concrete semantics: {e}"
                 self.notes.append(f"{r.method}: '{r.property}' violated ignored ({e})")
@@ -126,6 +148,22 @@ class Board:
             note = r.trace.note or again.note
             return dataclasses.replace(r, trace=dataclasses.replace(again, note=note))
         return None
+
+    def _replay(self, r: PropertyResult) -> Any:
+        """The member's trace replayed here (see the module docstring). Raises
+        ``ReplayError``."""
+        assert r.trace is not None
+        kind = self.kinds.get(r.property)
+        if kind == "ltl":
+            prop = self.lassos.properties.get(r.property)
+            if prop is None:
+                raise ReplayError("not a selected linear-time property")
+            aut = automaton_of(prop)
+            return replay_lasso_rows(self.sem, aut, r.trace, self.lassos.weakly_fair)
+        if kind == "ctl":
+            replay_rows(self.sem, r.trace)
+            return dataclasses.replace(r.trace, replayed=True)
+        return replay_trace(self.sem, r.property, r.trace)
 
     def results(self, order: Sequence[str], fallback: Stats) -> list[PropertyResult]:
         """One result per property: the first accepted answer (``decided_by`` its engine,
