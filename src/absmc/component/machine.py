@@ -169,6 +169,13 @@ class ComponentSemantics:
         self.border: dict[Any, BorderCall] = {}
         self.env_calls = 0
         self.env_time = 0.0
+        #: when set, the (function index, pc) of every instruction a step executes, and the
+        #: observer told of every transition ``successors`` computes: ``(source, thread,
+        #: target or None, executed instructions, failed)`` (the PA+TP exactness check)
+        self.exec_log: list[tuple[int, int]] | None = None
+        self.on_transition: (
+            Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
+        ) = None
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -224,9 +231,14 @@ class ComponentSemantics:
             choice = 0
             while True:
                 label = tid * LABELS + choice
+                log = self.exec_log
+                if log is not None:
+                    log.clear()
                 target, f, nalts = self._run(s, tid, choice, label)
                 if f:
                     fails += f
+                if self.on_transition is not None and log is not None:
+                    self.on_transition(s, tid, target, list(log), bool(f))
                 if target is not None:
                     out.append((label, target))
                 choice += 1
@@ -382,6 +394,8 @@ class ComponentSemantics:
         if type(st) is tuple:
             return self._wake(threads, tid, th, choice)
         frame = th.frames[-1]
+        if self.exec_log is not None:
+            self.exec_log.append((frame[0], frame[1]))
         funcs = self.prog.funcs
         fc = funcs[frame[0]]
         instrs = fc.instrs
