@@ -6,6 +6,7 @@ abstraction."""
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from pathlib import Path
 
@@ -43,6 +44,11 @@ def _dice() -> object:
     finally:
         sys.path.remove(str(PY))
     return dice
+
+
+def test_wp_of_a_for_loop_step_and_unpacking() -> None:
+    assert _wp("start < 10", "start, size = self.free[i]") == "self.free[i][0] < 10"
+    assert _wp("acct.balance > 0", "acct.balance = acct.balance - x") == "acct.balance - x > 0"
 
 
 def test_prover_refinement_finds_the_error_the_guards_miss() -> None:
@@ -107,8 +113,11 @@ def test_guard_predicates_skip_calls() -> None:
     finally:
         sys.path.remove(str(PY))
     texts = {fc.name: guard_predicates(fc) for fc in prog.funcs}
-    assert texts["selection_sort"] == ["xs[j] < xs[m]"]
-    assert texts["main"] == ["ys[k] <= ys[k + 1]"]  # the other assertion calls the sorts
+    # the loop conditions of the range loops (as C's guards), then the branch
+    assert texts["selection_sort"] == ["i < len(xs)", "j < len(xs)", "xs[j] < xs[m]"]
+    # main's loop over range(count), its loop over the list, its first assertion; the
+    # second assertion calls the sorts (environment code): not a predicate
+    assert texts["main"] == ["k < count", "k < len(ys) - 1", "ys[k] <= ys[k + 1]"]
 
 
 def test_prover_store_errors() -> None:
@@ -128,3 +137,27 @@ def test_prover_store_errors() -> None:
     assert "Traceback" not in bad.err
     model = run_cli("check", "examples/gcl/bakery.gcl", "--store", "predicates")
     assert model.code == 2 and "applies to Python programs" in model.err
+
+
+def test_prover_refinement_finds_the_matrix_bug() -> None:
+    """Thesis Table 2.2's PA+TP row: the guards (here the loop conditions) alone merge the
+    loop iterations; the refinement carries them back (``k + 1 < m``, ...) until the
+    multiplication runs to the end and the seeded error is reached."""
+    r = run_cli(
+        "check",
+        "examples/python/matrix.py",
+        "--entry",
+        "main_bug",
+        "--component",
+        "multiply_bug",
+        "--store",
+        "predicates",
+        "--json",
+    )
+    data = json.loads(r.out)
+    first = data["results"][0]
+    assert r.code == 1 and first["verdict"] == "violated"
+    assert len(first["trace"]) > 2
+    rounds = first["iterations"]
+    assert len(rounds) >= 2 and rounds[0]["merged"] > 0
+    assert rounds[-1]["predicates"] > rounds[0]["predicates"]

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from absmc.component.machine import ComponentSemantics
-from absmc.component.translate import ASSERT, BRANCH, EXEC, JUMP, FuncCode
+from absmc.component.translate import ASSERT, BRANCH, EXEC, FOR_NEXT, JUMP, FuncCode
 from absmc.component.values import UNBOUND
 from absmc.errors import OptionError
 from absmc.ir.expr import Expr, Op, Var, conj, const, neg
@@ -90,11 +90,53 @@ def _condition(ins_text: str, op: int) -> ast.expr | None:
     return None
 
 
+def range_loop(text: str) -> tuple[str, ast.expr, ast.expr, int] | None:
+    """``for x in range(...)`` (a ``FOR_NEXT`` text) as (x, start, stop, step) with a constant
+    positive step; None for other loops."""
+    try:
+        st = ast.parse(text.strip() + ": pass").body[0]
+    except SyntaxError:
+        return None
+    if not (isinstance(st, ast.For) and isinstance(st.target, ast.Name)):
+        return None
+    it = st.iter
+    if not (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and 1 <= len(it.args) <= 3
+        and not it.keywords
+    ):
+        return None
+    args = it.args
+    step = 1
+    if len(args) == 3:
+        a = args[2]
+        if not (isinstance(a, ast.Constant) and type(a.value) is int and a.value > 0):
+            return None
+        step = a.value
+    start: ast.expr = args[0] if len(args) >= 2 else ast.Constant(0)
+    stop = args[1] if len(args) >= 2 else args[0]
+    if _has_impure_call(start) or _has_impure_call(stop):
+        return None
+    return st.target.id, start, stop, step
+
+
 def guard_predicates(fc: FuncCode) -> list[str]:
-    """The conditions of ``fc``'s branches and assertions that call nothing but ``len`` (the
-    thesis's initial predicates, Fig. 2.1 line 2), as Python source texts."""
+    """The conditions of ``fc``'s branches and assertions that call nothing but ``len``, and
+    the loop conditions ``x < stop`` of its ``for x in range(...)`` loops (the thesis's
+    initial predicates, the guards of Fig. 2.1 line 2), as Python source texts."""
     out: list[str] = []
     for ins in fc.instrs:
+        if ins.op == FOR_NEXT:
+            loop = range_loop(ins.text)
+            if loop is not None:
+                text = ast.unparse(
+                    ast.Compare(ast.Name(loop[0], ast.Load()), [ast.Lt()], [loop[2]])
+                )
+                if text not in out:
+                    out.append(text)
+            continue
         if ins.op not in (BRANCH, ASSERT):
             continue
         cond = _condition(ins.text, ins.op)
@@ -185,8 +227,8 @@ def _check_index(node: ast.Subscript) -> None:
 
 # -- statements as micro-operations and their weakest preconditions --------------------------
 
-#: ("assign", {name: expr}) simultaneous; ("store", name, index, value); ("assume", cond);
-#: ("havoc", names)
+#: ("assign", {name: expr}) simultaneous; ("store", name, index, value); ("setattr", name,
+#: attribute, value); ("assume", cond); ("havoc", names)
 MicroOp = tuple[Any, ...]
 
 
@@ -211,9 +253,16 @@ def statement_ops(text: str) -> list[MicroOp] | None:
     if isinstance(st, ast.Assign) and len(st.targets) == 1:
         tgt = st.targets[0]
         if isinstance(tgt, ast.Tuple):
-            if not (isinstance(st.value, ast.Tuple) and len(st.value.elts) == len(tgt.elts)):
-                return None
-            fresh = {f"__v{i}": v for i, v in enumerate(st.value.elts)}
+            if isinstance(st.value, ast.Tuple):
+                if len(st.value.elts) != len(tgt.elts):
+                    return None
+                values = list(st.value.elts)
+            else:  # unpacking: the i-th item of the value
+                values = [
+                    ast.Subscript(copy.deepcopy(st.value), ast.Constant(i), ast.Load())
+                    for i in range(len(tgt.elts))
+                ]
+            fresh = {f"__v{i}": v for i, v in enumerate(values)}
             ops: list[MicroOp] = [("assign", fresh)]
             for i, tt in enumerate(tgt.elts):
                 sub = _target_ops(tt, ast.Name(f"__v{i}", ast.Load()))
@@ -239,48 +288,84 @@ def _target_ops(t: ast.expr, value: ast.expr) -> list[MicroOp] | None:
         if isinstance(t.slice, ast.Slice):
             return None
         return [("store", t.value.id, _as_load(copy.deepcopy(t.slice)), value)]
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
+        return [("setattr", t.value.id, t.attr, value)]
     return None
 
 
-class _Subst(ast.NodeTransformer):
-    def __init__(self, names: dict[str, ast.expr], store: tuple[str, ast.expr, ast.expr] | None):
-        self.names = names
-        self.store = store
+def _subst(
+    e: ast.expr,
+    names: dict[str, ast.expr],
+    store: tuple[str, ast.expr, ast.expr] | None = None,
+    attr: tuple[str, str, ast.expr] | None = None,
+) -> ast.expr:
+    """``e`` with the names replaced (simultaneously), reads of the stored list turned into
+    case splits and reads of the set attribute replaced; functional (``e`` is not changed,
+    subtrees may be shared)."""
 
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id in self.names:
-            return copy.deepcopy(self.names[node.id])
-        return node
+    def go(n: ast.expr) -> ast.expr:
+        if isinstance(n, ast.Name):
+            return names.get(n.id, n)
+        if isinstance(n, ast.Constant):
+            return n
+        if isinstance(n, ast.BinOp):
+            return ast.BinOp(go(n.left), n.op, go(n.right))
+        if isinstance(n, ast.UnaryOp):
+            return ast.UnaryOp(n.op, go(n.operand))
+        if isinstance(n, ast.Compare):
+            return ast.Compare(go(n.left), n.ops, [go(c) for c in n.comparators])
+        if isinstance(n, ast.BoolOp):
+            return ast.BoolOp(n.op, [go(v) for v in n.values])
+        if isinstance(n, ast.IfExp):
+            return ast.IfExp(go(n.test), go(n.body), go(n.orelse))
+        if isinstance(n, ast.Tuple):
+            return ast.Tuple([go(x) for x in n.elts], ast.Load())
+        if isinstance(n, ast.Call):
+            return ast.Call(go(n.func), [go(a) for a in n.args], n.keywords)
+        if isinstance(n, ast.Attribute):
+            if (
+                attr is not None
+                and isinstance(n.value, ast.Name)
+                and n.value.id == attr[0]
+                and n.attr == attr[1]
+            ):
+                return attr[2]
+            return ast.Attribute(go(n.value), n.attr, ast.Load())
+        if isinstance(n, ast.Subscript):
+            out = ast.Subscript(go(n.value), go(n.slice), ast.Load())
+            if store is not None and isinstance(n.value, ast.Name) and n.value.id == store[0]:
+                test = ast.Compare(out.slice, [ast.Eq()], [store[1]])
+                return ast.IfExp(test, store[2], out)
+            return out
+        return n
 
-    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
-        self.generic_visit(node)
-        st = self.store
-        if st is not None and isinstance(node.value, ast.Name) and node.value.id == st[0]:
-            test = ast.Compare(node.slice, [ast.Eq()], [copy.deepcopy(st[1])])
-            return ast.IfExp(test, copy.deepcopy(st[2]), node)
-        return node
+    return go(e)
 
-    def visit_Call(self, node: ast.Call) -> ast.expr:
-        self.generic_visit(node)
-        return node
+
+def _subst_name(e: ast.expr, name: str, value: ast.expr) -> ast.expr:
+    return _subst(e, {name: value})
+
+
+def _mentions(e: ast.expr, names: frozenset[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(e))
 
 
 def wp(phi: ast.expr, ops: Sequence[MicroOp]) -> ast.expr | None:
     """The weakest precondition of ``phi`` over the micro-operations ``ops`` (executed in
     order): substitution backwards (Dijkstra; assumptions add nothing to a precondition of a
     path already taken). None when ``phi`` depends on a havocked name."""
-    cur = copy.deepcopy(phi)
+    cur = phi
     for o in reversed(ops):
         kind = o[0]
         if kind == "assign":
-            cur = _Subst(o[1], None).visit(cur)
+            cur = _subst(cur, o[1])
         elif kind == "store":
-            cur = _Subst({}, (o[1], o[2], o[3])).visit(cur)
-        elif kind == "havoc" and any(
-            isinstance(n, ast.Name) and n.id in o[1] for n in ast.walk(cur)
-        ):
+            cur = _subst(cur, {}, (o[1], o[2], o[3]))
+        elif kind == "setattr":
+            cur = _subst(cur, {}, None, (o[1], o[2], o[3]))
+        elif kind == "havoc" and _mentions(cur, o[1]):
             return None
-    return ast.fix_missing_locations(cur)
+    return ast.fix_missing_locations(copy.deepcopy(cur))
 
 
 # -- predicates, abstraction function and store ----------------------------------------------
@@ -396,6 +481,13 @@ class MatchStore:
 
 
 @dataclass
+class _Path:
+    readable: bool
+    conditions: list[tuple[ast.expr, Expr]]
+    pres: list[tuple[str, Expr] | None]
+
+
+@dataclass
 class ExactnessChecker:
     """Checks transitions for exactness with ``prover`` and collects refinement predicates
     (``new``: function index -> texts). Counts ``checked``, ``unchecked`` and ``imprecise``
@@ -410,6 +502,9 @@ class ExactnessChecker:
     new: dict[int, list[str]] = field(default_factory=dict)
     _seen: set[Hashable] = field(default_factory=set)
     _ops: dict[tuple[int, int], list[MicroOp] | None] = field(default_factory=dict)
+    _paths: dict[Hashable, _Path] = field(default_factory=dict)
+    _asts: dict[str, ast.expr] = field(default_factory=dict)
+    _irs: dict[str, Expr | None] = field(default_factory=dict)
 
     def transition(
         self, s: State, tid: int, t: State | None, log: Sequence[tuple[int, int]], failed: bool
@@ -428,11 +523,14 @@ class ExactnessChecker:
         post = frames_t[-1][1] if frames_t and len(frames_t) == len(frames_s) else None
         if frames_t and len(frames_t) == len(frames_s) and frames_t[-1][0] != fid:
             post = None
-        key = (fid, tuple(pc for _, pc in log), post, bits, failed)
+        fc = self.sem.prog.funcs[fid]
+        ins0 = fc.instrs[log[0][1]] if log[0][0] == fid else None
+        first0 = ins0 is not None and ins0.op == FOR_NEXT and frames_s[-1][2][ins0.aux] == 0
+        key = (fid, tuple(pc for _, pc in log), post, bits, failed, first0)
         if key in self._seen:
             return
         self._seen.add(key)
-        self._check(key, fid, log, post, bits, failed)
+        self._check(key, fid, log, post, bits, failed, first0)
 
     def _count(self, key: Hashable, exact: bool | None) -> None:
         if key in self._seen:
@@ -441,12 +539,30 @@ class ExactnessChecker:
         if exact is None:
             self.unchecked += 1
 
-    def _instr_ops(self, fc: FuncCode, pc: int, nxt: int | None) -> tuple[list[MicroOp], bool]:
-        """Micro-operations of instruction ``pc`` (taking the branch to ``nxt``) and whether
-        the prover can read it completely."""
+    def _instr_ops(
+        self, fc: FuncCode, pc: int, nxt: int | None, first: bool
+    ) -> tuple[list[MicroOp], bool]:
+        """Micro-operations of instruction ``pc`` (taking the branch to ``nxt``; ``first``: a
+        ``for`` step's first iteration) and whether the prover can read it completely."""
         ins = fc.instrs[pc]
         if ins.op == JUMP:
             return [], True
+        if ins.op == FOR_NEXT:
+            # read as C's loop (x = start or x += step; assume x < stop) to carry predicates
+            # back; it assumes the body leaves x alone and the bounds unchanged: never exact
+            loop = range_loop(ins.text)
+            if loop is None:
+                return [("havoc", frozenset(fc.slots[w] for w in ins.writes))], False
+            x, start, stop, step = loop
+            val: ast.expr = (
+                start
+                if first
+                else ast.BinOp(ast.Name(x, ast.Load()), ast.Add(), ast.Constant(step))
+            )
+            more = ast.Compare(ast.Name(x, ast.Load()), [ast.Lt()], [stop])
+            if nxt == ins.alt:
+                return [("assume", ast.UnaryOp(ast.Not(), _subst_name(more, x, val)))], False
+            return [("assign", {x: val}), ("assume", more)], False
         if ins.op in (BRANCH, ASSERT):
             cond = _condition(ins.text, ins.op)
             if cond is None or _has_impure_call(cond):
@@ -479,15 +595,17 @@ class ExactnessChecker:
             names.append(fc.slots[ins.dest])
         return [("havoc", frozenset(names))], False
 
-    def _check(
+    def _path(
         self,
-        key: Hashable,
         fid: int,
         log: Sequence[tuple[int, int]],
         post: int | None,
-        bits: tuple[Any, ...],
         failed: bool,
-    ) -> None:
+        first0: bool,
+    ) -> _Path:
+        """What a transition's instructions say, whatever the abstract source state: its
+        path condition and each predicate's weakest precondition (AST and IR; None where
+        the prover cannot read it)."""
         fc = self.sem.prog.funcs[fid]
         ops: list[MicroOp] = []
         readable = post is not None and not failed
@@ -499,20 +617,10 @@ class ExactnessChecker:
             ins = fc.instrs[pc]
             if nxt not in (ins.nxt, ins.alt):
                 readable = False  # an exception moved control to a handler
-            o, ok = self._instr_ops(fc, pc, nxt)
+            first = first0 if i == 0 else _initialized(fc, log[:i], ins.aux)
+            o, ok = self._instr_ops(fc, pc, nxt, first)
             ops.extend(o)
             readable = readable and ok
-        texts = self.abstraction.preds.texts(fid)
-        literals: list[Expr] = []
-        for text, b in zip(texts, bits, strict=False):
-            if b is None:
-                continue
-            try:
-                f_ir = to_ir(parse_predicate(text), True)
-            except (Unsupported, OptionError):
-                continue
-            literals.append(f_ir if b else neg(f_ir))
-        alpha = conj(literals)
         path: list[tuple[ast.expr, Expr]] = []
         for i, mop in enumerate(ops):
             if mop[0] == "assume":
@@ -524,40 +632,74 @@ class ExactnessChecker:
                     path.append((cond_pre, to_ir(cond_pre, True)))
                 except Unsupported:
                     readable = False
-        premise = conj([alpha, *(p for _, p in path)])
-        exact = readable
-        if path and self.prover.validity(Op("=>", (alpha, premise))) is not Validity.VALID:
+        pres: list[tuple[str, Expr] | None] = []
+        for text in self.abstraction.preds.texts(fid):
+            pre = wp(self._ast(text), ops)
+            try:
+                pres.append(None if pre is None else (ast.unparse(pre), to_ir(pre, True)))
+            except Unsupported:
+                pres.append(None)
+        return _Path(readable, path, pres)
+
+    def _ast(self, text: str) -> ast.expr:
+        a = self._asts.get(text)
+        if a is None:
+            a = self._asts[text] = parse_predicate(text)
+        return a
+
+    def _literal(self, text: str) -> Expr | None:
+        if text not in self._irs:
+            try:
+                self._irs[text] = to_ir(self._ast(text), True)
+            except Unsupported:
+                self._irs[text] = None
+        return self._irs[text]
+
+    def _check(
+        self,
+        key: Hashable,
+        fid: int,
+        log: Sequence[tuple[int, int]],
+        post: int | None,
+        bits: tuple[Any, ...],
+        failed: bool,
+        first0: bool,
+    ) -> None:
+        pk = (fid, tuple(pc for _, pc in log), post, failed, first0)
+        path = self._paths.get(pk)
+        if path is None:
+            path = self._paths[pk] = self._path(fid, log, post, failed, first0)
+        texts = self.abstraction.preds.texts(fid)
+        literals: list[Expr] = []
+        for text, b in zip(texts, bits, strict=False):
+            lit = None if b is None else self._literal(text)
+            if lit is not None:
+                literals.append(lit if b else neg(lit))
+        alpha = conj(literals)
+        premise = conj([alpha, *(p for _, p in path.conditions)])
+        exact = path.readable
+        valid = self.prover.validity
+        if path.conditions and valid(Op("=>", (alpha, premise))) is not Validity.VALID:
             # states of one abstract state take different paths: the branch conditions'
             # preconditions become predicates
             exact = False
-            for cond, p in path:
-                if self.prover.validity(Op("=>", (alpha, p))) is not Validity.VALID:
+            for cond, p in path.conditions:
+                if valid(Op("=>", (alpha, p))) is not Validity.VALID:
                     if isinstance(cond, ast.UnaryOp) and isinstance(cond.op, ast.Not):
                         cond = cond.operand
                     self._add(fid, ast.unparse(cond))
-        for text in texts:
-            try:
-                phi = parse_predicate(text)
-            except OptionError:
-                continue
-            pre = wp(phi, ops)
+        for pre in path.pres:
             if pre is None:
                 exact = False
                 continue
-            try:
-                pre_ir = to_ir(pre, True)
-            except Unsupported:
-                exact = False
+            pre_text, pre_ir = pre
+            if valid(Op("=>", (premise, pre_ir))) is Validity.VALID:
                 continue
-            pos = self.prover.validity(Op("=>", (premise, pre_ir)))
-            if pos is Validity.VALID:
-                continue
-            negv = self.prover.validity(Op("=>", (premise, neg(pre_ir))))
-            if negv is Validity.VALID:
+            if valid(Op("=>", (premise, neg(pre_ir)))) is Validity.VALID:
                 continue
             exact = False
-            self._add(fid, ast.unparse(pre))
-        if not readable:
+            self._add(fid, pre_text)
+        if not path.readable:
             self.unchecked += 1
         elif exact:
             self.checked += 1
@@ -571,6 +713,13 @@ class ExactnessChecker:
         mine = self.new.setdefault(fid, [])
         if text not in mine and len(mine) < MAX_PREDICATES:
             mine.append(text)
+
+
+def _initialized(fc: FuncCode, before: Sequence[tuple[int, int]], aux: int) -> bool:
+    """Whether a loop's index slot ``aux`` was set by an earlier instruction of ``before``."""
+    return aux >= 0 and any(
+        fc.instrs[pc].op == EXEC and aux in fc.instrs[pc].writes for _, pc in before
+    )
 
 
 def new_prover() -> Prover:
