@@ -53,6 +53,7 @@ from absmc.component.translate import (
     Instr,
 )
 from absmc.component.values import (
+    ENC_TRUE,
     UNBOUND,
     Decoder,
     Encoder,
@@ -60,7 +61,11 @@ from absmc.component.values import (
     Opaque,
     SyncHandle,
     SyncMethod,
+    _has_refs,
+    dec_seq,
+    enc_seq,
     fingerprint,
+    reenc_seq,
 )
 from absmc.errors import UsageError
 from absmc.ir.expr import Const
@@ -121,7 +126,8 @@ class Program:
 
 class _Thread:
     """A thread during a step: live ``frames``, or (a thread that does not step: ``frames``
-    given as ``None``) an empty list and its encoded frames in ``enc``."""
+    given as ``None``, ``lazy``) an empty list and its encoded frames in ``enc``; a lazy
+    thread's ``handle`` and ``status`` are encoded too."""
 
     __slots__ = ("daemon", "enc", "frames", "handle", "lazy", "name", "status")
 
@@ -265,16 +271,25 @@ class ComponentSemantics:
         tt = []
         for t in threads:
             st = t.status
+            # the walk order (status, frames, handle) numbers the heap: keep it for both
+            if t.lazy:
+                if type(st) is tuple:
+                    st = (st[0], reenc(st[1]), st[2], reenc(st[3]), reenc(st[4]))
+                frames = t.enc
+                if frames:
+                    frames = tuple(
+                        [
+                            (fr[0], fr[1], reenc_seq(reenc, fr[2]), fr[3])
+                            if _has_refs(fr[2])
+                            else fr
+                            for fr in frames
+                        ]
+                    )
+                tt.append((t.name, reenc(t.handle), st, frames, t.daemon))
+                continue
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
-            if t.lazy:
-                frames = tuple(
-                    [(fr[0], fr[1], tuple([reenc(x) for x in fr[2]]), fr[3]) for fr in t.enc]
-                )
-            else:
-                frames = tuple(
-                    [(fr[0], fr[1], tuple([enc(x) for x in fr[2]]), fr[3]) for fr in t.frames]
-                )
+            frames = tuple([(fr[0], fr[1], enc_seq(enc, fr[2]), fr[3]) for fr in t.frames])
             tt.append((t.name, enc(t.handle), st, frames, t.daemon))
         return cast(State, (g, c, tuple(tt), e.heap))
 
@@ -296,12 +311,13 @@ class ComponentSemantics:
             cell.cell_contents = dec(v)
         threads: list[_Thread] = []
         for name, h, st, frames, daemon in tt:
+            if only >= 0 and len(threads) != only:
+                # handle, status and frames stay encoded (re-encoded by _encode)
+                threads.append(_Thread(name, h, st, None, daemon, frames))
+                continue
             if type(st) is tuple:
                 st = (st[0], dec(st[1]), st[2], dec(st[3]), dec(st[4]))
-            if only >= 0 and len(threads) != only:
-                threads.append(_Thread(name, dec(h), st, None, daemon, frames))
-                continue
-            fr = [[f[0], f[1], [dec(x) for x in f[2]], f[3]] for f in frames]
+            fr = [[f[0], f[1], dec_seq(dec, f[2]), f[3]] for f in frames]
             threads.append(_Thread(name, dec(h), st, fr, daemon))
         return d, threads
 
@@ -694,7 +710,8 @@ class ComponentSemantics:
             for w in tids:
                 ws = threads[w].status
                 if type(ws) is tuple and ws[0] == "W":
-                    threads[w].status = ("N", ws[1], ws[2], True, ws[4])
+                    woken = ENC_TRUE if threads[w].lazy else True
+                    threads[w].status = ("N", ws[1], ws[2], woken, ws[4])
 
         def done(t: int) -> bool:
             return threads[t].status in ("D", "X")

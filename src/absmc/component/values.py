@@ -46,6 +46,8 @@ class _Unbound:
 
 UNBOUND = _Unbound()
 UNB_ENC = ("u",)
+#: ``True`` encoded
+ENC_TRUE = ("b", True)
 
 
 class Opaque:
@@ -335,6 +337,48 @@ class Decoder:
                 exc.args = args
                 return exc
         raise ValueError(f"not an encoded value: {v!r}")
+
+
+#: tags of encoded values that may contain heap references (renumbered by ``reenc``)
+_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F"})
+
+
+def _has_refs(seq: tuple[Any, ...]) -> bool:
+    """Whether an encoded sequence may contain heap references."""
+    for x in seq:
+        if type(x) is tuple and x[0] in _REF_TAGS:
+            return True
+    return False
+
+
+def enc_seq(enc: Callable[[Any], Enc], seq: list[Any]) -> tuple[Any, ...]:
+    """``tuple(enc(x) for x in seq)`` with the common atoms (int, str, None, unbound)
+    encoded inline (the hot path of every step: a frame's locals)."""
+    return tuple(
+        [
+            x
+            if type(x) is int or type(x) is str or x is None
+            else (UNB_ENC if x is UNBOUND else enc(x))
+            for x in seq
+        ]
+    )
+
+
+def dec_seq(dec: Callable[[Enc], Any], seq: tuple[Any, ...]) -> list[Any]:
+    """``[dec(x) for x in seq]`` with the common atoms decoded inline."""
+    return [
+        x
+        if type(x) is int or type(x) is str or x is None
+        else (UNBOUND if x is UNB_ENC else dec(x))
+        for x in seq
+    ]
+
+
+def reenc_seq(reenc: Callable[[Enc], Enc], seq: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``seq`` re-encoded (references renumbered); ``seq`` itself when it holds none."""
+    if not _has_refs(seq):
+        return seq
+    return tuple([reenc(x) for x in seq])
 
 
 def fingerprint(value: Any, opaque: Opaque, owned: Callable[[type], bool]) -> tuple[Any, ...]:
