@@ -129,7 +129,7 @@ class _Thread:
     given as ``None``, ``lazy``) an empty list and its encoded frames in ``enc``; a lazy
     thread's ``handle`` and ``status`` are encoded too."""
 
-    __slots__ = ("daemon", "enc", "frames", "handle", "lazy", "name", "status")
+    __slots__ = ("daemon", "enc", "frames", "handle", "henc", "lazy", "name", "status")
 
     def __init__(
         self,
@@ -139,9 +139,12 @@ class _Thread:
         frames: list[list[Any]] | None,
         daemon: bool,
         enc: Any = (),
+        henc: bool = False,
     ) -> None:
         self.name = name
         self.handle = handle
+        #: ``handle`` is still encoded (a step never needs its own thread's handle object)
+        self.henc = henc or frames is None
         self.status = status
         self.lazy = frames is None
         self.frames: list[list[Any]] = [] if frames is None else frames
@@ -290,7 +293,7 @@ class ComponentSemantics:
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
             frames = tuple([(fr[0], fr[1], enc_seq(enc, fr[2]), fr[3]) for fr in t.frames])
-            tt.append((t.name, enc(t.handle), st, frames, t.daemon))
+            tt.append((t.name, reenc(t.handle) if t.henc else enc(t.handle), st, frames, t.daemon))
         return cast(State, (g, c, tuple(tt), e.heap))
 
     def materialize(self, s: State, only: int = -1) -> tuple[Decoder, list[_Thread]]:
@@ -318,7 +321,10 @@ class ComponentSemantics:
             if type(st) is tuple:
                 st = (st[0], dec(st[1]), st[2], dec(st[3]), dec(st[4]))
             fr = [[f[0], f[1], dec_seq(dec, f[2]), f[3]] for f in frames]
-            threads.append(_Thread(name, dec(h), st, fr, daemon))
+            if only >= 0:
+                threads.append(_Thread(name, h, st, fr, daemon, henc=True))
+            else:
+                threads.append(_Thread(name, dec(h), st, fr, daemon))
         return d, threads
 
     def restore(self) -> None:
