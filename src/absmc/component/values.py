@@ -50,6 +50,15 @@ UNB_ENC = ("u",)
 ENC_TRUE = ("b", True)
 
 
+_REFS = tuple(("r", n) for n in range(4096))
+
+
+def ref(n: int) -> Enc:
+    """The reference ``("r", n)`` (one shared tuple per number below 4096: states share
+    them, and an unchanged reference stays the same object)."""
+    return _REFS[n] if n < 4096 else ("r", n)
+
+
 class Opaque:
     """Environment objects kept by identity: ``("o", n)`` names ``objects[n]`` (kept alive
     for the whole check, so ids are never reused)."""
@@ -159,13 +168,16 @@ class Encoder:
             n = v[1]
             live = old.objs.get(n)
             if live is not None:
+                m = self._num.get(id(live))
+                if m is not None:
+                    return v if m == n else ref(m)
                 return self.enc(live)
             if n < self.ident:
                 return v
             key = -1 - n
             m = self._num.get(key)
             if m is not None:
-                return v if m == n else ("r", m)
+                return v if m == n else ref(m)
             m = len(self.cells)
             if self.same:
                 if m == n:
@@ -184,11 +196,13 @@ class Encoder:
                 self.cells[m] = ("S", frozenset([self.reenc(x) for x in cell[1]]))
             else:
                 self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
-            return v if m == n else ("r", m)
-        if tag == "t":
-            return ("t", *[self.reenc(x) for x in v[1:]])
-        if tag == "e" or tag == "M" or tag == "B" or tag == "m":
-            return (tag, *[self.reenc(x) for x in v[1:]])
+            return v if m == n else ref(m)
+        if tag == "t" or tag == "e" or tag == "M" or tag == "B" or tag == "m":
+            parts = [self.reenc(x) for x in v[1:]]
+            for a, b in zip(parts, v[1:], strict=True):
+                if a is not b:
+                    return (tag, *parts)
+            return v
         if tag == "F":
             return ("F", frozenset([self.reenc(x) for x in v[1]]))
         return v
@@ -208,7 +222,7 @@ class Encoder:
         if t in _CONTAINERS or t is SyncHandle or (t not in _ATOMS and self.owned(t)):
             n = self._num.get(id(obj))
             if n is not None:
-                return ("r", n)
+                return ref(n)
             n = self._num[id(obj)] = len(self.cells)
             if self.same:
                 old = self.old
@@ -219,7 +233,7 @@ class Encoder:
                     self.same = False
             self.cells.append(None)
             self.cells[n] = self._cell(obj, t)
-            return ("r", n)
+            return ref(n)
         if t is range:
             return ("R", obj.start, obj.stop, obj.step)
         if t is bytes:
