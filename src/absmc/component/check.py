@@ -152,6 +152,7 @@ def _results(
     and the environment deterministic, else ``unknown`` with ``incomplete`` or the stop."""
     extra: dict[str, Any] = dict(store_stats)
     extra["env_calls"] = sem.env_calls
+    extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra

@@ -28,6 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.memo import apply as memo_apply
+from absmc.component.memo import delta as memo_delta
+from absmc.component.memo import remember, step_key
 from absmc.component.sync import (
     CONSTRUCTORS,
     REAL_TYPES,
@@ -168,8 +171,12 @@ class ComponentSemantics:
         args: Sequence[Any],
         kwargs: Mapping[str, Any] | None = None,
         record: bool = False,
+        memoize: bool = True,
     ) -> None:
         self.prog = program
+        #: steps are memoized (:mod:`absmc.component.memo`); ``memo_hits`` counts the reuses
+        self.memoize = memoize
+        self.memo_hits = 0
         self.opaque = Opaque()
         self.record = record
         #: (callee, input fingerprint) -> output fingerprint; and what differed
@@ -185,6 +192,7 @@ class ComponentSemantics:
         self.on_transition: (
             Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
         ) = None
+        self._memo: dict[Any, Any] = {}
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -375,7 +383,30 @@ class ComponentSemantics:
         self, s: State, tid: int, choice: int, label: int
     ) -> tuple[State | None, Failures, int]:
         """Execute thread ``tid``'s next instruction with ``choice``: (successor or None when
-        blocked, failures, number of choices)."""
+        blocked, failures, number of choices). Steps are memoized
+        (:mod:`absmc.component.memo`) unless instructions are logged or border calls kept."""
+        if self.exec_log is not None or self.record or not self.memoize:
+            return self._execute(s, tid, choice, label)
+        key = step_key(s, tid, label)
+        hit = self._memo.get(key)
+        if hit is not None:
+            self.memo_hits += 1
+            d, fails, nalts = hit
+            return (None if d is None else memo_apply(s, tid, d)), fails, nalts
+        calls = self.env_calls
+        target, fails, nalts = self._execute(s, tid, choice, label)
+        if self.env_calls == calls:
+            if target is None:
+                remember(self._memo, key, (None, fails, nalts))
+            else:
+                d = memo_delta(s, target, tid)
+                if d is not None:
+                    remember(self._memo, key, (d, fails, nalts))
+        return target, fails, nalts
+
+    def _execute(
+        self, s: State, tid: int, choice: int, label: int
+    ) -> tuple[State | None, Failures, int]:
         d, threads = self.materialize(s, tid)
         th = threads[tid]
         fails: list[Failure] = []
