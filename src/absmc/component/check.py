@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
+from absmc.component.memo import SMALL_MEMO_LIMIT
 from absmc.component.program import build_program, load_program
 from absmc.component.refinement import (
     ExactnessChecker,
@@ -94,6 +95,8 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    if options.store in ("bitstate", "hash-compact"):
+        sem.memo_limit = SMALL_MEMO_LIMIT
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     if options.abstraction == "prover":

@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.memo import MEMO_LIMIT, remember, step_key
 from absmc.component.memo import apply as memo_apply
 from absmc.component.memo import delta as memo_delta
-from absmc.component.memo import remember, step_key
 from absmc.component.sync import (
     CONSTRUCTORS,
     REAL_TYPES,
@@ -176,6 +176,7 @@ class ComponentSemantics:
         self.prog = program
         #: steps are memoized (:mod:`absmc.component.memo`); ``memo_hits`` counts the reuses
         self.memoize = memoize
+        self.memo_limit = MEMO_LIMIT
         self.memo_hits = 0
         self.opaque = Opaque()
         self.record = record
@@ -397,11 +398,11 @@ class ComponentSemantics:
         target, fails, nalts = self._execute(s, tid, choice, label)
         if self.env_calls == calls:
             if target is None:
-                remember(self._memo, key, (None, fails, nalts))
+                remember(self._memo, key, (None, fails, nalts), self.memo_limit)
             else:
                 d = memo_delta(s, target, tid)
                 if d is not None:
-                    remember(self._memo, key, (d, fails, nalts))
+                    remember(self._memo, key, (d, fails, nalts), self.memo_limit)
         return target, fails, nalts
 
     def _execute(

@@ -23,10 +23,13 @@ from collections.abc import Hashable
 from typing import Any, cast
 
 from absmc.component.values import _refs
-from absmc.ir.steps import Failures, State
+from absmc.ir.steps import State
 
-#: the most memoized steps kept (then the memo starts again: bounded memory)
+#: the most memoized steps kept (then the memo starts again: bounded memory); with a store
+#: that keeps no states (bitstate, hash-compact) the memo would keep states alive that the
+#: store does not: :data:`SMALL_MEMO_LIMIT` there
 MEMO_LIMIT = 200_000
+SMALL_MEMO_LIMIT = 10_000
 
 Delta = tuple[Any, ...]
 """``(globals, cells, heap, stepping thread's entry, statuses)`` of a step's successor, or
@@ -83,11 +86,11 @@ def apply(s: State, tid: int, d: Delta) -> State:
     return cast(State, (g2, c2, tuple(out), heap2))
 
 
-def remember(memo: dict[Hashable, Any], key: Hashable, value: Any) -> None:
-    """Store ``value`` under ``key``, starting the memo again past :data:`MEMO_LIMIT`."""
-    if len(memo) >= MEMO_LIMIT:
+def remember(memo: dict[Hashable, Any], key: Hashable, value: Any, limit: int = MEMO_LIMIT) -> None:
+    """Store ``value`` under ``key``, starting the memo again past ``limit`` entries."""
+    if len(memo) >= limit:
         memo.clear()
     memo[key] = value
 
 
-__all__ = ["Delta", "Failures", "apply", "delta", "remember", "step_key"]
+__all__ = ["MEMO_LIMIT", "SMALL_MEMO_LIMIT", "Delta", "apply", "delta", "remember", "step_key"]
