@@ -96,7 +96,7 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
     if options.store in ("bitstate", "hash-compact"):
-        sem.memo_limit = SMALL_MEMO_LIMIT
+        sem.memo.limit = SMALL_MEMO_LIMIT
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     if options.abstraction == "prover":

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from absmc.component.memo import MEMO_LIMIT, remember, step_key
+from absmc.component.memo import Memo, step_key
 from absmc.component.memo import apply as memo_apply
 from absmc.component.memo import delta as memo_delta
 from absmc.component.sync import (
@@ -176,7 +176,6 @@ class ComponentSemantics:
         self.prog = program
         #: steps are memoized (:mod:`absmc.component.memo`); ``memo_hits`` counts the reuses
         self.memoize = memoize
-        self.memo_limit = MEMO_LIMIT
         self.memo_hits = 0
         self.opaque = Opaque()
         self.record = record
@@ -193,7 +192,7 @@ class ComponentSemantics:
         self.on_transition: (
             Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
         ) = None
-        self._memo: dict[Any, Any] = {}
+        self.memo = Memo()
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -389,7 +388,7 @@ class ComponentSemantics:
         if self.exec_log is not None or self.record or not self.memoize:
             return self._execute(s, tid, choice, label)
         key = step_key(s, tid, label)
-        hit = self._memo.get(key)
+        hit = self.memo.table(s).get(key)
         if hit is not None:
             self.memo_hits += 1
             d, fails, nalts = hit
@@ -398,11 +397,11 @@ class ComponentSemantics:
         target, fails, nalts = self._execute(s, tid, choice, label)
         if self.env_calls == calls:
             if target is None:
-                remember(self._memo, key, (None, fails, nalts), self.memo_limit)
+                self.memo.remember(s, key, (None, fails, nalts))
             else:
                 d = memo_delta(s, target, tid)
                 if d is not None:
-                    remember(self._memo, key, (d, fails, nalts), self.memo_limit)
+                    self.memo.remember(s, key, (d, fails, nalts))
         return target, fails, nalts
 
     def _execute(

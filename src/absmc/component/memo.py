@@ -36,10 +36,16 @@ Delta = tuple[Any, ...]
 ``None`` in the first place for a step that blocks."""
 
 
-def step_key(s: State, tid: int, label: int) -> Hashable:
-    """What thread ``tid``'s step ``label`` from ``s`` depends on."""
+def shared_key(s: State) -> Hashable:
+    """What every thread's step from ``s`` depends on (with the thread's own entry and the
+    label: :func:`step_key`): the globals, cells, heap and the statuses."""
     g, c, tt, heap = cast(Any, s)
-    return (label, g, c, heap, tt[tid], tuple([t[2] for t in tt]))
+    return (g, c, heap, tuple([t[2] for t in tt]))
+
+
+def step_key(s: State, tid: int, label: int) -> Hashable:
+    """The rest of what thread ``tid``'s step ``label`` from ``s`` depends on."""
+    return (label, cast(Any, s)[2][tid])
 
 
 def _skeleton(v: Any) -> list[int]:
@@ -86,11 +92,42 @@ def apply(s: State, tid: int, d: Delta) -> State:
     return cast(State, (g2, c2, tuple(out), heap2))
 
 
-def remember(memo: dict[Hashable, Any], key: Hashable, value: Any, limit: int = MEMO_LIMIT) -> None:
-    """Store ``value`` under ``key``, starting the memo again past ``limit`` entries."""
-    if len(memo) >= limit:
-        memo.clear()
-    memo[key] = value
+class Memo:
+    """Memoized steps: per :func:`shared_key` a table of :func:`step_key` -> value; at most
+    ``limit`` steps (then it starts again)."""
+
+    def __init__(self, limit: int = MEMO_LIMIT) -> None:
+        self.limit = limit
+        self.size = 0
+        self.tables: dict[Hashable, dict[Hashable, Any]] = {}
+        self._state: State | None = None
+        self._table: dict[Hashable, Any] = {}
+
+    def table(self, s: State) -> dict[Hashable, Any]:
+        """The steps from states sharing ``s``'s shared key (looked up once per state: a
+        state's threads are expanded one after the other)."""
+        if self._state is not s:
+            self._state = s
+            self._table = self.tables.setdefault(shared_key(s), {})
+        return self._table
+
+    def remember(self, s: State, key: Hashable, value: Any) -> None:
+        """Store ``value`` for ``s`` under ``key``."""
+        if self.size >= self.limit:
+            self.tables.clear()
+            self.size = 0
+            self._state = None
+        self.table(s)[key] = value
+        self.size += 1
 
 
-__all__ = ["MEMO_LIMIT", "SMALL_MEMO_LIMIT", "Delta", "apply", "delta", "remember", "step_key"]
+__all__ = [
+    "MEMO_LIMIT",
+    "SMALL_MEMO_LIMIT",
+    "Delta",
+    "Memo",
+    "apply",
+    "delta",
+    "shared_key",
+    "step_key",
+]
