@@ -387,8 +387,12 @@ class ComponentSemantics:
         (:mod:`absmc.component.memo`) unless instructions are logged or border calls kept."""
         if self.exec_log is not None or self.record or not self.memoize:
             return self._execute(s, tid, choice, label)
+        table = self.memo.table(s)
+        if table is None:
+            # one thread has frames: the key would be the whole state, never met again
+            return self._execute(s, tid, choice, label)
         key = step_key(s, tid, label)
-        hit = self.memo.table(s).get(key)
+        hit = table.get(key)
         if hit is not None:
             self.memo_hits += 1
             d, fails, nalts = hit

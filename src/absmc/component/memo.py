@@ -3,7 +3,8 @@ tracked globals and closure cells, the heap and the threads' statuses — never 
 threads' frames. So two states that agree on those (the *key*) have the same step by that
 thread, and the second is assembled from the first's result instead of being executed (in a
 concurrent program most states differ only in the other threads' positions: on the dining
-philosophers four of five steps are found in the memo).
+philosophers three of four steps are found in the memo). While no other thread has frames
+the key is the whole state, which a search does not expand twice: no memo then.
 
 A step is kept only when reusing it is exact:
 
@@ -29,7 +30,7 @@ from absmc.ir.steps import State
 #: that keeps no states (bitstate, hash-compact) the memo would keep states alive that the
 #: store does not: :data:`SMALL_MEMO_LIMIT` there
 MEMO_LIMIT = 200_000
-SMALL_MEMO_LIMIT = 10_000
+SMALL_MEMO_LIMIT = 2_000
 
 Delta = tuple[Any, ...]
 """``(globals, cells, heap, stepping thread's entry, statuses)`` of a step's successor, or
@@ -101,14 +102,19 @@ class Memo:
         self.size = 0
         self.tables: dict[Hashable, dict[Hashable, Any]] = {}
         self._state: State | None = None
-        self._table: dict[Hashable, Any] = {}
+        self._table: dict[Hashable, Any] | None = None
 
-    def table(self, s: State) -> dict[Hashable, Any]:
+    def table(self, s: State) -> dict[Hashable, Any] | None:
         """The steps from states sharing ``s``'s shared key (looked up once per state: a
-        state's threads are expanded one after the other)."""
+        state's threads are expanded one after the other); None while fewer than two threads
+        have frames (then nothing is memoized)."""
         if self._state is not s:
             self._state = s
-            self._table = self.tables.setdefault(shared_key(s), {})
+            n = 0
+            for t in cast(Any, s)[2]:
+                if t[3]:
+                    n += 1
+            self._table = self.tables.setdefault(shared_key(s), {}) if n > 1 else None
         return self._table
 
     def remember(self, s: State, key: Hashable, value: Any) -> None:
@@ -117,8 +123,10 @@ class Memo:
             self.tables.clear()
             self.size = 0
             self._state = None
-        self.table(s)[key] = value
-        self.size += 1
+        table = self.table(s)
+        if table is not None:
+            table[key] = value
+            self.size += 1
 
 
 __all__ = [
