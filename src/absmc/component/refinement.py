@@ -75,6 +75,17 @@ def _has_impure_call(node: ast.AST) -> bool:
     return False
 
 
+def _pure(text: str) -> bool:
+    """``text`` is an expression without calls (``len`` aside) and comprehensions: evaluating
+    it changes nothing (a comprehension or lambda may call the environment natively)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    comps = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    return not _has_impure_call(tree) and not any(isinstance(n, comps) for n in ast.walk(tree))
+
+
 def _condition(ins_text: str, op: int) -> ast.expr | None:
     """The condition of a branch (``if c``/``while c``/``elif c``) or an assertion text."""
     text = ins_text.strip()
@@ -579,7 +590,7 @@ class ExactnessChecker:
             ops = self._ops[k]
             named = [fc.slots[w] for w in ins.writes]
             if ops is None:
-                if all(n.startswith("$") for n in named):
+                if named and all(n.startswith("$") for n in named) and _pure(ins.text):
                     # a temporary only the next (unchecked) instruction reads
                     return [("havoc", frozenset(named))], True
                 return [("havoc", frozenset(named))], False
