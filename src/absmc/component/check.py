@@ -325,6 +325,7 @@ def _check_prover(sem: ComponentSemantics, options: ComponentOptions, model: str
                 keep_going=options.keep_going,
                 check_deadlock=options.check_deadlock,
                 progress=options.progress,
+                clock_every=1,  # an expansion asks the prover: read the clock each time
             )
         finally:
             sem.exec_log = None
