@@ -70,7 +70,9 @@ def delta(s: State, t: State, tid: int) -> Delta | None:
     if not (_same_refs(g, g2) and _same_refs(c, c2) and _same_refs(tt[tid], tt2[tid])):
         return None
     for j, (a, b) in enumerate(zip(tt, tt2, strict=True)):
-        if j != tid and ((a[3] is not b[3] and a[3] != b[3]) or not _same_refs(a[2], b[2])):
+        if j == tid:
+            continue
+        if (a[3] is not b[3] and a[3] != b[3]) or a[1] != b[1] or not _same_refs(a[2], b[2]):
             return None
     for a, b in zip(heap, heap2, strict=True):
         if a is not b and _skeleton(a) != _skeleton(b):
