@@ -221,7 +221,8 @@ predicate_option = click.option(
     "predicates",
     multiple=True,
     metavar="EXPR",
-    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y').",
+    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y'; "
+    "a Python expression for a .py program).",
 )
 
 
