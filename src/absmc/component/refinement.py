@@ -541,7 +541,7 @@ class ExactnessChecker:
         if key in self._seen:
             return
         self._seen.add(key)
-        self._check(key, fid, log, post, bits, failed, first0)
+        self._check(fid, log, post, bits, failed, first0)
 
     def _count(self, key: Hashable, exact: bool | None) -> None:
         if key in self._seen:
@@ -668,7 +668,6 @@ class ExactnessChecker:
 
     def _check(
         self,
-        key: Hashable,
         fid: int,
         log: Sequence[tuple[int, int]],
         post: int | None,
