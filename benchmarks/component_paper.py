@@ -2,8 +2,9 @@
 """The component experiments of Bao's thesis (paper 003, Tables 2.1–2.5 and 3.1) on this
 repository's Python versions (``examples/python/``): for each program and each way of storing
 states — exact, bitstate (the thesis's default), hash-compact, predicate abstraction over the
-branch guards (PA, concrete predicate evaluation, no prover) and the min/max range refinement
-(PA+NTP, ``--store range``) — the states stored, peak memory,
+branch guards (PA, concrete predicate evaluation, no refinement), predicate abstraction refined
+with the prover (PA+TP, ``--store predicates``) and the min/max range refinement (PA+NTP,
+``--store range``) — the states stored, peak memory,
 time to the verdict on the correct program and time to the error on the seeded-bug variant.
 Each run is a separate ``absmc check --json`` process, so memory is per run. Usage:
 
@@ -63,6 +64,7 @@ STORES: dict[str, tuple[str, ...]] = {
     "bitstate": ("--store", "bitstate"),
     "hash-compact": ("--store", "hash-compact"),
     "PA (guards)": ("--predicate", "guards"),
+    "PA+TP (predicates)": ("--store", "predicates"),
     "PA+NTP (range)": ("--store", "range"),
 }
 
@@ -91,7 +93,10 @@ def run(
     wall = time.monotonic() - t0
     data = json.loads(p.stdout)
     first = data["results"][0]
-    return {"verdict": data["verdict"], "stats": first["stats"], "wall": wall}
+    stats = dict(first["stats"])
+    # refinement: the time of all rounds (the states are those of the last round)
+    stats["time_s"] = first.get("iterations_total_time_s", stats["time_s"])
+    return {"verdict": data["verdict"], "stats": stats, "wall": wall}
 
 
 def main() -> None:
@@ -129,22 +134,59 @@ def main() -> None:
 
 
 def throughput() -> None:
-    """Transitions per CPU second of the component search on 4 philosophers (ordered forks)."""
+    """Transitions and states per CPU second of the component search on 4 philosophers
+    (ordered forks), and the bytes per stored state (the exact store's states, shared parts
+    counted once)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from absmc.component import ComponentOptions, check_file
+    from absmc.component import ComponentOptions
+    from absmc.component.check import check_semantics
+    from absmc.component.machine import ComponentSemantics
+    from absmc.component.program import build_program, load_program
+    from absmc.kernel.search import search
+    from absmc.kernel.store import ExactStore
 
+    ns = load_program(PY / "philosophers.py").__dict__
+    prog, code = build_program(ns, ns["dinner_ordered"], ["philosopher"], "statement", {})
     c0 = time.process_time()
-    result, _ = check_file(
-        PY / "philosophers.py", "dinner_ordered", [4], ["philosopher"], ComponentOptions()
-    )
+    result = check_semantics(ComponentSemantics(prog, code, [4]), ComponentOptions(), "p")
     cpu = time.process_time() - c0
     s = result.results[0].stats
     print(
         f"\nphilosophers (4, ordered forks): {s.states:,} states, {s.transitions:,} "
         f"transitions, {s.time_s:.2f} s wall, {cpu:.2f} s CPU: "
         f"{s.transitions / cpu:,.0f} transitions per CPU second, "
-        f"{s.states / cpu:,.0f} states per CPU second"
+        f"{s.states / cpu:,.0f} states per CPU second "
+        f"({s.extra.get('memo_hits', 0):,} steps from the memo)"
     )
+    memo = ExactStore()
+    search(ComponentSemantics(prog, code, [4]), memo)
+    store = ExactStore()
+    sem = ComponentSemantics(prog, code, [4], memoize=False)
+    c0 = time.process_time()
+    out = search(sem, store)
+    cpu = time.process_time() - c0
+    sem.restore()
+    print(
+        f"without the memo: {out.transitions / cpu:,.0f} transitions per CPU second; bytes per "
+        f"stored state (Python objects, shared parts once): "
+        f"{_deep_size(memo.states) / len(memo.states):,.0f} with the memo, "
+        f"{_deep_size(store.states) / len(store.states):,.0f} without"
+    )
+
+
+def _deep_size(root: object) -> int:
+    seen: set[int] = set()
+    total = 0
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        total += sys.getsizeof(x)
+        if isinstance(x, (tuple, list, set, frozenset)):
+            stack.extend(x)
+    return total
 
 
 if __name__ == "__main__":

@@ -110,6 +110,8 @@ def _refuse_foreign(args: CheckArgs) -> None:
         which = " and --method ".join(
             n for n in registry.names() if args.store in method_cli(n).stores
         )
+        if not which:
+            raise UsageError(f"--store {args.store} applies to Python programs (.py) only")
         raise UsageError(f"--store {args.store} applies to --method {which} only")
 
 
@@ -219,7 +221,8 @@ predicate_option = click.option(
     "predicates",
     multiple=True,
     metavar="EXPR",
-    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y').",
+    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y'; "
+    "a Python expression for a .py program).",
 )
 
 
@@ -280,12 +283,13 @@ predicate_option = click.option(
 )
 @click.option(
     "--store",
-    type=click.Choice(["exact", "bitstate", "hash-compact", "range"]),
+    type=click.Choice(["exact", "bitstate", "hash-compact", "range", "predicates"]),
     default="exact",
     show_default=True,
     help="State store: exact set, bitstate hashing or hash-compact (64-bit hashes, SPIN's "
     "-DHC) — both use less memory and may miss states, so they never prove; "
-    "[under] range = Kudra & Mercer's min/max refinement, no prover.",
+    "[under] range = Kudra & Mercer's min/max refinement, no prover; [.py] range = PA+NTP, "
+    "predicates = PA+TP (predicate abstraction refined with the prover, --predicate EXPR).",
 )
 @click.option(
     "--bitstate-bits",

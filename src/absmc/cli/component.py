@@ -53,16 +53,16 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
         if not args.is_default(name):
             flag = "--" + name.replace("_", "-")
             raise UsageError(f"{flag} applies to models, not to Python programs")
-    if args.store not in ("exact", "bitstate", "hash-compact", "range"):
+    if args.store not in ("exact", "bitstate", "hash-compact", "range", "predicates"):
         raise UsageError(f"--store {args.store} does not apply to Python programs")
-    abstraction = "range" if args.store == "range" else "none"
+    abstraction = {"range": "range", "predicates": "prover"}.get(args.store, "none")
     if args.predicates and abstraction == "none":
         abstraction = "predicates"
     names = [n.strip() for c in args.component for n in c.split(",") if n.strip()]
     show = args.progress if args.progress is not None else err.isatty()
     line = ProgressLine(err) if show else None
     opts = ComponentOptions(
-        store="exact" if args.store == "range" else args.store,
+        store="exact" if args.store in ("range", "predicates") else args.store,
         granularity="access" if args.granularity == "access" else "statement",
         order="dfs" if args.order == "dfs" else "bfs",
         limits=limits,

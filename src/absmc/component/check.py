@@ -21,7 +21,17 @@ from typing import Any, cast
 
 from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
+from absmc.component.memo import SMALL_MEMO_LIMIT
 from absmc.component.program import build_program, load_program
+from absmc.component.refinement import (
+    ExactnessChecker,
+    MatchStore,
+    PredicateSet,
+    guard_predicates,
+    new_prover,
+    parse_predicate,
+)
+from absmc.component.refinement import PredicateAbstraction as TPAbstraction
 from absmc.component.trace import replay
 from absmc.component.translate import Granularity
 from absmc.errors import OptionError, UsageError
@@ -44,8 +54,9 @@ class ComponentOptions:
     ``granularity`` (``statement`` or ``access``), search ``order``, ``limits``,
     ``keep_going``, ``check_deadlock``, bitstate size and hash functions, ``env_choices``
     (environment function -> its possible results, a list or a callable of the arguments),
-    ``abstraction`` (``none``, or ``predicates``: match on the control state and the values
-    of the branch guards and ``predicates``, Python expressions; thesis ch. 2),
+    ``abstraction`` (``none``; ``predicates``: match on the control state and the values
+    of the branch guards and ``predicates``, Python expressions, thesis ch. 2; ``range``:
+    PA+NTP; ``prover``: PA+TP, refined with the prover, :mod:`absmc.component.refinement`),
     ``record_border`` (keep the environment calls for test generation), ``progress``."""
 
     store: str = "exact"
@@ -84,8 +95,12 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    if options.store in ("bitstate", "hash-compact"):
+        sem.memo.limit = SMALL_MEMO_LIMIT
     if options.abstraction == "range":
         return _check_range(sem, options, model)
+    if options.abstraction == "prover":
+        return _check_prover(sem, options, model)
     store: Store
     abstraction: PredicateAbstraction | None = None
     if options.abstraction == "predicates" or options.predicates:
@@ -140,6 +155,7 @@ def _results(
     and the environment deterministic, else ``unknown`` with ``incomplete`` or the stop."""
     extra: dict[str, Any] = dict(store_stats)
     extra["env_calls"] = sem.env_calls
+    extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
@@ -265,6 +281,94 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
             break
         equalities = equalities + more
     assert result is not None
+    return _with_rows(result, rows, total)
+
+
+#: refinement rounds of PA+TP before giving up
+PROVER_ITERATIONS = 12
+
+
+def _check_prover(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    """PA+TP (thesis ch. 2.3, Fig. 2.2(a); paper 000 Figs. 2–3): rounds of the search over a
+    predicate store; each transition is checked for exactness with the prover, and the
+    weakest preconditions it could not decide become the next round's predicates. A round
+    without violation proves ``holds`` when its search was exact (no abstract state matched
+    two different concrete states) or every transition was checked exact; a violation is
+    replayed as always. Raises ``OptionError`` for a predicate that is not an expression."""
+    for text in options.predicates:
+        parse_predicate(text)
+    preds = PredicateSet(list(options.predicates))
+    for fc in sem.prog.funcs:
+        for text in guard_predicates(fc):
+            preds.add(fc.index, text)
+    prover = new_prover()
+    rows: list[dict[str, Any]] = []
+    total = 0.0
+    lim = options.limits
+    deadline = None if lim.timeout is None else time.monotonic() + lim.timeout
+    prover.deadline = deadline
+    result: Result | None = None
+    for it in range(1, PROVER_ITERATIONS + 1):
+        abstraction = TPAbstraction(sem, preds)
+        store = MatchStore(abstraction)
+        checker = ExactnessChecker(sem, abstraction, prover)
+        left = None if deadline is None else max(0.001, deadline - time.monotonic())
+        limits = Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb)
+        sem.exec_log = []
+        sem.on_transition = checker.transition
+        try:
+            outcome = search(
+                sem,
+                cast(Store, store),
+                order=options.order,
+                limits=limits,
+                keep_going=options.keep_going,
+                check_deadlock=options.check_deadlock,
+                progress=options.progress,
+                clock_every=1,  # an expansion asks the prover: read the clock each time
+            )
+        finally:
+            sem.exec_log = None
+            sem.on_transition = None
+            sem.restore()
+        total += outcome.time_s
+        if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
+            outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
+        added = 0
+        for fid, texts in checker.new.items():
+            for text in texts:
+                added += preds.add(fid, text)
+        rows.append(
+            {
+                "iteration": it,
+                "abstract_states": outcome.states,
+                "merged": store.merged,
+                "predicates": store.stats()["predicates"],
+                "checked": checker.checked,
+                "unchecked": checker.unchecked,
+                "imprecise": checker.imprecise,
+                "new_predicates": added,
+            }
+        )
+        by_prover = checker.unchecked == 0 and checker.imprecise == 0
+        exact = store.merged == 0 or by_prover
+        why = None
+        if not exact:
+            why = (
+                f"PA+TP: {store.merged} abstract state(s) matched different concrete states and "
+                f"{checker.imprecise} imprecise, {checker.unchecked} unchecked transition(s) "
+                f"remain after {it} round(s); not a proof"
+            )
+        stats = store.stats()
+        stats["prover_calls"] = prover.stats.calls
+        result = _results(sem, options, outcome, stats, exact, why, model)
+        if result.verdict is Verdict.VIOLATED or outcome.stopped is not None or exact or not added:
+            break
+    assert result is not None
+    return _with_rows(result, rows, total)
+
+
+def _with_rows(result: Result, rows: list[dict[str, Any]], total: float) -> Result:
     out = []
     for r in result.results:
         extra = dict(r.extra)

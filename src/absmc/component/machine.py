@@ -28,6 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.memo import Memo, step_key
+from absmc.component.memo import apply as memo_apply
+from absmc.component.memo import delta as memo_delta
 from absmc.component.sync import (
     CONSTRUCTORS,
     REAL_TYPES,
@@ -53,6 +56,7 @@ from absmc.component.translate import (
     Instr,
 )
 from absmc.component.values import (
+    ENC_TRUE,
     UNBOUND,
     Decoder,
     Encoder,
@@ -60,7 +64,11 @@ from absmc.component.values import (
     Opaque,
     SyncHandle,
     SyncMethod,
+    _has_refs,
+    dec_seq,
+    enc_seq,
     fingerprint,
+    reenc_seq,
 )
 from absmc.errors import UsageError
 from absmc.ir.expr import Const
@@ -121,9 +129,10 @@ class Program:
 
 class _Thread:
     """A thread during a step: live ``frames``, or (a thread that does not step: ``frames``
-    given as ``None``) an empty list and its encoded frames in ``enc``."""
+    given as ``None``, ``lazy``) an empty list and its encoded frames in ``enc``; a lazy
+    thread's ``handle`` and ``status`` are encoded too."""
 
-    __slots__ = ("daemon", "enc", "frames", "handle", "lazy", "name", "status")
+    __slots__ = ("daemon", "enc", "frames", "handle", "henc", "lazy", "name", "status")
 
     def __init__(
         self,
@@ -133,9 +142,12 @@ class _Thread:
         frames: list[list[Any]] | None,
         daemon: bool,
         enc: Any = (),
+        henc: bool = False,
     ) -> None:
         self.name = name
         self.handle = handle
+        #: ``handle`` is still encoded (a step never needs its own thread's handle object)
+        self.henc = henc or frames is None
         self.status = status
         self.lazy = frames is None
         self.frames: list[list[Any]] = [] if frames is None else frames
@@ -159,8 +171,12 @@ class ComponentSemantics:
         args: Sequence[Any],
         kwargs: Mapping[str, Any] | None = None,
         record: bool = False,
+        memoize: bool = True,
     ) -> None:
         self.prog = program
+        #: steps are memoized (:mod:`absmc.component.memo`); ``memo_hits`` counts the reuses
+        self.memoize = memoize
+        self.memo_hits = 0
         self.opaque = Opaque()
         self.record = record
         #: (callee, input fingerprint) -> output fingerprint; and what differed
@@ -169,6 +185,14 @@ class ComponentSemantics:
         self.border: dict[Any, BorderCall] = {}
         self.env_calls = 0
         self.env_time = 0.0
+        #: when set, the (function index, pc) of every instruction a step executes, and the
+        #: observer told of every transition ``successors`` computes: ``(source, thread,
+        #: target or None, executed instructions, failed)`` (the PA+TP exactness check)
+        self.exec_log: list[tuple[int, int]] | None = None
+        self.on_transition: (
+            Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
+        ) = None
+        self.memo = Memo()
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -224,9 +248,14 @@ class ComponentSemantics:
             choice = 0
             while True:
                 label = tid * LABELS + choice
+                log = self.exec_log
+                if log is not None:
+                    log.clear()
                 target, f, nalts = self._run(s, tid, choice, label)
                 if f:
                     fails += f
+                if self.on_transition is not None and log is not None:
+                    self.on_transition(s, tid, target, list(log), bool(f))
                 if target is not None:
                     out.append((label, target))
                 choice += 1
@@ -253,17 +282,26 @@ class ComponentSemantics:
         tt = []
         for t in threads:
             st = t.status
+            # the walk order (status, frames, handle) numbers the heap: keep it for both
+            if t.lazy:
+                if type(st) is tuple:
+                    st = (st[0], reenc(st[1]), st[2], reenc(st[3]), reenc(st[4]))
+                frames = t.enc
+                if frames:
+                    frames = tuple(
+                        [
+                            (fr[0], fr[1], reenc_seq(reenc, fr[2]), fr[3])
+                            if _has_refs(fr[2])
+                            else fr
+                            for fr in frames
+                        ]
+                    )
+                tt.append((t.name, reenc(t.handle), st, frames, t.daemon))
+                continue
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
-            if t.lazy:
-                frames = tuple(
-                    [(fr[0], fr[1], tuple([reenc(x) for x in fr[2]]), fr[3]) for fr in t.enc]
-                )
-            else:
-                frames = tuple(
-                    [(fr[0], fr[1], tuple([enc(x) for x in fr[2]]), fr[3]) for fr in t.frames]
-                )
-            tt.append((t.name, enc(t.handle), st, frames, t.daemon))
+            frames = tuple([(fr[0], fr[1], enc_seq(enc, fr[2]), fr[3]) for fr in t.frames])
+            tt.append((t.name, reenc(t.handle) if t.henc else enc(t.handle), st, frames, t.daemon))
         return cast(State, (g, c, tuple(tt), e.heap))
 
     def materialize(self, s: State, only: int = -1) -> tuple[Decoder, list[_Thread]]:
@@ -284,13 +322,17 @@ class ComponentSemantics:
             cell.cell_contents = dec(v)
         threads: list[_Thread] = []
         for name, h, st, frames, daemon in tt:
+            if only >= 0 and len(threads) != only:
+                # handle, status and frames stay encoded (re-encoded by _encode)
+                threads.append(_Thread(name, h, st, None, daemon, frames))
+                continue
             if type(st) is tuple:
                 st = (st[0], dec(st[1]), st[2], dec(st[3]), dec(st[4]))
-            if only >= 0 and len(threads) != only:
-                threads.append(_Thread(name, dec(h), st, None, daemon, frames))
-                continue
-            fr = [[f[0], f[1], [dec(x) for x in f[2]], f[3]] for f in frames]
-            threads.append(_Thread(name, dec(h), st, fr, daemon))
+            fr = [[f[0], f[1], dec_seq(dec, f[2]), f[3]] for f in frames]
+            if only >= 0:
+                threads.append(_Thread(name, h, st, fr, daemon, henc=True))
+            else:
+                threads.append(_Thread(name, dec(h), st, fr, daemon))
         return d, threads
 
     def restore(self) -> None:
@@ -341,7 +383,34 @@ class ComponentSemantics:
         self, s: State, tid: int, choice: int, label: int
     ) -> tuple[State | None, Failures, int]:
         """Execute thread ``tid``'s next instruction with ``choice``: (successor or None when
-        blocked, failures, number of choices)."""
+        blocked, failures, number of choices). Steps are memoized
+        (:mod:`absmc.component.memo`) unless instructions are logged or border calls kept."""
+        if self.exec_log is not None or self.record or not self.memoize:
+            return self._execute(s, tid, choice, label)
+        table = self.memo.table(s)
+        if table is None:
+            # one thread has frames: the key would be the whole state, never met again
+            return self._execute(s, tid, choice, label)
+        key = step_key(s, tid, label)
+        hit = table.get(key)
+        if hit is not None:
+            self.memo_hits += 1
+            d, fails, nalts = hit
+            return (None if d is None else memo_apply(s, tid, d)), fails, nalts
+        calls = self.env_calls
+        target, fails, nalts = self._execute(s, tid, choice, label)
+        if self.env_calls == calls:
+            if target is None:
+                self.memo.remember(s, key, (None, fails, nalts))
+            else:
+                d = memo_delta(s, target, tid)
+                if d is not None:
+                    self.memo.remember(s, key, (d, fails, nalts))
+        return target, fails, nalts
+
+    def _execute(
+        self, s: State, tid: int, choice: int, label: int
+    ) -> tuple[State | None, Failures, int]:
         d, threads = self.materialize(s, tid)
         th = threads[tid]
         fails: list[Failure] = []
@@ -382,6 +451,8 @@ class ComponentSemantics:
         if type(st) is tuple:
             return self._wake(threads, tid, th, choice)
         frame = th.frames[-1]
+        if self.exec_log is not None:
+            self.exec_log.append((frame[0], frame[1]))
         funcs = self.prog.funcs
         fc = funcs[frame[0]]
         instrs = fc.instrs
@@ -680,7 +751,8 @@ class ComponentSemantics:
             for w in tids:
                 ws = threads[w].status
                 if type(ws) is tuple and ws[0] == "W":
-                    threads[w].status = ("N", ws[1], ws[2], True, ws[4])
+                    woken = ENC_TRUE if threads[w].lazy else True
+                    threads[w].status = ("N", ws[1], ws[2], woken, ws[4])
 
         def done(t: int) -> bool:
             return threads[t].status in ("D", "X")

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable
 from types import BuiltinMethodType, MethodType, ModuleType
-from typing import Any
+from typing import Any, cast
 
 Enc = Any
 """An encoded value (see the module docstring)."""
@@ -46,6 +46,17 @@ class _Unbound:
 
 UNBOUND = _Unbound()
 UNB_ENC = ("u",)
+#: ``True`` encoded
+ENC_TRUE = ("b", True)
+
+
+_REFS = tuple(("r", n) for n in range(4096))
+
+
+def ref(n: int) -> Enc:
+    """The reference ``("r", n)`` (one shared tuple per number below 4096: states share
+    them, and an unchanged reference stays the same object)."""
+    return _REFS[n] if n < 4096 else ("r", n)
 
 
 class Opaque:
@@ -124,7 +135,7 @@ class Encoder:
     component data (else it is opaque); ``old`` (optional) is the decoder of the previous
     state, for :meth:`reenc` of encoded values that were not decoded."""
 
-    __slots__ = ("_num", "cells", "old", "opaque", "owned")
+    __slots__ = ("_num", "cells", "ident", "old", "opaque", "owned", "same")
 
     def __init__(
         self, opaque: Opaque, owned: Callable[[type], bool], old: Decoder | None = None
@@ -134,6 +145,11 @@ class Encoder:
         self.old = old
         self._num: dict[int, int] = {}
         self.cells: list[Any] = []
+        #: while ``same``, every cell numbered so far kept its number of the previous state:
+        #: cells ``0 .. ident-1`` are the old cells of those numbers (then an unchanged block
+        #: of the old heap is copied as it is instead of being walked)
+        self.same = old is not None
+        self.ident = 0
 
     @property
     def heap(self) -> tuple[Any, ...]:
@@ -152,23 +168,41 @@ class Encoder:
             n = v[1]
             live = old.objs.get(n)
             if live is not None:
+                m = self._num.get(id(live))
+                if m is not None:
+                    return v if m == n else ref(m)
                 return self.enc(live)
+            if n < self.ident:
+                return v
             key = -1 - n
             m = self._num.get(key)
             if m is not None:
-                return ("r", m)
-            m = self._num[key] = len(self.cells)
+                return v if m == n else ref(m)
+            m = len(self.cells)
+            if self.same:
+                if m == n:
+                    end = _copyable_block(old, n)
+                    if end > 0:
+                        self.cells.extend(old.heap[n:end])
+                        self.ident = end
+                        return v
+                    self.ident = n + 1
+                else:
+                    self.same = False
+            self._num[key] = m
             self.cells.append(None)
             cell = old.heap[n]
             if cell[0] == "S":
                 self.cells[m] = ("S", frozenset([self.reenc(x) for x in cell[1]]))
             else:
                 self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
-            return ("r", m)
-        if tag == "t":
-            return ("t", *[self.reenc(x) for x in v[1:]])
-        if tag == "e" or tag == "M" or tag == "B" or tag == "m":
-            return (tag, *[self.reenc(x) for x in v[1:]])
+            return v if m == n else ref(m)
+        if tag == "t" or tag == "e" or tag == "M" or tag == "B" or tag == "m":
+            parts = [self.reenc(x) for x in v[1:]]
+            for a, b in zip(parts, v[1:], strict=True):
+                if a is not b:
+                    return (tag, *parts)
+            return v
         if tag == "F":
             return ("F", frozenset([self.reenc(x) for x in v[1]]))
         return v
@@ -188,11 +222,18 @@ class Encoder:
         if t in _CONTAINERS or t is SyncHandle or (t not in _ATOMS and self.owned(t)):
             n = self._num.get(id(obj))
             if n is not None:
-                return ("r", n)
+                return ref(n)
             n = self._num[id(obj)] = len(self.cells)
+            if self.same:
+                old = self.old
+                assert old is not None
+                if old.cell_of.get(id(obj)) == n:
+                    self.ident = n + 1
+                else:
+                    self.same = False
             self.cells.append(None)
             self.cells[n] = self._cell(obj, t)
-            return ("r", n)
+            return ref(n)
         if t is range:
             return ("R", obj.start, obj.stop, obj.step)
         if t is bytes:
@@ -251,12 +292,14 @@ class Decoder:
     (and ``dec`` of a reference) creates cell ``n`` and what it reaches; ``objs`` maps the
     materialized cell numbers to their objects (what :meth:`Encoder.reenc` reads)."""
 
-    __slots__ = ("heap", "objs", "opaque")
+    __slots__ = ("cell_of", "heap", "objs", "opaque")
 
     def __init__(self, heap: tuple[Any, ...], opaque: Opaque) -> None:
         self.heap = heap
         self.opaque = opaque
         self.objs: dict[int, Any] = {}
+        #: id of a materialized object -> its cell number
+        self.cell_of: dict[int, int] = {}
 
     def all(self) -> None:
         """Materialize every cell."""
@@ -295,9 +338,11 @@ class Decoder:
         else:
             cls = self.opaque.objects[cell[1]]
             o = self.objs[n] = cls.__new__(cls)
+            self.cell_of[id(o)] = n
             d = o.__dict__
             for i in range(2, len(cell), 2):
                 d[cell[i]] = dec(cell[i + 1])
+        self.cell_of[id(o)] = n
         return o
 
     def dec(self, v: Enc) -> Any:
@@ -335,6 +380,114 @@ class Decoder:
                 exc.args = args
                 return exc
         raise ValueError(f"not an encoded value: {v!r}")
+
+
+def _refs(v: Enc, out: list[int]) -> None:
+    if type(v) is not tuple:
+        return
+    tag = v[0]
+    if tag == "r":
+        out.append(v[1])
+    elif tag in _REF_TAGS:
+        for x in v[1] if tag == "F" else v[1:]:
+            _refs(x, out)
+
+
+_BLOCKS: list[Any] = [None, None]
+
+
+def _blocks(heap: tuple[Any, ...]) -> tuple[list[int], list[int]]:
+    """For a heap numbered in depth-first preorder: ``ends[n]`` (cells ``n .. ends[n]-1`` are
+    the ones first met below cell ``n``: a reference from ``n`` to a later cell can only be
+    to a descendant) and the prefix counts of cells whose walk order is not their element
+    order (sets holding references). Cached for the last heap (a state's successors are
+    computed one thread after the other from the same heap)."""
+    if _BLOCKS[0] is heap:
+        return cast(tuple[list[int], list[int]], _BLOCKS[1])
+    size = len(heap)
+    ends = list(range(1, size + 1))
+    unsafe = [0] * (size + 1)
+    for n in range(size - 1, -1, -1):
+        cell = heap[n]
+        out: list[int] = []
+        if cell[0] == "S":
+            for x in cell[1]:
+                _refs(x, out)
+            if out:
+                unsafe[n + 1] = 1
+        else:
+            for x in cell[1:]:
+                _refs(x, out)
+        e = ends[n]
+        for c in out:
+            if c > n and ends[c] > e:
+                e = ends[c]
+        ends[n] = e
+    for n in range(size):
+        unsafe[n + 1] += unsafe[n]
+    _BLOCKS[0] = heap
+    _BLOCKS[1] = (ends, unsafe)
+    return ends, unsafe
+
+
+def _copyable_block(old: Decoder, n: int) -> int:
+    """The end of cell ``n``'s block in ``old.heap`` when no cell of it was materialized
+    (then it is re-encoded as it is), else -1."""
+    ends, unsafe = _blocks(old.heap)
+    end = ends[n]
+    if unsafe[end] != unsafe[n]:
+        return -1
+    for k in old.objs:
+        if n <= k < end:
+            return -1
+    return end
+
+
+#: tags of encoded values that may contain heap references (renumbered by ``reenc``)
+_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F"})
+
+
+def _has_refs(seq: tuple[Any, ...]) -> bool:
+    """Whether an encoded sequence may contain heap references."""
+    for x in seq:  # noqa: SIM110 (a loop: twice as fast as any() over a generator)
+        if type(x) is tuple and x[0] in _REF_TAGS:
+            return True
+    return False
+
+
+def enc_seq(enc: Callable[[Any], Enc], seq: list[Any]) -> tuple[Any, ...]:
+    """``tuple(enc(x) for x in seq)`` with the common atoms (int, str, None, unbound)
+    encoded inline (the hot path of every step: a frame's locals)."""
+    return tuple(
+        [
+            x
+            if type(x) is int or type(x) is str or x is None
+            else (UNB_ENC if x is UNBOUND else enc(x))
+            for x in seq
+        ]
+    )
+
+
+def dec_seq(dec: Callable[[Enc], Any], seq: tuple[Any, ...]) -> list[Any]:
+    """``[dec(x) for x in seq]`` with the common atoms decoded inline."""
+    return [
+        x
+        if type(x) is int or type(x) is str or x is None
+        else (UNBOUND if x is UNB_ENC else dec(x))
+        for x in seq
+    ]
+
+
+def reenc_seq(reenc: Callable[[Enc], Enc], seq: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``seq`` re-encoded (references renumbered); ``seq`` itself when it holds none."""
+    if not _has_refs(seq):
+        return seq
+    tags = _REF_TAGS
+    out = [reenc(x) if type(x) is tuple and x[0] in tags else x for x in seq]
+    for a, b in zip(out, seq, strict=True):
+        if a is not b:
+            return tuple(out)
+    return seq
 
 
 def fingerprint(value: Any, opaque: Opaque, owned: Callable[[type], bool]) -> tuple[Any, ...]:
