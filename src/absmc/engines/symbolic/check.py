@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
@@ -107,6 +108,16 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
     start = time.monotonic()
     deadline = None if options.limits.timeout is None else start + options.limits.timeout
+    budget = IslBudget(deadline)
+    try:
+        return _check_all(system, options, own, deadline)
+    finally:
+        budget.disarm()  # no quota left behind for later isl users of this process
+
+
+def _check_all(
+    system: System, options: CheckOptions, own: SymbolicOptions, deadline: float | None
+) -> Result:
     selection = select_properties(system, options)
     enc = Encoding(system)
     concrete = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
@@ -143,8 +154,23 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
                 res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
         except Deadline:
             res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
+        except Exception as err:  # isl's operation quota: the time limit inside an operation
+            if not IslBudget.stopped(err):
+                raise
+            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
         verdict, reason, trace = res
-        stats = Stats(0, 0, 0, time.monotonic() - t0, extra={"fixpoint": _fix_json(fix)})
+        size = fix.reach_size()
+        counted = size if isinstance(size, int) else 0
+        reach: dict[str, Any] = {
+            "reachable_states": "not computed" if size is None else size,
+            "fixpoint": _fix_json(fix),
+        }
+        notes = ["of the abstract system"] if isinstance(fix.enc, PartialAbstraction) else []
+        if size is not None and not fix.stats.reach_exact:
+            notes.append("over-approximated by widening")
+        if notes:
+            reach["reachable_states_of"] = ", ".join(notes)
+        stats = Stats(counted, 0, 0, time.monotonic() - t0, extra=reach)
         extra = {} if rounds is None else {"rounds": rounds}
         results.append(
             PropertyResult(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import Locations, widen
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
@@ -86,10 +87,14 @@ class Fixpoints:
         self._memo: dict[tuple[Formula, bool], Solution] = {}
         self._reach: Solution | None = None
         self._inverse = enc.total.reverse()
+        self.budget = IslBudget(deadline)
 
     def tick(self) -> None:
+        """Between isl operations: raise :class:`Deadline` past the deadline, else give isl the
+        operation quota of the remaining time (:mod:`absmc.engines.symbolic.budget`)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise Deadline
+        self.budget.arm()
 
     # -- images ----------------------------------------------------------------------------
     def post(self, s: isl.Set) -> isl.Set:
@@ -124,10 +129,30 @@ class Fixpoints:
                 r, exact = self.enc.domain, False
                 break
             r = nxt
+            self.stats.reach_iterations, self.stats.reach_exact = i, exact  # partial figures
         self.stats.reach_iterations = i
         self.stats.reach_exact = exact
         self._reach = Solution(r, exact)
         return self._reach
+
+    def reach_size(self, max_operations: int = 2_000_000) -> int | str | None:
+        """The number of (abstract) states in the computed ``Reach⁺``: an int when it is
+        bounded and isl counts it within ``max_operations``, ``"unbounded"``, ``"not counted"``
+        (too costly), or ``None`` before reachability ran."""
+        if self._reach is None:
+            return None
+        r = self._reach.states
+        ctx = isl.DEFAULT_CONTEXT
+        try:
+            ctx.reset_operations()
+            ctx.set_max_operations(max_operations)
+            if not r.is_bounded():
+                return "unbounded"
+            return int(r.count_val().to_python())
+        except isl.Error:
+            return "not counted"
+        finally:
+            ctx.set_max_operations(0)
 
     def restriction(self) -> isl.Set:
         return self.reachable().states if self.restrict else self.enc.domain
