@@ -133,9 +133,11 @@ def _check_all(
         t0 = time.monotonic()
         # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
         # and an inconclusive abstract check falls back to the concrete fixpoints
+        # (cheap levels first: the convex widening abstractly, then concretely, then the
+        # disjunctive widening in the same order)
         levels = concrete
         if abstract is not concrete and (kind != "ctl" or _actl(system, name)):
-            levels = [*abstract, *concrete]
+            levels = [fx for pair in zip(abstract, concrete, strict=True) for fx in pair]
         fix = levels[0]
         rounds: list[dict[str, Any]] | None = None
         try:

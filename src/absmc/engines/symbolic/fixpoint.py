@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import islpy as isl
 
@@ -83,11 +84,19 @@ class Fixpoints:
         #: widenings per fixpoint done disjunct by disjunct before the convex (H79) form
         self.disjunctive_rounds = 8
         self.stats = FixStats()
-        self.locations = Locations(enc.domain, enc.control())
         self._memo: dict[tuple[Formula, bool], Solution] = {}
         self._reach: Solution | None = None
-        self._inverse = enc.total.reverse()
         self.budget = IslBudget(deadline)
+
+    # built on first use: a level that is never tried costs nothing
+    @cached_property
+    def locations(self) -> Locations:
+        """The control locations the widening works per."""
+        return Locations(self.enc.domain, self.enc.control())
+
+    @cached_property
+    def _inverse(self) -> isl.Map:
+        return self.enc.total.reverse()
 
     def tick(self) -> None:
         """Between isl operations: raise :class:`Deadline` past the deadline, else give isl the
