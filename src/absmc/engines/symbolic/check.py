@@ -120,11 +120,11 @@ def _check_all(
 ) -> Result:
     selection = select_properties(system, options)
     enc = Encoding(system)
-    concrete = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+    concrete = [_fixpoints(enc, own, deadline, *level) for level in LEVELS]
     abstract = concrete
     if system.predicates:
         model = PartialAbstraction(enc, system.predicates)
-        abstract = [_fixpoints(model, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+        abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
     sem = compile_system(system, selection.user)
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
@@ -182,15 +182,22 @@ def _check_all(
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
-#: the approximation levels tried in turn: widening rounds done disjunct by disjunct before the
-#: convex H79 form (0: convex at once, cheap; then a disjunctive start, more precise)
-DISJUNCTIVE_ROUNDS = (0, 8)
+#: the approximation levels tried in turn, as (widening delay factor, widening rounds done
+#: disjunct by disjunct before the convex H79 form): convex at once (cheap); a disjunctive
+#: start, more precise; then the delay times 4 (at least 8), an approximation refinement in
+#: the paper's terms (§4: APP grows the widening delay), which airportSM-bk2's taxiway needs
+LEVELS = ((1, 0), (1, 8), (4, 8))
 
 
 def _fixpoints(
-    enc: Encoding | PartialAbstraction, own: SymbolicOptions, deadline: float | None, rounds: int
+    enc: Encoding | PartialAbstraction,
+    own: SymbolicOptions,
+    deadline: float | None,
+    delay_factor: int,
+    rounds: int,
 ) -> Fixpoints:
-    fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
+    delay = own.widen_delay if delay_factor == 1 else max(own.widen_delay * delay_factor, 8)
+    fix = Fixpoints(enc, delay, own.eg_bound, own.restrict, deadline=deadline)
     fix.disjunctive_rounds = rounds
     return fix
 
