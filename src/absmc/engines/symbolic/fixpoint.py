@@ -232,13 +232,18 @@ class Fixpoints:
         a = self.solve(f.arg, over)
         z = a.states
         exact = a.exact
+        removed: isl.Set | None = None
         i = 0
         while True:
             self.tick()
             i += 1
-            nxt = z.intersect(self.pre(z)).coalesce()
+            if removed is None:
+                nxt = z.intersect(self.pre(z)).coalesce()
+            else:
+                nxt = self._eg_step(z, removed)
             if z.is_subset(nxt):
                 break
+            removed = z.subtract(nxt).coalesce()
             z = nxt
             if i >= self.eg_bound:
                 self.stats.truncations += 1
@@ -249,6 +254,17 @@ class Fixpoints:
                 break
         self.stats.count("EG", i)
         return Solution(z, exact)
+
+    def _eg_step(self, z: isl.Set, removed: isl.Set) -> isl.Set:
+        """``z ∩ pre(z)`` when ``z = z_prev ∩ pre(z_prev)`` and ``removed = z_prev \\ z``: a
+        state of ``z`` without a successor in ``removed`` keeps its successor in ``z``, so
+        only the predecessors of ``removed`` need their successors looked at (the dual of
+        the semi-naive least fixpoint)."""
+        cand = z.intersect(self.pre(removed)).coalesce()
+        if cand.is_empty():
+            return z
+        keep = self.enc.total.intersect_domain(cand).intersect_range(z).domain()
+        return z.subtract(cand).union(keep).coalesce()
 
 
 def _frontier(new: isl.Set, old: isl.Set) -> isl.Set:
