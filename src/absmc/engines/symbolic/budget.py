@@ -6,7 +6,7 @@ operation that exceeds the quota with ``isl_error_quota``; :meth:`IslBudget.stop
 that error apart from real ones.
 
 The quota is ``remaining seconds × rate``, where the rate (operations per second) is
-calibrated once per process on a small fixed computation (a few milliseconds) and scaled by
+calibrated once per process on a small fixed computation (about 10 ms) and scaled by
 ``SLACK``: a slower machine (or a loaded one) overruns the limit by about the factor the rate
 dropped; a faster one stops a little early (the verdict is ``unknown`` either way).
 """
@@ -42,22 +42,30 @@ def calibrate() -> float:
         return _rate
     ctx = isl.DEFAULT_CONTEXT
     s = _calibration_set()
-    # the number of operations of the calibration computation: the smallest quota it fits in
-    lo, hi = 1, 1 << 24
-    while lo < hi:
-        mid = (lo + hi) // 2
+
+    # the number of operations of the calibration computation (within 3%): the smallest quota
+    # it fits in, by doubling and then bisection
+    def fits(quota: int) -> bool:
         ctx.reset_operations()
-        ctx.set_max_operations(mid)
+        ctx.set_max_operations(quota)
         try:
             s.convex_hull()
-            hi = mid
+            return True
         except isl.Error:
-            lo = mid + 1
+            return False
+
+    hi = 256
+    while not fits(hi) and hi < 1 << 30:
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > hi // 32:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
     ctx.set_max_operations(0)
-    ops = lo
+    ops = hi
     t0 = time.perf_counter()
     runs = 0
-    while runs < 200 and time.perf_counter() - t0 < 0.02:
+    while runs < 200 and time.perf_counter() - t0 < 0.008:
         s.convex_hull()
         runs += 1
     elapsed = max(time.perf_counter() - t0, 1e-6)
