@@ -33,6 +33,24 @@ def test_ticket2_mutex_and_progress_are_proved_fast() -> None:
     assert spent < 1.5, spent  # 0.1 s on an idle machine; the issue asks < 0.5 s
 
 
+def test_larger_instances_are_proved_by_widening() -> None:
+    # inconclusive within 60 s before the semi-naive fixpoints (reach and E[U] take the image
+    # of the last iteration's new states only): about 3 s of CPU each now
+    cases = (("ticket4.gcl", "mutex"), ("bakery3.gcl", "mutex"), ("ticket3.gcl", "progress"))
+    for model, prop in cases:
+        r = next(r for r in _run(model, prop).results if r.property == prop)
+        assert r.verdict is Verdict.HOLDS, (model, r.reason)
+        assert r.stats.extra["fixpoint"]["widenings"] >= 1
+
+
+def test_a_longer_widening_delay_is_the_last_level() -> None:
+    # airportSM-bk2's taxiway exclusion: unknown with the delay 2 (convex and disjunctive),
+    # proved by the third level (delay 8)
+    r = next(r for r in _run("airport_bk2.gcl", "taxiway").results if r.property == "taxiway")
+    assert r.verdict is Verdict.HOLDS, r.reason
+    assert r.stats.extra["fixpoint"]["reach_iterations"] > 8
+
+
 def test_bakery2_both_properties_hold() -> None:
     res = _run("bakery2.gcl", "mutex", "progress")
     assert {r.property: r.verdict for r in res.results if r.kind == "ctl"} == {
@@ -142,6 +160,61 @@ def test_timeout_is_unknown() -> None:
     res = registry.run("symbolic", system, CheckOptions(limits=Limits(timeout=1e-6)))
     assert res.exit_code == 3
     assert all("time limit" in r.reason for r in res.results)
+
+
+#: a model whose reachability fixpoint runs into a convex hull that takes about 30 s (the
+#: ``%`` constraints give the sets existential dimensions)
+SLOW_HULL = """
+var x, y, z, u : int;
+var pc : 0..3;
+init: x == 0 && y == 0 && z == 0 && u == 0;
+process P {
+  a: pc == 0 && x % 3 == 1 -> x := x + 2, y := y + x % 5, pc := 1;
+  b: pc == 1 -> y := y + 3, z := z + y % 7, pc := 2;
+  c: pc == 2 && z % 4 != 2 -> z := z + 1, u := u + z % 3, pc := 3;
+  d: pc == 3 -> u := u + 1, x := x + u % 6, pc := 0;
+  e: pc == 0 && x % 3 != 1 -> x := x + 1;
+}
+invariant inv: x >= 0;
+"""
+
+
+def test_timeout_stops_a_long_isl_operation() -> None:
+    import time
+
+    import islpy as isl
+
+    system = parse_gcl(SLOW_HULL, "slow.gcl")
+    t0 = time.monotonic()
+    res = registry.run("symbolic", system, CheckOptions(limits=Limits(timeout=1)))
+    wall = time.monotonic() - t0
+    assert wall < 3, wall
+    assert res.exit_code == 3
+    assert {r.verdict for r in res.results} == {Verdict.UNKNOWN}
+    assert all("time limit of 1 s" in r.reason for r in res.results)
+    first = res.results[0].stats.extra["fixpoint"]
+    assert first["widenings"] >= 1 and first["reach_iterations"] >= 3  # partial statistics
+    assert isl.DEFAULT_CONTEXT.get_max_operations() == 0  # no quota left behind
+
+
+def test_statistics_count_the_reachable_set_or_say_unbounded() -> None:
+    finite = parse_gcl(
+        "var x : 0..5; var pc : 0..1;\n"
+        "process P { pc == 0 && x < 5 -> x := x + 1; pc == 0 -> pc := 1; }\n"
+        "invariant inv: x <= 5;\n",
+        "finite.gcl",
+    )
+    exact = SymbolicOptions(widen_delay=50)
+    res = registry.run("symbolic", finite, CheckOptions(properties=["inv"]), exact)
+    explicit = registry.run("explicit", finite, CheckOptions(properties=["inv"]))
+    r = res.results[0]
+    assert r.stats.extra["reachable_states"] == explicit.results[0].stats.states == 12
+    assert r.stats.states == 12 and "reachable_states_of" not in r.stats.extra
+    unbounded = _run("ticket2.gcl", "mutex").results[0]
+    assert unbounded.stats.extra["reachable_states"] == "unbounded"
+    out = run_cli("check", "--method", "symbolic", "examples/symbolic/ticket2.gcl").out
+    assert "reachable states unbounded (over-approximated by widening)" in out
+    assert "states 0," not in out
 
 
 def test_cli_method_options_are_refused_elsewhere() -> None:

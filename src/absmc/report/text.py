@@ -66,7 +66,16 @@ def format_stats(stats: Stats) -> str:
         f"{stats.states_per_s:,.0f} states/s",
         f"peak memory {stats.peak_mb:.1f} MB",
     ]
+    if "reachable_states" in stats.extra:  # a symbolic method: sets, not stored states
+        parts = [f"time {stats.time_s:.3f} s", f"peak memory {stats.peak_mb:.1f} MB"]
     for key, value in stats.extra.items():
+        if key == "reachable_states_of":
+            continue  # said with reachable_states
+        if key == "reachable_states":
+            of = stats.extra.get("reachable_states_of")
+            value = f"{value:,}" if isinstance(value, int) else value
+            parts.append(f"reachable states {value}" + (f" ({of})" if of else ""))
+            continue
         if (key == "store" and value == "exact") or key == "coverage":
             continue  # the bitstate coverage statement is in the verdict's reason
         if isinstance(value, dict):  # a method's group of figures (symbolic: fixpoint)

@@ -54,6 +54,7 @@ class PartialAbstraction:
         k = len(predicates)
         self.anames = [f"u{i}" for i in self.kept] + [f"b{j}" for j in range(k)]
         self.n = len(self.anames)
+        self._points: dict[State, isl.Set] = {}
 
     # -- spaces ----------------------------------------------------------------------------
     def _tuple(self, names: list[str]) -> str:
@@ -150,7 +151,14 @@ class PartialAbstraction:
         return self.transition.union(ident.intersect_domain(self.dead)).coalesce()
 
     def abstract_of(self, s: State) -> isl.Set:
-        """α of one concrete state: its kept values and its predicates' truth values."""
+        """α of one concrete state: its kept values and its predicates' truth values
+        (memoized: witness walks ask for the same states repeatedly)."""
+        got = self._points.get(s)
+        if got is None:
+            got = self._points[s] = self._abstract_of(s)
+        return got
+
+    def _abstract_of(self, s: State) -> isl.Set:
         env = env_of(self.system, s)
         bits = []
         for p in self.predicates:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
@@ -107,13 +108,23 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
     start = time.monotonic()
     deadline = None if options.limits.timeout is None else start + options.limits.timeout
+    budget = IslBudget(deadline)
+    try:
+        return _check_all(system, options, own, deadline)
+    finally:
+        budget.disarm()  # no quota left behind for later isl users of this process
+
+
+def _check_all(
+    system: System, options: CheckOptions, own: SymbolicOptions, deadline: float | None
+) -> Result:
     selection = select_properties(system, options)
     enc = Encoding(system)
-    concrete = [_fixpoints(enc, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+    concrete = [_fixpoints(enc, own, deadline, *level) for level in LEVELS]
     abstract = concrete
     if system.predicates:
         model = PartialAbstraction(enc, system.predicates)
-        abstract = [_fixpoints(model, own, deadline, rounds) for rounds in DISJUNCTIVE_ROUNDS]
+        abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
     sem = compile_system(system, selection.user)
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
@@ -122,9 +133,11 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
         t0 = time.monotonic()
         # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
         # and an inconclusive abstract check falls back to the concrete fixpoints
+        # (cheap levels first: the convex widening abstractly, then concretely, then the
+        # disjunctive widening in the same order)
         levels = concrete
         if abstract is not concrete and (kind != "ctl" or _actl(system, name)):
-            levels = [*abstract, *concrete]
+            levels = [fx for pair in zip(abstract, concrete, strict=True) for fx in pair]
         fix = levels[0]
         rounds: list[dict[str, Any]] | None = None
         try:
@@ -143,8 +156,23 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
                 res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
         except Deadline:
             res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
+        except Exception as err:  # isl's operation quota: the time limit inside an operation
+            if not IslBudget.stopped(err):
+                raise
+            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
         verdict, reason, trace = res
-        stats = Stats(0, 0, 0, time.monotonic() - t0, extra={"fixpoint": _fix_json(fix)})
+        size = fix.reach_size()
+        counted = size if isinstance(size, int) else 0
+        reach: dict[str, Any] = {
+            "reachable_states": "not computed" if size is None else size,
+            "fixpoint": _fix_json(fix),
+        }
+        notes = ["of the abstract system"] if isinstance(fix.enc, PartialAbstraction) else []
+        if size is not None and not fix.stats.reach_exact:
+            notes.append("over-approximated by widening")
+        if notes:
+            reach["reachable_states_of"] = ", ".join(notes)
+        stats = Stats(counted, 0, 0, time.monotonic() - t0, extra=reach)
         extra = {} if rounds is None else {"rounds": rounds}
         results.append(
             PropertyResult(
@@ -154,15 +182,22 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
-#: the approximation levels tried in turn: widening rounds done disjunct by disjunct before the
-#: convex H79 form (0: convex at once, cheap; then a disjunctive start, more precise)
-DISJUNCTIVE_ROUNDS = (0, 8)
+#: the approximation levels tried in turn, as (widening delay factor, widening rounds done
+#: disjunct by disjunct before the convex H79 form): convex at once (cheap); a disjunctive
+#: start, more precise; then the delay times 4 (at least 8), an approximation refinement in
+#: the paper's terms (§4: APP grows the widening delay), which airportSM-bk2's taxiway needs
+LEVELS = ((1, 0), (1, 8), (4, 8))
 
 
 def _fixpoints(
-    enc: Encoding | PartialAbstraction, own: SymbolicOptions, deadline: float | None, rounds: int
+    enc: Encoding | PartialAbstraction,
+    own: SymbolicOptions,
+    deadline: float | None,
+    delay_factor: int,
+    rounds: int,
 ) -> Fixpoints:
-    fix = Fixpoints(enc, own.widen_delay, own.eg_bound, own.restrict, deadline=deadline)
+    delay = own.widen_delay if delay_factor == 1 else max(own.widen_delay * delay_factor, 8)
+    fix = Fixpoints(enc, delay, own.eg_bound, own.restrict, deadline=deadline)
     fix.disjunctive_rounds = rounds
     return fix
 

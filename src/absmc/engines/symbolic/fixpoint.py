@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import Locations, widen
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
@@ -82,14 +84,26 @@ class Fixpoints:
         #: widenings per fixpoint done disjunct by disjunct before the convex (H79) form
         self.disjunctive_rounds = 8
         self.stats = FixStats()
-        self.locations = Locations(enc.domain, enc.control())
         self._memo: dict[tuple[Formula, bool], Solution] = {}
         self._reach: Solution | None = None
-        self._inverse = enc.total.reverse()
+        self.budget = IslBudget(deadline)
+
+    # built on first use: a level that is never tried costs nothing
+    @cached_property
+    def locations(self) -> Locations:
+        """The control locations the widening works per."""
+        return Locations(self.enc.domain, self.enc.control())
+
+    @cached_property
+    def _inverse(self) -> isl.Map:
+        return self.enc.total.reverse()
 
     def tick(self) -> None:
+        """Between isl operations: raise :class:`Deadline` past the deadline, else give isl the
+        operation quota of the remaining time (:mod:`absmc.engines.symbolic.budget`)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise Deadline
+        self.budget.arm()
 
     # -- images ----------------------------------------------------------------------------
     def post(self, s: isl.Set) -> isl.Set:
@@ -106,12 +120,13 @@ class Fixpoints:
         if self._reach is not None:
             return self._reach
         r = self.enc.initial
+        front = r  # the states added by the last iteration (see _frontier)
         exact = True
         i = 0
         while True:
             self.tick()
             i += 1
-            nxt = r.union(self.post(r)).coalesce()
+            nxt = r.union(self.post(front)).coalesce()
             if nxt.is_subset(r):
                 break
             if i > self.widen_delay:
@@ -123,11 +138,32 @@ class Fixpoints:
                 # give up on precision: the whole state space is an over-approximation
                 r, exact = self.enc.domain, False
                 break
+            front = _frontier(nxt, r)
             r = nxt
+            self.stats.reach_iterations, self.stats.reach_exact = i, exact  # partial figures
         self.stats.reach_iterations = i
         self.stats.reach_exact = exact
         self._reach = Solution(r, exact)
         return self._reach
+
+    def reach_size(self, max_operations: int = 2_000_000) -> int | str | None:
+        """The number of (abstract) states in the computed ``Reach⁺``: an int when it is
+        bounded and isl counts it within ``max_operations``, ``"unbounded"``, ``"not counted"``
+        (too costly), or ``None`` before reachability ran."""
+        if self._reach is None:
+            return None
+        r = self._reach.states
+        ctx = isl.DEFAULT_CONTEXT
+        try:
+            ctx.reset_operations()
+            ctx.set_max_operations(max_operations)
+            if not r.is_bounded():
+                return "unbounded"
+            return int(r.count_val().to_python())
+        except isl.Error:
+            return "not counted"
+        finally:
+            ctx.set_max_operations(0)
 
     def restriction(self) -> isl.Set:
         return self.reachable().states if self.restrict else self.enc.domain
@@ -166,12 +202,13 @@ class Fixpoints:
     def _eu(self, f: Until, over: bool, r: isl.Set) -> Solution:
         a, b = self.solve(f.left, over), self.solve(f.right, over)
         z = b.states
+        front = z
         exact = a.exact and b.exact
         i = 0
         while True:
             self.tick()
             i += 1
-            nxt = z.union(a.states.intersect(self.pre(z)).intersect(r)).coalesce()
+            nxt = z.union(a.states.intersect(self.pre(front)).intersect(r)).coalesce()
             if nxt.is_subset(z):
                 break
             if over and i > self.widen_delay:
@@ -186,6 +223,7 @@ class Fixpoints:
             if i >= self.max_iterations:
                 z, exact = (r if over else z), False
                 break
+            front = _frontier(nxt, z)
             z = nxt
         self.stats.count("EU", i)
         return Solution(z, exact)
@@ -194,13 +232,18 @@ class Fixpoints:
         a = self.solve(f.arg, over)
         z = a.states
         exact = a.exact
+        removed: isl.Set | None = None
         i = 0
         while True:
             self.tick()
             i += 1
-            nxt = z.intersect(self.pre(z)).coalesce()
+            if removed is None:
+                nxt = z.intersect(self.pre(z)).coalesce()
+            else:
+                nxt = self._eg_step(z, removed)
             if z.is_subset(nxt):
                 break
+            removed = z.subtract(nxt).coalesce()
             z = nxt
             if i >= self.eg_bound:
                 self.stats.truncations += 1
@@ -211,3 +254,24 @@ class Fixpoints:
                 break
         self.stats.count("EG", i)
         return Solution(z, exact)
+
+    def _eg_step(self, z: isl.Set, removed: isl.Set) -> isl.Set:
+        """``z ∩ pre(z)`` when ``z = z_prev ∩ pre(z_prev)`` and ``removed = z_prev \\ z``: a
+        state of ``z`` without a successor in ``removed`` keeps its successor in ``z``, so
+        only the predecessors of ``removed`` need their successors looked at (the dual of
+        the semi-naive least fixpoint)."""
+        cand = z.intersect(self.pre(removed)).coalesce()
+        if cand.is_empty():
+            return z
+        keep = self.enc.total.intersect_domain(cand).intersect_range(z).domain()
+        return z.subtract(cand).union(keep).coalesce()
+
+
+def _frontier(new: isl.Set, old: isl.Set) -> isl.Set:
+    """The states of ``new`` not in ``old``: the only ones whose image the next iteration
+    needs. For ``Z' = Z ∪ f(Z)`` with ``f`` distributive over union (post, pre, intersected
+    with fixed sets) and every iterate containing ``Z ∪ f(Z)`` of the one before (also after a
+    widening, which only enlarges), ``f(Z_i) ⊆ Z_i ∪ f(Z_i \\ Z_{i-1})``, so the image of the
+    frontier suffices (the semi-naive iteration of Datalog evaluation). Fewer disjuncts go
+    through the image and the coalescing; the iterates are the same sets."""
+    return new.subtract(old).coalesce()
