@@ -99,3 +99,26 @@ def test_other_methods_skip_ctl_unless_named() -> None:
     assert all(r.kind != "ctl" for r in res.results)
     with pytest.raises(CapabilityError):
         registry.run("under", s, CheckOptions(properties=["ag"]))
+
+
+def test_a_lasso_witness_after_a_prefix_closes() -> None:
+    """EF(EG f): a path to the loop, then the loop; the witness's loop index counts the
+    prefix's states (it was one short: 'the lasso does not close', seed 1192 of the symbolic
+    agreement test)."""
+    text = """
+var x : 0..4;
+var f : bool;
+process P {
+  x < 3 -> x := x + 1;
+  x == 3 -> x := 4, f := true;
+  x == 4 -> x := 3;
+}
+ctl c: !(EF(EG(f)));
+"""
+    system = parse_gcl(text, "prefix_loop.gcl")
+    res = registry.run("explicit", system, CheckOptions(properties=["c"]))
+    (c,) = [r for r in res.results if r.property == "c"]
+    assert c.verdict is Verdict.VIOLATED
+    assert c.trace is not None and c.trace.replayed
+    assert [st.state["x"] for st in c.trace.steps] == [0, 1, 2, 3, 4, 3, 4]
+    assert "repeats steps 5..." in (c.trace.note or "")

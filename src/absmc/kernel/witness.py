@@ -144,8 +144,10 @@ class _Walker:
         if dead:
             # the dead state stutters: the rest of the witness starts at the same state
             return rl, rs, loop, True if not rl else rdead
-        off = len(states)
-        return labels + rl, states + rs[1:], None if loop is None else loop + off - 1, rdead
+        # ``states``: the states the ``labels`` leave (one per label); ``rest`` starts in the
+        # state the last label reaches, so its state k is state k + len(labels) of the run
+        off = len(labels)
+        return labels + rl, states + rs, None if loop is None else loop + off, rdead
 
     def until(self, s: State, f: Until) -> tuple[list[int], list[State], int | None, bool]:
         parent: dict[State, tuple[State, int] | None] = {s: None}
