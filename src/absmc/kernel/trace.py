@@ -269,6 +269,21 @@ def concretize(
     return out, ""
 
 
+def _matching_step(
+    sem: Semantics, rows: Sequence[TraceStep], i: int, succ: Sequence[tuple[int, State]]
+) -> tuple[int, State, int] | None:
+    """The step among ``succ`` whose chain of commands is rows ``i``... (their
+    ``command_index``) and reaches the state of its last row: ``(label, target, next row)``."""
+    system = sem.system
+    for label, target in succ:
+        cmds = sem.commands_of(label)
+        part = rows[i : i + len(cmds)]
+        same = len(part) == len(cmds) and [r.command_index for r in part] == list(cmds)
+        if same and dict(part[-1].state) == system.state_dict(target):
+            return label, target, i + len(cmds)
+    return None
+
+
 def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
     """Replay a reported counterexample ``trace`` of ``prop`` once more on ``sem`` (e.g. one
     that came back from another process): its rows (``command_index`` and state of each) are
@@ -296,18 +311,11 @@ def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
     path: list[int] = []
     i = 1
     while i < len(rows):
-        succ, _ = sem.successors(state)
-        for label, target in succ:
-            cmds = sem.commands_of(label)
-            part = rows[i : i + len(cmds)]
-            same = len(part) == len(cmds) and [r.command_index for r in part] == list(cmds)
-            if same and dict(part[-1].state) == system.state_dict(target):
-                path.append(label)
-                state = target
-                i += len(cmds)
-                break
-        else:
+        step = _matching_step(sem, rows, i, sem.successors(state)[0])
+        if step is None:
             break
+        label, state, i = step
+        path.append(label)
     if is_failing_property(system, prop):
         # the rows left are the head of the failing chain; the failing step is not a row
         rest = [r.command_index for r in rows[i:]]
@@ -431,7 +439,6 @@ def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], i
     terminal state): the labels, the states before each step and after the last, and, for a
     lasso (``trace.cycle_start``), the step where the cycle starts, whose state must be the
     last one. Raises ``ReplayError`` where the rows do not match."""
-    system = sem.system
     rows = list(trace.steps)
     if not rows:
         raise ReplayError("the trace has no rows")
@@ -448,17 +455,11 @@ def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], i
             labels.append(STUTTER)
             i += 1
         else:
-            for label, target in succ:
-                cmds = sem.commands_of(label)
-                part = rows[i : i + len(cmds)]
-                same = len(part) == len(cmds) and [r.command_index for r in part] == list(cmds)
-                if same and dict(part[-1].state) == system.state_dict(target):
-                    labels.append(label)
-                    s = target
-                    i += len(cmds)
-                    break
-            else:
+            step = _matching_step(sem, rows, i, succ)
+            if step is None:
                 raise ReplayError(f"row {i}: no step of the semantics matches the trace")
+            label, s, i = step
+            labels.append(label)
         states.append(s)
         step_at_row[i - 1] = len(labels)
     if trace.cycle_start is None:
