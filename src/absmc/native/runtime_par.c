@@ -18,8 +18,7 @@
  * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
 #define PAR_MAX 64
-#define PAR_LOAD_NUM 4 /* grow the shared table past 4/5 load */
-#define PAR_LOAD_DEN 5
+/* the shared table grows past S->load_pct percent load (80; 95 once memory refused growth) */
 #define BUSY_ID 0xffffffffULL
 
 typedef struct pq_s {
@@ -178,15 +177,19 @@ static void par_phase1_done(search_t *S) {
     par_t *P = S->par;
     S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
     P->mig_new = NULL;
-    if (!S->status && S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+    if (!S->status && S->tused * 100 > S->tcap * S->load_pct) {
         /* exact: x2 (fewer rounds; <= 20 table bytes per state); hash-compact: x1.5 (its
-           8-byte entries are most of its memory: <= 15 bytes per state) */
+           8-byte entries are most of its memory: <= 15 bytes per state); smaller steps when
+           the system refuses the memory, then a fuller table before giving up */
         uint64_t ncap = S->hc ? S->tcap + S->tcap / 2 : S->tcap * 2;
         if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
             S->status = STOP_MEMORY_LIMIT;
         } else {
-            P->mig_new = (uint64_t *)calloc(ncap, sizeof(uint64_t));
-            if (!P->mig_new) S->status = STOP_MEMORY;
+            P->mig_new = table_alloc(S, &ncap, S->hc ? 12 : 16);
+            if (!P->mig_new) {
+                if (S->load_pct < 95) S->load_pct = 95;
+                else S->status = STOP_MEMORY;
+            }
             P->mig_cap = ncap;
             P->mig_next = 0;
         }
@@ -326,7 +329,7 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
                 }
                 int64_t k = W->id_next++;
                 __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
-                if ((uint64_t)k * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                if ((uint64_t)k * 100 > cap * S->load_pct)
                     __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
                 return 1;
             }
@@ -367,7 +370,7 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
                 S->label[k] = (uint32_t)lab;
                 __atomic_store_n(&T[p], (tag << 32) | (uint64_t)(k + 1), __ATOMIC_RELEASE);
                 /* the ids taken bound the entries (holes only add a margin) */
-                if ((uint64_t)k * PAR_LOAD_DEN > cap * PAR_LOAD_NUM)
+                if ((uint64_t)k * 100 > cap * S->load_pct)
                     __atomic_store_n(&S->par->pause, 1, __ATOMIC_RELEASE);
                 *id = k;
                 return 1;
@@ -647,7 +650,7 @@ static int par_run(search_t *S, double seconds) {
     P->arrived = 0;
     P->arrived2 = 0;
     P->idle = 0;
-    if (S->tused * PAR_LOAD_DEN > S->tcap * PAR_LOAD_NUM) {
+    if (S->tused * 100 > S->tcap * S->load_pct) {
         P->active = 1;
         P->pause = 1;
         par_sync(S);

@@ -216,6 +216,7 @@ typedef struct search_s {
     /* open-addressing table (linear probing): exact: tag << 32 | (id + 1); hc: the hash */
     uint64_t *table;
     uint64_t tcap, tused;
+    uint32_t load_pct;  /* grow the table past this load (80; 95 once memory refused growth) */
     /* BFS position */
     int64_t count;      /* stored states */
     int64_t next;       /* next state id to expand */
@@ -275,14 +276,31 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 
 static int64_t store_bytes(search_t *S);
 
+/* A larger table: x1.5, or x1.25 / x1.125 when the system refuses the memory (the old and
+ * the new table live side by side while entries move); NULL when none fits. */
+static uint64_t *table_alloc(search_t *S, uint64_t *ncap, int first_x8) {
+    static const int factors_x8[] = {16, 12, 10, 9};
+    for (int i = 0; i < 4; i++) {
+        if (factors_x8[i] > first_x8) continue;
+        uint64_t c = S->tcap * (uint64_t)factors_x8[i] / 8;
+        uint64_t *t = (uint64_t *)calloc(c, sizeof(uint64_t));
+        if (t) { *ncap = c; return t; }
+    }
+    return NULL;
+}
+
 static int table_grow(search_t *S) {
     uint64_t ncap = S->tcap + S->tcap / 2;
     if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
         S->status = STOP_MEMORY_LIMIT;
         return 0;
     }
-    uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
-    if (!nt) return 0;
+    uint64_t *nt = table_alloc(S, &ncap, 12);
+    if (!nt) {
+        /* no room for a second table: fill this one further (slower probing) before giving up */
+        if (S->load_pct < 95) { S->load_pct = 95; return 1; }
+        return 0;
+    }
     for (uint64_t i = 0; i < S->tcap; i++) {
         uint64_t e = S->table[i];
         if (!e) continue;
@@ -352,7 +370,7 @@ static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
 
 static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
     if (S->bs) return bitstate_insert(S, w, h, add);
-    if ((S->tused + 1) * 5 > S->tcap * 4 && !table_grow(S)) return -1;
+    if ((S->tused + 1) * 100 > S->tcap * S->load_pct && !table_grow(S)) return -1;
     if (S->hc) {
         uint64_t e = h ? h : 1;
         uint64_t p = fastrange(e, S->tcap);
@@ -561,6 +579,7 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->max_depth = max_depth;
     S->max_bytes = -1;
     S->tcap = 1 << 12;
+    S->load_pct = 80;
     S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
     if (!S->C || !S->table) return NULL;
     S->nthreads = 1;
