@@ -181,18 +181,15 @@ static void par_phase1_done(search_t *S) {
         /* exact: x2 (fewer rounds; <= 20 table bytes per state); hash-compact: x1.5 (its
            8-byte entries are most of its memory: <= 15 bytes per state); smaller steps when
            the system refuses the memory, then a fuller table before giving up */
-        uint64_t ncap = S->hc ? S->tcap + S->tcap / 2 : S->tcap * 2;
-        if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
-            S->status = STOP_MEMORY_LIMIT;
-        } else {
-            P->mig_new = table_alloc(S, &ncap, S->hc ? 12 : 16);
-            if (!P->mig_new) {
-                if (S->load_pct < 95) S->load_pct = 95;
-                else S->status = STOP_MEMORY;
-            }
-            P->mig_cap = ncap;
-            P->mig_next = 0;
+        uint64_t ncap = 0;
+        int limited = 0;
+        P->mig_new = table_alloc(S, &ncap, S->hc ? 12 : 16, &limited);
+        if (!P->mig_new) {
+            if (S->load_pct < 95) S->load_pct = 95;
+            else S->status = limited ? STOP_MEMORY_LIMIT : STOP_MEMORY;
         }
+        P->mig_cap = ncap;
+        P->mig_next = 0;
     }
     if (!P->mig_new) __atomic_store_n(&P->pause, 0, __ATOMIC_RELEASE);
     P->arrived = 0;

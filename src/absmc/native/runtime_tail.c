@@ -276,13 +276,20 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 
 static int64_t store_bytes(search_t *S);
 
-/* A larger table: x1.5, or x1.25 / x1.125 when the system refuses the memory (the old and
- * the new table live side by side while entries move); NULL when none fits. */
-static uint64_t *table_alloc(search_t *S, uint64_t *ncap, int first_x8) {
+/* A larger table: x(first_x8 / 8), or x1.25 / x1.125 when the memory limit (--max-memory, by
+ * default most of the machine's memory) or the system refuses that much (the old and the new
+ * table live side by side while entries move); NULL when none fits, *limited set when the
+ * limit refused one. */
+static uint64_t *table_alloc(search_t *S, uint64_t *ncap, int first_x8, int *limited) {
     static const int factors_x8[] = {16, 12, 10, 9};
+    *limited = 0;
     for (int i = 0; i < 4; i++) {
         if (factors_x8[i] > first_x8) continue;
         uint64_t c = S->tcap * (uint64_t)factors_x8[i] / 8;
+        if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(c * sizeof(uint64_t)) > S->max_bytes) {
+            *limited = 1;
+            continue;
+        }
         uint64_t *t = (uint64_t *)calloc(c, sizeof(uint64_t));
         if (t) { *ncap = c; return t; }
     }
@@ -290,15 +297,13 @@ static uint64_t *table_alloc(search_t *S, uint64_t *ncap, int first_x8) {
 }
 
 static int table_grow(search_t *S) {
-    uint64_t ncap = S->tcap + S->tcap / 2;
-    if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)(ncap * sizeof(uint64_t)) > S->max_bytes) {
-        S->status = STOP_MEMORY_LIMIT;
-        return 0;
-    }
-    uint64_t *nt = table_alloc(S, &ncap, 12);
+    uint64_t ncap = 0;
+    int limited = 0;
+    uint64_t *nt = table_alloc(S, &ncap, 12, &limited);
     if (!nt) {
         /* no room for a second table: fill this one further (slower probing) before giving up */
         if (S->load_pct < 95) { S->load_pct = 95; return 1; }
+        if (limited) S->status = STOP_MEMORY_LIMIT;
         return 0;
     }
     for (uint64_t i = 0; i < S->tcap; i++) {
