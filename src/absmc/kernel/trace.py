@@ -295,19 +295,9 @@ def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
     if not rows or any(r.command_index is None for r in rows[1:]):
         raise ReplayError("the trace does not name its commands")
     system = sem.system
-    state = sem.initial
-    start: State | None = None
-    if system.init_constraint is not None:  # any state of the init: set may start it
-        first = rows[0].state
-        try:
-            start = tuple(int(first[v.name]) for v in system.variables)
-        except (KeyError, TypeError, ValueError):
-            raise ReplayError("step 0: the trace does not give the initial state") from None
-        if not is_initial(system, start):
-            raise ReplayError("step 0: the trace does not start in an initial state")
-        state = start
-    elif dict(rows[0].state) != system.state_dict(state):
-        raise ReplayError("step 0: the trace does not start in the initial state")
+    state = _trace_start(sem, trace)
+    # any state of an init: set may start it; replay() is told which
+    start = state if system.init_constraint is not None else None
     path: list[int] = []
     i = 1
     while i < len(rows):
@@ -337,17 +327,17 @@ def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
 STUTTER_TEXT = "(stutter: the terminal state repeats)"
 
 
+def _guard_holds(guard: Any, env: Mapping[str, Any]) -> bool:
+    """An automaton edge's guard in a state's environment (an evaluation error: false)."""
+    try:
+        return bool(evaluate(guard, env))
+    except (EvalError, ZeroDivisionError):
+        return False
+
+
 def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) -> bool:
     env = env_of(system, state)
-    for e in aut.edges[q]:
-        if e.target != target:
-            continue
-        try:
-            if evaluate(e.guard, env):
-                return True
-        except (EvalError, ZeroDivisionError):
-            continue
-    return False
+    return any(e.target == target and _guard_holds(e.guard, env) for e in aut.edges[q])
 
 
 def replay_lasso(
@@ -484,51 +474,60 @@ def replay_lasso_rows(sem: Semantics, aut: Automaton, trace: Trace, weakly_fair:
         raise ReplayError("the trace is not a lasso (no cycle start)")
     n = len(labels)
     system = sem.system
+    envs = [env_of(system, st) for st in states[:n]]
+    Node = tuple[int, int]  # (position in the lasso, automaton state)
+    succ: dict[Node, list[Node]] = {}
 
-    def nxt(node: tuple[int, int]) -> list[tuple[int, int]]:
-        i, q = node
-        j = i + 1 if i + 1 < n else c
-        return [
-            (j, e.target) for e in aut.edges[q] if _edge_ok(system, aut, q, e.target, states[i])
-        ]
+    def nxt(node: Node) -> list[Node]:
+        got = succ.get(node)
+        if got is None:
+            i, q = node
+            j = i + 1 if i + 1 < n else c
+            ok = {e.target for e in aut.edges[q] if _guard_holds(e.guard, envs[i])}
+            targets = dict.fromkeys(e.target for e in aut.edges[q] if e.target in ok)
+            got = succ[node] = [(j, t) for t in targets]
+        return got
 
-    def path(src: tuple[int, int], goal: Callable[[tuple[int, int]], bool]) -> list[Any] | None:
-        parent: dict[tuple[int, int], tuple[int, int] | None] = {src: None}
-        todo = [src]
+    def back(parent: Mapping[Node, Node | None], node: Node) -> list[Node]:
+        out = [node]
+        while (p := parent[out[-1]]) is not None:
+            out.append(p)
+        return out[::-1]
+
+    def cycle(v: Node) -> list[Node] | None:
+        """A shortest path from ``v`` back to ``v`` (BFS), or None."""
+        parent: dict[Node, Node | None] = {v: None}
+        todo = [v]
         while todo:
             node = todo.pop(0)
             for m in nxt(node):
-                if goal(m):  # (the goal may be src itself: a cycle)
-                    out = [m, node]
-                    while parent[out[-1]] is not None:
-                        out.append(parent[out[-1]])  # type: ignore[arg-type]
-                    return out[::-1]
-                if m in parent:
-                    continue
-                parent[m] = node
-                todo.append(m)
+                if m == v:
+                    return [*back(parent, node), v]
+                if m not in parent:
+                    parent[m] = node
+                    todo.append(m)
         return None
 
     start = (0, aut.initial)
-    seen = {start}
+    reached: dict[Node, Node | None] = {start: None}  # every reachable node, its BFS parent
     todo = [start]
-    while todo:  # every reachable product node, in BFS order
-        for m in nxt(todo.pop(0)):
-            if m not in seen:
-                seen.add(m)
+    while todo:
+        node = todo.pop(0)
+        for m in nxt(node):
+            if m not in reached:
+                reached[m] = node
                 todo.append(m)
-    for v in sorted(seen):
+    for v in sorted(reached):
         if v[1] not in aut.accepting:
             continue
-        loop = path(v, lambda m, v=v: m == v)  # type: ignore[misc]
+        loop = cycle(v)
         if loop is None:
             continue
-        stem = [start] if v == start else path(start, lambda m, v=v: m == v)  # type: ignore[misc]
-        assert stem is not None
-        nodes = [*stem, *loop[1:]]
+        nodes = [*back(reached, v), *loop[1:]]
+        stem_end = len(nodes) - len(loop)
         plabels = [encode(labels[a[0]], b[1], aut.size) for a, b in pairwise(nodes)]
         note = trace.note or ""
-        return replay_lasso(sem, aut, plabels, len(stem) - 1, note, weakly_fair, states[0])
+        return replay_lasso(sem, aut, plabels, stem_end, note, weakly_fair, states[0])
     raise ReplayError("the automaton of the property's negation accepts no run of this lasso")
 
 

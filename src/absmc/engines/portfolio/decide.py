@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.engines.engine import AnyEngine
-from absmc.ir.ltl import LtlProperty
+from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.kernel.ltl import automaton_of
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay_lasso_rows, replay_rows, replay_trace
 
@@ -68,6 +68,7 @@ class Board:
     ) -> None:
         self.sem = sem
         self.lassos = lassos or LassoCheck()
+        self._automata: dict[str, Automaton] = {}
         self.kinds = dict(kinds)
         self.names = list(kinds)
         names = self.names
@@ -149,16 +150,18 @@ class Board:
             return dataclasses.replace(r, trace=dataclasses.replace(again, note=note))
         return None
 
-    def _replay(self, r: PropertyResult) -> Any:
+    def _replay(self, r: PropertyResult) -> Trace:
         """The member's trace replayed here (see the module docstring). Raises
         ``ReplayError``."""
         assert r.trace is not None
         kind = self.kinds.get(r.property)
         if kind == "ltl":
-            prop = self.lassos.properties.get(r.property)
-            if prop is None:
-                raise ReplayError("not a selected linear-time property")
-            aut = automaton_of(prop)
+            aut = self._automata.get(r.property)
+            if aut is None:  # translated once, however many members report a lasso
+                prop = self.lassos.properties.get(r.property)
+                if prop is None:
+                    raise ReplayError("not a selected linear-time property")
+                aut = self._automata[r.property] = automaton_of(prop)
             return replay_lasso_rows(self.sem, aut, r.trace, self.lassos.weakly_fair)
         if kind == "ctl":
             replay_rows(self.sem, r.trace)
