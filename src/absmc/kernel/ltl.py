@@ -22,7 +22,12 @@ from absmc.kernel.semantics import Semantics
 from absmc.kernel.store import Store
 from absmc.kernel.trace import replay_lasso
 
-__all__ = ["LtlOutcome", "automaton_of", "ltl_result", "search_ltl"]
+__all__ = ["LASSO_NOTE", "LtlOutcome", "automaton_of", "ltl_result", "search_ltl"]
+
+#: the note of every replayed LTL counterexample (a lasso)
+LASSO_NOTE = (
+    "the run repeats the cycle forever: an accepting run of the property's violation automaton"
+)
 
 
 def automaton_of(prop: LtlProperty) -> Automaton:
@@ -122,8 +127,7 @@ def ltl_result(
             found.automaton,
             found.lasso.path,
             found.lasso.cycle_start,
-            "the run repeats the cycle forever: an accepting run of the property's "
-            "violation automaton" + (" (weakly fair)" if found.weakly_fair else ""),
+            LASSO_NOTE + (" (weakly fair)" if found.weakly_fair else ""),
             found.weakly_fair,
         )
         n = len(trace.steps) - 1

@@ -49,7 +49,7 @@ from absmc.kernel.lasso import (
     guard_atoms,
     map_guards,
 )
-from absmc.kernel.ltl import LtlOutcome, automaton_of, ltl_result, search_ltl
+from absmc.kernel.ltl import LASSO_NOTE, LtlOutcome, automaton_of, ltl_result, search_ltl
 from absmc.kernel.options import Limits
 from absmc.kernel.product import STUTTER, decode, guard_fn
 from absmc.kernel.result import PropertyResult, StateValue, Stats, Trace, Verdict
@@ -238,8 +238,7 @@ def _abstract(
                 aut,
                 labels,
                 start,
-                "the run repeats the cycle forever: an accepting run of the property's "
-                "violation automaton",
+                LASSO_NOTE,
             )
         except ReplayError as err:
             failed.append((name, _left_automaton(concrete, aut, labels, err)))

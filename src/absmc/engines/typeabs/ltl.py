@@ -45,7 +45,7 @@ from absmc.kernel.lasso import (
     concretize_lasso,
     map_guards,
 )
-from absmc.kernel.ltl import LtlOutcome, automaton_of, search_ltl
+from absmc.kernel.ltl import LASSO_NOTE, LtlOutcome, automaton_of, search_ltl
 from absmc.kernel.options import Limits
 from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
 from absmc.kernel.semantics import Semantics
@@ -94,8 +94,7 @@ def _confirm(
             aut,
             labels,
             start,
-            "the run repeats the cycle forever: an accepting run of the property's "
-            "violation automaton",
+            LASSO_NOTE,
         )
     except ReplayError as err:  # Unconfirmed included
         return None, str(err)
