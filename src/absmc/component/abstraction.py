@@ -112,24 +112,45 @@ def int_data(s: State) -> dict[str, int]:
     return out
 
 
-class RangeStore:
-    """A keyed store for the min/max range refinement (PA+NTP, no prover): it matches on
-    ``key(state)`` extended with the truth of the equality predicates ``equalities`` (``data
-    name == value``), records per abstract state each integer's minimum and maximum, and counts
-    the abstract states that matched *different* concrete states (``merged``). No merge in a
-    complete search means the search was exact."""
+class AbstractMatchStore:
+    """Abstract matching (thesis ch. 2): the store keeps the first concrete state of each
+    abstract state (key) and counts the abstract states that matched a *different* concrete
+    state (``merged``). No merge in a complete search means the search was exact. The
+    subclasses say what the key is."""
 
     exact = False
+
+    def __init__(self) -> None:
+        self.noun = "abstract states"
+        self.first: dict[Hashable, State] = {}
+        self.merged = 0
+
+    def match(self, key: Hashable, state: State) -> bool:
+        """Whether ``state`` is new: its abstract state ``key`` was not stored yet."""
+        first = self.first.get(key)
+        if first is None:
+            self.first[key] = state
+            return True
+        if first != state:
+            self.merged += 1
+        return False
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+
+class RangeStore(AbstractMatchStore):
+    """A keyed store for the min/max range refinement (PA+NTP, no prover): it matches on
+    ``key(state)`` extended with the truth of the equality predicates ``equalities`` (``data
+    name == value``) and records per abstract state each integer's minimum and maximum."""
 
     def __init__(
         self, key: Callable[[State], Hashable], equalities: Sequence[tuple[str, int]]
     ) -> None:
+        super().__init__()
         self.base = key
         self.equalities = list(equalities)
-        self.noun = "abstract states"
-        self.first: dict[Hashable, State] = {}
         self.ranges: dict[Hashable, dict[str, tuple[int, int]]] = {}
-        self.merged = 0
 
     def key(self, s: State) -> tuple[Hashable, dict[str, int]]:
         data = int_data(s)
@@ -142,16 +163,7 @@ class RangeStore:
         for n, v in data.items():
             old = r.get(n)
             r[n] = (v, v) if old is None else (min(old[0], v), max(old[1], v))
-        first = self.first.get(k)
-        if first is None:
-            self.first[k] = state
-            return True
-        if first != state:
-            self.merged += 1
-        return False
-
-    def __len__(self) -> int:
-        return len(self.first)
+        return self.match(k, state)
 
     def stats(self, stopped: str | None = None) -> dict[str, Any]:
         return {"store": "range", "merged": self.merged, "equalities": len(self.equalities)}

@@ -38,7 +38,7 @@ from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.search import SearchOutcome, search
+from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, KeyedStore, Store
 from absmc.kernel.trace import ReplayError
 
@@ -243,23 +243,8 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
     result: Result | None = None
     for it in range(1, RANGE_ITERATIONS + 1):
         store = RangeStore(base.key, equalities)
-        left = None if deadline is None else max(0.001, deadline - time.monotonic())
-        limits = Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb)
-        try:
-            outcome = search(
-                sem,
-                cast(Store, store),
-                order=options.order,
-                limits=limits,
-                keep_going=options.keep_going,
-                check_deadlock=options.check_deadlock,
-                progress=options.progress,
-            )
-        finally:
-            sem.restore()
+        outcome = _round(sem, store, options, deadline, it)
         total += outcome.time_s
-        if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
-            outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
         rows.append(
             {
                 "iteration": it,
@@ -282,6 +267,37 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
         equalities = equalities + more
     assert result is not None
     return _with_rows(result, rows, total)
+
+
+def _round(
+    sem: ComponentSemantics,
+    store: object,
+    options: ComponentOptions,
+    deadline: float | None,
+    it: int,
+    clock_every: int = CLOCK_EVERY,
+) -> SearchOutcome:
+    """The search of refinement round ``it`` over ``store`` with the run's limits and the time
+    left until ``deadline`` (``time.monotonic()`` seconds); a stop at the time limit names the
+    round. The program's tracked globals are restored afterwards."""
+    lim = options.limits
+    left = None if deadline is None else max(0.001, deadline - time.monotonic())
+    try:
+        outcome = search(
+            sem,
+            cast(Store, store),
+            order=options.order,
+            limits=Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb),
+            keep_going=options.keep_going,
+            check_deadlock=options.check_deadlock,
+            progress=options.progress,
+            clock_every=clock_every,
+        )
+    finally:
+        sem.restore()
+    if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
+        outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
+    return outcome
 
 
 #: refinement rounds of PA+TP before giving up
@@ -312,28 +328,15 @@ def _check_prover(sem: ComponentSemantics, options: ComponentOptions, model: str
         abstraction = TPAbstraction(sem, preds)
         store = MatchStore(abstraction)
         checker = ExactnessChecker(sem, abstraction, prover)
-        left = None if deadline is None else max(0.001, deadline - time.monotonic())
-        limits = Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb)
         sem.exec_log = []
         sem.on_transition = checker.transition
         try:
-            outcome = search(
-                sem,
-                cast(Store, store),
-                order=options.order,
-                limits=limits,
-                keep_going=options.keep_going,
-                check_deadlock=options.check_deadlock,
-                progress=options.progress,
-                clock_every=1,  # an expansion asks the prover: read the clock each time
-            )
+            # an expansion asks the prover: read the clock each time
+            outcome = _round(sem, store, options, deadline, it, clock_every=1)
         finally:
             sem.exec_log = None
             sem.on_transition = None
-            sem.restore()
         total += outcome.time_s
-        if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
-            outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
         added = 0
         for fid, texts in checker.new.items():
             for text in texts:

@@ -33,6 +33,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.abstraction import AbstractMatchStore
 from absmc.component.machine import ComponentSemantics
 from absmc.component.translate import ASSERT, BRANCH, EXEC, FOR_NEXT, JUMP, FuncCode
 from absmc.component.values import UNBOUND
@@ -455,30 +456,15 @@ class PredicateAbstraction:
         return (tuple(control), sync_cells, tuple(self.all_bits(s)))
 
 
-class MatchStore:
-    """A keyed store that also counts the abstract states that matched a *different* concrete
-    state (``merged``): no merge in a complete search means the search was exact."""
-
-    exact = False
+class MatchStore(AbstractMatchStore):
+    """Abstract matching on the predicate abstraction's key (PA+TP)."""
 
     def __init__(self, abstraction: PredicateAbstraction) -> None:
+        super().__init__()
         self.abstraction = abstraction
-        self.noun = "abstract states"
-        self.first: dict[Hashable, State] = {}
-        self.merged = 0
 
     def insert(self, state: State) -> bool:
-        k = self.abstraction.key(state)
-        first = self.first.get(k)
-        if first is None:
-            self.first[k] = state
-            return True
-        if first != state:
-            self.merged += 1
-        return False
-
-    def __len__(self) -> int:
-        return len(self.first)
+        return self.match(self.abstraction.key(state), state)
 
     def stats(self, stopped: str | None = None) -> dict[str, Any]:
         return {
