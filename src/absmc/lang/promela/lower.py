@@ -769,19 +769,24 @@ class Lowerer:
             refs = [(c2, ch) for c2, ch in refs if len(ch.fields) == nfields]
         return refs
 
+    def chan_expr(self, n: Node, p: Path, ctx: _Ctx) -> Expr:
+        """The value of the channel expression of send or receive ``n`` on path ``p`` (its
+        errors are recorded where ``refs_for`` evaluated it)."""
+        return int_of(self.ev(n.args[0], p.copy(), ctx, []))
+
     def rendezvous_items(
         self, n: Node, refs: list[tuple[Expr, Chan]], p: Path, ctx: _Ctx
     ) -> list[tuple[Expr, Chan, int, Expr | None]]:
         """The channels a send may use, as (condition, channel, id, channel expression): the
         rendezvous channels with the same fields that a channel variable may denote are one
         item with a group id (< 0) and the variable's expression, the others one each."""
-        if len(refs) < 2:
-            return [(cond, c, c.cid, None) for cond, c in refs]
         by_sig: dict[tuple[tuple[int, int], ...], list[tuple[Expr, Chan]]] = {}
         for cond, c in refs:
             if c.cap == 0:
                 by_sig.setdefault(tuple(c.field_ranges), []).append((cond, c))
-        e = int_of(self.ev(n.args[0], p.copy(), ctx, []))
+        if all(len(members) < 2 for members in by_sig.values()):
+            return [(cond, c, c.cid, None) for cond, c in refs]
+        e = self.chan_expr(n, p, ctx)
         out: list[tuple[Expr, Chan, int, Expr | None]] = []
         done: set[int] = set()
         for cond, c in refs:
@@ -934,8 +939,7 @@ class Lowerer:
             members = self.groups[only]
             refs = [(cond, c) for cond, c in refs if c.cid in members]
             if len(refs) > 1:
-                r = int_of(self.ev(n.args[0], p.copy(), ctx, []))
-                refs = [(mk("==", r, send_ref), refs[0][1])]
+                refs = [(mk("==", self.chan_expr(n, p, ctx), send_ref), refs[0][1])]
             elif refs:
                 cond, c = refs[0]
                 refs = [(conj([cond, mk("==", send_ref, Const(c.cid))]), c)]
