@@ -29,13 +29,15 @@ from typing import Final
 
 from absmc.ir.expr import Expr, atoms
 from absmc.ir.intsem import IntegerTooLarge
-from absmc.ir.ltl import Automaton, Edge
+from absmc.ir.ltl import Automaton, Edge, LtlProperty
 from absmc.ir.steps import Expansion, Failures, State
 from absmc.ir.system import Property, System
-from absmc.kernel.options import CheckOptions, OptionError
+from absmc.kernel.ltl import LtlOutcome, search_ltl
+from absmc.kernel.options import CheckOptions, Limits, OptionError
 from absmc.kernel.product import STUTTER, decode, encode, guard_fn
 from absmc.kernel.result import StateValue, Trace, TraceStep
 from absmc.kernel.semantics import Semantics
+from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import STUTTER_TEXT, Unconfirmed, command_source, command_text
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "guard_atoms",
     "map_guards",
     "refuse_ltl_options",
+    "search_viewed",
 ]
 
 #: the label of :class:`StutterWhere`'s stutter step (above every command and chain label)
@@ -72,6 +75,21 @@ def map_guards(aut: Automaton, fn: Callable[[Expr], Expr]) -> Automaton:
 
     edges = tuple(tuple(Edge(e.target, mapped(e.guard)) for e in es) for es in aut.edges)
     return replace(aut, edges=edges)
+
+
+def search_viewed(
+    sem: Semantics,
+    prop: LtlProperty,
+    aut: Automaton,
+    view: Callable[[Expr], Expr],
+    limits: Limits,
+    stutter: bool = True,
+) -> LtlOutcome:
+    """The product search of ``prop`` on an abstract ``sem`` with ``aut``'s guards read
+    through ``view`` (e.g. "may be true" or "must be true"; :func:`map_guards`), exact stores;
+    ``stutter`` as :func:`absmc.kernel.ltl.search_ltl`'s."""
+    claim = LtlProperty(prop.name, claim=map_guards(aut, view), span=prop.span, text=prop.text)
+    return search_ltl(sem, claim, ExactStore(), ExactStore(), limits, stutter=stutter)
 
 
 class StutterWhere:

@@ -47,9 +47,9 @@ from absmc.kernel.lasso import (
     abstract_lasso_trace,
     concretize_lasso,
     guard_atoms,
-    map_guards,
+    search_viewed,
 )
-from absmc.kernel.ltl import LASSO_NOTE, LtlOutcome, automaton_of, ltl_result, search_ltl
+from absmc.kernel.ltl import LASSO_NOTE, automaton_of, ltl_result, search_ltl
 from absmc.kernel.options import Limits
 from absmc.kernel.product import STUTTER, decode, guard_fn
 from absmc.kernel.result import PropertyResult, StateValue, Stats, Trace, Verdict
@@ -78,13 +78,6 @@ class LassoRefutation:
     condition: Expr | None = None
 
 
-def _search(
-    sem: StutterWhere, prop: LtlProperty, aut: Automaton, limits: Limits, stutter: bool
-) -> LtlOutcome:
-    claim = LtlProperty(prop.name, claim=aut, span=prop.span, text=prop.text)
-    return search_ltl(sem, claim, ExactStore(), ExactStore(), limits, stutter=stutter)
-
-
 class _Side:
     """One abstract System's product search."""
 
@@ -103,7 +96,7 @@ class _Side:
         # may: stutter also where the state may be terminal; must: only where it surely is
         must = model.kind == "must"
         self.sem = StutterWhere(self.compiled, model.terminal(), terminal_too=must)
-        self.found = _search(self.sem, prop, map_guards(aut, view), limits, stutter=not must)
+        self.found = search_viewed(self.sem, prop, aut, view, limits, stutter=not must)
 
     def concrete_commands(self, label: int) -> tuple[int, ...]:
         origin = self.model.origin

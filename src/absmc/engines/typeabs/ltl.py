@@ -43,23 +43,16 @@ from absmc.kernel.lasso import (
     abstract_lasso,
     abstract_lasso_trace,
     concretize_lasso,
-    map_guards,
+    search_viewed,
 )
-from absmc.kernel.ltl import LASSO_NOTE, LtlOutcome, automaton_of, search_ltl
+from absmc.kernel.ltl import LASSO_NOTE, LtlOutcome, automaton_of
 from absmc.kernel.options import Limits
 from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import ReplayError, replay_lasso
 
 METHOD = "types"
 
 __all__ = ["check_ltl"]
-
-
-def _search(sem: Semantics, prop: LtlProperty, aut: Automaton, limits: Limits) -> LtlOutcome:
-    claim = LtlProperty(prop.name, claim=aut, span=prop.span, text=prop.text)
-    return search_ltl(sem, claim, ExactStore(), ExactStore(), limits)
 
 
 def _steps(n: int) -> str:
@@ -147,7 +140,7 @@ def _check_one(
     ev = abstraction.evaluator
     assert ev is not None
     aut = automaton_of(prop)
-    found = _search(over, prop, map_guards(aut, ev.may), limits)
+    found = search_viewed(over, prop, aut, ev.may, limits)
     out = found.outcome
     tally = _Tally(out.states, out.transitions, out.max_depth, out.time_s)
     tally.extra = {**extra, "automaton_states": aut.size}
@@ -223,7 +216,7 @@ def _choose_free(
         def guard(g: Expr, view: Callable[[Expr], Expr] = view) -> Expr:
             return conj([view(g), live])
 
-        found = _search(cf.compiled, prop, map_guards(aut, guard), limits)
+        found = search_viewed(cf.compiled, prop, aut, guard, limits)
         tally.add(found)
         tally.extra[f"choose_free_states_{word}"] = found.outcome.states
         if found.lasso is None:
