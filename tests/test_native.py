@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 
 from absmc.lang.gcl import parse_gcl_file
-from absmc.native import NativeSemantics, native_available
+from absmc.native import NativeSemantics
 
 from .conftest import GCL_EXAMPLES, SHARED, run_cli
+from .native_helpers import cli_json, needs_native
 
-pytestmark = pytest.mark.skipif(
-    not native_available(), reason="no C compiler (cc, gcc or clang): no native back end"
-)
+pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
 
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
@@ -27,21 +26,9 @@ ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists()
 WIDE = {"leader0.pml", "sort.pml"}
 
 
-@pytest.fixture(autouse=True)
-def _fast_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    # -O0 compiles ~3x faster; the semantics do not depend on the level
-    monkeypatch.setenv("ABSMC_NATIVE_OPT", "-O0")
-
-
-def _json(*args: str) -> tuple[int, dict[str, Any]]:
-    r = run_cli(*args, "--json")
-    assert r.code in (0, 1, 3), r.err
-    return r.code, json.loads(r.out)
-
-
 @pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
 def test_native_search_gives_spins_states_and_verdicts(row: dict[str, str]) -> None:
-    code, res = _json("check", str(CORPUS / row["file"]), "--keep-going", "--backend", "native")
+    code, res = cli_json("check", str(CORPUS / row["file"]), "--keep-going", "--backend", "native")
     assert {p["stats"]["states"] for p in res["results"]} == {int(row["spin_o1_states"])}
     expected = "violated" if int(row["errors_c0"]) > 0 else "holds"
     assert res["verdict"] == expected and code == (1 if expected == "violated" else 0)
@@ -71,8 +58,8 @@ def _traces(res: dict[str, Any]) -> dict[str, Any]:
 def test_traces_are_the_python_back_ends(model: str, args: tuple[str, ...]) -> None:
     if not Path(model).exists():
         pytest.skip("../shared/benchmarks/promela is not available")
-    _, py = _json("check", model, *args)
-    _, nat = _json("check", model, *args, "--backend", "native")
+    _, py = cli_json("check", model, *args)
+    _, nat = cli_json("check", model, *args, "--backend", "native")
     assert _traces(nat) == _traces(py)
     assert any(v == "violated" for v, _ in _traces(nat).values())
     for r in nat["results"]:
@@ -86,15 +73,15 @@ def test_limits_end_the_native_search_with_unknown(tmp_path: Path) -> None:
         "var x, y : 0..300;\nprocess P { x < 300 -> x := x + 1; }\n"
         "process Q { y < 300 -> y := y + 1; }\n"
     )
-    code, res = _json("check", str(model), "--backend", "native", "--max-states", "5000")
+    code, res = cli_json("check", str(model), "--backend", "native", "--max-states", "5000")
     assert code == 3
     r = res["results"][0]
     assert r["verdict"] == "unknown" and r["reason"] == "state limit of 5000 states reached"
     assert r["stats"]["states"] == 5000
-    code, res = _json("check", str(model), "--backend", "native", "--max-depth", "10")
+    code, res = cli_json("check", str(model), "--backend", "native", "--max-depth", "10")
     assert code == 3 and res["results"][0]["reason"] == "depth limit of 10 steps reached"
     assert res["results"][0]["stats"]["states"] == 66  # x + y <= 10
-    code, res = _json("check", str(model), "--backend", "native", "--max-memory", "1")
+    code, res = cli_json("check", str(model), "--backend", "native", "--max-memory", "1")
     assert code == 3 and "memory limit of 1 MB" in res["results"][0]["reason"]
 
 
@@ -106,8 +93,8 @@ def test_model_errors_and_assertions_in_c_match_python(tmp_path: Path) -> None:
         "process Q { z > -2 -> z := z - 1; x == 2 -> z := z - 3; }\n"
         "invariant small: y < 100;\n"
     )
-    _, py = _json("check", str(model), "--keep-going")
-    _, nat = _json("check", str(model), "--keep-going", "--backend", "native")
+    _, py = cli_json("check", str(model), "--keep-going")
+    _, nat = cli_json("check", str(model), "--keep-going", "--backend", "native")
     assert _traces(nat) == _traces(py)
     bad = {r["property"]: r for r in nat["results"]}["no-model-error"]
     assert bad["verdict"] == "violated" and bad["violations"] == py["results"][-1]["violations"]
@@ -116,7 +103,7 @@ def test_model_errors_and_assertions_in_c_match_python(tmp_path: Path) -> None:
 def test_values_beyond_64_bits_are_computed_in_python(tmp_path: Path) -> None:
     model = tmp_path / "big.gcl"
     model.write_text("var x : int = 1;\nprocess P { x < 9000000000000000000 -> x := x * 3; }\n")
-    code, res = _json("check", str(model), "--backend", "native")
+    code, res = cli_json("check", str(model), "--backend", "native")
     assert code == 1
     stats = res["results"][0]["stats"]
     assert stats["states"] == 41 and "64-bit" in stats["native_fallback"]  # 3^0 .. 3^40
@@ -132,12 +119,12 @@ def test_hash_compact_uses_at_most_16_bytes_per_state_and_reports_omissions() ->
     if not CORPUS.exists():
         pytest.skip("../shared/benchmarks/promela is not available")
     args = ("check", str(CORPUS / "brp.1.pm"), "--keep-going", "--backend", "native")
-    code, res = _json(*args, "--store", "hash-compact")
+    code, res = cli_json(*args, "--store", "hash-compact")
     assert code == 1
     stats = res["results"][0]["stats"]
     assert stats["states"] == 40710 and stats["bytes_per_state"] <= 16
     assert 0 < stats["omission_probability"] < 1e-9
-    _, exact = _json(*args)
+    _, exact = cli_json(*args)
     violated = {k: v for k, v in _traces(exact).items() if v[0] == "violated"}
     assert violated and {k: _traces(res)[k] for k in violated} == violated  # the same traces
     assert {r["verdict"] for r in res["results"]} == {"violated", "unknown"}  # never holds
@@ -149,14 +136,14 @@ def test_backend_refusals_and_auto(monkeypatch: pytest.MonkeyPatch) -> None:
     assert r.code == 2 and "--backend: the native back end searches breadth-first only" in r.err
     r = run_cli("check", model, "--backend", "native", "--method", "under")
     assert r.code == 2 and "--backend applies to --method explicit" in r.err
-    code, res = _json("check", model, "--backend", "auto", "--order", "dfs")
+    code, res = cli_json("check", model, "--backend", "auto", "--order", "dfs")
     assert code == 0 and "backend" not in res["results"][0]["stats"]
-    code, res = _json("check", model, "--backend", "auto")  # small: stays in Python
+    code, res = cli_json("check", model, "--backend", "auto")  # small: stays in Python
     assert code == 0 and "backend" not in res["results"][0]["stats"]
     import absmc.engines.explicit.native as nat
 
     monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)  # now peterson counts as large
-    code, res = _json("check", model, "--backend", "auto")
+    code, res = cli_json("check", model, "--backend", "auto")
     assert code == 0 and res["results"][0]["stats"]["backend"] == "native"
     assert res["results"][0]["stats"]["states"] == 20
 

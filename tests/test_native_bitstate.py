@@ -4,31 +4,14 @@ a coverage percentage, and its violations carry traces that replay."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
-from absmc.native import native_available
+from .conftest import SHARED
+from .native_helpers import cli_json, needs_native
 
-from .conftest import SHARED, run_cli
-
-pytestmark = pytest.mark.skipif(
-    not native_available(), reason="no C compiler (cc, gcc or clang): no native back end"
-)
+pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
 
 CORPUS = SHARED / "benchmarks" / "promela"
-
-
-@pytest.fixture(autouse=True)
-def _fast_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ABSMC_NATIVE_OPT", "-O0")
-
-
-def _json(*args: str) -> tuple[int, dict[str, Any]]:
-    r = run_cli(*args, "--json")
-    assert r.code in (0, 1, 3), r.err
-    return r.code, json.loads(r.out)
 
 
 def _needs_corpus() -> None:
@@ -41,10 +24,10 @@ def test_a_small_bit_array_loses_states_in_c_and_in_python_and_neither_claims_co
 ):
     _needs_corpus()
     model = str(CORPUS / "at.1.pm")  # 39,356 states (SPIN)
-    _, exact = _json("check", model, "--backend", "native")
+    _, exact = cli_json("check", model, "--backend", "native")
     assert exact["results"][0]["stats"]["states"] == 39356
     for backend in ("python", "native"):
-        code, res = _json(
+        code, res = cli_json(
             "check", model, "--store", "bitstate", "--bitstate-bits", "14", "--backend", backend
         )
         assert code == 3, backend  # unknown: no violation found, no proof
@@ -65,8 +48,8 @@ def test_a_small_bit_array_loses_states_in_c_and_in_python_and_neither_claims_co
 def test_a_large_bit_array_finds_every_state_and_still_proves_nothing() -> None:
     _needs_corpus()
     model = str(CORPUS / "at.1.pm")
-    code, res = _json("check", model, "--store", "bitstate", "--backend", "native")
-    _, exact = _json("check", model, "--backend", "native")
+    code, res = cli_json("check", model, "--store", "bitstate", "--backend", "native")
+    _, exact = cli_json("check", model, "--backend", "native")
     stats, want = res["results"][0]["stats"], exact["results"][0]["stats"]
     assert code == 3 and res["verdict"] == "unknown"
     assert (stats["states"], stats["transitions"]) == (want["states"], want["transitions"])
@@ -79,8 +62,8 @@ def test_a_large_bit_array_finds_every_state_and_still_proves_nothing() -> None:
 def test_bitstate_violations_in_c_carry_the_exact_searchs_traces() -> None:
     _needs_corpus()
     args = ("check", str(CORPUS / "brp.1.pm"), "--keep-going", "--backend", "native")
-    code, bit = _json(*args, "--store", "bitstate")
-    _, exact = _json(*args)
+    code, bit = cli_json(*args, "--store", "bitstate")
+    _, exact = cli_json(*args)
     assert code == 1 and bit["verdict"] == "violated"
     want = {r["property"]: r["trace"] for r in exact["results"] if r["verdict"] == "violated"}
     got = {r["property"]: r["trace"] for r in bit["results"] if r["verdict"] == "violated"}

@@ -4,31 +4,16 @@ the default number of threads."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from absmc.native import native_available
-
 from .conftest import GCL_EXAMPLES, SHARED, run_cli
+from .native_helpers import cli_json, needs_native
 
-pytestmark = pytest.mark.skipif(
-    not native_available(), reason="no C compiler (cc, gcc or clang): no native back end"
-)
+pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
 
 CORPUS = SHARED / "benchmarks" / "promela"
-
-
-@pytest.fixture(autouse=True)
-def _fast_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ABSMC_NATIVE_OPT", "-O0")
-
-
-def _json(*args: str) -> tuple[int, dict[str, Any]]:
-    r = run_cli(*args, "--json")
-    assert r.code in (0, 1, 3), r.err
-    return r.code, json.loads(r.out)
 
 
 def _summary(res: dict[str, Any]) -> list[tuple[str, str, int, int]]:
@@ -45,8 +30,8 @@ def test_threads_give_one_threads_states_transitions_and_verdicts(model: str) ->
     if not CORPUS.exists():
         pytest.skip("../shared/benchmarks/promela is not available")
     args = ("check", str(CORPUS / model), "--keep-going", "--backend", "native")
-    code1, one = _json(*args, "--workers", "1")
-    code3, three = _json(*args, "--workers", "3")
+    code1, one = cli_json(*args, "--workers", "1")
+    code3, three = cli_json(*args, "--workers", "3")
     assert one["results"][0]["stats"]["workers"] == 1
     assert three["results"][0]["stats"]["workers"] == 3
     assert code3 == code1 and _summary(three) == _summary(one)
@@ -59,9 +44,9 @@ def test_hash_compact_in_threads_gives_one_threads_counts_and_replayed_traces() 
     if not CORPUS.exists():
         pytest.skip("../shared/benchmarks/promela is not available")
     args = ("check", str(CORPUS / "brp.1.pm"), "--keep-going", "--backend", "native")
-    _, one = _json(*args, "--store", "hash-compact", "--workers", "1")
-    code, two = _json(*args, "--store", "hash-compact", "--workers", "2")
-    _, exact = _json(*args, "--workers", "1")
+    _, one = cli_json(*args, "--store", "hash-compact", "--workers", "1")
+    code, two = cli_json(*args, "--store", "hash-compact", "--workers", "2")
+    _, exact = cli_json(*args, "--workers", "1")
     assert two["results"][0]["stats"]["workers"] == 2 and code == 1
     assert _summary(two) == _summary(one)
     assert two["results"][0]["stats"]["bytes_per_state"] <= 16
@@ -73,7 +58,7 @@ def test_hash_compact_in_threads_gives_one_threads_counts_and_replayed_traces() 
 
 def test_a_violation_found_by_a_thread_stops_all_and_its_trace_replays() -> None:
     model = str(GCL_EXAMPLES / "philosophers.gcl")
-    code, res = _json("check", model, "--backend", "native", "--workers", "2")
+    code, res = cli_json("check", model, "--backend", "native", "--workers", "2")
     assert code == 1 and res["verdict"] == "violated"
     bad = [r for r in res["results"] if r["verdict"] == "violated"]
     assert [r["property"] for r in bad] == ["no-deadlock"] and len(bad[0]["trace"]) >= 2
@@ -89,14 +74,14 @@ def test_limits_stop_the_threads_with_unknown(tmp_path: Any) -> None:
         "var x, y : 0..2000;\nprocess P { x < 2000 -> x := x + 1; }\n"
         "process Q { y < 2000 -> y := y + 1; }\n"
     )
-    code, res = _json(
+    code, res = cli_json(
         "check", str(model), "--backend", "native", "--workers", "2", "--max-states", "100000"
     )
     stats = res["results"][0]["stats"]
     assert code == 3 and res["verdict"] == "unknown"
     assert "state limit of 100000 states" in res["results"][0]["reason"]
     assert 100_000 <= stats["states"] < 4_004_001 and stats["workers"] == 2
-    code, res = _json(
+    code, res = cli_json(
         "check", str(model), "--backend", "native", "--workers", "2", "--timeout", "0.3"
     )
     assert code == 3 and "time limit" in res["results"][0]["reason"]
@@ -105,7 +90,7 @@ def test_limits_stop_the_threads_with_unknown(tmp_path: Any) -> None:
     from absmc.kernel.memory import current_rss_mb
 
     limit = str(int(current_rss_mb()) + 40)
-    code, res = _json(
+    code, res = cli_json(
         "check", str(model), "--backend", "native", "--workers", "2", "--max-memory", limit
     )
     assert code == 3 and f"memory limit of {limit} MB" in res["results"][0]["reason"]
@@ -116,11 +101,11 @@ def test_default_workers_start_threads_only_past_a_size(monkeypatch: pytest.Monk
     import absmc.engines.explicit.native as nat
 
     model = str(GCL_EXAMPLES / "peterson.gcl")
-    code, res = _json("check", model, "--backend", "native")  # 20 states: one thread
+    code, res = cli_json("check", model, "--backend", "native")  # 20 states: one thread
     assert code == 0 and res["results"][0]["stats"]["workers"] == 1
     monkeypatch.setattr(nat, "PARALLEL_AFTER", 5)
     monkeypatch.setattr(nat, "default_workers", lambda: 2)
-    code, res = _json("check", model, "--backend", "native")
+    code, res = cli_json("check", model, "--backend", "native")
     stats = res["results"][0]["stats"]
     assert code == 0 and stats["workers"] == 2 and stats["states"] == 20
     r = run_cli("check", model, "--backend", "native", "--ray", "auto")
