@@ -24,7 +24,7 @@ from absmc.lang.gcl.parser import parse_gcl
 from absmc.lang.loader import load_model
 
 from .conftest import ROOT, SHARED, needs_shared, run_cli
-from .test_symbolic_agreement import ATOMS_VARS, _state
+from .test_symbolic_agreement import ATOMS_VARS, _state, random_processes
 
 EXAMPLES = ROOT / "examples" / "ltl"
 COUNTER = EXAMPLES / "abs_counter.gcl"
@@ -216,28 +216,8 @@ def random_ltl_system(seed: int) -> str:
     """A finite GCL system (``r, s : 0..3``, ``f : bool``, ``x : int`` kept in -2..3 by the
     guards), two seed predicates over ``x`` and 3 random LTL properties."""
     rng = random.Random(seed)
-    names = list(ATOMS_VARS)
     lines = ["var r, s : 0..3;", "var f : bool;", "var x : int;"]
-    for p in range(rng.randint(1, 2)):
-        cmds = []
-        for _ in range(rng.randint(2, 4)):
-            guard = _state(rng, names, 1)
-            upd = []
-            kind = rng.randrange(5)
-            if kind == 0:
-                upd.append("x := x + 1")
-                guard = f"x < 3 && {guard}"
-            elif kind == 1:
-                upd.append("x := x - 1")
-                guard = f"x > -2 && {guard}"
-            elif kind == 2:
-                upd.append(f"r := {rng.choice(['s', 'r + 1', '3 - r'])}")
-            elif kind == 3:
-                upd.append(f"s := {rng.choice(['r', '(s + 1) % 4', '0'])}")
-            if rng.random() < 0.4:
-                upd.append(f"f := {rng.choice(['!f', 'r < s', 'true'])}")
-            cmds.append(f"  {guard} -> {', '.join(upd) if upd else 'skip'};")
-        lines.append(f"process P{p} {{\n" + "\n".join(cmds) + "\n}")
+    lines += random_processes(rng, ["s", "r + 1", "3 - r"])
     for pred in rng.sample(["x > 0", "x == 0", "x < 0", "x >= 2", "x == 1"], 2):
         lines.append(f"predicate {pred};")
     for k in range(3):

@@ -59,15 +59,11 @@ def _ctl(rng: random.Random, names: list[str], depth: int) -> str:
     return f"({a} {rng.choice(['&&', '||', '=>'])} {b})"
 
 
-def random_system(seed: int) -> str:
-    """A finite GCL system: ``r, s : 0..3``, ``f : bool`` and ``x : int`` kept in -2..3 by its
-    guards; 1-2 processes with 2-4 commands; an ``init:`` constraint sometimes; 3 CTL
-    properties."""
-    rng = random.Random(seed)
+def random_processes(rng: random.Random, r_updates: list[str]) -> list[str]:
+    """1-2 GCL processes of 2-4 commands over ``r, s : 0..3``, ``f : bool`` and ``x : int``
+    (kept in -2..3 by the guards); ``r`` is assigned one of ``r_updates``."""
     names = list(ATOMS_VARS)
-    lines = ["var r, s : 0..3;", "var f : bool;", "var x : int;"]
-    if rng.random() < 0.4:
-        lines.append(f"init: x >= {rng.randint(-2, 0)} && x <= {rng.randint(0, 2)} && r != 1;")
+    lines = []
     for p in range(rng.randint(1, 2)):
         cmds = []
         for _ in range(rng.randint(2, 4)):
@@ -81,13 +77,26 @@ def random_system(seed: int) -> str:
                 upd.append("x := x - 1")
                 guard = f"x > -2 && {guard}"
             elif kind == 2:
-                upd.append(f"r := {rng.choice(['s', 'r + 1', '3 - r', 'x'])}")
+                upd.append(f"r := {rng.choice(r_updates)}")
             elif kind == 3:
                 upd.append(f"s := {rng.choice(['r', '(s + 1) % 4', '0'])}")
             if rng.random() < 0.4:
                 upd.append(f"f := {rng.choice(['!f', 'r < s', 'true'])}")
             cmds.append(f"  {guard} -> {', '.join(upd) if upd else 'skip'};")
         lines.append(f"process P{p} {{\n" + "\n".join(cmds) + "\n}")
+    return lines
+
+
+def random_system(seed: int) -> str:
+    """A finite GCL system: ``r, s : 0..3``, ``f : bool`` and ``x : int`` kept in -2..3 by its
+    guards; 1-2 processes with 2-4 commands; an ``init:`` constraint sometimes; 3 CTL
+    properties."""
+    rng = random.Random(seed)
+    names = list(ATOMS_VARS)
+    lines = ["var r, s : 0..3;", "var f : bool;", "var x : int;"]
+    if rng.random() < 0.4:
+        lines.append(f"init: x >= {rng.randint(-2, 0)} && x <= {rng.randint(0, 2)} && r != 1;")
+    lines += random_processes(rng, ["s", "r + 1", "3 - r", "x"])
     for k in range(3):
         lines.append(f"ctl c{k}: {_ctl(rng, names, 3)};")
     return "\n".join(lines) + "\n"
