@@ -282,14 +282,7 @@ static int par_record(search_t *S, int slot, int64_t node, int64_t label, int ki
                       int64_t b, int64_t depth) {
     par_t *P = S->par;
     pthread_mutex_lock(&P->m);
-    if (S->vcount[slot]++ == 0) {
-        S->vnode[slot] = node;
-        S->vlabel[slot] = label;
-        S->vkind[slot] = kind;
-        S->va[slot] = a;
-        S->vb[slot] = b;
-        S->vdepth[slot] = depth;
-    }
+    note_violation(S, slot, node, label, kind, a, b, depth);
     pthread_mutex_unlock(&P->m);
     if (!S->keep_going) {
         par_set_status(S, STOP_VIOLATION);

@@ -610,17 +610,23 @@ void s_free(search_t *S) {
     free(S);
 }
 
-/* count a violation; 1 when the search must stop (the first one, without keep_going) */
-static int record(search_t *S, int slot, int64_t node, int64_t label, int kind, int64_t a,
-                  int64_t b) {
+/* count a violation of property slot `slot`, keeping the first one's node, label and data */
+static void note_violation(search_t *S, int slot, int64_t node, int64_t label, int kind,
+                           int64_t a, int64_t b, int64_t depth) {
     if (S->vcount[slot]++ == 0) {
         S->vnode[slot] = node;
         S->vlabel[slot] = label;
         S->vkind[slot] = kind;
         S->va[slot] = a;
         S->vb[slot] = b;
-        S->vdepth[slot] = S->depth;
+        S->vdepth[slot] = depth;
     }
+}
+
+/* count a violation; 1 when the search must stop (the first one, without keep_going) */
+static int record(search_t *S, int slot, int64_t node, int64_t label, int kind, int64_t a,
+                  int64_t b) {
+    note_violation(S, slot, node, label, kind, a, b, S->depth);
     if (!S->keep_going) {
         S->status = STOP_VIOLATION;
         return 1;
