@@ -39,7 +39,14 @@ from absmc.ir.system import NO_DEADLOCK
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
-from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, KeyedStore, Store
+from absmc.kernel.store import (
+    BitStateStore,
+    ExactStore,
+    HashCompactStore,
+    KeyedStore,
+    Store,
+    not_a_proof,
+)
 from absmc.kernel.trace import ReplayError
 
 #: the stores of a component check
@@ -122,17 +129,8 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
         )
     finally:
         sem.restore()
-    incomplete: str | None = None
-    if isinstance(store, HashCompactStore):
-        incomplete = (
-            f"hash-compact search found no violation in {outcome.states} states; not a proof"
-        )
     stats = store.stats(outcome.stopped)
-    if isinstance(store, BitStateStore):
-        incomplete = (
-            f"bitstate search found no violation in {outcome.states} states "
-            f"({stats['coverage']}); not a proof"
-        )
+    incomplete = not_a_proof(outcome.states, stats)
     if abstraction is not None:
         incomplete = (
             f"no violation in {outcome.states} abstract states (predicate abstraction: "

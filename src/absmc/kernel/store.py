@@ -19,7 +19,7 @@ counts in limit messages ("states", "abstract states").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -261,6 +261,23 @@ class BitStateStore:
         """The store's statistics; ``stopped``: why the search ended early, if it did (the
         coverage statement then claims nothing)."""
         return bitstate_stats(self.coverage(), self.log2_bits, self.k, stopped)
+
+
+def not_a_proof(states: int, stats: Mapping[str, Any], detail: str = "") -> str | None:
+    """Why a search that found no violation in ``states`` states proves nothing, from its
+    store's ``stats`` (``Store.stats``): a bitstate store states its coverage, a hash-compact
+    store the caller's ``detail`` (e.g. the probability of an omission); None for an exact
+    store. Shared by the explicit search on both back ends and the component checker."""
+    store = stats.get("store")
+    if store == "bitstate":
+        return (
+            f"bitstate search found no violation in {states} states ({stats['coverage']}); "
+            "not a proof"
+        )
+    if store == "hash-compact":
+        more = f" ({detail})" if detail else ""
+        return f"hash-compact search found no violation in {states} states{more}; not a proof"
+    return None
 
 
 def bitstate_stats(

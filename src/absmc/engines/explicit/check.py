@@ -15,7 +15,7 @@ from absmc.kernel.options import CheckOptions, Selection, select_properties
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import PropertyResult, Result, Stats
 from absmc.kernel.search import search
-from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store
+from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store, not_a_proof
 from absmc.kernel.trace import command_text
 
 #: what runs the search (see :mod:`absmc.engines.explicit.native`)
@@ -153,17 +153,10 @@ def _safety(
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
-    reason = None
-    if isinstance(store, BitStateStore):
-        reason = (
-            f"bitstate search found no violation in {outcome.states} states "
-            f"({extra['coverage']}); not a proof"
-        )
-    elif isinstance(store, HashCompactStore):
-        reason = (
-            f"hash-compact search found no violation in {outcome.states} states "
-            f"(expected hash collisions {extra['expected_collisions']:.2g}); not a proof"
-        )
+    detail = ""
+    if "expected_collisions" in extra:
+        detail = f"expected hash collisions {extra['expected_collisions']:.2g}"
+    reason = not_a_proof(outcome.states, extra, detail)
     return results_from_outcome(
         compiled, selection, outcome, "explicit", stats, store.exact, reason
     )

@@ -24,7 +24,7 @@ from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import Result, Stats
 from absmc.kernel.search import SearchOutcome
-from absmc.kernel.store import bitstate_stats
+from absmc.kernel.store import bitstate_stats, not_a_proof
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.search import (
     NativeOverflow,
@@ -135,7 +135,7 @@ def check_native(
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
     }
-    reason = None
+    detail = ""
     if run.coverage is not None:
         extra = {
             **bitstate_stats(
@@ -143,17 +143,11 @@ def check_native(
             ),
             **extra,
         }
-        reason = (
-            f"bitstate search found no violation in {outcome.states} states "
-            f"({extra['coverage']}); not a proof"
-        )
     elif store == "hash-compact":
         p = omission_probability(outcome.states)
         extra["omission_probability"] = float(f"{p:.3g}")
-        reason = (
-            f"hash-compact search found no violation in {outcome.states} states "
-            f"(probability of an omitted state {p:.2g}); not a proof"
-        )
+        detail = f"probability of an omitted state {p:.2g}"
+    reason = not_a_proof(outcome.states, extra, detail)
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
