@@ -30,7 +30,7 @@ import islpy as isl
 
 from absmc.engines.symbolic.encode import Encoding
 from absmc.ir.evaluate import EvalError, env_of, evaluate
-from absmc.ir.expr import Expr, free_vars, neg
+from absmc.ir.expr import Expr, free_vars, neg, substitute
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.steps import State
 
@@ -114,20 +114,40 @@ class PartialAbstraction:
         return out
 
     def relation(self, ci: int) -> isl.Map:
-        """The abstract relation of command ``ci`` (Eq. 3 with the consistency constraint)."""
-        conc = self.enc.relations[ci]
-        a = self.alpha_map
-        rel = conc.apply_domain(a).apply_range(a)
-        assigned = self.system.commands[ci].assigned
-        keep = [
-            j for j, p in enumerate(self.predicates) if not any(v in assigned for v in free_vars(p))
-        ]
-        if keep:
-            src = self._tuple(self.anames)
-            dst = self._tuple([f"{x}_" for x in self.anames])
-            cons = " and ".join(f"b{j}_ = b{j}" for j in keep)
-            rel = rel.intersect(isl.Map(f"{{ {src} -> {dst} : {cons} }}"))
-        return rel.coalesce()
+        """The abstract relation of command ``ci`` (Eq. 3): the pairs ``(α(x), α(x'))`` of the
+        command's concrete pairs, written as one isl formula: the kept variables' step as in
+        the concrete relation, ``b_j ⇔ p_j(x)`` and ``b_j' ⇔ wp(p_j)(x)`` (the predicate with
+        the command's updates substituted), the abstracted variables of ``x`` existentially
+        quantified. The §3.1 consistency constraint (a predicate whose variables the command
+        does not assign keeps its value) holds by construction: both bits are read off the
+        same concrete pair."""
+        enc = self.enc
+        c = self.system.commands[ci]
+        kept = set(self.kept)
+        src = [f"u{i}" if i in kept else f"x{i}" for i in range(enc.n)]
+        dst = [f"u{i}_" if i in kept else f"y{i}" for i in range(enc.n)]
+        upd = c.update_map()
+        wrapped = {
+            v.name
+            for v in self.system.variables
+            if isinstance(v.sort, RangeSort) and v.sort.overflow == "wrap" and v.name in upd
+        }
+        parts = enc.relation_formula(c, src, dst, skip=frozenset(self.abstracted))
+        hidden = [f"x{i}" for i in self.abstracted]
+        for j, p in enumerate(self.predicates):
+            after, names = substitute(p, upd), src
+            if free_vars(p) & wrapped:  # p_j after the step, read off the target state
+                after, names = p, dst
+                hidden += [f"y{i}" for i in self.abstracted if f"y{i}" not in hidden]
+                parts += enc.relation_formula(c, src, dst)[1:]
+            for e, b in ((enc.boolean(p, src), f"b{j}"), (enc.boolean(after, names), f"b{j}_")):
+                parts.append(f"(({e}) and {b} = 1) or (not ({e}) and {b} = 0)")
+        body = " and ".join(f"({x})" for x in parts)
+        if hidden:
+            body = f"exists ({', '.join(hidden)} : {body})"
+        tup_src = self._tuple(self.anames)
+        tup_dst = self._tuple([f"{x}_" for x in self.anames])
+        return isl.Map(f"{{ {tup_src} -> {tup_dst} : {body} }}").coalesce()
 
     @cached_property
     def transition(self) -> isl.Map:
@@ -159,6 +179,12 @@ class PartialAbstraction:
         return got
 
     def _abstract_of(self, s: State) -> isl.Set:
+        values = self.values_of(s)
+        return isl.Set("{ [" + ", ".join(str(x) for x in values) + "] }")
+
+    def values_of(self, s: State) -> State:
+        """The abstract coordinates of a concrete state: its kept values, then its predicates'
+        truth values (0/1)."""
         env = env_of(self.system, s)
         bits = []
         for p in self.predicates:
@@ -166,8 +192,7 @@ class PartialAbstraction:
                 bits.append(1 if evaluate(p, env) else 0)
             except (EvalError, ZeroDivisionError):  # pragma: no cover - linear predicates
                 bits.append(0)
-        values = [s[i] for i in self.kept] + bits
-        return isl.Set("{ [" + ", ".join(str(x) for x in values) + "] }")
+        return tuple([s[i] for i in self.kept] + bits)
 
     def contains(self, sset: isl.Set, s: State) -> bool:
         return bool(self.abstract_of(s).is_subset(sset))

@@ -34,6 +34,7 @@ from typing import Any
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.ir.ctl import Atom, Formula, Until, subformulas
@@ -81,7 +82,7 @@ def _first_until(f: Formula) -> Until | None:
 
 
 def divergence(
-    absn: PartialAbstraction, fix: Fixpoints, negf: Formula, max_depth: int = 64
+    absn: Split, fix: Fixpoints, negf: Formula, max_depth: int = 64
 ) -> Divergence | None:
     """The divergence point of the abstract witness of the first ``E[f U g]`` of ``negf``
     (see the module doc); ``None`` when the concrete simulation reaches the target."""
@@ -92,7 +93,8 @@ def divergence(
         return Divergence("approximation", 1)
     left = fix.solve(until.left, True).states
     layers = [fix.solve(until.right, True).states]
-    init = absn.initial
+    sp = fix.enc
+    init = sp.initial
     while init.intersect(layers[-1]).is_empty():
         if len(layers) > max_depth:
             return Divergence("approximation", max_depth)
@@ -103,13 +105,13 @@ def divergence(
         layers.append(nxt)
     k = len(layers) - 1
     abs_cur = init.intersect(layers[k])
-    conc = enc.initial.intersect(absn.concretize(abs_cur))
+    conc = enc.initial.intersect(sp.concretize(abs_cur))
     for i in range(1, k + 1):
-        abs_next = abs_cur.apply(absn.transition).intersect(layers[k - i])
-        conc_next = conc.apply(enc.transition).intersect(absn.concretize(abs_next))
+        abs_next = abs_cur.apply(sp.transition).intersect(layers[k - i])
+        conc_next = conc.apply(enc.transition).intersect(sp.concretize(abs_next))
         if conc_next.is_empty():
-            target = absn.concretize(abs_next)
-            bad = absn.concretize(abs_cur).intersect(target.apply(enc.transition.reverse()))
+            target = sp.concretize(abs_next)
+            bad = sp.concretize(abs_cur).intersect(target.apply(enc.transition.reverse()))
             if bad.is_empty():
                 return Divergence("approximation", i)
             return Divergence("abstraction", i, conc.coalesce(), bad.coalesce())
@@ -202,10 +204,10 @@ class Worklist:
         return added
 
 
-def abstraction_of(enc: Encoding, preds: tuple[Expr, ...]) -> tuple[PartialAbstraction, float]:
-    """The partial abstraction and the seconds it took to build its relations."""
+def abstraction_of(enc: Encoding, preds: tuple[Expr, ...]) -> tuple[Split, float]:
+    """The partial abstraction (composite) and the seconds it took to build its relations."""
     t0 = time.monotonic()
-    absn = PartialAbstraction(enc, preds)
+    absn = Split(PartialAbstraction(enc, preds))
     _ = absn.total
     _ = absn.initial
     return absn, time.monotonic() - t0
@@ -232,7 +234,7 @@ def run_cegaar(
     wd, eb = widen_delay, eg_bound
     mode = "ABS"
     kind = "seed"
-    absn: PartialAbstraction | None = None
+    absn: Split | None = None
     abs_s = 0.0
     for n in range(1, max_rounds + 1):
         if mode == "ABS" or absn is None:
@@ -245,7 +247,7 @@ def run_cegaar(
         t0 = time.monotonic()
         fix = Fixpoints(absn, wd, eb, restrict, deadline=deadline)
         sol = fix.solve(negf, over=True)
-        conclusive = absn.initial.intersect(sol.states).is_empty()
+        conclusive = fix.enc.initial.intersect(sol.states).is_empty()
         fix_s = time.monotonic() - t0
         if conclusive:
             rows.append(round_row(n, preds, kind, abs_s, fix_s, True))

@@ -26,6 +26,7 @@ from typing import Any
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
+from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
 from absmc.ir.compile import compile_system
@@ -120,10 +121,11 @@ def _check_all(
 ) -> Result:
     selection = select_properties(system, options)
     enc = Encoding(system)
-    concrete = [_fixpoints(enc, own, deadline, *level) for level in LEVELS]
+    split = Split(enc)  # one composite encoding shared by the levels
+    concrete = [_fixpoints(split, own, deadline, *level) for level in LEVELS]
     abstract = concrete
     if system.predicates:
-        model = PartialAbstraction(enc, system.predicates)
+        model = Split(PartialAbstraction(enc, system.predicates))
         abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
     sem = compile_system(system, selection.user)
     names = [(n, _kind(system, n)) for n in selection.names()]
@@ -167,7 +169,7 @@ def _check_all(
             "reachable_states": "not computed" if size is None else size,
             "fixpoint": _fix_json(fix),
         }
-        notes = ["of the abstract system"] if isinstance(fix.enc, PartialAbstraction) else []
+        notes = ["of the abstract system"] if fix.enc.abstraction is not None else []
         if size is not None and not fix.stats.reach_exact:
             notes.append("over-approximated by widening")
         if notes:
@@ -190,7 +192,7 @@ LEVELS = ((1, 0), (1, 8), (4, 8))
 
 
 def _fixpoints(
-    enc: Encoding | PartialAbstraction,
+    enc: Split,
     own: SymbolicOptions,
     deadline: float | None,
     delay_factor: int,
@@ -274,8 +276,8 @@ def _check_one(
     negf = negation_of(system, name, kind)
     sol = fix.solve(negf, over=True)
     approx = _approximations(fix)
-    if isinstance(fix.enc, PartialAbstraction):
-        absn = fix.enc
+    absn = fix.enc.abstraction
+    if absn is not None:
         names = ", ".join(system.variables[i].name for i in absn.abstracted)
         approx = f"partial predicate abstraction of {names}; {approx}"
     if not skip_proof and fix.enc.initial.intersect(sol.states).is_empty():

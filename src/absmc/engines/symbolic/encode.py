@@ -104,6 +104,10 @@ class Encoding:
         """The (abstract) singleton of a concrete state."""
         return self.point(s)
 
+    def values_of(self, s: State) -> State:
+        """The coordinates of a concrete state in this encoding's space (itself here)."""
+        return s
+
     @cached_property
     def initial(self) -> isl.Set:
         """The initial states: ``init:`` constraint, declared values of the other variables."""
@@ -123,10 +127,23 @@ class Encoding:
     # -- relations -------------------------------------------------------------------------
     def relation(self, c: Command) -> isl.Map:
         """The transition relation of one command."""
+        parts = self.relation_formula(c, self.names, self.primed)
+        src = self.tuple_of(self.names)
+        dst = self.tuple_of(self.primed)
+        return isl.Map(f"{{ {src} -> {dst} : {' and '.join(f'({p})' for p in parts)} }}")
+
+    def relation_formula(
+        self, c: Command, src: Sequence[str], dst: Sequence[str], skip: frozenset[int] = frozenset()
+    ) -> list[str]:
+        """The conjuncts of command ``c``'s relation with the variables named ``src`` before
+        and ``dst`` after the step: guard, updates, frame, both states in the domain; nothing
+        about the values after the step of the variables ``skip`` (indices)."""
         upd = c.update_map()
-        parts = [self.boolean(c.guard, self.names)]
-        for v, d, w in zip(self.system.variables, self.names, self.primed, strict=True):
+        parts = [self.boolean(c.guard, src)]
+        for i, (v, d, w) in enumerate(zip(self.system.variables, src, dst, strict=True)):
             e = upd.get(v.name)
+            if i in skip:
+                continue
             if e is None:
                 parts.append(f"{w} = {d}")
             elif isinstance(v.sort, RangeSort) and v.sort.overflow == "wrap":
@@ -135,16 +152,14 @@ class Encoding:
                 parts.append(
                     " or ".join(
                         f"({c} and {w} = {lo} + (({t}) - {lo}) mod {size})"
-                        for c, t in self.integer(e, self.names)
+                        for c, t in self.integer(e, src)
                     )
                 )
             else:
-                parts.append(self._eq(w, e))
-        parts.append(self._domain_formula(self.primed))
-        parts.append(self._domain_formula(self.names))
-        src = self.tuple_of(self.names)
-        dst = self.tuple_of(self.primed)
-        return isl.Map(f"{{ {src} -> {dst} : {' and '.join(f'({p})' for p in parts)} }}")
+                parts.append(self._eq(w, e, src))
+        parts.append(self._domain_formula(dst))
+        parts.append(self._domain_formula(src))
+        return parts
 
     @cached_property
     def relations(self) -> list[isl.Map]:
@@ -161,8 +176,25 @@ class Encoding:
 
     @cached_property
     def dead(self) -> isl.Set:
-        """States without successor (deadlocks: GCL has no valid end states)."""
-        return self.domain.subtract(self.transition.domain()).coalesce()
+        """States without successor (deadlocks: GCL has no valid end states): no command is
+        enabled with its targets in range (the domain of no relation, written as one formula
+        so that an abstraction needs no concrete relation for it)."""
+        enabled = " or ".join(f"({self.enabled(c)})" for c in self.system.commands) or "false"
+        return self.set_of(f"not ({enabled})").intersect(self.domain).coalesce()
+
+    def enabled(self, c: Command) -> str:
+        """An isl formula over ``v0..`` for the states where command ``c`` has a successor:
+        its guard holds and every value it assigns to a (non-wrapping) range is in range."""
+        parts = [self.boolean(c.guard, self.names)]
+        for n, e in c.updates:
+            sort = self.system.var(n).sort
+            if isinstance(sort, RangeSort) and sort.overflow != "wrap":
+                alts = " or ".join(
+                    f"({cond} and {sort.lo} <= {t} <= {sort.hi})"
+                    for cond, t in self.integer(e, self.names)
+                )
+                parts.append(alts)
+        return " and ".join(f"({p})" for p in parts)
 
     @cached_property
     def total(self) -> isl.Map:
@@ -212,11 +244,11 @@ class Encoding:
         )
 
     # -- expressions -----------------------------------------------------------------------
-    def _eq(self, w: str, e: Expr) -> str:
+    def _eq(self, w: str, e: Expr, names: Sequence[str]) -> str:
         if e.is_bool:
-            b = self.boolean(e, self.names)
+            b = self.boolean(e, names)
             return f"(({b}) and {w} = 1) or (not ({b}) and {w} = 0)"
-        return " or ".join(f"({c} and {w} = {t})" for c, t in self.integer(e, self.names))
+        return " or ".join(f"({c} and {w} = {t})" for c, t in self.integer(e, names))
 
     def boolean(self, e: Expr, names: Sequence[str]) -> str:
         """An isl formula for the bool expression ``e`` (variables as ``names``)."""

@@ -29,6 +29,7 @@ import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import IslBudget
+from absmc.engines.symbolic.composite import CSet, Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import Locations, widen
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
@@ -42,9 +43,10 @@ class Deadline(Exception):
 
 @dataclass(frozen=True)
 class Solution:
-    """A solution set and whether it is exact (on the states within ``Reach⁺``)."""
+    """A solution set (composite, :mod:`~absmc.engines.symbolic.composite`) and whether it is
+    exact (on the states within ``Reach⁺``)."""
 
-    states: isl.Set
+    states: CSet
     exact: bool
 
 
@@ -68,14 +70,14 @@ class Fixpoints:
 
     def __init__(
         self,
-        enc: Encoding | PartialAbstraction,
+        enc: Encoding | PartialAbstraction | Split,
         widen_delay: int = 2,
         eg_bound: int = 20,
         restrict: bool = True,
         max_iterations: int = 500,
         deadline: float | None = None,
     ) -> None:
-        self.enc = enc
+        self.enc = enc if isinstance(enc, Split) else Split(enc)
         self.widen_delay = widen_delay
         self.eg_bound = eg_bound
         self.restrict = restrict
@@ -91,12 +93,24 @@ class Fixpoints:
     # built on first use: a level that is never tried costs nothing
     @cached_property
     def locations(self) -> Locations:
-        """The control locations the widening works per."""
-        return Locations(self.enc.domain, self.enc.control())
+        """Inside one part (one control location) the widening has one location."""
+        return Locations(self.enc.base.domain, [])
 
-    @cached_property
-    def _inverse(self) -> isl.Map:
-        return self.enc.total.reverse()
+    def widen(self, old: CSet, new: CSet, iteration: int) -> CSet:
+        """``old ∇ new`` per control location (each part of ``new`` that grew, against the
+        same location's part of ``old``; see :func:`~absmc.engines.symbolic.widen.widen`):
+        disjunct by disjunct in the first ``disjunctive_rounds`` widenings, then convex."""
+        disjunctive = iteration <= self.widen_delay + self.disjunctive_rounds
+        self.stats.widenings += 1
+        o = old.parts
+
+        def one(k: tuple[int, ...], p: isl.Set) -> isl.Set:
+            q = o.get(k)
+            if q is None or p.is_subset(q):
+                return p
+            return widen(q, p, self.locations, disjunctive, self.tick)
+
+        return new.map_parts(one)
 
     def tick(self) -> None:
         """Between isl operations: raise :class:`Deadline` past the deadline, else give isl the
@@ -106,13 +120,13 @@ class Fixpoints:
         self.budget.arm()
 
     # -- images ----------------------------------------------------------------------------
-    def post(self, s: isl.Set) -> isl.Set:
+    def post(self, s: CSet) -> CSet:
         """Successors (exact)."""
         return s.apply(self.enc.transition)
 
-    def pre(self, s: isl.Set) -> isl.Set:
+    def pre(self, s: CSet) -> CSet:
         """Predecessors under the totalized relation (exact)."""
-        return s.apply(self._inverse)
+        return s.apply(self.enc.inverse)
 
     # -- reachability ----------------------------------------------------------------------
     def reachable(self) -> Solution:
@@ -130,9 +144,7 @@ class Fixpoints:
             if nxt.is_subset(r):
                 break
             if i > self.widen_delay:
-                disjunctive = i <= self.widen_delay + self.disjunctive_rounds
-                nxt = widen(r, nxt, self.locations, disjunctive, self.tick)
-                self.stats.widenings += 1
+                nxt = self.widen(r, nxt, i)
                 exact = False
             if i >= self.max_iterations:
                 # give up on precision: the whole state space is an over-approximation
@@ -152,7 +164,7 @@ class Fixpoints:
         (too costly), or ``None`` before reachability ran."""
         if self._reach is None:
             return None
-        r = self._reach.states
+        r = self._reach.states.flat()
         ctx = isl.DEFAULT_CONTEXT
         try:
             ctx.reset_operations()
@@ -165,7 +177,7 @@ class Fixpoints:
         finally:
             ctx.set_max_operations(0)
 
-    def restriction(self) -> isl.Set:
+    def restriction(self) -> CSet:
         return self.reachable().states if self.restrict else self.enc.domain
 
     # -- CTL -------------------------------------------------------------------------------
@@ -179,7 +191,7 @@ class Fixpoints:
         self.tick()
         r = self.restriction()
         if isinstance(f, Atom):
-            sol = Solution(self.enc.atom(f.expr, over).intersect(r), self.enc.exact)
+            sol = Solution(self.enc.atom(f.expr, over, r).coalesce(), self.enc.exact)
         elif isinstance(f, Not):
             inner = self.solve(f.arg, not over)
             sol = Solution(r.subtract(inner.states).coalesce(), inner.exact)
@@ -199,7 +211,7 @@ class Fixpoints:
         self._memo[key] = sol
         return sol
 
-    def _eu(self, f: Until, over: bool, r: isl.Set) -> Solution:
+    def _eu(self, f: Until, over: bool, r: CSet) -> Solution:
         a, b = self.solve(f.left, over), self.solve(f.right, over)
         z = b.states
         front = z
@@ -212,9 +224,7 @@ class Fixpoints:
             if nxt.is_subset(z):
                 break
             if over and i > self.widen_delay:
-                disjunctive = i <= self.widen_delay + self.disjunctive_rounds
-                nxt = widen(z, nxt, self.locations, disjunctive, self.tick).intersect(r)
-                self.stats.widenings += 1
+                nxt = self.widen(z, nxt, i).intersect(r)
                 exact = False
             elif not over and i >= self.eg_bound:
                 z, exact = nxt, False  # stopped early: an under-approximation
@@ -228,11 +238,11 @@ class Fixpoints:
         self.stats.count("EU", i)
         return Solution(z, exact)
 
-    def _eg(self, f: Temporal, over: bool, r: isl.Set) -> Solution:
+    def _eg(self, f: Temporal, over: bool, r: CSet) -> Solution:
         a = self.solve(f.arg, over)
         z = a.states
         exact = a.exact
-        removed: isl.Set | None = None
+        removed: CSet | None = None
         i = 0
         while True:
             self.tick()
@@ -250,12 +260,12 @@ class Fixpoints:
                 if over:
                     exact = False  # a decreasing iterate contains the fixpoint
                 else:
-                    z, exact = isl.Set.empty(z.get_space()), False
+                    z, exact = CSet({}, z.empty), False
                 break
         self.stats.count("EG", i)
         return Solution(z, exact)
 
-    def _eg_step(self, z: isl.Set, removed: isl.Set) -> isl.Set:
+    def _eg_step(self, z: CSet, removed: CSet) -> CSet:
         """``z ∩ pre(z)`` when ``z = z_prev ∩ pre(z_prev)`` and ``removed = z_prev \\ z``: a
         state of ``z`` without a successor in ``removed`` keeps its successor in ``z``, so
         only the predecessors of ``removed`` need their successors looked at (the dual of
@@ -263,11 +273,18 @@ class Fixpoints:
         cand = z.intersect(self.pre(removed)).coalesce()
         if cand.is_empty():
             return z
-        keep = self.enc.total.intersect_domain(cand).intersect_range(z).domain()
+        parts: dict[tuple[int, ...], isl.Set] = {}
+        for k, p in cand.parts.items():
+            for dst, m in self.enc.total.edges.get(k, ()):
+                q = z.parts.get(dst)
+                if q is not None:
+                    d = m.intersect_domain(p).intersect_range(q).domain()
+                    parts[k] = d if k not in parts else parts[k].union(d)
+        keep = CSet(parts, z.empty)
         return z.subtract(cand).union(keep).coalesce()
 
 
-def _frontier(new: isl.Set, old: isl.Set) -> isl.Set:
+def _frontier(new: CSet, old: CSet) -> CSet:
     """The states of ``new`` not in ``old``: the only ones whose image the next iteration
     needs. For ``Z' = Z ∪ f(Z)`` with ``f`` distributive over union (post, pre, intersected
     with fixed sets) and every iterate containing ``Z ∪ f(Z)`` of the one before (also after a
