@@ -11,7 +11,7 @@ abstract state keeps the concrete dimensions and adds one 0/1 dimension ``b_i`` 
   the map ``Alpha`` from concrete to abstract states;
 * ``γ(Ŝ)`` (Eq. 2) — the preimage under ``Alpha``;
 * the abstract transition relation (Eq. 3): ``α(T) = Alpha⁻¹ ; T ; Alpha`` (the same concrete
-  pair on both sides: the existential abstraction of Def. 2.6) conjoined with the
+  pair on both sides: the existential abstraction of Def. 2.6), which implies the
   consistency constraint of §3.1: a predicate none of whose variables the command assigns
   keeps its value (``b_i' = b_i``);
 * atoms of properties: over-approximated by ``α(atom)``, under-approximated by the complement
@@ -30,7 +30,7 @@ import islpy as isl
 
 from absmc.engines.symbolic.encode import Encoding
 from absmc.ir.evaluate import EvalError, env_of, evaluate
-from absmc.ir.expr import Expr, free_vars, neg, substitute
+from absmc.ir.expr import Expr, free_vars, neg
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.steps import State
 
@@ -114,40 +114,14 @@ class PartialAbstraction:
         return out
 
     def relation(self, ci: int) -> isl.Map:
-        """The abstract relation of command ``ci`` (Eq. 3): the pairs ``(α(x), α(x'))`` of the
-        command's concrete pairs, written as one isl formula: the kept variables' step as in
-        the concrete relation, ``b_j ⇔ p_j(x)`` and ``b_j' ⇔ wp(p_j)(x)`` (the predicate with
-        the command's updates substituted), the abstracted variables of ``x`` existentially
-        quantified. The §3.1 consistency constraint (a predicate whose variables the command
-        does not assign keeps its value) holds by construction: both bits are read off the
-        same concrete pair."""
-        enc = self.enc
-        c = self.system.commands[ci]
-        kept = set(self.kept)
-        src = [f"u{i}" if i in kept else f"x{i}" for i in range(enc.n)]
-        dst = [f"u{i}_" if i in kept else f"y{i}" for i in range(enc.n)]
-        upd = c.update_map()
-        wrapped = {
-            v.name
-            for v in self.system.variables
-            if isinstance(v.sort, RangeSort) and v.sort.overflow == "wrap" and v.name in upd
-        }
-        parts = enc.relation_formula(c, src, dst, skip=frozenset(self.abstracted))
-        hidden = [f"x{i}" for i in self.abstracted]
-        for j, p in enumerate(self.predicates):
-            after, names = substitute(p, upd), src
-            if free_vars(p) & wrapped:  # p_j after the step, read off the target state
-                after, names = p, dst
-                hidden += [f"y{i}" for i in self.abstracted if f"y{i}" not in hidden]
-                parts += enc.relation_formula(c, src, dst)[1:]
-            for e, b in ((enc.boolean(p, src), f"b{j}"), (enc.boolean(after, names), f"b{j}_")):
-                parts.append(f"(({e}) and {b} = 1) or (not ({e}) and {b} = 0)")
-        body = " and ".join(f"({x})" for x in parts)
-        if hidden:
-            body = f"exists ({', '.join(hidden)} : {body})"
-        tup_src = self._tuple(self.anames)
-        tup_dst = self._tuple([f"{x}_" for x in self.anames])
-        return isl.Map(f"{{ {tup_src} -> {tup_dst} : {body} }}").coalesce()
+        """The abstract relation of command ``ci`` (Eq. 3): ``Alpha⁻¹ ; T ; Alpha``, the pairs
+        ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. The §3.1 consistency
+        constraint (a predicate whose variables the command does not assign keeps its value)
+        holds by construction: both bits are read off the same concrete pair."""
+        conc = self.enc.relations[ci]
+        a = self.alpha_map
+        rel = conc.apply_domain(a).apply_range(a)
+        return rel.coalesce()
 
     @cached_property
     def transition(self) -> isl.Map:

@@ -20,7 +20,9 @@ are their formulas. Verdicts:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
@@ -127,7 +129,8 @@ def _check_all(
     if system.predicates:
         model = Split(PartialAbstraction(enc, system.predicates))
         abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
-    sem = compile_system(system, selection.user)
+    # the concrete semantics, compiled only when a witness is walked (a proof needs none)
+    sem = cache(lambda: compile_system(system, selection.user))
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
     results: list[PropertyResult] = []
@@ -207,7 +210,7 @@ def _fixpoints(
 def _refine(
     system: System,
     enc: Encoding,
-    sem: Semantics,
+    sem: Callable[[], Semantics],
     name: str,
     kind: str,
     own: SymbolicOptions,
@@ -267,7 +270,7 @@ def _check_one(
     system: System,
     enc: Encoding,
     fix: Fixpoints,
-    sem: Semantics,
+    sem_of: Callable[[], Semantics],
     name: str,
     kind: str,
     budget: int,
@@ -285,6 +288,7 @@ def _check_one(
     failures: list[str] = []
     tried: list[State] = []
     candidates = enc.initial.intersect(fix.enc.concretize(sol.states))
+    sem = sem_of()
     for _ in range(3):
         s0 = enc.sample(candidates)
         if s0 is None:

@@ -15,7 +15,7 @@ location (ticket2 with the predicates ``a1 <= s, a2 <= s``: 19 locations, 114 ed
 :class:`Split` wraps an :class:`~absmc.engines.symbolic.encode.Encoding` or a
 :class:`~absmc.engines.symbolic.abstract.PartialAbstraction` with the interface
 :class:`~absmc.engines.symbolic.fixpoint.Fixpoints` uses, returning composite sets. Beyond
-``limit`` valuations (4096, as :class:`~absmc.engines.symbolic.widen.Locations`) there is one
+``limit`` valuations (4096) there is one
 universal location ``()`` holding the flat set, so the fixpoints compute the same sets as the
 flat widening per location did.
 """
@@ -285,7 +285,8 @@ def _points(s: isl.Set) -> list[Key]:
     found: list[Key] = []
 
     def add(pt: isl.Point) -> None:
-        found.append(tuple(int(pt.get_coordinate_val(_SET, j).to_python()) for j in range(width)))
+        mv = pt.get_multi_val()
+        found.append(tuple(int(mv.get_val(j).to_python()) for j in range(width)))
 
     s.foreach_point(add)
     return sorted(found)

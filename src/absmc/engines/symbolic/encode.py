@@ -132,18 +132,13 @@ class Encoding:
         dst = self.tuple_of(self.primed)
         return isl.Map(f"{{ {src} -> {dst} : {' and '.join(f'({p})' for p in parts)} }}")
 
-    def relation_formula(
-        self, c: Command, src: Sequence[str], dst: Sequence[str], skip: frozenset[int] = frozenset()
-    ) -> list[str]:
+    def relation_formula(self, c: Command, src: Sequence[str], dst: Sequence[str]) -> list[str]:
         """The conjuncts of command ``c``'s relation with the variables named ``src`` before
-        and ``dst`` after the step: guard, updates, frame, both states in the domain; nothing
-        about the values after the step of the variables ``skip`` (indices)."""
+        and ``dst`` after the step: guard, updates, frame, both states in the domain."""
         upd = c.update_map()
         parts = [self.boolean(c.guard, src)]
-        for i, (v, d, w) in enumerate(zip(self.system.variables, src, dst, strict=True)):
+        for v, d, w in zip(self.system.variables, src, dst, strict=True):
             e = upd.get(v.name)
-            if i in skip:
-                continue
             if e is None:
                 parts.append(f"{w} = {d}")
             elif isinstance(v.sort, RangeSort) and v.sort.overflow == "wrap":

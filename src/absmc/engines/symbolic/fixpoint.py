@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import islpy as isl
 
@@ -31,7 +30,7 @@ from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.composite import CSet, Split
 from absmc.engines.symbolic.encode import Encoding
-from absmc.engines.symbolic.widen import Locations, widen
+from absmc.engines.symbolic.widen import widen_location
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 
 __all__ = ["Deadline", "Fixpoints", "Solution"]
@@ -88,13 +87,8 @@ class Fixpoints:
         self.stats = FixStats()
         self._memo: dict[tuple[Formula, bool], Solution] = {}
         self._reach: Solution | None = None
+        self._size: int | str | None = None
         self.budget = IslBudget(deadline)
-
-    # built on first use: a level that is never tried costs nothing
-    @cached_property
-    def locations(self) -> Locations:
-        """Inside one part (one control location) the widening has one location."""
-        return Locations(self.enc.base.domain, [])
 
     def widen(self, old: CSet, new: CSet, iteration: int) -> CSet:
         """``old ∇ new`` per control location (each part of ``new`` that grew, against the
@@ -108,7 +102,8 @@ class Fixpoints:
             q = o.get(k)
             if q is None or p.is_subset(q):
                 return p
-            return widen(q, p, self.locations, disjunctive, self.tick)
+            self.tick()
+            return widen_location(q, p, disjunctive, self.tick)
 
         return new.map_parts(one)
 
@@ -164,14 +159,20 @@ class Fixpoints:
         (too costly), or ``None`` before reachability ran."""
         if self._reach is None:
             return None
-        r = self._reach.states.flat()
+        if self._size is None:
+            self._size = self._count(self._reach.states, max_operations)
+        return self._size
+
+    @staticmethod
+    def _count(r: CSet, max_operations: int) -> int | str:
+        # the parts lie at distinct locations: the count is their sum
         ctx = isl.DEFAULT_CONTEXT
         try:
             ctx.reset_operations()
             ctx.set_max_operations(max_operations)
-            if not r.is_bounded():
+            if not all(p.is_bounded() for p in r.parts.values()):
                 return "unbounded"
-            return int(r.count_val().to_python())
+            return sum(int(p.count_val().to_python()) for p in r.parts.values())
         except isl.Error:
             return "not counted"
         finally:
