@@ -1,0 +1,135 @@
+"""The symbolic method's composite sets (one isl set per control location,
+``engines/symbolic/composite.py``) and the partial predicate abstraction of ticket2 on them:
+what the abstraction removes, what it proves, and the abstract lasso that keeps it from
+proving liveness with ``a1 <= s, a2 <= s`` alone (docs/symbolic.md)."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from absmc.engines import registry
+from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.check import negation_of
+from absmc.engines.symbolic.composite import CSet, Split
+from absmc.engines.symbolic.encode import Encoding
+from absmc.engines.symbolic.fixpoint import Fixpoints
+from absmc.ir.ctl import Formula, Temporal
+from absmc.ir.expr import Expr
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import Verdict
+from absmc.lang.gcl.parser import parse_gcl, parse_gcl_file
+from tests.conftest import EXAMPLES
+
+TICKET2 = EXAMPLES / "symbolic" / "ticket2.gcl"
+
+
+def _preds(*texts: str) -> tuple[Expr, ...]:
+    head = "var t, s, a1, a2 : int;\nprocess P { true -> skip; }\n"
+    return tuple(parse_gcl(head + f"predicate {p};").predicates[0] for p in texts)
+
+
+def _ticket2(*preds: str) -> System:
+    return parse_gcl_file(TICKET2).with_(predicates=_preds(*preds))
+
+
+def _fix(system: System) -> Fixpoints:
+    enc = Encoding(system)
+    base = PartialAbstraction(enc, system.predicates) if system.predicates else enc
+    fix = Fixpoints(Split(base))
+    fix.disjunctive_rounds = 0  # the first (convex) level
+    return fix
+
+
+def _free_dims(part: isl.Set) -> int:
+    """Dimensions of a part that its location does not fix (the integer dimensions)."""
+    n = part.dim(isl.dim_type.set)
+    return sum(1 for i in range(n) if part.plain_get_val_if_fixed(isl.dim_type.set, i).is_nan())
+
+
+def test_composite_sets_keep_one_part_per_control_location() -> None:
+    fix = _fix(_ticket2())
+    reach = fix.reachable().states
+    ctrl = fix.enc.ctrl
+    assert ctrl == [4, 5]  # pc1, pc2 of t, s, a1, a2, pc1, pc2
+    for key, part in reach.parts.items():
+        loc = isl.Set(f"{{ [t, s, a1, a2, p1, p2] : p1 = {key[0]} and p2 = {key[1]} }}")
+        assert part.is_subset(loc)
+    # the flat set is the union of the parts, and splitting it again gives the same parts
+    again = fix.enc.cut(reach.flat())
+    assert set(again.parts) == set(reach.parts)
+    assert all(again.parts[k].is_equal(p) for k, p in reach.parts.items())
+    # both processes never in the critical section together
+    assert (2, 2) not in reach.parts
+
+
+def test_predicates_leave_two_integer_dimensions_per_abstract_state() -> None:
+    concrete = _fix(_ticket2())
+    abstract = _fix(_ticket2("a1 <= s", "a2 <= s"))
+    c_reach = concrete.reachable().states
+    a_reach = abstract.reachable().states
+    # concretely t, s, a1 and a2 are integers; abstractly t and s (a1, a2 became bits)
+    assert {_free_dims(p) for p in c_reach.parts.values()} == {4}
+    assert {_free_dims(p) for p in a_reach.parts.values()} <= {1, 2}
+    assert max(_free_dims(p) for p in a_reach.parts.values()) == 2
+    # locations: (pc1, pc2) concretely, (pc1, pc2, [a1 <= s], [a2 <= s]) abstractly
+    assert len(c_reach.parts) == 8
+    assert len(a_reach.parts) == 19
+    assert all(len(k) == 4 for k in a_reach.parts)
+    # mutual exclusion on the abstraction: no reachable abstract state at pc1 = pc2 = 2
+    assert not any(k[:2] == (2, 2) for k in a_reach.parts)
+
+
+def _eg(f: Formula) -> Temporal:
+    if isinstance(f, Temporal) and f.op == "EG":
+        return f
+    for name in ("arg", "left", "right"):
+        sub = getattr(f, name, None)
+        if sub is not None:
+            try:
+                return _eg(sub)
+            except LookupError:
+                pass
+    raise LookupError("no EG")
+
+
+def test_the_abstract_lasso_that_defeats_liveness_with_two_predicates() -> None:
+    system = _ticket2("a1 <= s", "a2 <= s")
+    fix = _fix(system)
+    negf = negation_of(system, "progress", "ctl")
+    sol = fix.solve(negf, over=True)
+    assert not fix.enc.initial.intersect(sol.states).is_empty()  # not provable abstractly
+    eg = fix.solve(_eg(negf), over=True).states
+    # both processes waiting with tickets above s (b0 = b1 = 0): the abstraction forgot that
+    # a ticket lies below the dispenser t, so this abstract state is a dead end (a self-loop)
+    stuck = (1, 1, 0, 0)
+    assert stuck in eg.parts
+    assert not fix.enc.dead.intersect(_cset(eg, stuck)).is_empty()
+    # it is reached from P1 waiting after P2 left (b0 still 0) and drew its next ticket
+    before = (1, 0, 0, 1)
+    assert before in eg.parts
+    step = _cset(eg, before).apply(fix.enc.transition).intersect(_cset(eg, stuck))
+    assert not step.is_empty()
+    # concretely no such state is reachable: one of the two tickets is the one served
+    conc = _fix(parse_gcl_file(TICKET2)).reachable().states
+    both_above = isl.Set("{ [t, s, a1, a2, p1, p2] : p1 = 1 and p2 = 1 and a1 > s and a2 > s }")
+    assert conc.parts[(1, 1)].intersect(both_above).is_empty()
+
+
+def _cset(s: CSet, key: tuple[int, ...]) -> CSet:
+    return CSet({key: s.parts[key]}, s.empty)
+
+
+def test_ticket_below_the_dispenser_predicates_prove_liveness_abstractly() -> None:
+    for preds, abstract in (
+        (("a1 <= s", "a2 <= s"), False),
+        (("a1 <= s", "a2 <= s", "a1 < t", "a2 < t"), True),
+    ):
+        res = registry.run(
+            "symbolic",
+            _ticket2(*preds),
+            CheckOptions(properties=["progress"], limits=Limits(timeout=120)),
+        )
+        r = next(r for r in res.results if r.property == "progress")
+        assert r.verdict is Verdict.HOLDS, r.reason
+        assert ("partial predicate abstraction" in r.reason) is abstract, r.reason
