@@ -154,7 +154,10 @@ def _check_all(
             for k, fix in enumerate(todo):
                 last = k == len(levels) - 1
                 budget = own.witness_budget if last else own.witness_budget // 20
-                res = _check_one(system, enc, fix, sem, name, kind, budget)
+                # a concrete level follows every abstract one: its walk, guided by concrete
+                # sets, looks for the witness, so an abstract level only tries the proof
+                walk = fix.enc.abstraction is None
+                res = _check_one(system, enc, fix, sem, name, kind, budget, walk=walk)
                 if res[0] != Verdict.UNKNOWN:
                     break
             if todo and refined is not None:
@@ -275,6 +278,7 @@ def _check_one(
     kind: str,
     budget: int,
     skip_proof: bool = False,
+    walk: bool = True,
 ) -> tuple[Verdict, str, Any]:
     negf = negation_of(system, name, kind)
     sol = fix.solve(negf, over=True)
@@ -285,6 +289,8 @@ def _check_one(
         approx = f"partial predicate abstraction of {names}; {approx}"
     if not skip_proof and fix.enc.initial.intersect(sol.states).is_empty():
         return Verdict.HOLDS, f"no initial state satisfies the negation ({approx})", None
+    if not walk:
+        return Verdict.UNKNOWN, f"initial states satisfy the negation ({approx})", None
     failures: list[str] = []
     tried: list[State] = []
     candidates = enc.initial.intersect(fix.enc.concretize(sol.states))
