@@ -160,11 +160,9 @@ class Split:
             size *= hi - lo + 1
         #: the control dimensions' positions (none: one universal location ``()``)
         self.ctrl = [i for i, _, _ in control] if control and size <= limit else []
-        n = base.domain.dim(_SET)
-        self._others = [i for i in reversed(range(n)) if i not in self.ctrl]
+        self._bounds = {i: (lo, hi) for i, lo, hi in control}
         self._empty = isl.Set.empty(base.domain.get_space())
         self._universe = isl.Set.universe(base.domain.get_space())
-        self._locs: dict[Key, isl.Set] = {}
         self._keys: dict[State, Key] = {}
 
     # -- locations -------------------------------------------------------------------------
@@ -178,49 +176,69 @@ class Split:
         """The concrete encoding."""
         return self.base.enc if isinstance(self.base, PartialAbstraction) else self.base
 
-    def location(self, k: Key) -> isl.Set:
-        """The flat set of all states at location ``k``."""
-        got = self._locs.get(k)
-        if got is None:
-            got = self._universe
-            for i, x in zip(self.ctrl, k, strict=True):
-                got = got.fix_val(_SET, i, x)
-            self._locs[k] = got
-        return got
-
-    def keys(self, s: isl.Set) -> list[Key]:
-        """The locations the flat set ``s`` has states at, in order."""
-        if not self.ctrl:
-            return [()]
-        proj = s
-        for i in self._others:
-            proj = proj.project_out(_SET, i, 1)
-        return _points(proj)
-
     def cut(self, s: isl.Set) -> CSet:
-        """The composite form of the flat set ``s``."""
+        """The composite form of the flat set ``s``: each basic set is split on the first
+        control dimension it does not fix, value by value, until all are fixed; the fixed
+        values are its location."""
         if not self.ctrl:
             return CSet({(): s}, self._empty)
-        return CSet({k: s.intersect(self.location(k)) for k in self.keys(s)}, self._empty)
+        parts: dict[Key, isl.Set] = {}
+        stack = [isl.Set.from_basic_set(b) for b in s.get_basic_sets()]
+        while stack:
+            part = stack.pop()
+            fixed = part.get_plain_multi_val_if_fixed()
+            values: list[int] = []
+            for i in self.ctrl:
+                v = fixed.get_val(i)
+                if v.is_nan():
+                    lo, hi = self._bounds[i]
+                    pieces = (part.fix_val(_SET, i, x) for x in range(lo, hi + 1))
+                    stack += [p for p in pieces if not p.is_empty()]
+                    break
+                values.append(int(v.to_python()))
+            else:
+                k = tuple(values)
+                got = parts.get(k)
+                parts[k] = part if got is None else got.union(part)
+        return CSet({k: p.coalesce() for k, p in sorted(parts.items())}, self._empty)
 
     def cut_relation(self, maps: Iterable[isl.Map]) -> CRel:
-        """The composite form of flat relations (united)."""
-        n = self._universe.dim(_SET)
+        """The composite form of flat relations (united): each basic map is split on the
+        first control dimension (source, then target) that it does not fix, value by value,
+        until all are fixed; the fixed values are its edge's locations."""
         pairs: list[tuple[Key, Key, isl.Map]] = []
         for m in maps:
             if not self.ctrl:
                 pairs.append(((), (), m))
                 continue
-            w = m.wrap()
-            for i in reversed(range(2 * n)):
-                if (i if i < n else i - n) not in self.ctrl:
-                    w = w.project_out(_SET, i, 1)
-            width = len(self.ctrl)
-            for pt in _points(w):
-                src, dst = pt[:width], pt[width:]
-                e = m.intersect_domain(self.location(src)).intersect_range(self.location(dst))
-                pairs.append((src, dst, e))
+            stack = list(m.get_basic_maps())
+            while stack:
+                bm = stack.pop()
+                split = self._unfixed(bm)
+                if isinstance(split, tuple):
+                    kind, i = split
+                    lo, hi = self._bounds[i]
+                    for v in range(lo, hi + 1):
+                        part = bm.fix_val(kind, i, v)
+                        if not part.is_empty():
+                            stack.append(part)
+                    continue
+                width = len(self.ctrl)
+                src, dst = tuple(split[:width]), tuple(split[width:])
+                pairs.append((src, dst, isl.Map.from_basic_map(bm)))
         return CRel.of(pairs)
+
+    def _unfixed(self, bm: isl.BasicMap) -> tuple[isl.dim_type, int] | list[int]:
+        """The first control dimension ``bm`` does not fix, or the values of all (source
+        dimensions, then target ones)."""
+        values: list[int] = []
+        for kind in (isl.dim_type.in_, isl.dim_type.out):
+            for i in self.ctrl:
+                v = bm.plain_get_val_if_fixed(kind, i)
+                if v.is_nan():
+                    return (kind, i)
+                values.append(int(v.to_python()))
+        return values
 
     # -- the interface Fixpoints uses -------------------------------------------------------
     @property
@@ -277,16 +295,3 @@ class Split:
             k = self._keys[state] = tuple(vals[i] for i in self.ctrl)
         part = s.parts.get(k)
         return part is not None and bool(self.base.abstract_of(state).is_subset(part))
-
-
-def _points(s: isl.Set) -> list[Key]:
-    """The integer points of a bounded set, in lexicographic order."""
-    width = s.dim(_SET)
-    found: list[Key] = []
-
-    def add(pt: isl.Point) -> None:
-        mv = pt.get_multi_val()
-        found.append(tuple(int(mv.get_val(j).to_python()) for j in range(width)))
-
-    s.foreach_point(add)
-    return sorted(found)
