@@ -300,3 +300,15 @@ def test_cli_refine_table_and_json_rounds() -> None:
     data = json.loads(r.out)
     mutex = next(x for x in data["results"] if x["property"] == "mutex")
     assert mutex["rounds"][0]["conclusive"] is True
+
+
+def test_cegaar_keeps_its_rounds_when_the_time_limit_stops_it() -> None:
+    # airportSM-bk2's six seed predicates take seconds to abstract: the limit stops round 1
+    system = parse_gcl_file(SYMBOLIC / "airport_bk2.gcl")
+    opts = CheckOptions(properties=["taxiway"], limits=Limits(timeout=0.5))
+    res = registry.run("symbolic", system, opts, SymbolicOptions(refine=True))
+    r = next(r for r in res.results if r.property == "taxiway")
+    assert r.verdict is Verdict.UNKNOWN and "time limit" in r.reason
+    rounds = r.extra["rounds"]
+    assert [x["round"] for x in rounds] == [1]
+    assert rounds[0]["conclusive"] is False and rounds[0]["refinement"] == "seed"

@@ -34,9 +34,10 @@ from typing import Any
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
-from absmc.engines.symbolic.fixpoint import Fixpoints
+from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
 from absmc.ir.ctl import Atom, Formula, Until, subformulas
 from absmc.ir.expr import Const, Expr, Var, atoms, const, free_vars, op
 from absmc.ir.printer import format_expr
@@ -204,10 +205,18 @@ class Worklist:
         return added
 
 
-def abstraction_of(enc: Encoding, preds: tuple[Expr, ...]) -> tuple[Split, float]:
-    """The partial abstraction (composite) and the seconds it took to build its relations."""
+def abstraction_of(
+    enc: Encoding, preds: tuple[Expr, ...], deadline: float | None = None
+) -> tuple[Split, float]:
+    """The partial abstraction (composite) and the seconds it took to build its relations.
+    Raises :class:`Deadline` past ``deadline`` (checked between commands)."""
     t0 = time.monotonic()
-    absn = Split(PartialAbstraction(enc, preds))
+
+    def tick() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise Deadline
+
+    absn = Split(PartialAbstraction(enc, preds), tick=tick)
     _ = absn.total
     _ = absn.initial
     return absn, time.monotonic() - t0
@@ -237,36 +246,49 @@ def run_cegaar(
     absn: Split | None = None
     abs_s = 0.0
     for n in range(1, max_rounds + 1):
-        if mode == "ABS" or absn is None:
-            preds = work.pop()
-            if preds is None:
-                return "unknown", "no predicate set left to try (worklist empty)", None, rows
-            wd, eb = widen_delay, eg_bound
-            absn, abs_s = abstraction_of(enc, preds)
-        assert preds is not None
+        recorded = len(rows)
         t0 = time.monotonic()
-        fix = Fixpoints(absn, wd, eb, restrict, deadline=deadline)
-        sol = fix.solve(negf, over=True)
-        conclusive = fix.enc.initial.intersect(sol.states).is_empty()
-        fix_s = time.monotonic() - t0
-        if conclusive:
-            rows.append(round_row(n, preds, kind, abs_s, fix_s, True))
-            return "holds", f"proved in round {n} with {len(preds)} predicates", None, rows
-        trace = witness(fix)
-        if trace is not None:
-            rows.append(round_row(n, preds, kind, abs_s, fix_s, True))
-            return "violated", f"concrete witness in round {n}", trace, rows
-        rows.append(round_row(n, preds, kind, abs_s, fix_s, False))
-        div = divergence(absn, fix, negf)
-        if div is None:
-            return "unknown", f"round {n}: no divergence point found to refine", None, rows
-        if div.kind == "approximation":
-            mode, kind = "APP", "APP"
-            wd += div.depth
-            eb += div.depth
-            continue
-        assert div.deadend is not None and div.bad is not None
-        new, _how = interpolants(system, div.deadend, div.bad)
-        mode, kind = "ABS", "ABS"
-        work.extend(preds, new)
+        try:
+            if mode == "ABS" or absn is None:
+                preds = work.pop()
+                if preds is None:
+                    return "unknown", "no predicate set left to try (worklist empty)", None, rows
+                wd, eb = widen_delay, eg_bound
+                abs_s = 0.0
+                absn, abs_s = abstraction_of(enc, preds, deadline)
+            assert preds is not None
+            t0 = time.monotonic()
+            fix = Fixpoints(absn, wd, eb, restrict, deadline=deadline)
+            sol = fix.solve(negf, over=True)
+            conclusive = fix.enc.initial.intersect(sol.states).is_empty()
+            fix_s = time.monotonic() - t0
+            if conclusive:
+                rows.append(round_row(n, preds, kind, abs_s, fix_s, True))
+                return "holds", f"proved in round {n} with {len(preds)} predicates", None, rows
+            trace = witness(fix)
+            if trace is not None:
+                rows.append(round_row(n, preds, kind, abs_s, fix_s, True))
+                return "violated", f"concrete witness in round {n}", trace, rows
+            rows.append(round_row(n, preds, kind, abs_s, fix_s, False))
+            div = divergence(absn, fix, negf)
+            if div is None:
+                return "unknown", f"round {n}: no divergence point found to refine", None, rows
+            if div.kind == "approximation":
+                mode, kind = "APP", "APP"
+                wd += div.depth
+                eb += div.depth
+                continue
+            assert div.deadend is not None and div.bad is not None
+            new, _how = interpolants(system, div.deadend, div.bad)
+            mode, kind = "ABS", "ABS"
+            work.extend(preds, new)
+        except Exception as err:  # the time limit: the rounds so far are the statistics
+            if not isinstance(err, Deadline) and not IslBudget.stopped(err):
+                raise
+            if preds is not None and len(rows) == recorded:
+                spent = time.monotonic() - t0  # in the abstraction (abs_s 0) or the fixpoints
+                if abs_s == 0.0:
+                    abs_s, spent = spent, 0.0
+                rows.append(round_row(n, preds, kind, abs_s, spent, False))
+            return "unknown", f"time limit reached in round {n}", None, rows
     return "unknown", f"refinement budget of {max_rounds} rounds (--max-rounds) ran out", None, rows

@@ -151,7 +151,14 @@ class Split:
     """``base`` (a concrete encoding or a partial abstraction) with composite sets (see the
     module doc). ``base.control()`` gives the control dimensions."""
 
-    def __init__(self, base: Encoding | PartialAbstraction, limit: int = 4096) -> None:
+    def __init__(
+        self,
+        base: Encoding | PartialAbstraction,
+        limit: int = 4096,
+        tick: Callable[[], None] | None = None,
+    ) -> None:
+        #: called between the commands while the relations are built (it may raise to stop)
+        self.tick = tick
         self.base = base
         self.system = base.system
         control = base.control()
@@ -208,6 +215,8 @@ class Split:
         until all are fixed; the fixed values are its edge's locations."""
         pairs: list[tuple[Key, Key, isl.Map]] = []
         for m in maps:
+            if self.tick is not None:
+                self.tick()
             if not self.ctrl:
                 pairs.append(((), (), m))
                 continue
@@ -260,10 +269,14 @@ class Split:
 
     @cached_property
     def transition(self) -> CRel:
-        if isinstance(self.base, PartialAbstraction):
-            maps = [self.base.relation(ci) for ci in range(len(self.system.commands))]
-        else:
-            maps = list(self.base.relations)
+        base = self.base
+        if not isinstance(base, PartialAbstraction):
+            return self.cut_relation(base.relations)
+        maps = []
+        for ci in range(len(self.system.commands)):
+            if self.tick is not None:
+                self.tick()
+            maps.append(base.relation(ci))
         return self.cut_relation(maps)
 
     @cached_property
