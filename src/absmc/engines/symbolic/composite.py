@@ -59,6 +59,20 @@ class CSet:
             out[k] = p if mine is None else mine.union(p)
         return self._new(out)
 
+    def merge(self, other: CSet) -> CSet:
+        """``self ∪ other`` coalesced, for a coalesced ``self``: only the parts ``other``
+        touches are united and coalesced (the others stay the same objects), empty ones
+        dropped."""
+        out = dict(self.parts)
+        for k, p in other.parts.items():
+            mine = out.get(k)
+            u = p if mine is None else mine.union(p)
+            if u.is_empty():
+                out.pop(k, None)
+            else:
+                out[k] = u.coalesce()
+        return self._new(out)
+
     def intersect(self, other: CSet) -> CSet:
         o = other.parts
         return self._new({k: p.intersect(o[k]) for k, p in self.parts.items() if k in o})
@@ -68,8 +82,15 @@ class CSet:
         return self._new({k: p.intersect(s) for k, p in self.parts.items()})
 
     def subtract(self, other: CSet) -> CSet:
+        """``self \\ other`` (a part identical to ``other``'s, the same object, is left out)."""
         o = other.parts
-        return self._new({k: (p.subtract(o[k]) if k in o else p) for k, p in self.parts.items()})
+        return self._new(
+            {
+                k: (p.subtract(o[k]) if k in o else p)
+                for k, p in self.parts.items()
+                if o.get(k) is not p
+            }
+        )
 
     def coalesce(self) -> CSet:
         """The same set with coalesced parts and no empty part."""
@@ -86,6 +107,8 @@ class CSet:
         o = other.parts
         for k, p in self.parts.items():
             q = o.get(k)
+            if q is p:
+                continue
             if not (p.is_empty() if q is None else p.is_subset(q)):
                 return False
         return True

@@ -90,20 +90,24 @@ class Fixpoints:
         self._size: int | str | None = None
         self.budget = IslBudget(deadline)
 
-    def widen(self, old: CSet, new: CSet, iteration: int) -> CSet:
+    def widen(self, old: CSet, new: CSet, iteration: int, within: CSet | None = None) -> CSet:
         """``old ∇ new`` per control location (each part of ``new`` that grew, against the
-        same location's part of ``old``; see :func:`~absmc.engines.symbolic.widen.widen`):
-        disjunct by disjunct in the first ``disjunctive_rounds`` widenings, then convex."""
+        same location's part of ``old``; see
+        :func:`~absmc.engines.symbolic.widen.widen_location`): disjunct by disjunct in the
+        first ``disjunctive_rounds`` widenings, then convex. A widened part is intersected
+        with ``within``'s part (the others lie inside it already)."""
         disjunctive = iteration <= self.widen_delay + self.disjunctive_rounds
         self.stats.widenings += 1
         o = old.parts
 
         def one(k: tuple[int, ...], p: isl.Set) -> isl.Set:
             q = o.get(k)
-            if q is None or p.is_subset(q):
+            if q is None or q is p or p.is_subset(q):
                 return p
             self.tick()
-            return widen_location(q, p, disjunctive, self.tick)
+            w = widen_location(q, p, disjunctive, self.tick)
+            bound = None if within is None else within.parts.get(k)
+            return w if bound is None else w.intersect(bound).coalesce()
 
         return new.map_parts(one)
 
@@ -135,7 +139,7 @@ class Fixpoints:
         while True:
             self.tick()
             i += 1
-            nxt = r.union(self.post(front)).coalesce()
+            nxt = r.merge(self.post(front))
             if nxt.is_subset(r):
                 break
             if i > self.widen_delay:
@@ -221,11 +225,11 @@ class Fixpoints:
         while True:
             self.tick()
             i += 1
-            nxt = z.union(a.states.intersect(self.pre(front)).intersect(r)).coalesce()
+            nxt = z.merge(a.states.intersect(self.pre(front)).intersect(r))
             if nxt.is_subset(z):
                 break
             if over and i > self.widen_delay:
-                nxt = self.widen(z, nxt, i).intersect(r)
+                nxt = self.widen(z, nxt, i, within=r)
                 exact = False
             elif not over and i >= self.eg_bound:
                 z, exact = nxt, False  # stopped early: an under-approximation
