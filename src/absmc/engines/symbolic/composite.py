@@ -1,6 +1,6 @@
-"""The composite representation: sets and relations split by control location (paper 002 §5:
-ALV keeps the finite part of a state — control locations, booleans, predicate bits — apart
-from the polyhedra over the integers; Bultan, Gerber, Pugh CAV'97 §4).
+"""The composite representation: sets and relations split by control location (ALV, the
+tool of paper 002, keeps the finite part of a state — control locations, booleans, predicate
+bits — apart from the polyhedra over the integers; Bultan, Gerber, Pugh, CAV'97).
 
 A :class:`CSet` maps each *control valuation* (a value of every finite-range, bool and
 predicate-bit dimension: a location) to the isl set of the states with that valuation; a
