@@ -8,8 +8,10 @@
  * the never-moving arena (runtime_tail.c arena_reserve), then publishes tag << 32 | id + 1 with
  * release order. A thread that meets BUSY with its own tag waits for the id and compares.
  *
- * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; a thread whose
- * queue is empty steals the older half of another's. No barrier per BFS level (the scaling
+ * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; it takes up to
+ * POP_BATCH of them at a time (all of a short queue: the batch's table slots are prefetched
+ * together; only while a thread is idle does it leave half to it), and a thread whose queue is
+ * empty steals the older half of another's. No barrier per BFS level (the scaling
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
  * shortest one. The search is over when every thread is idle (see par_thread). The table grows
@@ -30,7 +32,7 @@ typedef struct pq_s {
 /* state ids are taken from a shared counter in blocks (one atomic addition per block, not per
  * state); the ids of a thread's last block that it did not use stay holes in the arena */
 #define ID_BLOCK 256
-/* states a thread expands per batch (fewer when its queue is short) */
+/* states a thread expands per batch (fewer when its queue is short or a thread is idle) */
 #define POP_BATCH 32
 /* new states a thread collects before adding them to its queue */
 #define OUT_MAX 256
@@ -63,8 +65,11 @@ typedef struct par_s {
     pw_t *w[PAR_MAX];
     int64_t id_top __attribute__((aligned(64))); /* the next block's first id */
     int idle __attribute__((aligned(64)));       /* threads with no work (termination) */
-    int pause, stop;
+    /* read at every insertion: a cache line of their own (idle changes often) */
+    int pause __attribute__((aligned(64)));
+    int stop;
     double end;
+    char pad_[64];
     pthread_mutex_t m;  /* the rendezvous for growing the table; violations; chains */
     pthread_cond_t cv;
     int arrived, active, arrived2;
@@ -84,6 +89,16 @@ static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMI
  * depth, then the packed state (EW = 1 + NWA: the state exists nowhere else) */
 #define EW_MAX (1 + NWA)
 
+/* copy n queue elements of ew words (ew = 1, the exact store, without a call to memcpy) */
+static inline void pq_copy(uint64_t *d, const uint64_t *s, int64_t n, int ew) {
+    if (ew == 1) {
+        for (int64_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+        memcpy(d, s, (size_t)n * ew * sizeof(uint64_t));
+    }
+}
+
+/* the ring's capacity is a power of two: positions wrap by a mask, in at most two runs */
 static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
     spin_lock(&Q->lock);
     if (Q->n + n > Q->cap) {
@@ -91,35 +106,37 @@ static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
         while (nc < Q->n + n) nc *= 2;
         uint64_t *nq = (uint64_t *)malloc((size_t)nc * ew * sizeof(uint64_t));
         if (!nq) { spin_unlock(&Q->lock); return 0; }
-        for (int64_t i = 0; i < Q->n; i++)
-            memcpy(nq + i * ew, Q->q + ((Q->head + i) % Q->cap) * ew, ew * sizeof(uint64_t));
+        int64_t first = Q->cap - Q->head < Q->n ? Q->cap - Q->head : Q->n;
+        pq_copy(nq, Q->q + Q->head * ew, first, ew);
+        pq_copy(nq + first * ew, Q->q, Q->n - first, ew);
         free(Q->q);
         Q->q = nq;
         Q->head = 0;
         Q->cap = nc;
     }
-    for (int i = 0; i < n; i++)
-        memcpy(Q->q + ((Q->head + Q->n + i) % Q->cap) * ew, e + (size_t)i * ew,
-               ew * sizeof(uint64_t));
+    int64_t tail = (Q->head + Q->n) & (Q->cap - 1);
+    int64_t first = Q->cap - tail < n ? Q->cap - tail : n;
+    pq_copy(Q->q + tail * ew, e, first, ew);
+    pq_copy(Q->q, e + first * ew, n - first, ew);
     Q->n += n;
     spin_unlock(&Q->lock);
     return 1;
 }
 
 static int pq_take(pq_t *Q, uint64_t *e, int64_t k, int ew) {
-    for (int64_t i = 0; i < k; i++) {
-        memcpy(e + i * ew, Q->q + Q->head * ew, ew * sizeof(uint64_t));
-        Q->head = (Q->head + 1) % Q->cap;
-    }
+    int64_t first = Q->cap - Q->head < k ? Q->cap - Q->head : k;
+    pq_copy(e, Q->q + Q->head * ew, first, ew);
+    pq_copy(e + first * ew, Q->q, k - first, ew);
+    Q->head = (Q->head + k) & (Q->cap - 1);
     Q->n -= k;
     return (int)k;
 }
 
-/* take up to max entries, but leave half of a short queue to thieves (at least one) */
-static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew) {
+/* take up to max entries; while some thread is idle, leave half of a short queue to it */
+static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew, int share) {
     if (!__atomic_load_n(&Q->n, __ATOMIC_RELAXED)) return 0;
     spin_lock(&Q->lock);
-    int64_t k = Q->n / 2;
+    int64_t k = share ? Q->n / 2 : Q->n;
     if (k > max) k = max;
     if (k < 1) k = Q->n ? 1 : 0;
     int r = pq_take(Q, e, k, ew);
@@ -199,7 +216,7 @@ static void par_phase1_done(search_t *S) {
 
 static void par_phase2_done(search_t *S) {
     par_t *P = S->par;
-    free(S->table);
+    table_mem_free(S->table, S->tcap);
     S->table = P->mig_new;
     S->tcap = P->mig_cap;
     P->mig_new = NULL;
@@ -223,7 +240,8 @@ static void par_migrate(search_t *S, uint64_t *nt, uint64_t ncap) {
             uint64_t p = slot_of_entry(S, e, ncap);
             for (;;) {
                 uint64_t z = 0;
-                if (__atomic_compare_exchange_n(&nt[p], &z, e, 0, __ATOMIC_RELAXED,
+                if (!__atomic_load_n(&nt[p], __ATOMIC_RELAXED) &&
+                    __atomic_compare_exchange_n(&nt[p], &z, e, 0, __ATOMIC_RELAXED,
                                                 __ATOMIC_RELAXED))
                     break;
                 p = (p + 1 == ncap) ? 0 : p + 1;
@@ -518,7 +536,8 @@ static void *par_thread(void *arg) {
             __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
             break;
         }
-        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew);
+        int share = __atomic_load_n(&P->idle, __ATOMIC_RELAXED) > 0;
+        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew, share);
         if (nb) {
             par_expand(W, W->ents, nb);
             continue;

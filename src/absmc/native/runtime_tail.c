@@ -276,6 +276,49 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 
 static int64_t store_bytes(search_t *S);
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed memory of `bytes` from a mapping of its own (flags added to MAP_PRIVATE |
+ * MAP_ANONYMOUS); past 2 MB it starts on a 2 MB boundary, its length is rounded up to one, and
+ * the kernel is asked for huge pages (MADV_HUGEPAGE; transparent huge pages in "madvise" mode).
+ * The table's probes land on random slots and the threads write the arena in blocks: with
+ * 4 KB pages each new page costs a page fault (and the threads' faults contend for the same
+ * kernel locks) and most probes a TLB miss. NULL when the system refuses; release with
+ * mem_unmap(p, bytes). */
+static size_t mem_len(size_t bytes) {
+    return bytes >= HUGE_PAGE ? (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1) : bytes;
+}
+
+static void *mem_map(size_t bytes, int flags) {
+    size_t len = mem_len(bytes);
+    size_t extra = len >= HUGE_PAGE ? HUGE_PAGE : 0;
+    char *m = (char *)mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if (extra) {
+        char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+        if (a > m) munmap(m, (size_t)(a - m));
+        if (a + len < m + len + extra) munmap(a + len, (size_t)(m + len + extra - (a + len)));
+        m = a;
+#ifdef MADV_HUGEPAGE
+        madvise(m, len, MADV_HUGEPAGE);
+#endif
+    }
+    return m;
+}
+
+static void mem_unmap(void *p, size_t bytes) {
+    if (p) munmap(p, mem_len(bytes));
+}
+
+static uint64_t *table_mem(uint64_t cap) {
+    return (uint64_t *)mem_map((size_t)cap * sizeof(uint64_t), 0);
+}
+
+static void table_mem_free(uint64_t *t, uint64_t cap) {
+    mem_unmap(t, (size_t)cap * sizeof(uint64_t));
+}
+
 /* A larger table: x(first_x8 / 8), or x1.25 / x1.125 when the memory limit (--max-memory, by
  * default most of the machine's memory) or the system refuses that much (the old and the new
  * table live side by side while entries move); NULL when none fits, *limited set when the
@@ -290,7 +333,7 @@ static uint64_t *table_alloc(search_t *S, uint64_t *ncap, int first_x8, int *lim
             *limited = 1;
             continue;
         }
-        uint64_t *t = (uint64_t *)calloc(c, sizeof(uint64_t));
+        uint64_t *t = table_mem(c);
         if (t) { *ncap = c; return t; }
     }
     return NULL;
@@ -313,7 +356,7 @@ static int table_grow(search_t *S) {
         while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
         nt[p] = e;
     }
-    free(S->table);
+    table_mem_free(S->table, S->tcap);
     S->table = nt;
     S->tcap = ncap;
     return 1;
@@ -324,9 +367,8 @@ static int table_grow(search_t *S) {
  * append) and growing it copies nothing. 0 when the system refuses (then realloc is used). */
 static int arena_reserve(search_t *S, int64_t cap) {
     size_t bytes = (size_t)cap * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t));
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED) return 0;
+    void *m = mem_map(bytes, MAP_NORESERVE);
+    if (!m) return 0;
     S->arena = (uint64_t *)m;
     S->parent = (uint32_t *)((char *)m + (size_t)cap * NWA * sizeof(uint64_t));
     S->label = S->parent + cap;
@@ -337,7 +379,7 @@ static int arena_reserve(search_t *S, int64_t cap) {
 
 static void arena_release(search_t *S) {
     if (S->mapped) {
-        munmap(S->arena, (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
+        mem_unmap(S->arena, (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
     } else {
         free(S->arena); free(S->parent); free(S->label);
     }
@@ -585,7 +627,7 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->max_bytes = -1;
     S->tcap = 1 << 12;
     S->load_pct = 80;
-    S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
+    S->table = table_mem(S->tcap);
     if (!S->C || !S->table) return NULL;
     S->nthreads = 1;
     if (!hc) {
@@ -603,7 +645,8 @@ void s_free(search_t *S) {
     par_free(S);
     arena_release(S);
     free(S->qcur); free(S->qnext);
-    free(S->table); free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
+    table_mem_free(S->table, S->tcap);
+    free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
     free(S->bw); free(S->bh); free(S->blab); free(S->bv);
     free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
     free(S->bits); free(S->sh_tab); free(S->sh_states);
