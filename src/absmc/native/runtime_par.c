@@ -22,6 +22,8 @@
 #define PAR_MAX 64
 /* the shared table grows past S->load_pct percent load (80; 95 once memory refused growth) */
 #define BUSY_ID 0xffffffffULL
+/* a slot claimed for a state that --max-states left out (the search stops): matches no state */
+#define TOMB_ID 0xfffffffeULL
 
 typedef struct pq_s {
     volatile int lock;
@@ -44,6 +46,7 @@ typedef struct pw_s {
     pthread_t th;
     int64_t transitions, max_depth;
     int64_t stored;             /* states this thread stored */
+    int64_t permits;            /* --max-states: states it may still store (see par_permit) */
     double cpu;                 /* CPU seconds this thread used, all slices */
     /* the successors of the batch being expanded: packed, hash, label, parent | depth << 32,
        unpacked (for state properties) */
@@ -77,6 +80,7 @@ typedef struct par_s {
     uint64_t *mig_new; /* the table being filled while growing */
     uint64_t mig_cap;
     int64_t mig_next;  /* the next chunk of the old table to move */
+    int64_t budget;    /* --max-states: states no thread holds a permit for yet (under m) */
 } par_t;
 
 static inline void spin_lock(volatile int *l) {
@@ -317,6 +321,49 @@ static int64_t par_chain(search_t *S, const int32_t *c, int len) {
     return r;
 }
 
+/* --max-states with threads. The states still allowed are permits: a shared budget (under the
+ * mutex) from which a thread takes a block (an eighth of the rest per thread, at most
+ * PERMIT_BLOCK), then spends one of its own per state it stores, right after claiming the
+ * state's slot. A thread with none left takes a new block or, once the budget is spent, a permit
+ * of another thread (under the mutex, so no block is between the budget and a thread). Only a
+ * thread that finds no permit anywhere stops the search (STOP_STATES), and then every one of the
+ * max_states permits went to a stored state: the threads stop at exactly max_states states, as
+ * one thread does. Without --max-states none of this runs. */
+#define PERMIT_BLOCK 256
+
+static int par_permit_slow(pw_t *W) {
+    search_t *S = W->S;
+    par_t *P = S->par;
+    int ok = 0;
+    pthread_mutex_lock(&P->m);
+    if (P->budget > 0) {
+        int64_t b = P->budget / (8 * P->n);
+        if (b > PERMIT_BLOCK) b = PERMIT_BLOCK;
+        if (b < 1) b = 1;
+        P->budget -= b;
+        __atomic_add_fetch(&W->permits, b - 1, __ATOMIC_RELAXED);
+        ok = 1;
+    }
+    for (int i = 0; i < P->n && !ok; i++) {
+        int64_t x = __atomic_load_n(&P->w[i]->permits, __ATOMIC_RELAXED);
+        while (x > 0 && !ok)
+            ok = __atomic_compare_exchange_n(&P->w[i]->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&P->m);
+    return ok;
+}
+
+/* 1: this thread may store one more state (one permit spent); 0: max_states are stored */
+static inline int par_permit(pw_t *W) {
+    int64_t x = __atomic_load_n(&W->permits, __ATOMIC_RELAXED);
+    while (x > 0)
+        if (__atomic_compare_exchange_n(&W->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return 1;
+    return par_permit_slow(W);
+}
+
 /* the hash-compact table: entries are the 64-bit hashes, claimed by CAS from empty */
 static int par_insert_hc(pw_t *W, uint64_t h, int add) {
     search_t *S = W->S;
@@ -330,6 +377,8 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
         if (!x) {
             if (!add) return 1;
             if (__atomic_compare_exchange_n(&T[p], &x, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                /* over --max-states: the entry stays (the search stops), not counted */
+                if (S->max_states >= 0 && !par_permit(W)) return -2;
                 /* count the entries in blocks, as the exact store takes ids */
                 if (W->id_next == W->id_end) {
                     W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
@@ -347,7 +396,8 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
     }
 }
 
-/* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1 new (*id set), 0 seen, -1 no memory/ids */
+/* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1
+ * new (*id set), 0 seen, -1 no memory/ids, -2 new but over --max-states (not stored) */
 static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int64_t lab,
                       int64_t *id) {
     search_t *S = W->S;
@@ -363,6 +413,10 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
             uint64_t busy = (tag << 32) | BUSY_ID;
             if (__atomic_compare_exchange_n(&T[p], &x, busy, 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
+                if (S->max_states >= 0 && !par_permit(W)) {
+                    __atomic_store_n(&T[p], (tag << 32) | TOMB_ID, __ATOMIC_RELEASE);
+                    return -2;
+                }
                 if (W->id_next == W->id_end) {
                     W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
                     W->id_end = W->id_next + ID_BLOCK;
@@ -391,7 +445,9 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
                 x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
             }
             uint64_t k = (x & 0xffffffffULL) - 1;
-            if (memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0) return 0;
+            if ((x & 0xffffffffULL) != TOMB_ID &&
+                memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0)
+                return 0;
         }
         p = (p + 1 == cap) ? 0 : p + 1;
     }
@@ -499,11 +555,14 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         uint64_t pe = W->bpar[k];
         int64_t parent = (int64_t)(pe & 0xffffffffULL), depth = (int64_t)(pe >> 32);
         int64_t id = -1;
-        int add = !(S->max_states >= 0 && par_stored(S) >= S->max_states);
-        int r = par_insert(W, W->bw + (size_t)k * NWA, W->bh[k], add, parent, W->blab[k], &id);
+        int r = par_insert(W, W->bw + (size_t)k * NWA, W->bh[k], 1, parent, W->blab[k], &id);
+        if (r == -2) {
+            if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
+            par_set_status(S, STOP_STATES);
+            break;
+        }
         if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
         if (!r) continue;
-        if (!add) { par_set_status(S, STOP_STATES); break; }
         if (nout == OUT_MAX) {
             if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
                 par_set_status(S, STOP_MEMORY);
@@ -630,6 +689,7 @@ static int par_begin(search_t *S) {
         S->next = S->count;
         P->id_top = S->count;
     }
+    P->budget = S->max_states >= 0 ? S->max_states - par_stored(S) : 0;
     return 1;
 }
 

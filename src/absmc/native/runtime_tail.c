@@ -632,7 +632,9 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->nthreads = 1;
     if (!hc) {
         int64_t cap = (int64_t)0xfffffff0LL; /* ids are 32 bits */
-        if (max_states >= 0 && max_states + 1024 < cap) cap = max_states + 1024;
+        /* ids for max_states states, plus the threads' unused ids (64 threads x 256: the
+           blocks of runtime_par.c) */
+        if (max_states >= 0 && max_states + 1024 + 64 * 256 < cap) cap = max_states + 1024 + 64 * 256;
         arena_reserve(S, cap);
     }
     for (int i = 0; i < NSLOT; i++) S->vlabel[i] = -1;
