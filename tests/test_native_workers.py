@@ -119,7 +119,7 @@ process Q { y < 60 -> y := y + 1; y == 60 -> y := 0; }
 """
 
 
-@pytest.mark.parametrize("store", ["exact", "hash-compact"])
+@pytest.mark.parametrize("store", ["exact", "hash-compact", "bitstate"])
 @pytest.mark.parametrize("threads", ["2", "8"])
 def test_max_states_stops_the_threads_at_exactly_the_limit(
     tmp_path: Any, store: str, threads: str
@@ -138,5 +138,39 @@ def test_max_states_stops_the_threads_at_exactly_the_limit(
         assert r["stats"]["states"] == limit and r["stats"]["workers"] == int(threads)
     # a limit the search just does not reach: every state, and a proof (the exact store only)
     code, res = cli_json(*args, "--max-states", "3721")
-    assert res["results"][0]["stats"]["states"] == 3721
     assert res["verdict"] == ("holds" if store == "exact" else "unknown")
+    if store != "bitstate":  # two threads may both store a state they insert at once
+        assert res["results"][0]["stats"]["states"] == 3721
+
+
+def test_bitstate_in_threads_loses_no_more_than_a_bit_array_does_and_proves_nothing() -> None:
+    if not CORPUS.exists():
+        pytest.skip("../shared/benchmarks/promela is not available")
+    model = str(CORPUS / "at.1.pm")  # 39,356 states (SPIN)
+    args = ("check", model, "--backend", "native", "--store", "bitstate", "--workers", "2")
+    code, res = cli_json(*args)  # 2^27 bits: no false match expected, none observed
+    r = res["results"][0]
+    assert code == 3 and res["verdict"] == "unknown" and r["stats"]["workers"] == 2
+    # a state two threads insert at the same moment may be counted twice (runtime_par.c
+    # par_insert_bs): at most a few of 39,356
+    assert 39356 <= r["stats"]["states"] <= 39356 + 100
+    assert r["stats"]["observed_false_matches"] == 0 and r["stats"]["sampled_lookups"] > 0
+    assert "probability of any omission <=" in r["reason"] and "not a proof" in r["reason"]
+    code, res = cli_json(*args, "--bitstate-bits", "14")  # too small: states are lost
+    r = res["results"][0]
+    assert code == 3 and res["verdict"] == "unknown" and r["stats"]["workers"] == 2
+    assert r["stats"]["states"] < 39356 and r["stats"]["omission_probability_bound"] == 1.0
+    assert "coverage unknown" in r["reason"] and "100%" not in r["reason"]
+
+
+def test_bitstate_violations_in_threads_carry_the_exact_searchs_traces() -> None:
+    if not CORPUS.exists():
+        pytest.skip("../shared/benchmarks/promela is not available")
+    args = ("check", str(CORPUS / "brp.1.pm"), "--keep-going", "--backend", "native")
+    code, bit = cli_json(*args, "--store", "bitstate", "--workers", "2")
+    _, exact = cli_json(*args, "--workers", "1")
+    assert code == 1 and bit["results"][0]["stats"]["workers"] == 2
+    want = {r["property"]: r["trace"] for r in exact["results"] if r["verdict"] == "violated"}
+    got = {r["property"]: r["trace"] for r in bit["results"] if r["verdict"] == "violated"}
+    assert want and got == want
+    assert "holds" not in {r["verdict"] for r in bit["results"]}

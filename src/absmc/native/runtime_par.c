@@ -47,6 +47,7 @@ typedef struct pw_s {
     int64_t transitions, max_depth;
     int64_t stored;             /* states this thread stored */
     int64_t permits;            /* --max-states: states it may still store (see par_permit) */
+    int64_t bs_new, bs_matched, bs_bits; /* bitstate: this slice's counts (par_insert_bs) */
     double cpu;                 /* CPU seconds this thread used, all slices */
     /* the successors of the batch being expanded: packed, hash, label, parent | depth << 32,
        unpacked (for state properties) */
@@ -331,11 +332,15 @@ static int64_t par_chain(search_t *S, const int32_t *c, int len) {
  * one thread does. Without --max-states none of this runs. */
 #define PERMIT_BLOCK 256
 
-static int par_permit_slow(pw_t *W) {
-    search_t *S = W->S;
-    par_t *P = S->par;
+/* par_permit's slow path, the mutex held */
+static int par_permit_locked(pw_t *W) {
+    par_t *P = W->S->par;
+    int64_t x = __atomic_load_n(&W->permits, __ATOMIC_RELAXED);
+    while (x > 0)
+        if (__atomic_compare_exchange_n(&W->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return 1;
     int ok = 0;
-    pthread_mutex_lock(&P->m);
     if (P->budget > 0) {
         int64_t b = P->budget / (8 * P->n);
         if (b > PERMIT_BLOCK) b = PERMIT_BLOCK;
@@ -345,12 +350,18 @@ static int par_permit_slow(pw_t *W) {
         ok = 1;
     }
     for (int i = 0; i < P->n && !ok; i++) {
-        int64_t x = __atomic_load_n(&P->w[i]->permits, __ATOMIC_RELAXED);
+        x = __atomic_load_n(&P->w[i]->permits, __ATOMIC_RELAXED);
         while (x > 0 && !ok)
             ok = __atomic_compare_exchange_n(&P->w[i]->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
                                              __ATOMIC_RELAXED);
     }
-    pthread_mutex_unlock(&P->m);
+    return ok;
+}
+
+static int par_permit_slow(pw_t *W) {
+    pthread_mutex_lock(&W->S->par->m);
+    int ok = par_permit_locked(W);
+    pthread_mutex_unlock(&W->S->par->m);
     return ok;
 }
 
@@ -396,6 +407,54 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
     }
 }
 
+/* The bitstate store in threads. The k bits of a state are read first (all set: a match, as
+ * with one thread; bits are never cleared), else set with atomic ORs, and the state is new for a
+ * thread whose OR set one of its bits. Two threads inserting the same state at the same moment
+ * can both set one (each before the other's OR on that bit); both then count and expand it, so
+ * "states" may count such a state twice (the multi-core bitstate search of SPIN has the same
+ * race; a stripe lock per state hash excluded it but cost ~30% more CPU: its cache lines moved
+ * between the cores at every other insertion). The union bound (stored + 1) * fill^k only grows
+ * with the count, so it stays an upper bound. A sampled state (one in 64, by its hash) is
+ * inserted whole under the mutex, bits and shadow-set entry together: a thread that finds its
+ * bits set also finds it in the shadow set, so an observed false match is a certain one, as with
+ * one thread. Counts go to the thread and are added to S->bs_counts after each slice (par_run).
+ * Returns par_insert's codes. */
+static int par_insert_bs(pw_t *W, const uint64_t *w, uint64_t h) {
+    search_t *S = W->S;
+    par_t *P = S->par;
+    uint64_t mask = (1ULL << S->bs_log2) - 1;
+    uint64_t h2 = mix64(h ^ 0x9E3779B97F4A7C15ULL) | 1;
+    int sampled = (h >> (64 - SAMPLE_BITS)) == 0;
+    if (sampled) pthread_mutex_lock(&P->m);
+    int c = 0;
+    for (int i = 0; i < S->bs_k; i++) {
+        uint64_t q = (h + (uint64_t)i * h2) & mask;
+        uint8_t b = (uint8_t)(1u << (q & 7));
+        if (!(__atomic_load_n(&S->bits[q >> 3], __ATOMIC_RELAXED) & b) &&
+            !(__atomic_fetch_or(&S->bits[q >> 3], b, __ATOMIC_RELAXED) & b))
+            c++;
+    }
+    int r = c ? 1 : 0;
+    if (!r) {
+        W->bs_matched++;
+        if (sampled && S->sh_new < SHADOW_MAX && shadow_find_add(S, w, h, 1) == 0)
+            S->bs_counts[3]++; /* a sampled state never stored: a certain false match */
+    } else if (S->max_states >= 0 && !(sampled ? par_permit_locked(W) : par_permit(W))) {
+        r = -2; /* its bits stay set: the search stops */
+    } else {
+        W->bs_new++;
+        W->bs_bits += c;
+        __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
+        if (sampled && S->sh_new < SHADOW_MAX) {
+            int f = shadow_find_add(S, w, h, 1);
+            if (f < 0) r = -1;
+            else if (f == 0) { S->sh_new++; S->bs_counts[2]++; }
+        }
+    }
+    if (sampled) pthread_mutex_unlock(&P->m);
+    return r;
+}
+
 /* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1
  * new (*id set), 0 seen, -1 no memory/ids, -2 new but over --max-states (not stored) */
 static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int64_t lab,
@@ -404,6 +463,7 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
     uint64_t tag = h >> 32;
     uint64_t cap = S->tcap;
     uint64_t *T = S->table;
+    if (S->bs) return par_insert_bs(W, w, h);
     if (S->hc) return par_insert_hc(W, h, add);
     uint64_t p = slot_of_entry(S, tag << 32, cap);
     for (;;) {
@@ -538,7 +598,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             m_pack(t, w);
             uint64_t h = hash_packed(w);
             W->bh[ns] = h;
-            __builtin_prefetch(&S->table[slot_of_entry(S, (h >> 32) << 32, S->tcap)]);
+            store_prefetch(S, h);
             int64_t lab = par_chain(S, C->ch + C->soff[i], C->slen[i]);
             if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
             W->blab[ns] = lab;
@@ -719,7 +779,7 @@ static int par_run(search_t *S, double seconds) {
     P->arrived = 0;
     P->arrived2 = 0;
     P->idle = 0;
-    if (S->tused * 100 > S->tcap * S->load_pct) {
+    if (!S->bs && S->tused * 100 > S->tcap * S->load_pct) { /* bitstate: no table */
         P->active = 1;
         P->pause = 1;
         par_sync(S);
@@ -749,6 +809,10 @@ static int par_run(search_t *S, double seconds) {
         S->transitions += P->w[i]->transitions;
         if (P->w[i]->max_depth > S->max_depth_seen) S->max_depth_seen = P->w[i]->max_depth;
         cuts += P->w[i]->C->cuts;
+        S->bs_counts[0] += P->w[i]->bs_new;
+        S->bs_counts[1] += P->w[i]->bs_matched;
+        S->bs_counts[4] += P->w[i]->bs_bits;
+        P->w[i]->bs_new = P->w[i]->bs_matched = P->w[i]->bs_bits = 0;
     }
     S->par_cuts = cuts;
     S->depth = S->max_depth_seen;

@@ -409,8 +409,20 @@ static int states_grow(search_t *S) {
 /* insert packed state w: 1 new, 0 seen, -1 out of memory. The caller checks the state limit
  * with lookup first, so insert is only called to add. */
 static inline uint64_t table_pos(search_t *S, uint64_t h) {
-    if (S->bs) return 0;
     return S->hc ? fastrange(h ? h : 1, S->tcap) : slot_of_entry(S, (h >> 32) << 32, S->tcap);
+}
+
+/* prefetch where the store will look for a state of hash h (bitstate: its k bytes of bits, as
+ * bitstate_insert places them) while the rest of a batch is expanded */
+static inline void store_prefetch(search_t *S, uint64_t h) {
+    if (S->bs) {
+        uint64_t mask = (1ULL << S->bs_log2) - 1;
+        uint64_t h2 = mix64(h ^ 0x9E3779B97F4A7C15ULL) | 1;
+        for (int i = 0; i < S->bs_k; i++)
+            __builtin_prefetch(&S->bits[((h + (uint64_t)i * h2) & mask) >> 3]);
+    } else {
+        __builtin_prefetch(&S->table[table_pos(S, h)]);
+    }
 }
 
 static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
@@ -534,13 +546,17 @@ static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add) 
     return 1;
 }
 
+static size_t bs_bytes(search_t *S) {
+    return (size_t)1 << (S->bs_log2 > 3 ? S->bs_log2 - 3 : 0);
+}
+
 /* make S a bitstate search with 2^log2_bits bits and k hash functions (0: no memory) */
 int s_set_bitstate(search_t *S, int log2_bits, int k) {
     S->bs = 1;
     S->hc = 1;
     S->bs_log2 = log2_bits;
     S->bs_k = k;
-    S->bits = (uint8_t *)calloc((size_t)1 << (log2_bits > 3 ? log2_bits - 3 : 0), 1);
+    S->bits = (uint8_t *)mem_map(bs_bytes(S), 0); /* 2 MB pages past 2 MB: random probes */
     return S->bits != NULL;
 }
 
@@ -651,7 +667,8 @@ void s_free(search_t *S) {
     free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
     free(S->bw); free(S->bh); free(S->blab); free(S->bv);
     free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
-    free(S->bits); free(S->sh_tab); free(S->sh_states);
+    if (S->bits) mem_unmap(S->bits, bs_bytes(S));
+    free(S->sh_tab); free(S->sh_states);
     free(S);
 }
 
@@ -778,10 +795,11 @@ static int par_run(search_t *S, double seconds);
 static int par_threads(search_t *S);
 static int64_t par_queue_bytes(search_t *S);
 
-/* whether the threads take over now (runtime_par.c): the exact store in its reserved arena,
- * no depth bound, more than one thread asked for, and at least par_after states stored */
+/* whether the threads take over now (runtime_par.c): the exact store in its reserved arena, or
+ * hash-compact, or bitstate; no depth bound, more than one thread asked for, and at least
+ * par_after states stored */
 static int par_ready(search_t *S) {
-    return S->nthreads > 1 && (S->hc ? !S->bs : S->mapped) && S->max_depth < 0 &&
+    return S->nthreads > 1 && (S->hc || S->mapped) && S->max_depth < 0 &&
            (S->par || S->count >= S->par_after);
 }
 
@@ -863,7 +881,7 @@ int s_run(search_t *S, double seconds) {
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
                 uint64_t h = hash_packed(w);
-                __builtin_prefetch(&S->table[table_pos(S, h)]);
+                store_prefetch(S, h);
                 S->bh[ns] = h;
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }
@@ -943,7 +961,7 @@ void s_set_threads(search_t *S, int threads, int64_t after) {
 static int64_t store_bytes(search_t *S) {
     if (S->bs)
         return (int64_t)(((uint64_t)1 << S->bs_log2) / 8) +
-               (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
+               (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) + par_queue_bytes(S) +
                (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
     return (int64_t)(S->tcap * sizeof(uint64_t)) +
            (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
