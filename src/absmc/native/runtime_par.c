@@ -598,7 +598,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             m_pack(t, w);
             uint64_t h = hash_packed(w);
             W->bh[ns] = h;
-            store_prefetch(S, h);
+            if (!S->bs) __builtin_prefetch(&S->table[slot_of_entry(S, (h >> 32) << 32, S->tcap)]);
             int64_t lab = par_chain(S, C->ch + C->soff[i], C->slen[i]);
             if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
             W->blab[ns] = lab;
@@ -607,6 +607,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             ns++;
         }
     }
+    if (S->bs) bs_prefetch(S, W->bh, ns);
     int nout = 0;
     uint64_t *out = W->out;
     for (int k = 0; k < ns; k++) {

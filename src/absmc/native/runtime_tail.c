@@ -412,16 +412,15 @@ static inline uint64_t table_pos(search_t *S, uint64_t h) {
     return S->hc ? fastrange(h ? h : 1, S->tcap) : slot_of_entry(S, (h >> 32) << 32, S->tcap);
 }
 
-/* prefetch where the store will look for a state of hash h (bitstate: its k bytes of bits, as
- * bitstate_insert places them) while the rest of a batch is expanded */
-static inline void store_prefetch(search_t *S, uint64_t h) {
-    if (S->bs) {
-        uint64_t mask = (1ULL << S->bs_log2) - 1;
-        uint64_t h2 = mix64(h ^ 0x9E3779B97F4A7C15ULL) | 1;
+/* bitstate: prefetch the k bytes of bits of the n states of hashes h, as bitstate_insert
+ * places them; called once per batch after its expansion (a branch or call for it inside the
+ * expansion loops slowed the exact store's search by ~15%) */
+static void bs_prefetch(search_t *S, const uint64_t *h, int n) {
+    uint64_t mask = (1ULL << S->bs_log2) - 1;
+    for (int j = 0; j < n; j++) {
+        uint64_t h2 = mix64(h[j] ^ 0x9E3779B97F4A7C15ULL) | 1;
         for (int i = 0; i < S->bs_k; i++)
-            __builtin_prefetch(&S->bits[((h + (uint64_t)i * h2) & mask) >> 3]);
-    } else {
-        __builtin_prefetch(&S->table[table_pos(S, h)]);
+            __builtin_prefetch(&S->bits[((h[j] + (uint64_t)i * h2) & mask) >> 3]);
     }
 }
 
@@ -881,7 +880,7 @@ int s_run(search_t *S, double seconds) {
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
                 uint64_t h = hash_packed(w);
-                store_prefetch(S, h);
+                if (!S->bs) __builtin_prefetch(&S->table[table_pos(S, h)]);
                 S->bh[ns] = h;
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }
@@ -892,6 +891,7 @@ int s_run(search_t *S, double seconds) {
             if (stop) { nb = b; break; }
         }
         if (S->status == STOP_OVERFLOW) break;
+        if (S->bs) bs_prefetch(S, S->bh, ns);
         /* phase 2: the checks and insertions, state by state in order */
         for (int b = 0; b < nb && !S->status; b++) {
             int64_t sid = S->bsid[b];
