@@ -407,18 +407,20 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
     }
 }
 
-/* The bitstate store in threads. The k bits of a state are read first (all set: a match, as
- * with one thread; bits are never cleared), else set with atomic ORs, and the state is new for a
- * thread whose OR set one of its bits. Two threads inserting the same state at the same moment
- * can both set one (each before the other's OR on that bit); both then count and expand it, so
- * "states" may count such a state twice (the multi-core bitstate search of SPIN has the same
- * race; a stripe lock per state hash excluded it but cost ~30% more CPU: its cache lines moved
- * between the cores at every other insertion). The union bound (stored + 1) * fill^k only grows
- * with the count, so it stays an upper bound. A sampled state (one in 64, by its hash) is
- * inserted whole under the mutex, bits and shadow-set entry together: a thread that finds its
- * bits set also finds it in the shadow set, so an observed false match is a certain one, as with
- * one thread. Counts go to the thread and are added to S->bs_counts after each slice (par_run).
- * Returns par_insert's codes. */
+/* The bitstate store in threads. The k bits of a state are read; those that are clear are set
+ * by a relaxed atomic store of the byte read with the bit added (no locked instruction: an
+ * atomic OR per bit, a full barrier on x86, cost ~25% more CPU than one thread), and the state
+ * is new for the thread that set one. Two threads may both store a state they insert at the same
+ * moment, and a thread may overwrite a bit another thread just set in the same byte (that state
+ * is found new again later, never falsely matched): "states" may count a state twice (measured
+ * with 2^31 bits: up to 163 of 2,883,417; SPIN's multi-core bitstate search has the same races).
+ * Both only add states and set bits, so the union bound (stored + 1) * fill^k stays an upper
+ * bound. A stripe lock per state hash excluded the double count but cost ~30% more CPU (its
+ * lines moved between the cores). A sampled state (one in 64, by its hash) is inserted whole
+ * under the mutex, bits and shadow-set entry together: a thread that finds its bits set also
+ * finds it in the shadow set, so an observed false match is a certain one, as with one thread
+ * (a lost bit only makes a match rarer). Counts go to the thread and are added to S->bs_counts
+ * after each slice (par_run). Returns par_insert's codes. */
 static int par_insert_bs(pw_t *W, const uint64_t *w, uint64_t h) {
     search_t *S = W->S;
     par_t *P = S->par;
@@ -430,9 +432,11 @@ static int par_insert_bs(pw_t *W, const uint64_t *w, uint64_t h) {
     for (int i = 0; i < S->bs_k; i++) {
         uint64_t q = (h + (uint64_t)i * h2) & mask;
         uint8_t b = (uint8_t)(1u << (q & 7));
-        if (!(__atomic_load_n(&S->bits[q >> 3], __ATOMIC_RELAXED) & b) &&
-            !(__atomic_fetch_or(&S->bits[q >> 3], b, __ATOMIC_RELAXED) & b))
+        uint8_t x = __atomic_load_n(&S->bits[q >> 3], __ATOMIC_RELAXED);
+        if (!(x & b)) {
+            __atomic_store_n(&S->bits[q >> 3], (uint8_t)(x | b), __ATOMIC_RELAXED);
             c++;
+        }
     }
     int r = c ? 1 : 0;
     if (!r) {
