@@ -379,7 +379,8 @@ static int arena_reserve(search_t *S, int64_t cap) {
 
 static void arena_release(search_t *S) {
     if (S->mapped) {
-        mem_unmap(S->arena, (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
+        mem_unmap(S->arena,
+                  (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
     } else {
         free(S->arena); free(S->parent); free(S->label);
     }
