@@ -8,8 +8,10 @@
  * the never-moving arena (runtime_tail.c arena_reserve), then publishes tag << 32 | id + 1 with
  * release order. A thread that meets BUSY with its own tag waits for the id and compares.
  *
- * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; a thread whose
- * queue is empty steals the older half of another's. No barrier per BFS level (the scaling
+ * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; it takes up to
+ * POP_BATCH of them at a time (all of a short queue: the batch's table slots are prefetched
+ * together; only while a thread is idle does it leave half to it), and a thread whose queue is
+ * empty steals the older half of another's. No barrier per BFS level (the scaling
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
  * shortest one. The search is over when every thread is idle (see par_thread). The table grows
@@ -20,6 +22,8 @@
 #define PAR_MAX 64
 /* the shared table grows past S->load_pct percent load (80; 95 once memory refused growth) */
 #define BUSY_ID 0xffffffffULL
+/* a slot claimed for a state that --max-states left out (the search stops): matches no state */
+#define TOMB_ID 0xfffffffeULL
 
 typedef struct pq_s {
     volatile int lock;
@@ -30,7 +34,7 @@ typedef struct pq_s {
 /* state ids are taken from a shared counter in blocks (one atomic addition per block, not per
  * state); the ids of a thread's last block that it did not use stay holes in the arena */
 #define ID_BLOCK 256
-/* states a thread expands per batch (fewer when its queue is short) */
+/* states a thread expands per batch (fewer when its queue is short or a thread is idle) */
 #define POP_BATCH 32
 /* new states a thread collects before adding them to its queue */
 #define OUT_MAX 256
@@ -42,6 +46,8 @@ typedef struct pw_s {
     pthread_t th;
     int64_t transitions, max_depth;
     int64_t stored;             /* states this thread stored */
+    int64_t permits;            /* --max-states: states it may still store (see par_permit) */
+    int64_t bs_new, bs_matched, bs_bits; /* bitstate: this slice's counts (par_insert_bs) */
     double cpu;                 /* CPU seconds this thread used, all slices */
     /* the successors of the batch being expanded: packed, hash, label, parent | depth << 32,
        unpacked (for state properties) */
@@ -63,8 +69,11 @@ typedef struct par_s {
     pw_t *w[PAR_MAX];
     int64_t id_top __attribute__((aligned(64))); /* the next block's first id */
     int idle __attribute__((aligned(64)));       /* threads with no work (termination) */
-    int pause, stop;
+    /* read at every insertion: a cache line of their own (idle changes often) */
+    int pause __attribute__((aligned(64)));
+    int stop;
     double end;
+    char pad_[64];
     pthread_mutex_t m;  /* the rendezvous for growing the table; violations; chains */
     pthread_cond_t cv;
     int arrived, active, arrived2;
@@ -72,6 +81,7 @@ typedef struct par_s {
     uint64_t *mig_new; /* the table being filled while growing */
     uint64_t mig_cap;
     int64_t mig_next;  /* the next chunk of the old table to move */
+    int64_t budget;    /* --max-states: states no thread holds a permit for yet (under m) */
 } par_t;
 
 static inline void spin_lock(volatile int *l) {
@@ -84,6 +94,16 @@ static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMI
  * depth, then the packed state (EW = 1 + NWA: the state exists nowhere else) */
 #define EW_MAX (1 + NWA)
 
+/* copy n queue elements of ew words (ew = 1, the exact store, without a call to memcpy) */
+static inline void pq_copy(uint64_t *d, const uint64_t *s, int64_t n, int ew) {
+    if (ew == 1) {
+        for (int64_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+        memcpy(d, s, (size_t)n * ew * sizeof(uint64_t));
+    }
+}
+
+/* the ring's capacity is a power of two: positions wrap by a mask, in at most two runs */
 static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
     spin_lock(&Q->lock);
     if (Q->n + n > Q->cap) {
@@ -91,35 +111,37 @@ static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
         while (nc < Q->n + n) nc *= 2;
         uint64_t *nq = (uint64_t *)malloc((size_t)nc * ew * sizeof(uint64_t));
         if (!nq) { spin_unlock(&Q->lock); return 0; }
-        for (int64_t i = 0; i < Q->n; i++)
-            memcpy(nq + i * ew, Q->q + ((Q->head + i) % Q->cap) * ew, ew * sizeof(uint64_t));
+        int64_t first = Q->cap - Q->head < Q->n ? Q->cap - Q->head : Q->n;
+        pq_copy(nq, Q->q + Q->head * ew, first, ew);
+        pq_copy(nq + first * ew, Q->q, Q->n - first, ew);
         free(Q->q);
         Q->q = nq;
         Q->head = 0;
         Q->cap = nc;
     }
-    for (int i = 0; i < n; i++)
-        memcpy(Q->q + ((Q->head + Q->n + i) % Q->cap) * ew, e + (size_t)i * ew,
-               ew * sizeof(uint64_t));
+    int64_t tail = (Q->head + Q->n) & (Q->cap - 1);
+    int64_t first = Q->cap - tail < n ? Q->cap - tail : n;
+    pq_copy(Q->q + tail * ew, e, first, ew);
+    pq_copy(Q->q, e + first * ew, n - first, ew);
     Q->n += n;
     spin_unlock(&Q->lock);
     return 1;
 }
 
 static int pq_take(pq_t *Q, uint64_t *e, int64_t k, int ew) {
-    for (int64_t i = 0; i < k; i++) {
-        memcpy(e + i * ew, Q->q + Q->head * ew, ew * sizeof(uint64_t));
-        Q->head = (Q->head + 1) % Q->cap;
-    }
+    int64_t first = Q->cap - Q->head < k ? Q->cap - Q->head : k;
+    pq_copy(e, Q->q + Q->head * ew, first, ew);
+    pq_copy(e + first * ew, Q->q, k - first, ew);
+    Q->head = (Q->head + k) & (Q->cap - 1);
     Q->n -= k;
     return (int)k;
 }
 
-/* take up to max entries, but leave half of a short queue to thieves (at least one) */
-static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew) {
+/* take up to max entries; while some thread is idle, leave half of a short queue to it */
+static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew, int share) {
     if (!__atomic_load_n(&Q->n, __ATOMIC_RELAXED)) return 0;
     spin_lock(&Q->lock);
-    int64_t k = Q->n / 2;
+    int64_t k = share ? Q->n / 2 : Q->n;
     if (k > max) k = max;
     if (k < 1) k = Q->n ? 1 : 0;
     int r = pq_take(Q, e, k, ew);
@@ -199,7 +221,7 @@ static void par_phase1_done(search_t *S) {
 
 static void par_phase2_done(search_t *S) {
     par_t *P = S->par;
-    free(S->table);
+    table_mem_free(S->table, S->tcap);
     S->table = P->mig_new;
     S->tcap = P->mig_cap;
     P->mig_new = NULL;
@@ -223,7 +245,8 @@ static void par_migrate(search_t *S, uint64_t *nt, uint64_t ncap) {
             uint64_t p = slot_of_entry(S, e, ncap);
             for (;;) {
                 uint64_t z = 0;
-                if (__atomic_compare_exchange_n(&nt[p], &z, e, 0, __ATOMIC_RELAXED,
+                if (!__atomic_load_n(&nt[p], __ATOMIC_RELAXED) &&
+                    __atomic_compare_exchange_n(&nt[p], &z, e, 0, __ATOMIC_RELAXED,
                                                 __ATOMIC_RELAXED))
                     break;
                 p = (p + 1 == ncap) ? 0 : p + 1;
@@ -299,6 +322,59 @@ static int64_t par_chain(search_t *S, const int32_t *c, int len) {
     return r;
 }
 
+/* --max-states with threads. The states still allowed are permits: a shared budget (under the
+ * mutex) from which a thread takes a block (an eighth of the rest per thread, at most
+ * PERMIT_BLOCK), then spends one of its own per state it stores, right after claiming the
+ * state's slot. A thread with none left takes a new block or, once the budget is spent, a permit
+ * of another thread (under the mutex, so no block is between the budget and a thread). Only a
+ * thread that finds no permit anywhere stops the search (STOP_STATES), and then every one of the
+ * max_states permits went to a stored state: the threads stop at exactly max_states states, as
+ * one thread does. Without --max-states none of this runs. */
+#define PERMIT_BLOCK 256
+
+/* par_permit's slow path, the mutex held */
+static int par_permit_locked(pw_t *W) {
+    par_t *P = W->S->par;
+    int64_t x = __atomic_load_n(&W->permits, __ATOMIC_RELAXED);
+    while (x > 0)
+        if (__atomic_compare_exchange_n(&W->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return 1;
+    int ok = 0;
+    if (P->budget > 0) {
+        int64_t b = P->budget / (8 * P->n);
+        if (b > PERMIT_BLOCK) b = PERMIT_BLOCK;
+        if (b < 1) b = 1;
+        P->budget -= b;
+        __atomic_add_fetch(&W->permits, b - 1, __ATOMIC_RELAXED);
+        ok = 1;
+    }
+    for (int i = 0; i < P->n && !ok; i++) {
+        x = __atomic_load_n(&P->w[i]->permits, __ATOMIC_RELAXED);
+        while (x > 0 && !ok)
+            ok = __atomic_compare_exchange_n(&P->w[i]->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED);
+    }
+    return ok;
+}
+
+static int par_permit_slow(pw_t *W) {
+    pthread_mutex_lock(&W->S->par->m);
+    int ok = par_permit_locked(W);
+    pthread_mutex_unlock(&W->S->par->m);
+    return ok;
+}
+
+/* 1: this thread may store one more state (one permit spent); 0: max_states are stored */
+static inline int par_permit(pw_t *W) {
+    int64_t x = __atomic_load_n(&W->permits, __ATOMIC_RELAXED);
+    while (x > 0)
+        if (__atomic_compare_exchange_n(&W->permits, &x, x - 1, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return 1;
+    return par_permit_slow(W);
+}
+
 /* the hash-compact table: entries are the 64-bit hashes, claimed by CAS from empty */
 static int par_insert_hc(pw_t *W, uint64_t h, int add) {
     search_t *S = W->S;
@@ -312,6 +388,8 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
         if (!x) {
             if (!add) return 1;
             if (__atomic_compare_exchange_n(&T[p], &x, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                /* over --max-states: the entry stays (the search stops), not counted */
+                if (S->max_states >= 0 && !par_permit(W)) return -2;
                 /* count the entries in blocks, as the exact store takes ids */
                 if (W->id_next == W->id_end) {
                     W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
@@ -329,13 +407,68 @@ static int par_insert_hc(pw_t *W, uint64_t h, int add) {
     }
 }
 
-/* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1 new (*id set), 0 seen, -1 no memory/ids */
+/* The bitstate store in threads. The k bits of a state are read; those that are clear are set
+ * by a relaxed atomic store of the byte read with the bit added (no locked instruction: with
+ * an atomic OR per bit, a full barrier on x86, two threads took 11-37% more CPU than one), and
+ * the state is new for the thread that set one. Two threads may both store a state they insert at the same
+ * moment, and a thread may overwrite a bit another thread just set in the same byte (that state
+ * is found new again later, never falsely matched): "states" may count a state twice (measured
+ * with 2^31 bits: up to 149 of 2,883,417, under 0.01%; SPIN's multi-core bitstate search has the
+ * same races).
+ * Both only add states and set bits, so the union bound (stored + 1) * fill^k stays an upper
+ * bound. A stripe lock per state hash excluded the double count but cost ~30% more CPU (its
+ * lines moved between the cores). A sampled state (one in 64, by its hash) is inserted whole
+ * under the mutex, bits and shadow-set entry together: a thread that finds its bits set also
+ * finds it in the shadow set, so an observed false match is a certain one, as with one thread
+ * (a lost bit only makes a match rarer). Counts go to the thread and are added to S->bs_counts
+ * after each slice (par_run). Returns par_insert's codes. */
+static int par_insert_bs(pw_t *W, const uint64_t *w, uint64_t h) {
+    search_t *S = W->S;
+    par_t *P = S->par;
+    uint64_t mask = (1ULL << S->bs_log2) - 1;
+    uint64_t h2 = mix64(h ^ 0x9E3779B97F4A7C15ULL) | 1;
+    int sampled = (h >> (64 - SAMPLE_BITS)) == 0;
+    if (sampled) pthread_mutex_lock(&P->m);
+    int c = 0;
+    for (int i = 0; i < S->bs_k; i++) {
+        uint64_t q = (h + (uint64_t)i * h2) & mask;
+        uint8_t b = (uint8_t)(1u << (q & 7));
+        uint8_t x = __atomic_load_n(&S->bits[q >> 3], __ATOMIC_RELAXED);
+        if (!(x & b)) {
+            __atomic_store_n(&S->bits[q >> 3], (uint8_t)(x | b), __ATOMIC_RELAXED);
+            c++;
+        }
+    }
+    int r = c ? 1 : 0;
+    if (!r) {
+        W->bs_matched++;
+        if (sampled && S->sh_new < SHADOW_MAX && shadow_find_add(S, w, h, 1) == 0)
+            S->bs_counts[3]++; /* a sampled state never stored: a certain false match */
+    } else if (S->max_states >= 0 && !(sampled ? par_permit_locked(W) : par_permit(W))) {
+        r = -2; /* its bits stay set: the search stops */
+    } else {
+        W->bs_new++;
+        W->bs_bits += c;
+        __atomic_store_n(&W->stored, W->stored + 1, __ATOMIC_RELAXED);
+        if (sampled && S->sh_new < SHADOW_MAX) {
+            int f = shadow_find_add(S, w, h, 1);
+            if (f < 0) r = -1;
+            else if (f == 0) { S->sh_new++; S->bs_counts[2]++; }
+        }
+    }
+    if (sampled) pthread_mutex_unlock(&P->m);
+    return r;
+}
+
+/* look up packed w (hash h); when new and `add`, store it with its parent and label: returns 1
+ * new (*id set), 0 seen, -1 no memory/ids, -2 new but over --max-states (not stored) */
 static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t parent, int64_t lab,
                       int64_t *id) {
     search_t *S = W->S;
     uint64_t tag = h >> 32;
     uint64_t cap = S->tcap;
     uint64_t *T = S->table;
+    if (S->bs) return par_insert_bs(W, w, h);
     if (S->hc) return par_insert_hc(W, h, add);
     uint64_t p = slot_of_entry(S, tag << 32, cap);
     for (;;) {
@@ -345,6 +478,10 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
             uint64_t busy = (tag << 32) | BUSY_ID;
             if (__atomic_compare_exchange_n(&T[p], &x, busy, 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
+                if (S->max_states >= 0 && !par_permit(W)) {
+                    __atomic_store_n(&T[p], (tag << 32) | TOMB_ID, __ATOMIC_RELEASE);
+                    return -2;
+                }
                 if (W->id_next == W->id_end) {
                     W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
                     W->id_end = W->id_next + ID_BLOCK;
@@ -373,7 +510,9 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
                 x = __atomic_load_n(&T[p], __ATOMIC_ACQUIRE);
             }
             uint64_t k = (x & 0xffffffffULL) - 1;
-            if (memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0) return 0;
+            if ((x & 0xffffffffULL) != TOMB_ID &&
+                memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0)
+                return 0;
         }
         p = (p + 1 == cap) ? 0 : p + 1;
     }
@@ -464,7 +603,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             m_pack(t, w);
             uint64_t h = hash_packed(w);
             W->bh[ns] = h;
-            __builtin_prefetch(&S->table[slot_of_entry(S, (h >> 32) << 32, S->tcap)]);
+            if (!S->bs) __builtin_prefetch(&S->table[slot_of_entry(S, (h >> 32) << 32, S->tcap)]);
             int64_t lab = par_chain(S, C->ch + C->soff[i], C->slen[i]);
             if (lab < 0) { par_set_status(S, STOP_MEMORY); return; }
             W->blab[ns] = lab;
@@ -473,6 +612,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             ns++;
         }
     }
+    if (S->bs) bs_prefetch(S, W->bh, ns);
     int nout = 0;
     uint64_t *out = W->out;
     for (int k = 0; k < ns; k++) {
@@ -481,11 +621,14 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         uint64_t pe = W->bpar[k];
         int64_t parent = (int64_t)(pe & 0xffffffffULL), depth = (int64_t)(pe >> 32);
         int64_t id = -1;
-        int add = !(S->max_states >= 0 && par_stored(S) >= S->max_states);
-        int r = par_insert(W, W->bw + (size_t)k * NWA, W->bh[k], add, parent, W->blab[k], &id);
+        int r = par_insert(W, W->bw + (size_t)k * NWA, W->bh[k], 1, parent, W->blab[k], &id);
+        if (r == -2) {
+            if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
+            par_set_status(S, STOP_STATES);
+            break;
+        }
         if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
         if (!r) continue;
-        if (!add) { par_set_status(S, STOP_STATES); break; }
         if (nout == OUT_MAX) {
             if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
                 par_set_status(S, STOP_MEMORY);
@@ -518,7 +661,8 @@ static void *par_thread(void *arg) {
             __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
             break;
         }
-        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew);
+        int share = __atomic_load_n(&P->idle, __ATOMIC_RELAXED) > 0;
+        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew, share);
         if (nb) {
             par_expand(W, W->ents, nb);
             continue;
@@ -611,6 +755,7 @@ static int par_begin(search_t *S) {
         S->next = S->count;
         P->id_top = S->count;
     }
+    P->budget = S->max_states >= 0 ? S->max_states - par_stored(S) : 0;
     return 1;
 }
 
@@ -640,7 +785,7 @@ static int par_run(search_t *S, double seconds) {
     P->arrived = 0;
     P->arrived2 = 0;
     P->idle = 0;
-    if (S->tused * 100 > S->tcap * S->load_pct) {
+    if (!S->bs && S->tused * 100 > S->tcap * S->load_pct) { /* bitstate: no table */
         P->active = 1;
         P->pause = 1;
         par_sync(S);
@@ -670,6 +815,10 @@ static int par_run(search_t *S, double seconds) {
         S->transitions += P->w[i]->transitions;
         if (P->w[i]->max_depth > S->max_depth_seen) S->max_depth_seen = P->w[i]->max_depth;
         cuts += P->w[i]->C->cuts;
+        S->bs_counts[0] += P->w[i]->bs_new;
+        S->bs_counts[1] += P->w[i]->bs_matched;
+        S->bs_counts[4] += P->w[i]->bs_bits;
+        P->w[i]->bs_new = P->w[i]->bs_matched = P->w[i]->bs_bits = 0;
     }
     S->par_cuts = cuts;
     S->depth = S->max_depth_seen;

@@ -276,6 +276,49 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 
 static int64_t store_bytes(search_t *S);
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed memory of `bytes` from a mapping of its own (flags added to MAP_PRIVATE |
+ * MAP_ANONYMOUS); past 2 MB it starts on a 2 MB boundary, its length is rounded up to one, and
+ * the kernel is asked for huge pages (MADV_HUGEPAGE; transparent huge pages in "madvise" mode).
+ * The table's probes land on random slots and the threads write the arena in blocks: with
+ * 4 KB pages each new page costs a page fault (and the threads' faults contend for the same
+ * kernel locks) and most probes a TLB miss. NULL when the system refuses; release with
+ * mem_unmap(p, bytes). */
+static size_t mem_len(size_t bytes) {
+    return bytes >= HUGE_PAGE ? (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1) : bytes;
+}
+
+static void *mem_map(size_t bytes, int flags) {
+    size_t len = mem_len(bytes);
+    size_t extra = len >= HUGE_PAGE ? HUGE_PAGE : 0;
+    char *m = (char *)mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if (extra) {
+        char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+        if (a > m) munmap(m, (size_t)(a - m));
+        if (a + len < m + len + extra) munmap(a + len, (size_t)(m + len + extra - (a + len)));
+        m = a;
+#ifdef MADV_HUGEPAGE
+        madvise(m, len, MADV_HUGEPAGE);
+#endif
+    }
+    return m;
+}
+
+static void mem_unmap(void *p, size_t bytes) {
+    if (p) munmap(p, mem_len(bytes));
+}
+
+static uint64_t *table_mem(uint64_t cap) {
+    return (uint64_t *)mem_map((size_t)cap * sizeof(uint64_t), 0);
+}
+
+static void table_mem_free(uint64_t *t, uint64_t cap) {
+    mem_unmap(t, (size_t)cap * sizeof(uint64_t));
+}
+
 /* A larger table: x(first_x8 / 8), or x1.25 / x1.125 when the memory limit (--max-memory, by
  * default most of the machine's memory) or the system refuses that much (the old and the new
  * table live side by side while entries move); NULL when none fits, *limited set when the
@@ -290,7 +333,7 @@ static uint64_t *table_alloc(search_t *S, uint64_t *ncap, int first_x8, int *lim
             *limited = 1;
             continue;
         }
-        uint64_t *t = (uint64_t *)calloc(c, sizeof(uint64_t));
+        uint64_t *t = table_mem(c);
         if (t) { *ncap = c; return t; }
     }
     return NULL;
@@ -313,7 +356,7 @@ static int table_grow(search_t *S) {
         while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
         nt[p] = e;
     }
-    free(S->table);
+    table_mem_free(S->table, S->tcap);
     S->table = nt;
     S->tcap = ncap;
     return 1;
@@ -324,9 +367,8 @@ static int table_grow(search_t *S) {
  * append) and growing it copies nothing. 0 when the system refuses (then realloc is used). */
 static int arena_reserve(search_t *S, int64_t cap) {
     size_t bytes = (size_t)cap * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t));
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED) return 0;
+    void *m = mem_map(bytes, MAP_NORESERVE);
+    if (!m) return 0;
     S->arena = (uint64_t *)m;
     S->parent = (uint32_t *)((char *)m + (size_t)cap * NWA * sizeof(uint64_t));
     S->label = S->parent + cap;
@@ -337,7 +379,8 @@ static int arena_reserve(search_t *S, int64_t cap) {
 
 static void arena_release(search_t *S) {
     if (S->mapped) {
-        munmap(S->arena, (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
+        mem_unmap(S->arena,
+                  (size_t)S->cap_states * (NWA * sizeof(uint64_t) + 2 * sizeof(uint32_t)));
     } else {
         free(S->arena); free(S->parent); free(S->label);
     }
@@ -367,8 +410,19 @@ static int states_grow(search_t *S) {
 /* insert packed state w: 1 new, 0 seen, -1 out of memory. The caller checks the state limit
  * with lookup first, so insert is only called to add. */
 static inline uint64_t table_pos(search_t *S, uint64_t h) {
-    if (S->bs) return 0;
     return S->hc ? fastrange(h ? h : 1, S->tcap) : slot_of_entry(S, (h >> 32) << 32, S->tcap);
+}
+
+/* bitstate: prefetch the k bytes of bits of the n states of hashes h, as bitstate_insert
+ * places them; called once per batch after its expansion (a branch or call for it inside the
+ * expansion loops slowed the exact store's search by ~15%) */
+static void bs_prefetch(search_t *S, const uint64_t *h, int n) {
+    uint64_t mask = (1ULL << S->bs_log2) - 1;
+    for (int j = 0; j < n; j++) {
+        uint64_t h2 = mix64(h[j] ^ 0x9E3779B97F4A7C15ULL) | 1;
+        for (int i = 0; i < S->bs_k; i++)
+            __builtin_prefetch(&S->bits[((h[j] + (uint64_t)i * h2) & mask) >> 3]);
+    }
 }
 
 static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
@@ -492,13 +546,17 @@ static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add) 
     return 1;
 }
 
+static size_t bs_bytes(search_t *S) {
+    return (size_t)1 << (S->bs_log2 > 3 ? S->bs_log2 - 3 : 0);
+}
+
 /* make S a bitstate search with 2^log2_bits bits and k hash functions (0: no memory) */
 int s_set_bitstate(search_t *S, int log2_bits, int k) {
     S->bs = 1;
     S->hc = 1;
     S->bs_log2 = log2_bits;
     S->bs_k = k;
-    S->bits = (uint8_t *)calloc((size_t)1 << (log2_bits > 3 ? log2_bits - 3 : 0), 1);
+    S->bits = (uint8_t *)mem_map(bs_bytes(S), 0); /* 2 MB pages past 2 MB: random probes */
     return S->bits != NULL;
 }
 
@@ -585,12 +643,14 @@ search_t *s_new(int hc, int keep_going, int check_deadlock, int state_checks,
     S->max_bytes = -1;
     S->tcap = 1 << 12;
     S->load_pct = 80;
-    S->table = (uint64_t *)calloc(S->tcap, sizeof(uint64_t));
+    S->table = table_mem(S->tcap);
     if (!S->C || !S->table) return NULL;
     S->nthreads = 1;
     if (!hc) {
         int64_t cap = (int64_t)0xfffffff0LL; /* ids are 32 bits */
-        if (max_states >= 0 && max_states + 1024 < cap) cap = max_states + 1024;
+        /* ids for max_states states, plus the threads' unused ids (64 threads x 256: the
+           blocks of runtime_par.c) */
+        if (max_states >= 0 && max_states + 1024 + 64 * 256 < cap) cap = max_states + 1024 + 64 * 256;
         arena_reserve(S, cap);
     }
     for (int i = 0; i < NSLOT; i++) S->vlabel[i] = -1;
@@ -603,10 +663,12 @@ void s_free(search_t *S) {
     par_free(S);
     arena_release(S);
     free(S->qcur); free(S->qnext);
-    free(S->table); free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
+    table_mem_free(S->table, S->tcap);
+    free(S->chains); free(S->choff); free(S->chlen); free(S->chtab);
     free(S->bw); free(S->bh); free(S->blab); free(S->bv);
     free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
-    free(S->bits); free(S->sh_tab); free(S->sh_states);
+    if (S->bits) mem_unmap(S->bits, bs_bytes(S));
+    free(S->sh_tab); free(S->sh_states);
     free(S);
 }
 
@@ -733,10 +795,11 @@ static int par_run(search_t *S, double seconds);
 static int par_threads(search_t *S);
 static int64_t par_queue_bytes(search_t *S);
 
-/* whether the threads take over now (runtime_par.c): the exact store in its reserved arena,
- * no depth bound, more than one thread asked for, and at least par_after states stored */
+/* whether the threads take over now (runtime_par.c): the exact store in its reserved arena, or
+ * hash-compact, or bitstate; no depth bound, more than one thread asked for, and at least
+ * par_after states stored */
 static int par_ready(search_t *S) {
-    return S->nthreads > 1 && (S->hc ? !S->bs : S->mapped) && S->max_depth < 0 &&
+    return S->nthreads > 1 && (S->hc || S->mapped) && S->max_depth < 0 &&
            (S->par || S->count >= S->par_after);
 }
 
@@ -818,7 +881,7 @@ int s_run(search_t *S, double seconds) {
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
                 uint64_t h = hash_packed(w);
-                __builtin_prefetch(&S->table[table_pos(S, h)]);
+                if (!S->bs) __builtin_prefetch(&S->table[table_pos(S, h)]);
                 S->bh[ns] = h;
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }
@@ -829,6 +892,7 @@ int s_run(search_t *S, double seconds) {
             if (stop) { nb = b; break; }
         }
         if (S->status == STOP_OVERFLOW) break;
+        if (S->bs) bs_prefetch(S, S->bh, ns);
         /* phase 2: the checks and insertions, state by state in order */
         for (int b = 0; b < nb && !S->status; b++) {
             int64_t sid = S->bsid[b];
@@ -898,7 +962,7 @@ void s_set_threads(search_t *S, int threads, int64_t after) {
 static int64_t store_bytes(search_t *S) {
     if (S->bs)
         return (int64_t)(((uint64_t)1 << S->bs_log2) / 8) +
-               (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
+               (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) + par_queue_bytes(S) +
                (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
     return (int64_t)(S->tcap * sizeof(uint64_t)) +
            (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
