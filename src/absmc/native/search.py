@@ -142,8 +142,9 @@ def native_search(
         budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
         lib.s_set_max_bytes(handle, max(0, int(budget)))
     out = SearchOutcome()
-    init = ffi.new("int64_t[]", list(sem.initial) or [0])
-    if not lib.api_in_range(init):
+    slots = sem.layout.to_slots(sem.initial)
+    init = ffi.new("int64_t[]", slots or [0]) if slots is not None else None
+    if init is None or not lib.api_in_range(init):
         raise NativeOverflow("the initial state does not fit its variables")
     status = lib.s_init(handle, init)
     last_progress = start

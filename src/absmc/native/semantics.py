@@ -1,8 +1,9 @@
 """``NativeSemantics``: the kernel's ``Semantics`` protocol on generated C (see
 :mod:`absmc.native.cgen` for the semantics and :mod:`absmc.native.build` for compilation).
 
-Each call converts the state tuple to an ``int64_t`` array, runs the C function and reads the
-results back. When a value leaves the 64-bit range (unbounded ``INT`` data) or a state passed in
+Each call converts the state tuple to an ``int64_t`` array (two slots for a value wider than 64
+bits: :meth:`~absmc.native.cgen.Layout.to_slots`), runs the C function and reads the results
+back. When a value leaves the 64-bit range (unbounded ``INT`` data) or a state passed in
 does not fit its variables' ranges, the call is answered by the generated-Python back end
 (:func:`absmc.ir.compile.compile_system`, built on first need) — so answers never differ from
 the Python back end's; ``fallbacks`` counts such calls.
@@ -64,6 +65,7 @@ class NativeSemantics:
         self._ffi = ffi()
         self._ctx = self._ffi.gc(self.lib.ctx_new(), self.lib.ctx_free)
         self._n = len(system.variables)
+        self._slots = self.layout.slots
         self._ncmd = len(system.commands)
         self.chains: list[tuple[int, ...]] = []
         self._chain_ids: dict[tuple[int, ...], int] = {}
@@ -71,7 +73,7 @@ class NativeSemantics:
             k for k, p in enumerate(self._properties) if p.kind in STATE_PROPERTY_KINDS
         ]
         self._viol = self._ffi.new("int32_t[]", max(1, len(self._properties)))
-        self._out = self._ffi.new("int64_t[]", max(1, self._n))
+        self._out = self._ffi.new("int64_t[]", max(1, self._slots))
         self._found = self._ffi.new("int *")
         #: calls answered by the Python back end (a value outside 64 bits)
         self.fallbacks = 0
@@ -122,8 +124,11 @@ class NativeSemantics:
     def _arr(self, s: State) -> Any:
         if len(s) != self._n:
             raise ValueError(f"a state of {self._n} values expected, got {len(s)}")
+        vals = self.layout.to_slots(s)
+        if vals is None:
+            return None
         try:
-            arr = self._ffi.new("int64_t[]", list(s)) if self._n else self._ffi.new("int64_t[1]")
+            arr = self._ffi.new("int64_t[]", vals) if vals else self._ffi.new("int64_t[1]")
         except OverflowError:
             return None
         return arr if self.lib.api_in_range(arr) else None
@@ -140,7 +145,8 @@ class NativeSemantics:
         if arr is None or self.lib.api_successors(self._ctx, arr) != 0:
             self.fallbacks += 1
             return self._from_python(self.python.successors(s), self.python)
-        lib, ctx, f, n = self.lib, self._ctx, self._ffi, self._n
+        lib, ctx, f, n = self.lib, self._ctx, self._ffi, self._slots
+        conv = self.layout.from_slots
         nsteps = lib.api_nsteps(ctx)
         nfails = lib.api_nfails(ctx)
         steps: Successors = []
@@ -153,7 +159,7 @@ class NativeSemantics:
                 w = max(n, 1)
                 for i in range(nsteps):
                     chain = tuple(f.unpack(ch + offs[i], lens[i]))
-                    steps.append((self.intern(chain), tuple(vals[i * w : i * w + n])))
+                    steps.append((self.intern(chain), conv(vals[i * w : i * w + n])))
             if nfails:
                 return steps, self._failures(ch, nfails)
         return steps, ()
@@ -184,7 +190,7 @@ class NativeSemantics:
         mine = tuple(x for x in fails if x.label == ci)
         if not self._found[0]:
             return None, mine
-        return tuple(self._ffi.unpack(self._out, self._n)), mine
+        return self.layout.from_slots(self._ffi.unpack(self._out, self._slots)), mine
 
     def violated(self, s: State) -> list[int]:
         arr = self._arr(s)
