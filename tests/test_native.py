@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from absmc.lang.gcl import parse_gcl_file
-from absmc.native import NativeSemantics
+from absmc.native import CompilerError, NativeSemantics
 
 from .conftest import GCL_EXAMPLES, SHARED, run_cli
 from .native_helpers import cli_json, needs_native
@@ -142,12 +143,76 @@ def test_backend_refusals_and_auto(monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 0 and "backend" not in res["results"][0]["stats"]
     code, res = cli_json("check", model, "--backend", "auto")  # small: stays in Python
     assert code == 0 and "backend" not in res["results"][0]["stats"]
-    import absmc.engines.explicit.native as nat
 
-    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)  # now peterson counts as large
-    code, res = cli_json("check", model, "--backend", "auto")
-    assert code == 0 and res["results"][0]["stats"]["backend"] == "native"
-    assert res["results"][0]["stats"]["states"] == 20
+
+def _counter(tmp_path: Path, n: int) -> str:
+    """A GCL model of ``n + 1`` states in a row (the Python search asks ``hand_over`` every
+    1,024 expansions)."""
+    model = tmp_path / "count.gcl"
+    model.write_text(f"var x : 0..{n};\nprocess P {{ x < {n} -> x := x + 1; }}\n")
+    return str(model)
+
+
+def test_auto_hands_over_to_c_once_the_background_build_is_ready(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import absmc.engines.explicit.native as nat
+    from absmc.native.background import BackgroundBuild
+
+    model = _counter(tmp_path, 5000)
+    _, py = cli_json("check", model, "--keep-going")
+    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)  # now the model counts as large
+    monkeypatch.setattr(nat, "AUTO_COMPILE_AFTER_S", 0.0)
+    # the search finds the build ready when it asks (here it waits for it)
+    monkeypatch.setattr(BackgroundBuild, "ready", lambda self: self.result() is not None)
+    code, res = cli_json("check", model, "--keep-going", "--backend", "auto")
+    stats = res["results"][0]["stats"]
+    assert code == 1 and stats["backend"] == "native"  # the C search ran, from the start
+    assert stats["states"] == 5001 == py["results"][0]["stats"]["states"]
+    assert _traces(res) == _traces(py)  # the deadlock at x = 5000, replayed
+
+
+def test_auto_never_waits_for_the_compiler(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import absmc.engines.explicit.native as nat
+    from absmc.native.background import BackgroundBuild
+
+    builds: list[BackgroundBuild] = []
+
+    class Recorded(BackgroundBuild):
+        def start(self) -> None:
+            builds.append(self)
+            super().start()
+
+    monkeypatch.setattr(nat, "BackgroundBuild", Recorded)
+    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)
+    monkeypatch.setattr(nat, "AUTO_COMPILE_AFTER_S", 3600.0)  # the build never gets ready
+    code, res = cli_json("check", _counter(tmp_path, 3000), "--backend", "auto")
+    stats = res["results"][0]["stats"]
+    assert code == 1 and stats["states"] == 3001 and "backend" not in stats  # Python's answer
+    assert len(builds) == 1 and not builds[0].started  # cancelled before it began
+
+
+def test_a_cancelled_background_build_kills_the_compiler(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from absmc.native.background import BackgroundBuild
+
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path / "cache"))
+    system = parse_gcl_file(GCL_EXAMPLES / "bakery.gcl")
+    build = BackgroundBuild(system, system.properties, 0.0, "-O2")
+    build.start()
+    deadline = time.monotonic() + 30
+    while build._proc is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    proc = build._proc
+    assert proc is not None and proc.poll() is None  # the compiler is running
+    build.cancel()
+    assert proc.wait(timeout=10) < 0  # killed by a signal
+    assert build._done.wait(timeout=10) and not build.ready()
+    assert isinstance(build.failed(), CompilerError)
+    assert not list((tmp_path / "cache").glob("m_*.so"))  # nothing half-built was cached
+    with pytest.raises(CompilerError):
+        build.result()
 
 
 def test_progress_and_ctrl_c_in_the_native_search(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ the Python back end's; ``fallbacks`` counts such calls.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -45,7 +46,8 @@ def failure_message(
 class NativeSemantics:
     """The concrete semantics of ``system`` (with ``properties`` selected; default: all) in
     C compiled at optimization level ``opt`` (see :func:`~absmc.native.build.load_library`;
-    default: :func:`~absmc.native.build.default_opt`).
+    default: :func:`~absmc.native.build.default_opt`; ``on_compile`` receives the compiler's
+    process when one runs).
     Raises :class:`~absmc.native.cgen.Unsupported` when the System cannot be translated and
     :class:`~absmc.native.build.CompilerError` when it cannot be compiled.
 
@@ -53,7 +55,11 @@ class NativeSemantics:
     ``len(commands) + k``)."""
 
     def __init__(
-        self, system: System, properties: Sequence[Property] | None = None, opt: str | None = None
+        self,
+        system: System,
+        properties: Sequence[Property] | None = None,
+        opt: str | None = None,
+        on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
     ) -> None:
         self._system = system
         self._properties = tuple(system.properties if properties is None else properties)
@@ -61,7 +67,7 @@ class NativeSemantics:
         head, tail = runtime_sources()
         self.source: str = gen.source(head, tail)
         self.layout: Layout = gen.layout
-        self.lib: Any = load_library(self.source, opt or default_opt(len(self.source)))
+        self.lib: Any = load_library(self.source, opt or default_opt(len(self.source)), on_compile)
         self._ffi = ffi()
         self._ctx = self._ffi.gc(self.lib.ctx_new(), self.lib.ctx_free)
         self._n = len(system.variables)
