@@ -153,23 +153,63 @@ def _counter(tmp_path: Path, n: int) -> str:
     return str(model)
 
 
-def test_auto_hands_over_to_c_once_the_background_build_is_ready(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The background builds ``auto`` starts, in order (and every one found ready when asked:
+    the asking search waits for it)."""
     import absmc.engines.explicit.native as nat
     from absmc.native.background import BackgroundBuild
 
+    builds: list[Any] = []
+
+    class Recorded(BackgroundBuild):
+        def start(self) -> None:
+            builds.append(self)
+            super().start()
+
+        def ready(self) -> bool:
+            return self.result() is not None
+
+    monkeypatch.setattr(nat, "BackgroundBuild", Recorded)
+    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)  # now the models count as large
+    monkeypatch.setattr(nat, "AUTO_COMPILE_AFTER_S", 0.0)
+    return builds
+
+
+def test_auto_hands_over_to_c_once_the_background_build_is_ready(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     model = _counter(tmp_path, 5000)
     _, py = cli_json("check", model, "--keep-going")
-    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 10)  # now the model counts as large
-    monkeypatch.setattr(nat, "AUTO_COMPILE_AFTER_S", 0.0)
-    # the search finds the build ready when it asks (here it waits for it)
-    monkeypatch.setattr(BackgroundBuild, "ready", lambda self: self.result() is not None)
+    builds = _recorded(monkeypatch)
     code, res = cli_json("check", model, "--keep-going", "--backend", "auto")
     stats = res["results"][0]["stats"]
     assert code == 1 and stats["backend"] == "native"  # the C search ran, from the start
+    assert len(builds) == 1 and builds[0].ready()  # $ABSMC_NATIVE_OPT is set: no upgrade
     assert stats["states"] == 5001 == py["results"][0]["stats"]["states"]
     assert _traces(res) == _traces(py)  # the deadlock at x = 5000, replayed
+
+
+def test_a_long_c_search_in_auto_moves_to_better_compiled_code(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import absmc.engines.explicit.native as nat
+
+    builds = _recorded(monkeypatch)
+    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
+    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    # 1,500^2 states: the -O0 search lasts more than one 0.2 s slice
+    model = tmp_path / "grid.gcl"
+    model.write_text(
+        "var x : 0..1499; var y : 0..1499;\n"
+        "process P { x < 1499 -> x := x + 1; x == 1499 -> x := 0; }\n"
+        "process Q { y < 1499 -> y := y + 1; y == 1499 -> y := 0; }\n"
+    )
+    code, res = cli_json("check", str(model), "--backend", "auto")
+    stats = res["results"][0]["stats"]
+    assert code == 0 and stats["backend"] == "native" and stats["states"] == 1500**2
+    # Python handed over to the -O0 code, which handed over to the -O1 code
+    assert [b._opt for b in builds] == ["-O0", "-O1"] and builds[1]._sem is not None
 
 
 def test_auto_never_waits_for_the_compiler(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

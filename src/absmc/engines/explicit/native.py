@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import Result, Stats
-from absmc.kernel.search import SearchOutcome
+from absmc.kernel.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.store import bitstate_stats, not_a_proof
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
@@ -47,10 +48,17 @@ AUTO_SWITCH_STATES = 50_000
 #: seconds): the models whose search ends sooner (most of the corpus) never start the compiler
 AUTO_COMPILE_AFTER_S = 0.05
 
-#: ``auto`` compiles at this level (``$ABSMC_NATIVE_OPT`` overrides it): gcc takes about 0.6x the
-#: time of ``-O2`` and the search runs about 10% slower (fischer.pml MAXT=8192: 0.75 s + 0.23 s
-#: against 1.22 s + 0.21 s), which pays off below ~10^7 states, where the compiler's time counts
-AUTO_OPT = "-O1"
+#: ``auto`` compiles at this level first (``$ABSMC_NATIVE_OPT`` overrides it and the upgrade
+#: below): gcc takes a quarter of ``-O2``'s time and the search runs half as fast (fischer.pml
+#: MAXT=8192, 2 threads: 0.24 s + 0.20 s against 0.62 s + 0.07 s at ``-O1``), which pays off
+#: below ~2*10^6 states, where the compiler's time counts
+AUTO_OPT = "-O0"
+
+#: when ``auto``'s C search (at :data:`AUTO_OPT`) runs longer than this (seconds), the model is
+#: compiled again at :data:`UPGRADE_OPT` in the background and the search starts again there
+#: once that is ready (the faster code redoes the states so far in half their time)
+UPGRADE_AFTER_S = 0.5
+UPGRADE_OPT = "-O2"
 
 #: with the default ``--workers`` (0) the C search starts its threads past this many states
 #: (below it one thread is as fast: starting threads and sharing work would cost more than
@@ -119,29 +127,51 @@ def check_native(
     deadline: float | None = None,
     workers: int = 0,
     sem: NativeSemantics | None = None,
+    upgrade: bool = False,
 ) -> Result:
     """Explicit search of ``system`` in C (``sem``: its semantics when already built), in
     ``workers`` threads (0: :func:`default_workers`, started past :data:`PARALLEL_AFTER` states;
-    threads serve the exact store without a depth bound, the other searches run in one). Raises
+    threads serve the exact store without a depth bound, the other searches run in one). With
+    ``upgrade`` a search still running after :data:`UPGRADE_AFTER_S` has the model compiled at
+    :data:`UPGRADE_OPT` beside it and starts again in that code once it is ready. Raises
     ``Unsupported``, ``CompilerError`` (the model cannot be compiled) or ``NativeOverflow``
     (values beyond 128 bits); the caller decides whether to fall back."""
     store: Any = options.store
     threads = workers if workers > 0 else default_workers()
     if sem is None:
         sem = NativeSemantics(system, selection.user)
-    run = native_search(
-        sem,
-        store,
-        options.limits,
-        keep_going=options.keep_going,
-        check_deadlock=selection.deadlock,
-        progress=options.progress,
-        deadline=deadline,
-        bitstate_bits=options.bitstate_bits,
-        hash_functions=options.hash_functions,
-        workers=threads,
-        parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
-    )
+
+    def run_on(sem: NativeSemantics, hand_over: Callable[[int], bool] | None = None) -> NativeRun:
+        return native_search(
+            sem,
+            store,
+            options.limits,
+            keep_going=options.keep_going,
+            check_deadlock=selection.deadlock,
+            progress=options.progress,
+            deadline=deadline,
+            bitstate_bits=options.bitstate_bits,
+            hash_functions=options.hash_functions,
+            workers=threads,
+            parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
+            hand_over=hand_over,
+        )
+
+    if not upgrade:
+        run = run_on(sem)
+    else:
+        better = BackgroundBuild(system, selection.user, UPGRADE_AFTER_S, UPGRADE_OPT)
+        better.start()
+        try:
+            run = run_on(sem, lambda _states: better.ready())
+        except BaseException:
+            better.cancel()
+            raise
+        if run.outcome.stopped == HANDED_OVER:
+            sem = better.result()
+            run = run_on(sem)
+        else:
+            better.cancel()
     if store != "exact":
         _hash_compact_paths(run, sem, options, selection.deadlock)
     outcome = _paths(run, sem)
@@ -208,8 +238,9 @@ def check_with_backend(
             return first
         sem = built
     deadline = start + lim.timeout if lim.timeout is not None else None
+    upgrade = backend == "auto" and os.environ.get(OPT_ENV, "") not in OPT_LEVELS
     try:
-        return check_native(system, options, selection, deadline, workers, sem)
+        return check_native(system, options, selection, deadline, workers, sem, upgrade)
     except (Unsupported, CompilerError) as e:
         why = str(e)
     except NativeOverflow as e:
