@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 
 from absmc.ir.system import Property, System
-from absmc.native.build import kill_compiler
+from absmc.native.build import default_opt, estimate_compile_s, kill_compiler, runtime_sources
+from absmc.native.cgen import CGen
 from absmc.native.semantics import NativeSemantics
 
 __all__ = ["BackgroundBuild"]
@@ -23,8 +25,12 @@ __all__ = ["BackgroundBuild"]
 
 class BackgroundBuild:
     """``NativeSemantics(system, properties, opt)`` built in a daemon thread that starts ``delay``
-    seconds after :meth:`start`. :meth:`ready` says whether it is built, :meth:`result` gives it
-    (building it in the caller's thread when it has not started), :meth:`cancel` abandons it."""
+    seconds after :meth:`start`; it generates the source, then starts the compiler only once
+    ``ratio`` times the compiler's estimated time (:func:`~absmc.native.build.
+    estimate_compile_s`) has passed since :meth:`start` (0: at once) — the ski-rental rule: a
+    search that ends sooner never pays for a compilation much longer than itself.
+    :meth:`ready` says whether it is built, :meth:`result` gives it (building it in the
+    caller's thread when it has not started), :meth:`cancel` abandons it."""
 
     def __init__(
         self,
@@ -32,9 +38,13 @@ class BackgroundBuild:
         properties: Sequence[Property],
         delay: float = 0.0,
         opt: str | None = None,
+        ratio: float = 0.0,
     ) -> None:
         self._system = system
         self._opt = opt
+        self._ratio = ratio
+        self._t0 = time.monotonic()
+        self._stop = threading.Event()
         self._properties = tuple(properties)
         self._lock = threading.Lock()
         self._started = False
@@ -48,6 +58,7 @@ class BackgroundBuild:
 
     def start(self) -> None:
         """Start the delay (then the build)."""
+        self._t0 = time.monotonic()
         self._timer.start()
 
     def _claim(self) -> bool:
@@ -66,12 +77,25 @@ class BackgroundBuild:
 
     def _run(self) -> None:
         if self._claim():
-            self._build()
+            self._build(wait=True)
 
-    def _build(self) -> None:
+    def _build(self, wait: bool = False) -> None:
         try:
+            gen = CGen(self._system, self._properties)
+            head, tail = runtime_sources()
+            source = gen.source(head, tail)
+            opt = self._opt or default_opt(len(source))
+            if wait:  # ski rental: compile once the search has run ratio x the compile's time
+                left = self._ratio * estimate_compile_s(len(source), opt)
+                left -= time.monotonic() - self._t0
+                if left > 0 and self._stop.wait(left):
+                    raise RuntimeError("the native build was cancelled")
             self._sem = NativeSemantics(
-                self._system, self._properties, self._opt, on_compile=self._on_compile
+                self._system,
+                self._properties,
+                opt,
+                on_compile=self._on_compile,
+                prepared=(gen, source),
             )
         except Exception as e:  # Unsupported, CompilerError, OSError: the caller's to judge
             self._error = e
@@ -109,6 +133,7 @@ class BackgroundBuild:
         """Abandon the build: no start after the delay, the compiler (if running) killed; does
         not wait for the thread."""
         self._timer.cancel()
+        self._stop.set()
         with self._lock:
             self._cancelled = True
             proc = self._proc

@@ -96,6 +96,17 @@ def runtime_sources() -> tuple[str, str]:
 LARGE_SOURCE = 100_000
 
 
+#: generated C the compiler gets through per second at each level (characters; gcc 12 on the
+#: development machine: fischer.pml 90 KB, sort.pml 380 KB), for :func:`estimate_compile_s`
+COMPILE_CHARS_PER_S = {"-O0": 300_000, "-O1": 130_000, "-O2": 80_000, "-O3": 70_000}
+
+
+def estimate_compile_s(source_chars: int, opt: str) -> float:
+    """A rough estimate of the seconds :func:`load_library` needs for a source of
+    ``source_chars`` characters at ``opt`` (when it is not cached)."""
+    return source_chars / COMPILE_CHARS_PER_S.get(opt, 80_000)
+
+
 def default_opt(source_chars: int = 0) -> str:
     """``$ABSMC_NATIVE_OPT`` when it is one of :data:`OPT_LEVELS`, else ``-O2`` (``-O1`` for a
     source longer than :data:`LARGE_SOURCE` characters)."""

@@ -47,7 +47,8 @@ class NativeSemantics:
     """The concrete semantics of ``system`` (with ``properties`` selected; default: all) in
     C compiled at optimization level ``opt`` (see :func:`~absmc.native.build.load_library`;
     default: :func:`~absmc.native.build.default_opt`; ``on_compile`` receives the compiler's
-    process when one runs).
+    process when one runs; ``prepared``: the generator and source already made for
+    ``system`` and ``properties``).
     Raises :class:`~absmc.native.cgen.Unsupported` when the System cannot be translated and
     :class:`~absmc.native.build.CompilerError` when it cannot be compiled.
 
@@ -60,12 +61,16 @@ class NativeSemantics:
         properties: Sequence[Property] | None = None,
         opt: str | None = None,
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
+        prepared: tuple[CGen, str] | None = None,
     ) -> None:
         self._system = system
         self._properties = tuple(system.properties if properties is None else properties)
-        gen = CGen(system, self._properties)
-        head, tail = runtime_sources()
-        self.source: str = gen.source(head, tail)
+        if prepared is None:
+            gen = CGen(system, self._properties)
+            head, tail = runtime_sources()
+            prepared = gen, gen.source(head, tail)
+        gen = prepared[0]
+        self.source: str = prepared[1]
         self.layout: Layout = gen.layout
         self.lib: Any = load_library(self.source, opt or default_opt(len(self.source)), on_compile)
         self._ffi = ffi()

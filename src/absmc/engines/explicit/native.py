@@ -48,6 +48,11 @@ AUTO_SWITCH_STATES = 50_000
 #: seconds): the models whose search ends sooner (most of the corpus) never start the compiler
 AUTO_COMPILE_AFTER_S = 0.05
 
+#: ... and starts the compiler once the search has run this fraction of the compiler's estimated
+#: time (``BackgroundBuild``'s ski-rental rule): sort.pml's source (380 KB, ~1.3 s at ``-O0``)
+#: waits 0.6 s, and its Python search ends before; fischer.pml MAXT=8192's (90 KB) 0.15 s
+AUTO_COMPILE_RATIO = 0.5
+
 #: ``auto`` compiles at this level first (``$ABSMC_NATIVE_OPT`` overrides it and the upgrade
 #: below): gcc takes a quarter of ``-O2``'s time and the search runs half as fast (fischer.pml
 #: MAXT=8192, 2 threads: 0.24 s + 0.20 s against 0.62 s + 0.07 s at ``-O1``), which pays off
@@ -259,7 +264,7 @@ def _python_then_built(
     the search passed :data:`AUTO_SWITCH_STATES` states (the result stands, with a note), else
     ``None`` (the Python result is the answer; the build is abandoned)."""
     opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
-    build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt)
+    build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt, AUTO_COMPILE_RATIO)
     handed = False
 
     def hand_over(states: int) -> bool:
