@@ -61,6 +61,9 @@ class CheckOptions:
     ``-N NAME``; ``None``: all of them, each with its own result). ``fairness``: ``"weak"``
     restricts the cycles of linear-time properties to weakly fair ones (SPIN's ``-f``).
     ``non_progress``: also look for non-progress cycles (SPIN's ``-l``).
+    ``hand_over``: called with the number of stored states about every thousand expansions
+    of a one-process explicit search; when it returns true the search stops (``unknown``, "handed
+    over") because the caller goes on elsewhere (``--backend auto`` moving to C).
     """
 
     properties: Sequence[str] | None = None
@@ -76,6 +79,7 @@ class CheckOptions:
     ltl: str | None = None
     fairness: Literal["none", "weak"] = "none"
     non_progress: bool = False
+    hand_over: Callable[[int], bool] | None = None
 
 
 @dataclass

@@ -38,6 +38,9 @@ from absmc.kernel.store import ExactStore, Store
 #: how many expanded states between two clock reads (timeout, progress); a power of two
 CLOCK_EVERY = 1024
 
+#: ``SearchOutcome.stopped`` of a search its ``hand_over`` callback ended
+HANDED_OVER = "handed over to another back end"
+
 #: seconds between two reads of the resident set size (``Limits.max_memory_mb``)
 _MEMORY_EVERY_S = 0.05
 
@@ -129,8 +132,10 @@ class Search:
         check_every_state: bool = False,
         deadline: float | None = None,
         clock_every: int = CLOCK_EVERY,
+        hand_over: Callable[[int], bool] | None = None,
     ) -> None:
         self.c = semantics
+        self.hand_over = hand_over
         self.store = store
         self.order = order
         self.limits = limits
@@ -220,6 +225,10 @@ class Search:
         if self.progress is not None and now - self.last_progress >= 1.0:
             self.last_progress = now
             self.progress(Progress(len(self.store), self.out.transitions, depth, now - self.start))
+        if self.hand_over is not None and self.hand_over(len(self.store)):
+            self.out.stopped = HANDED_OVER
+            self.out.limit_hit = True
+            raise _Stop
 
     @contextmanager
     def ending(self) -> Iterator[None]:
@@ -534,6 +543,7 @@ def search(
     check_every_state: bool = False,
     deadline: float | None = None,
     clock_every: int = CLOCK_EVERY,
+    hand_over: Callable[[int], bool] | None = None,
 ) -> SearchOutcome:
     """Explore the state space of ``semantics`` from its initial state.
 
@@ -546,7 +556,8 @@ def search(
     true; nothing is raised (``limits.max_memory_mb`` is checked with the clock; a
     ``MemoryError`` also ends the search with a reason). ``progress`` is called about once a
     second; the clock is read every ``clock_every`` expansions (1 when each expansion is
-    expensive, as with prover checks in ``hooks``).
+    expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
+    same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
     """
     s = Search(
         semantics,
@@ -560,5 +571,6 @@ def search(
         check_every_state,
         deadline,
         clock_every,
+        hand_over,
     )
     return s.run()

@@ -7,11 +7,14 @@ temporary file and renames it into place (concurrent runs never load a half-writ
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -93,6 +96,17 @@ def runtime_sources() -> tuple[str, str]:
 LARGE_SOURCE = 100_000
 
 
+#: generated C the compiler gets through per second at each level (characters; gcc 12 on the
+#: development machine: fischer.pml 90 KB, sort.pml 380 KB), for :func:`estimate_compile_s`
+COMPILE_CHARS_PER_S = {"-O0": 300_000, "-O1": 130_000, "-O2": 80_000, "-O3": 70_000}
+
+
+def estimate_compile_s(source_chars: int, opt: str) -> float:
+    """A rough estimate of the seconds :func:`load_library` needs for a source of
+    ``source_chars`` characters at ``opt`` (when it is not cached)."""
+    return source_chars / COMPILE_CHARS_PER_S.get(opt, 80_000)
+
+
 def default_opt(source_chars: int = 0) -> str:
     """``$ABSMC_NATIVE_OPT`` when it is one of :data:`OPT_LEVELS`, else ``-O2`` (``-O1`` for a
     source longer than :data:`LARGE_SOURCE` characters)."""
@@ -129,6 +143,14 @@ def cache_dir() -> Path:
 _LOADED: dict[str, Any] = {}
 
 
+def kill_compiler(proc: subprocess.Popen[str]) -> None:
+    """End a compiler process started by :func:`load_library` and the processes it started
+    (``cc1``, ``as``: its session); nothing when it has ended."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 @cache
 def ffi() -> Any:
     """The cffi ``FFI`` instance every loaded library shares (one ``cdef``), made on first use:
@@ -141,12 +163,18 @@ def ffi() -> Any:
     return f
 
 
-def load_library(source: str, opt: str = "-O2") -> Any:
+def load_library(
+    source: str,
+    opt: str = "-O2",
+    on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
+) -> Any:
     """Compile ``source`` at optimization level ``opt`` (one of :data:`OPT_LEVELS`; ``-O0``
     compiles about three times faster, for tests) or take it from the cache, and return the
-    loaded library (a cffi ``dlopen`` handle with the functions of :data:`CDEF`). Raises
-    :class:`CompilerError` when no compiler is found or compilation fails, ``ValueError`` for
-    another ``opt``, ``OSError`` when the cache is not writable."""
+    loaded library (a cffi ``dlopen`` handle with the functions of :data:`CDEF`). The compiler
+    runs in a session of its own; ``on_compile`` receives its process as it starts (so that
+    another thread may end it: :func:`kill_compiler`). Raises :class:`CompilerError` when no
+    compiler is found or compilation fails (or was ended), ``ValueError`` for another ``opt``,
+    ``OSError`` when the cache is not writable."""
     if opt not in OPT_LEVELS:
         raise ValueError(f"optimization level {opt!r} is not one of {OPT_LEVELS}")
     cc = find_compiler()
@@ -165,11 +193,18 @@ def load_library(source: str, opt: str = "-O2") -> Any:
             src = Path(tmp) / "model.c"
             src.write_text(source, encoding="utf-8")
             out = Path(tmp) / "model.so"
-            r = subprocess.run(
-                [cc, *flags, "-o", str(out), str(src)], capture_output=True, text=True
+            proc = subprocess.Popen(
+                [cc, *flags, "-o", str(out), str(src)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
             )
-            if r.returncode != 0:
-                msg = (r.stderr or r.stdout).strip().splitlines()
+            if on_compile is not None:
+                on_compile(proc)
+            stdout, stderr = proc.communicate()
+            if proc.returncode != 0:
+                msg = (stderr or stdout).strip().splitlines()
                 raise CompilerError(
                     "the C compiler failed on the generated code: " + (msg[0] if msg else "")
                 )

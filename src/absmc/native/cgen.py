@@ -30,12 +30,16 @@ from absmc.ir.compile import (
     system_depth,
 )
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts
+from absmc.ir.intsem import MAX_SHIFT
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
+INT128_MIN = -(1 << 127)
+INT128_MAX = (1 << 127) - 1
+_M64 = (1 << 64) - 1
 
 #: expressions deeper than this are left to the Python back end (C compilers recurse on them)
 MAX_C_DEPTH = 2000
@@ -43,67 +47,133 @@ MAX_C_DEPTH = 2000
 
 class Unsupported(Exception):
     """The System uses something the native back end does not translate (the caller uses the
-    Python back end): a constant outside 64 bits, a range wider than 64 bits, very deep
-    expressions."""
+    Python back end): a constant outside 128 bits, a variable whose values need more than 128
+    bits, very deep expressions."""
 
 
-Interval = tuple[int, int] | None
+Interval = tuple[int, int]
+
+#: the values of an ``int64_t`` expression; :data:`FULL128` those of an ``__int128`` one
+FULL64: Interval = (INT64_MIN, INT64_MAX)
+FULL128: Interval = (INT128_MIN, INT128_MAX)
 
 
 def c_const(v: int) -> str:
-    """A C literal for the 64-bit integer ``v``. Raises :class:`Unsupported` outside 64 bits."""
-    if not INT64_MIN <= v <= INT64_MAX:
-        raise Unsupported(f"constant {v} does not fit in 64 bits")
-    if v == INT64_MIN:
-        return "(-INT64_C(9223372036854775807) - 1)"
-    return f"INT64_C({v})" if not -(1 << 31) <= v < (1 << 31) else str(v)
+    """A C literal for the integer ``v``: ``int64_t`` when it fits 64 bits, else an
+    ``__int128`` built from its two halves (``W128(hi, lo)``). Raises :class:`Unsupported`
+    outside 128 bits."""
+    if INT64_MIN <= v <= INT64_MAX:
+        if v == INT64_MIN:
+            return "(-INT64_C(9223372036854775807) - 1)"
+        return f"INT64_C({v})" if not -(1 << 31) <= v < (1 << 31) else str(v)
+    if not INT128_MIN <= v <= INT128_MAX:
+        raise Unsupported(f"constant {v} does not fit in 128 bits")
+    return f"W128({c_const(v >> 64)}, UINT64_C({v & _M64}))"
 
 
 def _fits64(iv: Interval) -> bool:
-    return iv is not None and iv[0] >= INT64_MIN and iv[1] <= INT64_MAX
+    return iv[0] >= INT64_MIN and iv[1] <= INT64_MAX
+
+
+def _fits128(iv: Interval) -> bool:
+    return iv[0] >= INT128_MIN and iv[1] <= INT128_MAX
+
+
+def is_wide(iv: Interval) -> bool:
+    """Whether an expression with values ``iv`` is computed as ``__int128`` (its values leave
+    64 bits; by construction they stay within 128)."""
+    return not _fits64(iv)
 
 
 def _pow2_bound(iv: Interval) -> Interval:
     """An interval ``[-2^k, 2^k - 1]`` containing ``iv`` (what bitwise results stay within)."""
-    if iv is None:
-        return None
     m = max(abs(iv[0]), abs(iv[1]) + 1)
     k = m.bit_length()
     return (-(1 << k), (1 << k) - 1)
 
 
-class CExpr(ExprWalker[tuple[str, Interval]]):
-    """IR expression -> (C source over ``v[i]`` and the context ``C``, interval of its values
-    or ``None``). Operations whose result interval is not known to fit in 64 bits are checked
-    (``ck_add`` ...)."""
+def _hull(points: Sequence[int]) -> Interval:
+    return (min(points), max(points))
 
-    def __init__(self, system: System, var: str = "v") -> None:
+
+#: shift counts past this give the same result as this one for 128-bit operands (>> only)
+_SHR_CAP = 130
+
+
+def _shl_interval(x: Interval, y: Interval) -> Interval:
+    """Values of ``x << y`` under :func:`absmc.ir.intsem.shl` (a count below 0 or above
+    ``MAX_SHIFT`` gives 0)."""
+    lo, hi = max(y[0], 0), min(y[1], MAX_SHIFT)
+    pts = [0] if y[0] < 0 or y[1] > MAX_SHIFT or lo > hi else []
+    if lo <= hi:
+        pts += [x[0] << lo, x[0] << hi, x[1] << lo, x[1] << hi]
+    return _hull(pts)
+
+
+def _shr_interval(x: Interval, y: Interval) -> Interval:
+    """Values of ``x >> y`` (arithmetic; a negative count gives 0)."""
+    lo, hi = max(y[0], 0), min(max(y[1], 0), _SHR_CAP)
+    pts = [0] if y[0] < 0 else []
+    if y[1] >= 0:
+        pts += [x[0] >> lo, x[0] >> hi, x[1] >> lo, x[1] >> hi]
+    return _hull(pts)
+
+
+class CExpr(ExprWalker[tuple[str, Interval]]):
+    """IR expression -> (C source over the unpacked state ``v`` and the context ``C``, interval
+    of its values). The C type follows the interval: ``int64_t`` when it fits 64 bits, else
+    ``__int128`` (:func:`is_wide`); an operation whose exact result may leave the type it is
+    computed in is checked (``ck_add``, ``ck_add128`` ...) and sets ``C->ovf``. A variable with
+    values beyond 64 bits occupies two ``int64_t`` slots of ``v`` (low, high: :class:`Layout`)."""
+
+    def __init__(self, system: System, lay: Layout, var: str = "v") -> None:
         super().__init__()
         self.system = system
+        self.layout = lay
         self.var = var
 
     def c(self, e: Expr) -> str:
         """The C source of ``e``."""
         return self.walk(e)[0]
 
+    def cb(self, e: Expr) -> str:
+        """The C source of ``e`` as an ``int`` truth value (a wide value compared with 0)."""
+        src, iv = self.walk(e)
+        return f"({src} != 0)" if is_wide(iv) else src
+
     def walk_const(self, e: Const) -> tuple[str, Interval]:
         return c_const(e.value), (e.value, e.value)
 
     def walk_var(self, e: Var) -> tuple[str, Interval]:
         i = self.system.index_of[e.name]
+        f = self.layout.fields[i]
         sort = self.system.by_name[e.name].sort
         if isinstance(sort, RangeSort):
             iv: Interval = (sort.lo, sort.hi)
         elif isinstance(sort, BoolSort):
             iv = (0, 1)
         else:
-            iv = (INT64_MIN, INT64_MAX)
-        return f"{self.var}[{i}]", iv
+            iv = FULL64
+        if f.wide:
+            return f"W128({self.var}[{f.slot + 1}], {self.var}[{f.slot}])", iv
+        return f"{self.var}[{f.slot}]", iv
+
+    def _typed(
+        self, iv: Interval, any_wide: bool, narrow: str, wide: str, checked: str
+    ) -> tuple[str, Interval]:
+        """The source for an operation with result values ``iv``: ``narrow`` (all in 64 bits),
+        ``wide`` (exact in 128 bits), ``checked`` (a 128-bit function that sets ``ovf``)."""
+        if _fits64(iv):
+            return (f"((int64_t){wide})", iv) if any_wide else (narrow, iv)
+        if _fits128(iv):
+            return wide, iv
+        return checked, FULL128
 
     def walk_op(self, e: Op, a: list[tuple[str, Interval]]) -> tuple[str, Interval]:
         o = str(e.op)
         s = [x[0] for x in a]
         ivs = [x[1] for x in a]
+        any_wide = any(is_wide(x) for x in ivs)
         if o in ("==", "!=", "<", "<=", ">", ">="):
             return f"({s[0]} {o} {s[1]})", (0, 1)
         if o == "&&":
@@ -116,122 +186,184 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
             return f"(!{s[0]} || {s[1]})", (0, 1)
         if o == "ite":
             b, c = ivs[1], ivs[2]
-            iv = (min(b[0], c[0]), max(b[1], c[1])) if b and c else None
-            return f"({s[0]} ? {s[1]} : {s[2]})", iv
+            return f"({s[0]} ? {s[1]} : {s[2]})", (min(b[0], c[0]), max(b[1], c[1]))
         if o == "neg":
             x = ivs[0]
-            iv = (-x[1], -x[0]) if x else None
-            return (f"(-{s[0]})", iv) if _fits64(iv) else (f"ck_neg(C, {s[0]})", iv)
+            return self._typed(
+                (-x[1], -x[0]),
+                any_wide,
+                f"(-{s[0]})",
+                f"(-(__int128){s[0]})",
+                f"ck_neg128(C, {s[0]})",
+            )
         if o == "~":
             x = ivs[0]
-            return f"(~{s[0]})", ((-x[1] - 1, -x[0] - 1) if x else None)
+            return f"(~{s[0]})", (-x[1] - 1, -x[0] - 1)
         if o in ("+", "-", "*"):
             x, y = ivs
-            iv = None
-            if x and y:
-                if o == "+":
-                    iv = (x[0] + y[0], x[1] + y[1])
-                elif o == "-":
-                    iv = (x[0] - y[1], x[1] - y[0])
-                else:
-                    p = [u * w for u in x for w in y]
-                    iv = (min(p), max(p))
-            if _fits64(iv):
-                return f"({s[0]} {o} {s[1]})", iv
+            if o == "+":
+                iv = (x[0] + y[0], x[1] + y[1])
+            elif o == "-":
+                iv = (x[0] - y[1], x[1] - y[0])
+            else:
+                iv = _hull([u * w for u in x for w in y])
             fn = {"+": "ck_add", "-": "ck_sub", "*": "ck_mul"}[o]
-            return f"{fn}(C, {s[0]}, {s[1]})", iv
+            return self._typed(
+                iv,
+                any_wide,
+                f"({s[0]} {o} {s[1]})",
+                f"((__int128){s[0]} {o} {s[1]})",
+                f"{fn}128(C, {s[0]}, {s[1]})",
+            )
         if o in ("/", "%"):
             x, y = ivs
-            iv = None
-            if x is not None:
-                m = max(abs(x[0]), abs(x[1]))
+            m = max(abs(x[0]), abs(x[1]))
+            if o == "%":
+                m = min(m, max(0, max(abs(y[0]), abs(y[1])) - 1))
+            neg, pos = (-m if x[0] < 0 else 0), (m if x[1] > 0 else 0)
+            if o == "%" or y[0] >= 0:  # the sign of the dividend
+                iv = (neg, pos)
+            elif y[1] <= 0:  # the opposite sign
+                iv = (-pos, -neg)
+            else:
                 iv = (-m, m)
             fn = "i_div" if o == "/" else "i_mod"
-            return f"{fn}(C, {s[0]}, {s[1]})", iv
+            call = f"{fn}128(C, {s[0]}, {s[1]})"
+            return self._typed(iv, any_wide, f"{fn}(C, {s[0]}, {s[1]})", call, call)
         if o in ("&", "|", "^"):
-            x, y = _pow2_bound(ivs[0]), _pow2_bound(ivs[1])
-            iv = (min(x[0], y[0]), max(x[1], y[1])) if x and y else None
-            return f"({s[0]} {o} {s[1]})", iv
+            x, y = ivs
+            px, py = _pow2_bound(x), _pow2_bound(y)
+            iv = (min(px[0], py[0]), max(px[1], py[1]))
+            if o == "&" and (x[0] >= 0 or y[0] >= 0):
+                iv = (0, min(z[1] for z in (x, y) if z[0] >= 0))
+            src = f"({s[0]} {o} {s[1]})"
+            return self._typed(iv, any_wide, src, src, src)
         if o == "<<":
-            return f"i_shl(C, {s[0]}, {s[1]})", None
+            iv = _shl_interval(ivs[0], ivs[1])
+            call = f"i_shl128(C, {s[0]}, {s[1]})"
+            return self._typed(iv, any_wide, f"i_shl(C, {s[0]}, {s[1]})", call, call)
         if o == ">>":
-            x = ivs[0]
-            iv = (min(x[0], 0), max(x[1], 0)) if x else None
-            return f"i_shr({s[0]}, {s[1]})", iv
+            iv = _shr_interval(ivs[0], ivs[1])
+            call = f"i_shr128({s[0]}, {s[1]})"
+            return self._typed(iv, any_wide, f"i_shr({s[0]}, {s[1]})", call, call)
         if o == "select":
             # element i, the last one when i is out of range (ir.arrays; the reference
             # evaluator's meaning): only the chosen element is evaluated
             elems = s[1:]
-            known = [x for x in ivs[1:] if x is not None]
-            iv = (
-                (min(x[0] for x in known), max(x[1] for x in known))
-                if len(known) == len(elems)
-                else None
-            )
+            iv = (min(x[0] for x in ivs[1:]), max(x[1] for x in ivs[1:]))
             self.n_select = getattr(self, "n_select", 0) + 1
             t = f"_si{self.n_select}"  # a fresh name: selects may nest
             out = elems[-1]
             for k in range(len(elems) - 2, -1, -1):
                 out = f"({t} == {k} ? {elems[k]} : {out})"
-            return f"({{ int64_t {t} = {s[0]}; {out}; }})", iv
+            ty = "__int128" if is_wide(ivs[0]) else "int64_t"
+            return f"({{ {ty} {t} = {s[0]}; {out}; }})", iv
         raise Unsupported(f"operator {o}")
 
 
 @dataclass(frozen=True)
 class Field:
     """Where a variable lives in a packed state: word, bit offset, width (bits), lowest value
-    (``value - lo`` is stored), and whether it is a whole signed word (unbounded ``INT``)."""
+    (``value - lo`` is stored), whether it is a whole signed word (unbounded ``INT``), its
+    first slot in the unpacked state and whether its values need 128 bits (``wide``: two slots,
+    low then high half). A field wider than 64 bits starts at bit 0 of ``word`` and goes on in
+    bits ``0 .. width - 65`` of ``word + 1``."""
 
     word: int
     shift: int
     width: int
     lo: int
     signed: bool
+    slot: int = 0
+    wide: bool = False
 
 
 @dataclass(frozen=True)
 class Layout:
     """The packed state vector: one :class:`Field` per variable (declaration order) in ``words``
-    64-bit words."""
+    64-bit words; the unpacked state is ``slots`` ``int64_t`` values (one per variable, two for
+    a wide one)."""
 
     fields: tuple[Field, ...]
     words: int
+    slots: int = 0
 
     @property
     def bits(self) -> int:
         """Bits actually used by the fields."""
         return sum(f.width for f in self.fields)
 
+    @property
+    def has_wide(self) -> bool:
+        """Whether some variable takes two slots."""
+        return self.slots != len(self.fields)
+
+    def to_slots(self, state: Sequence[int]) -> list[int] | None:
+        """The unpacked C state (``slots`` signed 64-bit values) of a state (one integer per
+        variable); ``None`` when a value does not fit its slots."""
+        if not self.has_wide:
+            return list(state)
+        out: list[int] = []
+        for f, x in zip(self.fields, state, strict=True):
+            if f.wide:
+                lo, hi = x & _M64, x >> 64
+                if not INT64_MIN <= hi <= INT64_MAX:
+                    return None
+                out += [lo - (1 << 64) if lo > INT64_MAX else lo, hi]
+            else:
+                out.append(x)
+        return out
+
+    def from_slots(self, vals: Sequence[int]) -> tuple[int, ...]:
+        """The state (one integer per variable) of ``slots`` unpacked C values."""
+        if not self.has_wide:
+            return tuple(vals)
+        return tuple(
+            (vals[f.slot + 1] << 64) | (vals[f.slot] & _M64) if f.wide else vals[f.slot]
+            for f in self.fields
+        )
+
 
 def layout(system: System) -> Layout:
-    """Bit fields for the variables of ``system`` (first fit by decreasing width). Raises
-    :class:`Unsupported` for a range wider than 64 bits."""
-    widths: list[tuple[int, int, bool]] = []  # width, lo, signed
+    """Bit fields for the variables of ``system``: fields over 64 bits first (each starting a
+    word pair, the rest of the second word free), then first fit by decreasing width. Raises
+    :class:`Unsupported` for a range whose values or span need more than 127 bits."""
+    widths: list[tuple[int, int, bool, bool]] = []  # width, lo, signed, wide
     for v in system.variables:
         if isinstance(v.sort, RangeSort):
             span = v.sort.hi - v.sort.lo
             w = max(1, span.bit_length())
-            if w > 64 or not INT64_MIN <= v.sort.lo <= INT64_MAX:
-                raise Unsupported(f"the range of {v.name} is wider than 64 bits")
-            widths.append((w, v.sort.lo, False))
+            if w > 127 or not _fits128((v.sort.lo, v.sort.hi)):
+                raise Unsupported(f"the range of {v.name} is wider than 128 bits")
+            widths.append((w, v.sort.lo, False, not _fits64((v.sort.lo, v.sort.hi))))
         elif isinstance(v.sort, BoolSort):
-            widths.append((1, 0, False))
+            widths.append((1, 0, False, False))
         else:
-            widths.append((64, 0, True))
+            widths.append((64, 0, True, False))
     order = sorted(range(len(widths)), key=lambda i: -widths[i][0])
     free: list[int] = []  # bits used per word
-    placed: dict[int, Field] = {}
+    placed: dict[int, tuple[int, int]] = {}
     for i in order:
-        w, lo, signed = widths[i]
+        w = widths[i][0]
+        if w > 64:
+            placed[i] = (len(free), 0)
+            free += [64, w - 64]
+            continue
         for k, used in enumerate(free):
             if used + w <= 64:
-                placed[i] = Field(k, used, w, lo, signed)
+                placed[i] = (k, used)
                 free[k] = used + w
                 break
         else:
-            placed[i] = Field(len(free), 0, w, lo, signed)
+            placed[i] = (len(free), 0)
             free.append(w)
-    return Layout(tuple(placed[i] for i in range(len(widths))), max(1, len(free)))
+    fields: list[Field] = []
+    slot = 0
+    for i, (w, lo, signed, wide) in enumerate(widths):
+        word, shift = placed[i]
+        fields.append(Field(word, shift, w, lo, signed, slot, wide))
+        slot += 2 if wide else 1
+    return Layout(tuple(fields), max(1, len(free)), slot)
 
 
 def _mask(width: int) -> str:
@@ -246,15 +378,17 @@ class CGen:
             raise Unsupported(f"expressions nested deeper than {MAX_C_DEPTH} levels")
         self.system = system
         self.props = tuple(props)
-        self.tr = CExpr(system)
-        self.n = len(system.variables)
+        self.layout = layout(system)
+        self.tr = CExpr(system, self.layout)
+        self.n = self.layout.slots
         self.lines: list[str] = []
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
-        self.layout = layout(system)
         self.uid = 0
         for v in system.variables:
-            c_const(v.init)
+            wide = self.layout.fields[system.index_of[v.name]].wide
+            if not (_fits128 if wide else _fits64)((v.init, v.init)):
+                raise Unsupported(f"initial value of {v.name} does not fit in 64 bits")
             if isinstance(v.sort, RangeSort) and not v.sort.lo <= v.init <= v.sort.hi:
                 raise Unsupported(f"initial value of {v.name} outside its range")
 
@@ -279,10 +413,10 @@ class CGen:
         self.emit(i, "C->err = 0;")
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else _strip_dispatch(cond, var, value)
-            self.emit(i, f"x = {tr.c(cnd)};")
+            self.emit(i, f"x = {tr.cb(cnd)};")
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
             self.emit(i, f"if (x) {{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}")
-        g = tr.c(guard)
+        g = tr.cb(guard)
         if g != "1":
             self.emit(i, f"x = {g};")
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
@@ -290,42 +424,62 @@ class CGen:
         self.emit(i, f"int64_t t[{max(self.n, 1)}];")
         if self.n:
             self.emit(i, "memcpy(t, v, sizeof t);")
-        checks: list[tuple[str, int, RangeSort]] = []
-        temps: list[tuple[str, int]] = []
+        checks: list[tuple[str, int, RangeSort, bool]] = []
+        temps: list[tuple[str, Field]] = []
         for k, (name, rhs) in enumerate(c.updates):
             idx = sys.index_of[name]
+            fld = self.layout.fields[idx]
             sort = sys.by_name[name].sort
-            src = tr.c(rhs)
+            src, iv = tr.walk(rhs)
+            wide = is_wide(iv) and not isinstance(sort, BoolSort)
             if isinstance(sort, BoolSort):
                 src = f"(({src}) ? 1 : 0)"
             tmp = f"u{k}"
-            self.emit(i, f"int64_t {tmp} = {src};")
+            self.emit(i, f"{'__int128' if wide or fld.wide else 'int64_t'} {tmp} = {src};")
             if isinstance(sort, RangeSort):
+                lo, hi = c_const(sort.lo), c_const(sort.hi)
                 if sort.overflow == "wrap":
+                    big = wide or fld.wide or not _fits64((sort.lo, sort.size))
+                    fn = "i_wrap128(C, " if big else "i_wrap("
                     self.emit(
                         i,
-                        f"if ({tmp} < {c_const(sort.lo)} || {tmp} > {c_const(sort.hi)}) "
-                        f"{tmp} = i_wrap({tmp}, {c_const(sort.lo)}, {c_const(sort.size)});",
+                        f"if ({tmp} < {lo} || {tmp} > {hi}) "
+                        f"{tmp} = {fn}{tmp}, {lo}, {c_const(sort.size)});",
                     )
                 else:
-                    checks.append((tmp, idx, sort))
-            temps.append((tmp, idx))
+                    checks.append((tmp, idx, sort, wide))
+            elif wide:  # an unbounded INT holds 64 bits: past them, the Python back end
+                self.emit(i, f"if ({tmp} < INT64_MIN || {tmp} > INT64_MAX) C->ovf = 1;")
+            temps.append((tmp, fld))
         if c.updates:
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
         for name, cond in c.asserts:
             if name not in self.assert_index:
                 continue
-            self.emit(i, f"x = {tr.c(cond)};")
+            self.emit(i, f"x = {tr.cb(cond)};")
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
             self.emit(i, f"if (!x) add_fail(C, {c.index}, 3, {self.assert_index[name]}, 0);")
-        for tmp, idx, sort in checks:
+        for tmp, idx, sort, wide in checks:
+            fail = f"add_fail(C, {c.index}, 4, {idx}, {tmp});"
+            if wide:  # the message needs the value: one past 64 bits is worded by Python
+                fail = (
+                    f"if ({tmp} < INT64_MIN || {tmp} > INT64_MAX) C->ovf = 1; "
+                    f"else add_fail(C, {c.index}, 4, {idx}, (int64_t){tmp});"
+                )
             self.emit(
                 i,
                 f"if ({tmp} < {c_const(sort.lo)} || {tmp} > {c_const(sort.hi)}) "
-                f"{{ add_fail(C, {c.index}, 4, {idx}, {tmp}); goto {done}; }}",
+                f"{{ {fail} goto {done}; }}",
             )
-        for tmp, idx in temps:
-            self.emit(i, f"t[{idx}] = {tmp};")
+        for tmp, fld in temps:
+            if fld.wide:
+                self.emit(
+                    i,
+                    f"t[{fld.slot}] = (int64_t)(uint64_t){tmp}; "
+                    f"t[{fld.slot + 1}] = (int64_t)({tmp} >> 64);",
+                )
+            else:
+                self.emit(i, f"t[{fld.slot}] = (int64_t){tmp};")
         f = self.proc_ids[c.exclusive] if c.exclusive is not None else -1
         main = (
             f"close_chain(C, {c.index}, t, {f}); C->ex = 1;"
@@ -347,6 +501,8 @@ class CGen:
         sys = self.system
         for run in _runs(cmds):
             var = choose_dispatch_var(sys, run)
+            if var is not None and self.layout.fields[sys.index_of[var]].wide:
+                var = None  # C switches on 64-bit values only
             if var is None:
                 for c in run:
                     self.command(ind, c, c.guard, None, 0, mode)
@@ -356,7 +512,7 @@ class CGen:
                 value = _dispatch_value(c, var)
                 assert value is not None
                 groups.setdefault(value, []).append(c)
-            self.emit(ind, f"switch (v[{sys.index_of[var]}]) {{")
+            self.emit(ind, f"switch (v[{self.layout.fields[sys.index_of[var]].slot}]) {{")
             for value, grp in groups.items():
                 self.emit(ind, f"case {c_const(value)}: {{")
                 for c in grp:
@@ -421,7 +577,7 @@ class CGen:
         for k, p in enumerate(self.props):
             if p.kind not in STATE_PROPERTY_KINDS:
                 continue
-            bad = f"!({tr.c(p.expr)})" if p.kind == "invariant" else tr.c(p.expr)
+            bad = f"!({tr.cb(p.expr)})" if p.kind == "invariant" else tr.cb(p.expr)
             self.emit(1, f"C->err = 0; x = {bad};")
             self.emit(1, f"if (x || C->err) out[n++] = {k};")
         self.emit(1, "(void)C; (void)v; (void)x; (void)out;")
@@ -432,46 +588,63 @@ class CGen:
         if ve is None:
             self.emit(1, "(void)C; (void)v; return 0;")
         else:
-            self.emit(1, f"C->err = 0; int64_t x = {tr.c(ve)};")
+            self.emit(1, f"C->err = 0; int64_t x = {tr.cb(ve)};")
             self.emit(1, "return C->err ? 0 : (x != 0);")
         self.emit(0, "}")
 
     def packing(self) -> None:
         lay = self.layout
+        parts: list[list[str]] = [[] for _ in range(lay.words)]
+        for f in lay.fields:
+            val = f"W128(v[{f.slot + 1}], v[{f.slot}])" if f.wide else f"v[{f.slot}]"
+            if f.signed:
+                parts[f.word].append(f"(uint64_t){val}")
+                continue
+            off = f"({val} - {c_const(f.lo)})" if f.lo else val
+            if f.width > 64:
+                u = f"((unsigned __int128){off})"
+                parts[f.word].append(f"(uint64_t){u}")
+                parts[f.word + 1].append(f"(uint64_t)({u} >> 64)")
+                continue
+            x = f"(uint64_t){off}"
+            parts[f.word].append(f"({x} << {f.shift})" if f.shift else x)
         self.emit(0, "static void m_pack(const int64_t *v, uint64_t *w) {")
         for k in range(lay.words):
-            parts = []
-            for i, f in enumerate(lay.fields):
-                if f.word != k:
-                    continue
-                if f.signed:
-                    parts.append(f"(uint64_t)v[{i}]")
-                else:
-                    val = f"(uint64_t)(v[{i}] - {c_const(f.lo)})" if f.lo else f"(uint64_t)v[{i}]"
-                    parts.append(f"({val} << {f.shift})" if f.shift else val)
-            self.emit(1, f"w[{k}] = {' | '.join(parts) or '0'};")
+            self.emit(1, f"w[{k}] = {' | '.join(parts[k]) or '0'};")
         self.emit(0, "}")
         self.emit(0, "static void m_unpack(const uint64_t *w, int64_t *v) {")
-        for i, f in enumerate(lay.fields):
+        for f in lay.fields:
             if f.signed:
-                self.emit(1, f"v[{i}] = (int64_t)w[{f.word}];")
+                self.emit(1, f"v[{f.slot}] = (int64_t)w[{f.word}];")
                 continue
-            x = f"(w[{f.word}] >> {f.shift})" if f.shift else f"w[{f.word}]"
-            if f.width < 64:
-                x = f"({x} & {_mask(f.width)})"
-            x = f"(int64_t){x}"
+            if f.width > 64:
+                hi = f"(w[{f.word + 1}] & {_mask(f.width - 64)})"
+                x = f"(__int128)(((unsigned __int128){hi} << 64) | w[{f.word}])"
+            else:
+                x = f"(w[{f.word}] >> {f.shift})" if f.shift else f"w[{f.word}]"
+                if f.width < 64:
+                    x = f"({x} & {_mask(f.width)})"
+                x = f"(__int128){x}" if f.wide else f"(int64_t){x}"
             if f.lo:
                 x = f"{x} + {c_const(f.lo)}"
-            self.emit(1, f"v[{i}] = {x};")
+            if f.wide:
+                self.emit(
+                    1,
+                    f"{{ __int128 y = {x}; v[{f.slot}] = (int64_t)(uint64_t)y; "
+                    f"v[{f.slot + 1}] = (int64_t)(y >> 64); }}",
+                )
+            else:
+                self.emit(1, f"v[{f.slot}] = {x};")
         self.emit(1, "(void)w; (void)v;")
         self.emit(0, "}")
         self.emit(0, "static int m_in_range(const int64_t *v) {")
-        for i, var in enumerate(self.system.variables):
+        for f, var in zip(lay.fields, self.system.variables, strict=True):
+            val = f"W128(v[{f.slot + 1}], v[{f.slot}])" if f.wide else f"v[{f.slot}]"
             if isinstance(var.sort, RangeSort):
                 lo, hi = c_const(var.sort.lo), c_const(var.sort.hi)
-                self.emit(1, f"if (v[{i}] < {lo} || v[{i}] > {hi}) return 0;")
+                self.emit(1, f"if ({val} < {lo} || {val} > {hi}) return 0;")
             elif isinstance(var.sort, BoolSort):
-                self.emit(1, f"if (v[{i}] != 0 && v[{i}] != 1) return 0;")
+                self.emit(1, f"if ({val} != 0 && {val} != 1) return 0;")
         self.emit(1, "(void)v; return 1;")
         self.emit(0, "}")
 

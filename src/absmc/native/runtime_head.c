@@ -182,6 +182,58 @@ static inline int64_t i_wrap(int64_t v, int64_t lo, int64_t size) {
     return (int64_t)(r + lo);
 }
 
+/* the same on __int128 (values wider than 64 bits; ovf past 128) */
+#define W128(hi, lo) ((__int128)(((unsigned __int128)(uint64_t)(hi) << 64) | (uint64_t)(lo)))
+#define I128_MAX ((__int128)(((unsigned __int128)1 << 127) - 1))
+#define I128_MIN (-I128_MAX - 1)
+static inline __int128 ck_add128(ctx_t *C, __int128 a, __int128 b) {
+    __int128 r;
+    if (__builtin_add_overflow(a, b, &r)) C->ovf = 1;
+    return r;
+}
+static inline __int128 ck_sub128(ctx_t *C, __int128 a, __int128 b) {
+    __int128 r;
+    if (__builtin_sub_overflow(a, b, &r)) C->ovf = 1;
+    return r;
+}
+static inline __int128 ck_mul128(ctx_t *C, __int128 a, __int128 b) {
+    __int128 r;
+    if (__builtin_mul_overflow(a, b, &r)) C->ovf = 1;
+    return r;
+}
+static inline __int128 ck_neg128(ctx_t *C, __int128 a) {
+    if (a == I128_MIN) { C->ovf = 1; return 0; }
+    return -a;
+}
+static inline __int128 i_div128(ctx_t *C, __int128 a, __int128 b) {
+    if (b == 0) { C->err = 1; return 0; }
+    if (b == -1) return ck_neg128(C, a);
+    return a / b;
+}
+static inline __int128 i_mod128(ctx_t *C, __int128 a, __int128 b) {
+    if (b == 0) { C->err = 1; return 0; }
+    if (b == -1) return 0;
+    return a % b;
+}
+static inline __int128 i_shl128(ctx_t *C, __int128 a, __int128 b) {
+    if (b < 0 || a == 0 || b > 4096) return 0;
+    if (b >= 127) { C->ovf = 1; return 0; }
+    if (a > (I128_MAX >> (int)b) || a < (I128_MIN >> (int)b)) { C->ovf = 1; return 0; }
+    return (__int128)((unsigned __int128)a << (int)b);
+}
+static inline __int128 i_shr128(__int128 a, __int128 b) {
+    if (b < 0) return 0;
+    if (b >= 127) return a < 0 ? -1 : 0;
+    return a >> (int)b;
+}
+static inline __int128 i_wrap128(ctx_t *C, __int128 v, __int128 lo, __int128 size) {
+    __int128 d;
+    if (__builtin_sub_overflow(v, lo, &d)) { C->ovf = 1; return lo; }
+    __int128 r = d % size;
+    if (r < 0) r += size;
+    return r + lo;
+}
+
 /* a process step function: flags say which commands (FN_NORMAL, FN_TIMEOUT) and where steps
  * go (FN_MAIN: top-level steps and exclusive chains; otherwise the function's output list) */
 typedef void (*fn_t)(ctx_t *, const int64_t *, int);

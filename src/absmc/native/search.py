@@ -32,7 +32,7 @@ from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Progress
-from absmc.kernel.search import SearchOutcome, Violation
+from absmc.kernel.search import HANDED_OVER, SearchOutcome, Violation
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.store import BitStateCoverage
 from absmc.native.semantics import NativeSemantics, failure_message
@@ -101,6 +101,7 @@ def native_search(
     hash_functions: int = 3,
     workers: int = 1,
     parallel_after: int = 0,
+    hand_over: Callable[[int], bool] | None = None,
 ) -> NativeRun:
     """Search the state space of ``sem`` breadth-first in C (see the module docstring).
 
@@ -114,8 +115,10 @@ def native_search(
     many threads once ``parallel_after`` states are stored (``runtime_par.c``: a shared
     lock-free table; the same states, transitions and verdicts, but depths and paths are those
     of the threads' discovery order, not shortest ones); ``threads`` in the run says how many
-    ran. Raises :class:`NativeOverflow` when a value leaves 64 bits, ``MemoryError``
-    when the store cannot be allocated."""
+    ran. ``hand_over(states stored)``, asked between two slices, ends the search with
+    ``stopped`` = :data:`~absmc.kernel.search.HANDED_OVER` when it returns true. Raises
+    :class:`NativeOverflow` when a value leaves 128 bits, ``MemoryError`` when the store cannot
+    be allocated."""
     limits = limits or Limits()
     lib, ffi = sem.lib, sem._ffi
     ncmd = len(sem.system.commands)
@@ -142,8 +145,9 @@ def native_search(
         budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
         lib.s_set_max_bytes(handle, max(0, int(budget)))
     out = SearchOutcome()
-    init = ffi.new("int64_t[]", list(sem.initial) or [0])
-    if not lib.api_in_range(init):
+    slots = sem.layout.to_slots(sem.initial)
+    init = ffi.new("int64_t[]", slots or [0]) if slots is not None else None
+    if init is None or not lib.api_in_range(init):
         raise NativeOverflow("the initial state does not fit its variables")
     status = lib.s_init(handle, init)
     last_progress = start
@@ -152,6 +156,10 @@ def native_search(
             status = lib.s_run(handle, SLICE_S)
             if status == _SLICE:
                 status = _RUNNING
+                if hand_over is not None and hand_over(int(lib.s_stat(handle, 0))):
+                    out.stopped = HANDED_OVER
+                    out.limit_hit = True
+                    break
                 now = time.monotonic()
                 if end is not None and now >= end:
                     out.stopped = (

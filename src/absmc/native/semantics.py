@@ -1,8 +1,9 @@
 """``NativeSemantics``: the kernel's ``Semantics`` protocol on generated C (see
 :mod:`absmc.native.cgen` for the semantics and :mod:`absmc.native.build` for compilation).
 
-Each call converts the state tuple to an ``int64_t`` array, runs the C function and reads the
-results back. When a value leaves the 64-bit range (unbounded ``INT`` data) or a state passed in
+Each call converts the state tuple to an ``int64_t`` array (two slots for a value wider than 64
+bits: :meth:`~absmc.native.cgen.Layout.to_slots`), runs the C function and reads the results
+back. When a value leaves the 64-bit range (unbounded ``INT`` data) or a state passed in
 does not fit its variables' ranges, the call is answered by the generated-Python back end
 (:func:`absmc.ir.compile.compile_system`, built on first need) — so answers never differ from
 the Python back end's; ``fallbacks`` counts such calls.
@@ -10,7 +11,8 @@ the Python back end's; ``fallbacks`` counts such calls.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -44,7 +46,9 @@ def failure_message(
 class NativeSemantics:
     """The concrete semantics of ``system`` (with ``properties`` selected; default: all) in
     C compiled at optimization level ``opt`` (see :func:`~absmc.native.build.load_library`;
-    default: :func:`~absmc.native.build.default_opt`).
+    default: :func:`~absmc.native.build.default_opt`; ``on_compile`` receives the compiler's
+    process when one runs; ``prepared``: the generator and source already made for
+    ``system`` and ``properties``).
     Raises :class:`~absmc.native.cgen.Unsupported` when the System cannot be translated and
     :class:`~absmc.native.build.CompilerError` when it cannot be compiled.
 
@@ -52,18 +56,27 @@ class NativeSemantics:
     ``len(commands) + k``)."""
 
     def __init__(
-        self, system: System, properties: Sequence[Property] | None = None, opt: str | None = None
+        self,
+        system: System,
+        properties: Sequence[Property] | None = None,
+        opt: str | None = None,
+        on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
+        prepared: tuple[CGen, str] | None = None,
     ) -> None:
         self._system = system
         self._properties = tuple(system.properties if properties is None else properties)
-        gen = CGen(system, self._properties)
-        head, tail = runtime_sources()
-        self.source: str = gen.source(head, tail)
+        if prepared is None:
+            gen = CGen(system, self._properties)
+            head, tail = runtime_sources()
+            prepared = gen, gen.source(head, tail)
+        gen = prepared[0]
+        self.source: str = prepared[1]
         self.layout: Layout = gen.layout
-        self.lib: Any = load_library(self.source, opt or default_opt(len(self.source)))
+        self.lib: Any = load_library(self.source, opt or default_opt(len(self.source)), on_compile)
         self._ffi = ffi()
         self._ctx = self._ffi.gc(self.lib.ctx_new(), self.lib.ctx_free)
         self._n = len(system.variables)
+        self._slots = self.layout.slots
         self._ncmd = len(system.commands)
         self.chains: list[tuple[int, ...]] = []
         self._chain_ids: dict[tuple[int, ...], int] = {}
@@ -71,7 +84,7 @@ class NativeSemantics:
             k for k, p in enumerate(self._properties) if p.kind in STATE_PROPERTY_KINDS
         ]
         self._viol = self._ffi.new("int32_t[]", max(1, len(self._properties)))
-        self._out = self._ffi.new("int64_t[]", max(1, self._n))
+        self._out = self._ffi.new("int64_t[]", max(1, self._slots))
         self._found = self._ffi.new("int *")
         #: calls answered by the Python back end (a value outside 64 bits)
         self.fallbacks = 0
@@ -122,8 +135,11 @@ class NativeSemantics:
     def _arr(self, s: State) -> Any:
         if len(s) != self._n:
             raise ValueError(f"a state of {self._n} values expected, got {len(s)}")
+        vals = self.layout.to_slots(s)
+        if vals is None:
+            return None
         try:
-            arr = self._ffi.new("int64_t[]", list(s)) if self._n else self._ffi.new("int64_t[1]")
+            arr = self._ffi.new("int64_t[]", vals) if vals else self._ffi.new("int64_t[1]")
         except OverflowError:
             return None
         return arr if self.lib.api_in_range(arr) else None
@@ -140,7 +156,8 @@ class NativeSemantics:
         if arr is None or self.lib.api_successors(self._ctx, arr) != 0:
             self.fallbacks += 1
             return self._from_python(self.python.successors(s), self.python)
-        lib, ctx, f, n = self.lib, self._ctx, self._ffi, self._n
+        lib, ctx, f, n = self.lib, self._ctx, self._ffi, self._slots
+        conv = self.layout.from_slots
         nsteps = lib.api_nsteps(ctx)
         nfails = lib.api_nfails(ctx)
         steps: Successors = []
@@ -153,7 +170,7 @@ class NativeSemantics:
                 w = max(n, 1)
                 for i in range(nsteps):
                     chain = tuple(f.unpack(ch + offs[i], lens[i]))
-                    steps.append((self.intern(chain), tuple(vals[i * w : i * w + n])))
+                    steps.append((self.intern(chain), conv(vals[i * w : i * w + n])))
             if nfails:
                 return steps, self._failures(ch, nfails)
         return steps, ()
@@ -184,7 +201,7 @@ class NativeSemantics:
         mine = tuple(x for x in fails if x.label == ci)
         if not self._found[0]:
             return None, mine
-        return tuple(self._ffi.unpack(self._out, self._n)), mine
+        return self.layout.from_slots(self._ffi.unpack(self._out, self._slots)), mine
 
     def violated(self, s: State) -> list[int]:
         arr = self._arr(s)

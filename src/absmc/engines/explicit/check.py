@@ -148,6 +148,7 @@ def _safety(
             keep_going=options.keep_going,
             check_deadlock=selection.deadlock,
             progress=options.progress,
+            hand_over=options.hand_over,
         )
         extra = store.stats(outcome.stopped)
     stats = Stats(

@@ -1,17 +1,22 @@
 """``--backend native|auto`` for explicit search: the search loop in C (:mod:`absmc.native`).
 
 ``native`` compiles the model to C and searches there (refusing what the C loop lacks: depth-
-first order); ``auto`` starts in Python and moves to C once the model has
-shown more than :data:`AUTO_SWITCH_STATES` states (small models keep their quick verdicts and
-pay no compilation), and stays in Python wherever ``native`` would refuse. Either way the paths
-of violations are replayed on the generated-Python back end, so traces are the Python back
-end's; a search whose values leave 64 bits (unbounded data) is run again in Python.
+first order); ``auto`` starts in Python and compiles the model in the background once the Python
+search has run :data:`AUTO_COMPILE_AFTER_S` seconds (:class:`~absmc.native.background.
+BackgroundBuild`: the C compiler runs on another core meanwhile); the search moves to C (from
+the start) once it has stored :data:`AUTO_SWITCH_STATES` states *and* the C module is ready, so
+small models keep their quick verdicts and pay no compilation, and a Python search that ends
+before the compiler does is not delayed by it (the compiler is killed). ``auto`` stays in Python
+wherever ``native`` would refuse. Either way the paths of violations are replayed on the
+generated-Python back end, so traces are the Python back end's; a search whose values leave 128
+bits (unbounded data) is run again in Python.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +28,11 @@ from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import Result, Stats
-from absmc.kernel.search import SearchOutcome
+from absmc.kernel.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.store import bitstate_stats, not_a_proof
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
+from absmc.native.background import BackgroundBuild
+from absmc.native.build import OPT_ENV, OPT_LEVELS
 from absmc.native.search import (
     NativeOverflow,
     NativeRun,
@@ -34,8 +41,29 @@ from absmc.native.search import (
     relabel,
 )
 
-#: ``auto`` moves from the Python back end to C past this many states
+#: ``auto`` moves from the Python back end to C past this many states (once C is ready)
 AUTO_SWITCH_STATES = 50_000
+
+#: ``auto`` starts generating and compiling C after the Python search has run this long (wall
+#: seconds): the models whose search ends sooner (most of the corpus) never start the compiler
+AUTO_COMPILE_AFTER_S = 0.05
+
+#: ... and starts the compiler once the search has run this fraction of the compiler's estimated
+#: time (``BackgroundBuild``'s ski-rental rule): sort.pml's source (380 KB, ~1.3 s at ``-O0``)
+#: waits 0.6 s, and its Python search ends before; fischer.pml MAXT=8192's (90 KB) 0.15 s
+AUTO_COMPILE_RATIO = 0.5
+
+#: ``auto`` compiles at this level first (``$ABSMC_NATIVE_OPT`` overrides it and the upgrade
+#: below): gcc takes a quarter of ``-O2``'s time and the search runs half as fast (fischer.pml
+#: MAXT=8192, 2 threads: 0.24 s + 0.20 s against 0.62 s + 0.07 s at ``-O1``), which pays off
+#: below ~2*10^6 states, where the compiler's time counts
+AUTO_OPT = "-O0"
+
+#: when ``auto``'s C search (at :data:`AUTO_OPT`) runs longer than this (seconds), the model is
+#: compiled again at :data:`UPGRADE_OPT` in the background and the search starts again there
+#: once that is ready (the faster code redoes the states so far in half their time)
+UPGRADE_AFTER_S = 0.5
+UPGRADE_OPT = "-O2"
 
 #: with the default ``--workers`` (0) the C search starts its threads past this many states
 #: (below it one thread is as fast: starting threads and sharing work would cost more than
@@ -103,28 +131,52 @@ def check_native(
     selection: Selection,
     deadline: float | None = None,
     workers: int = 0,
+    sem: NativeSemantics | None = None,
+    upgrade: bool = False,
 ) -> Result:
-    """Explicit search of ``system`` in C, in ``workers`` threads (0: :func:`default_workers`,
-    started past :data:`PARALLEL_AFTER` states; threads serve the exact store without a depth
-    bound, the other searches run in one). Raises ``Unsupported``, ``CompilerError`` (the model
-    cannot be compiled) or ``NativeOverflow`` (values beyond 64 bits); the caller decides
-    whether to fall back."""
+    """Explicit search of ``system`` in C (``sem``: its semantics when already built), in
+    ``workers`` threads (0: :func:`default_workers`, started past :data:`PARALLEL_AFTER` states;
+    threads serve the exact store without a depth bound, the other searches run in one). With
+    ``upgrade`` a search still running after :data:`UPGRADE_AFTER_S` has the model compiled at
+    :data:`UPGRADE_OPT` beside it and starts again in that code once it is ready. Raises
+    ``Unsupported``, ``CompilerError`` (the model cannot be compiled) or ``NativeOverflow``
+    (values beyond 128 bits); the caller decides whether to fall back."""
     store: Any = options.store
     threads = workers if workers > 0 else default_workers()
-    sem = NativeSemantics(system, selection.user)
-    run = native_search(
-        sem,
-        store,
-        options.limits,
-        keep_going=options.keep_going,
-        check_deadlock=selection.deadlock,
-        progress=options.progress,
-        deadline=deadline,
-        bitstate_bits=options.bitstate_bits,
-        hash_functions=options.hash_functions,
-        workers=threads,
-        parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
-    )
+    if sem is None:
+        sem = NativeSemantics(system, selection.user)
+
+    def run_on(sem: NativeSemantics, hand_over: Callable[[int], bool] | None = None) -> NativeRun:
+        return native_search(
+            sem,
+            store,
+            options.limits,
+            keep_going=options.keep_going,
+            check_deadlock=selection.deadlock,
+            progress=options.progress,
+            deadline=deadline,
+            bitstate_bits=options.bitstate_bits,
+            hash_functions=options.hash_functions,
+            workers=threads,
+            parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
+            hand_over=hand_over,
+        )
+
+    if not upgrade:
+        run = run_on(sem)
+    else:
+        better = BackgroundBuild(system, selection.user, UPGRADE_AFTER_S, UPGRADE_OPT)
+        better.start()
+        try:
+            run = run_on(sem, lambda _states: better.ready())
+        except BaseException:
+            better.cancel()
+            raise
+        if run.outcome.stopped == HANDED_OVER:
+            sem = better.result()
+            run = run_on(sem)
+        else:
+            better.cancel()
     if store != "exact":
         _hash_compact_paths(run, sem, options, selection.deadlock)
     outcome = _paths(run, sem)
@@ -180,16 +232,20 @@ def check_with_backend(
             raise OptionError(why, "backend")
         return python(options)  # type: ignore[no-any-return]
     lim = options.limits
+    sem: NativeSemantics | None = None
     if backend == "auto":
-        cap = AUTO_SWITCH_STATES
-        if lim.max_states is not None and lim.max_states <= cap:
+        if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
             return python(options)  # type: ignore[no-any-return]
-        first: Result = python(replace(options, limits=replace(lim, max_states=cap)))
-        if not _hit_state_cap(first, cap):
+        first, built = _python_then_built(system, options, selection, python)
+        if isinstance(built, Exception):
+            return _noted(first, f"searched in Python: {built}")
+        if built is None:
             return first
+        sem = built
     deadline = start + lim.timeout if lim.timeout is not None else None
+    upgrade = backend == "auto" and os.environ.get(OPT_ENV, "") not in OPT_LEVELS
     try:
-        return check_native(system, options, selection, deadline, workers)
+        return check_native(system, options, selection, deadline, workers, sem, upgrade)
     except (Unsupported, CompilerError) as e:
         why = str(e)
     except NativeOverflow as e:
@@ -197,6 +253,37 @@ def check_with_backend(
     left = None if deadline is None else max(0.001, deadline - time.monotonic())
     result: Result = python(replace(options, limits=replace(lim, timeout=left)))
     return _noted(result, f"searched in Python: {why}")
+
+
+def _python_then_built(
+    system: System, options: CheckOptions, selection: Selection, python: Any
+) -> tuple[Result, NativeSemantics | Exception | None]:
+    """``auto``'s Python part: the Python search with the C module built beside it (see the
+    module docstring). Returns the Python result and the built semantics when the search handed
+    over to C (the result is then to be discarded), the build's exception when it failed and
+    the search passed :data:`AUTO_SWITCH_STATES` states (the result stands, with a note), else
+    ``None`` (the Python result is the answer; the build is abandoned)."""
+    opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
+    build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt, AUTO_COMPILE_RATIO)
+    handed = False
+
+    def hand_over(states: int) -> bool:
+        nonlocal handed
+        handed = states >= AUTO_SWITCH_STATES and build.ready()
+        return handed
+
+    build.start()
+    try:
+        result: Result = python(replace(options, hand_over=hand_over))
+    finally:
+        if not handed:
+            build.cancel()
+    if handed:
+        return result, build.result()
+    failed = build.failed()
+    if failed is not None and _hit_state_cap(result, AUTO_SWITCH_STATES):
+        return result, failed
+    return result, None
 
 
 def _noted(result: Result, note: str) -> Result:
@@ -213,6 +300,7 @@ def _hit_state_cap(result: Result, cap: int) -> bool:
 
 
 __all__ = [
+    "AUTO_COMPILE_AFTER_S",
     "AUTO_SWITCH_STATES",
     "PARALLEL_AFTER",
     "check_native",

@@ -1,0 +1,141 @@
+"""Building a model's :class:`~absmc.native.semantics.NativeSemantics` in the background.
+
+``--backend auto`` searches in Python first; a :class:`BackgroundBuild` started beside that
+search generates the C source and compiles it after ``delay`` seconds (models whose Python
+search ends sooner never start the compiler). The C compiler is a process of its own, so it runs
+on another core while Python searches (the thread itself only waits for it, without the GIL,
+except while the C source is generated). When the Python search ends first the build is
+cancelled: the compiler's session is killed and nobody waits for the thread.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+
+from absmc.ir.system import Property, System
+from absmc.native.build import default_opt, estimate_compile_s, kill_compiler, runtime_sources
+from absmc.native.cgen import CGen
+from absmc.native.semantics import NativeSemantics
+
+__all__ = ["BackgroundBuild"]
+
+
+class BackgroundBuild:
+    """``NativeSemantics(system, properties, opt)`` built in a daemon thread that starts ``delay``
+    seconds after :meth:`start`; it generates the source, then starts the compiler only once
+    ``ratio`` times the compiler's estimated time (:func:`~absmc.native.build.
+    estimate_compile_s`) has passed since :meth:`start` (0: at once) — the ski-rental rule: a
+    search that ends sooner never pays for a compilation much longer than itself.
+    :meth:`ready` says whether it is built, :meth:`result` gives it (building it in the
+    caller's thread when it has not started), :meth:`cancel` abandons it."""
+
+    def __init__(
+        self,
+        system: System,
+        properties: Sequence[Property],
+        delay: float = 0.0,
+        opt: str | None = None,
+        ratio: float = 0.0,
+    ) -> None:
+        self._system = system
+        self._opt = opt
+        self._ratio = ratio
+        self._t0 = time.monotonic()
+        self._stop = threading.Event()
+        self._properties = tuple(properties)
+        self._lock = threading.Lock()
+        self._started = False
+        self._cancelled = False
+        self._done = threading.Event()
+        self._proc: subprocess.Popen[str] | None = None
+        self._sem: NativeSemantics | None = None
+        self._error: Exception | None = None
+        self._timer = threading.Timer(delay, self._run)
+        self._timer.daemon = True
+
+    def start(self) -> None:
+        """Start the delay (then the build)."""
+        self._t0 = time.monotonic()
+        self._timer.start()
+
+    def _claim(self) -> bool:
+        with self._lock:
+            if self._started or self._cancelled:
+                return False
+            self._started = True
+            return True
+
+    def _on_compile(self, proc: subprocess.Popen[str]) -> None:
+        with self._lock:
+            self._proc = proc
+            cancelled = self._cancelled
+        if cancelled:
+            kill_compiler(proc)
+
+    def _run(self) -> None:
+        if self._claim():
+            self._build(wait=True)
+
+    def _build(self, wait: bool = False) -> None:
+        try:
+            gen = CGen(self._system, self._properties)
+            head, tail = runtime_sources()
+            source = gen.source(head, tail)
+            opt = self._opt or default_opt(len(source))
+            if wait:  # ski rental: compile once the search has run ratio x the compile's time
+                left = self._ratio * estimate_compile_s(len(source), opt)
+                left -= time.monotonic() - self._t0
+                if left > 0 and self._stop.wait(left):
+                    raise RuntimeError("the native build was cancelled")
+            self._sem = NativeSemantics(
+                self._system,
+                self._properties,
+                opt,
+                on_compile=self._on_compile,
+                prepared=(gen, source),
+            )
+        except Exception as e:  # Unsupported, CompilerError, OSError: the caller's to judge
+            self._error = e
+        finally:
+            self._done.set()
+
+    @property
+    def started(self) -> bool:
+        """Whether the build has begun (the delay is over)."""
+        return self._started
+
+    def ready(self) -> bool:
+        """Whether the semantics is built (not: still building, failed, not started)."""
+        return self._done.is_set() and self._sem is not None
+
+    def failed(self) -> Exception | None:
+        """The exception the build ended with (``None``: none, or not finished)."""
+        return self._error if self._done.is_set() else None
+
+    def result(self) -> NativeSemantics:
+        """The built semantics: waits for a running build, or builds it now when the delay has
+        not passed. Raises what :class:`NativeSemantics` raises (``Unsupported``,
+        ``CompilerError``) and ``RuntimeError`` after :meth:`cancel`."""
+        self._timer.cancel()
+        if self._claim():
+            self._build()
+        elif not self._started:
+            raise RuntimeError("the native build was cancelled")
+        self._done.wait()
+        if self._sem is None:
+            raise self._error or RuntimeError("the native build was cancelled")
+        return self._sem
+
+    def cancel(self) -> None:
+        """Abandon the build: no start after the delay, the compiler (if running) killed; does
+        not wait for the thread."""
+        self._timer.cancel()
+        self._stop.set()
+        with self._lock:
+            self._cancelled = True
+            proc = self._proc
+        if proc is not None:
+            kill_compiler(proc)
