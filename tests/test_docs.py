@@ -81,7 +81,7 @@ def _results(*args: str) -> dict[str, dict[str, object]]:
 
 def test_the_deos_gcl_row_of_the_typeabs_guide() -> None:
     row = _doc_row(TYPEABS, "`deos.gcl`")
-    exact = _results("examples/gcl/deos.gcl")["time_partitioning"]
+    exact = _results("examples/gcl/deos.gcl", "--workers", "1")["time_partitioning"]
     assert exact["verdict"] == "violated"
     stats = exact["stats"]
     assert isinstance(stats, dict) and isinstance(exact["trace"], list)

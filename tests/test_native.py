@@ -61,7 +61,7 @@ def _traces(res: dict[str, Any]) -> dict[str, Any]:
 def test_traces_are_the_python_back_ends(model: str, args: tuple[str, ...]) -> None:
     if not Path(model).exists():
         pytest.skip("../shared/benchmarks/promela is not available")
-    _, py = cli_json("check", model, *args)
+    _, py = cli_json("check", model, *args, "--backend", "python")
     _, nat = cli_json("check", model, *args, "--backend", "native")
     assert _traces(nat) == _traces(py)
     assert any(v == "violated" for v, _ in _traces(nat).values())
@@ -96,7 +96,7 @@ def test_model_errors_and_assertions_in_c_match_python(tmp_path: Path) -> None:
         "process Q { z > -2 -> z := z - 1; x == 2 -> z := z - 3; }\n"
         "invariant small: y < 100;\n"
     )
-    _, py = cli_json("check", str(model), "--keep-going")
+    _, py = cli_json("check", str(model), "--keep-going", "--backend", "python")
     _, nat = cli_json("check", str(model), "--keep-going", "--backend", "native")
     assert _traces(nat) == _traces(py)
     bad = {r["property"]: r for r in nat["results"]}["no-model-error"]
@@ -179,7 +179,7 @@ def test_auto_hands_over_to_c_once_the_background_build_is_ready(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     model = _counter(tmp_path, 5000)
-    _, py = cli_json("check", model, "--keep-going")
+    _, py = cli_json("check", model, "--keep-going", "--backend", "python")
     builds = _recorded(monkeypatch)
     code, res = cli_json("check", model, "--keep-going", "--backend", "auto")
     stats = res["results"][0]["stats"]
@@ -187,6 +187,17 @@ def test_auto_hands_over_to_c_once_the_background_build_is_ready(
     assert len(builds) == 1 and builds[0].ready()  # $ABSMC_NATIVE_OPT is set: no upgrade
     assert stats["states"] == 5001 == py["results"][0]["stats"]["states"]
     assert _traces(res) == _traces(py)  # the deadlock at x = 5000, replayed
+
+
+def test_auto_is_the_default_backend_and_python_is_chosen_by_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    model = _counter(tmp_path, 5000)
+    builds = _recorded(monkeypatch)  # 10 states count as large
+    _, default = cli_json("check", model, "--keep-going")
+    assert default["results"][0]["stats"]["backend"] == "native" and len(builds) == 1
+    _, py = cli_json("check", model, "--keep-going", "--backend", "python")
+    assert py["results"][0]["stats"].get("backend", "python") == "python" and len(builds) == 1
 
 
 def test_a_long_c_search_in_auto_moves_to_better_compiled_code(

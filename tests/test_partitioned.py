@@ -90,7 +90,9 @@ def test_owner_is_a_function_of_the_state() -> None:
     ],
 )
 def test_unsupported_combinations_are_refused_in_one_line(extra: list[str], says: str) -> None:
-    r = run_cli("check", str(GCL_EXAMPLES / "peterson.gcl"), "--workers", "2", *extra)
+    r = run_cli(
+        "check", str(GCL_EXAMPLES / "peterson.gcl"), "--backend", "python", "--workers", "2", *extra
+    )
     assert r.code == 2 and says in r.err and r.err.startswith("absmc: error: --workers")
     assert "Traceback" not in r.err
 
@@ -117,7 +119,7 @@ def test_sigterm_ends_the_workers_with_unknown_statistics(tmp_path: Path) -> Non
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "absmc.cli", "check", str(model),
-            "--json", "--no-deadlock", "--progress", "--workers", "2",
+            "--json", "--no-deadlock", "--progress", "--backend", "python", "--workers", "2",
         ],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")},

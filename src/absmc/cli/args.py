@@ -36,7 +36,7 @@ class CheckArgs:
     dot: str | None = None
     graph_bound: int = 60
     predicates: tuple[str, ...] = ()
-    backend: str = "python"
+    backend: str = "auto"
     seed_predicates: str = ""
     max_iterations: int = 50
     prover: str = "z3"

@@ -344,11 +344,12 @@ predicate_option = click.option(
 @click.option(
     "--backend",
     type=click.Choice(["python", "native", "auto"]),
-    default="python",
+    default="auto",
     show_default=True,
     help="[explicit] What runs the search: generated Python, C compiled with the system C "
-    "compiler (breadth-first; exact or hash-compact store), or auto (Python, then C once the "
-    "model shows more than 50,000 states).",
+    "compiler (breadth-first; exact, hash-compact or bitstate store), or auto (Python, then C "
+    "once the model shows more than 50,000 states and the C code, compiled in the background, "
+    "is ready; Python alone when no C compiler is present or with --ray).",
 )
 @defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")

@@ -33,7 +33,7 @@ class ExplicitOptions:
     ``ray`` runs the partitioned search on Ray actors (``"auto"``: a local Ray cluster; else the
     address of a running one)."""
 
-    backend: Literal["python", "native", "auto"] = "python"
+    backend: Literal["python", "native", "auto"] = "auto"
     workers: int = 0
     ray: str | None = None
 

@@ -48,7 +48,8 @@ def check_explicit(
     have omitted states), and the reason gives SPIN's hash factor, the observed false matches
     and a bound on the probability of an omission, never a coverage percentage
     (:class:`~absmc.kernel.store.BitStateStore`), or the expected number of hash collisions.
-    ``workers`` > 1 or ``ray`` run the safety search hash-partitioned on the Python back end
+    ``ray`` (with ``python`` or ``auto``) and, on the Python back end, ``workers`` > 1 run the
+    safety search hash-partitioned on the Python back end
     (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts); on the
     native back end ``workers`` threads share one store (0: the machine's cores).
     Linear-time properties (``ltl`` blocks, never claims) are checked each by its own product
@@ -57,14 +58,21 @@ def check_explicit(
     for a bad bitstate size.
     """
     selection = select_properties(system, options)
-    if backend != "python" and ray is not None:
+    if backend == "native" and ray is not None:
         raise OptionError("--ray runs on the Python back end (use --backend python)", "backend")
+    if ray is not None:
+        backend = "python"  # auto: the Ray search is the Python back end's partitioned one
     if backend != "python":
         # imported here: a run on the Python back end does not load cffi and the C generator
         from absmc.engines.explicit.native import check_with_backend
 
         return check_with_backend(
-            system, options, selection, backend, lambda o: check_explicit(system, o), workers
+            system,
+            options,
+            selection,
+            backend,
+            lambda o, w=1: check_explicit(system, o, "python", w),
+            workers,
         )
     compiled = compile_system(system, selection.user)
     results = (

@@ -218,8 +218,10 @@ def check_with_backend(
     python: Any,
     workers: int = 0,
 ) -> Result:
-    """Explicit search on ``backend`` (``workers``: :func:`check_native`'s); ``python(options)``
-    runs the Python back end. Raises
+    """Explicit search on ``backend`` (``workers``: :func:`check_native`'s); ``python(options,
+    workers=1)`` runs the Python back end (``workers`` > 1: its hash-partitioned search, which
+    ``auto`` runs when the native search cannot serve the options, e.g. ``--order dfs``, or the
+    model, e.g. values past 128 bits). Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
     why = native_refusal(options)
@@ -230,7 +232,7 @@ def check_with_backend(
     if why is not None:
         if backend == "native":
             raise OptionError(why, "backend")
-        return python(options)  # type: ignore[no-any-return]
+        return python(options, workers)  # type: ignore[no-any-return]
     lim = options.limits
     sem: NativeSemantics | None = None
     if backend == "auto":
@@ -251,7 +253,7 @@ def check_with_backend(
     except NativeOverflow as e:
         why = str(e)  # the Python back end computes with unbounded integers
     left = None if deadline is None else max(0.001, deadline - time.monotonic())
-    result: Result = python(replace(options, limits=replace(lim, timeout=left)))
+    result: Result = python(replace(options, limits=replace(lim, timeout=left)), workers)
     return _noted(result, f"searched in Python: {why}")
 
 
