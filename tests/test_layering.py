@@ -115,3 +115,32 @@ def test_no_import_cycles() -> None:
         if n not in state:
             visit(n, [])
     assert cycles == []
+
+
+def test_the_cli_starts_without_loading_the_engines_implementations() -> None:
+    """``absmc`` imports each engine's registry entry and options, not the engine: z3, islpy,
+    cffi and an engine's search code load when a check runs (a small model's whole run is
+    about half of what it was when every engine loaded at start-up)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, absmc.cli\n"
+        "print(' '.join(sorted(m for m in sys.modules if m in {'z3', 'islpy', 'cffi', 'spot'}"
+        " or m.startswith('absmc.engines.') and m.rsplit('.', 1)[1] in {'check', 'refinement'})))"
+    )
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    assert out.split() == []
+
+
+def test_lazily_exported_names_are_the_modules_objects() -> None:
+    import importlib
+
+    for engine in ENGINES:
+        package = importlib.import_module(f"absmc.engines.{engine}")
+        for name in package.__all__:
+            value = getattr(package, name)
+            assert not hasattr(value, "__path__") and type(value).__name__ != "module", name

@@ -7,6 +7,7 @@ Each engine package defines ``ENGINE = Engine(...)`` in its ``__init__``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
@@ -127,3 +128,19 @@ def _nonlinear(x: Op) -> bool:
 
 
 AnyEngine = Engine[Any]
+
+
+def lazy_exports(package: str, where: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for an engine package: name -> the module (in
+    ``where``) it is imported from on first use, so that importing the package (the CLI and the
+    registry import every engine's ``ENGINE`` and options type) does not load the engine's
+    implementation and its libraries (z3, islpy, lark) until a check runs. Raises
+    ``AttributeError`` for any other name."""
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(module), name)
+
+    return __getattr__

@@ -11,7 +11,7 @@ import click
 from absmc.cli.args import CheckArgs
 from absmc.cli.methods.base import MethodCli
 from absmc.engines.under import UnderOptions
-from absmc.engines.under.refinement import SeedKind
+from absmc.engines.under.options import SeedKind
 from absmc.errors import OptionError
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,15 +9,20 @@ semantics.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from absmc.engines.engine import PROPERTY_KINDS, Capabilities, Engine
-from absmc.engines.explicit.check import check_explicit, make_store
+from absmc.engines.engine import PROPERTY_KINDS, Capabilities, Engine, lazy_exports
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
+if TYPE_CHECKING:
+    from absmc.engines.explicit.check import check_explicit, make_store
+
 __all__ = ["ENGINE", "ExplicitOptions", "check_explicit", "make_store"]
+
+_CHECK = "absmc.engines.explicit.check"
+__getattr__ = lazy_exports(__name__, {"check_explicit": _CHECK, "make_store": _CHECK})
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ class ExplicitOptions:
 
 
 def _check(system: System, options: CheckOptions, own: ExplicitOptions) -> Result:
+    from absmc.engines.explicit.check import check_explicit
+
     return check_explicit(system, options, own.backend, own.workers, own.ray)
 
 

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine
-from absmc.engines.fourvalued.bilattice import Belnap
-from absmc.engines.fourvalued.build import FourValuedAbstraction, build_abstraction
-from absmc.engines.fourvalued.check import check_fourvalued
-from absmc.engines.fourvalued.refine import check_refining
+from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine, lazy_exports
 from absmc.ir.expr import Expr
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
+
+if TYPE_CHECKING:
+    from absmc.engines.fourvalued.bilattice import Belnap
+    from absmc.engines.fourvalued.build import FourValuedAbstraction, build_abstraction
+    from absmc.engines.fourvalued.check import check_fourvalued
 
 __all__ = [
     "ENGINE",
@@ -33,6 +35,17 @@ __all__ = [
     "build_abstraction",
     "check_fourvalued",
 ]
+
+_PKG = "absmc.engines.fourvalued"
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "Belnap": f"{_PKG}.bilattice",
+        "FourValuedAbstraction": f"{_PKG}.build",
+        "build_abstraction": f"{_PKG}.build",
+        "check_fourvalued": f"{_PKG}.check",
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,9 @@ class FourValuedOptions:
 
 
 def _check(system: System, options: CheckOptions, own: FourValuedOptions) -> Result:
+    from absmc.engines.fourvalued.check import check_fourvalued
+    from absmc.engines.fourvalued.refine import check_refining
+
     if own.refine:
         return check_refining(system, options, own.predicates, own.shortcut, own.max_iterations)
     return check_fourvalued(system, options, own.predicates, own.shortcut)

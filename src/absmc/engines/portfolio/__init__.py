@@ -17,11 +17,14 @@ hands it the candidate engines (:func:`portfolio_engine`).
 
 from __future__ import annotations
 
-from absmc.engines.portfolio.check import (
-    PortfolioOptions,
-    check_portfolio,
-    portfolio_engine,
-)
-from absmc.engines.portfolio.decide import Disagreement
+from typing import TYPE_CHECKING
+
+from absmc.engines.engine import lazy_exports
+from absmc.engines.portfolio.engine import Disagreement, PortfolioOptions, portfolio_engine
+
+if TYPE_CHECKING:
+    from absmc.engines.portfolio.check import check_portfolio
 
 __all__ = ["Disagreement", "PortfolioOptions", "check_portfolio", "portfolio_engine"]
+
+__getattr__ = lazy_exports(__name__, {"check_portfolio": "absmc.engines.portfolio.check"})

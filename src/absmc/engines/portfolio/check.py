@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from absmc.engines.engine import Capabilities, Engine
-from absmc.engines.portfolio.decide import METHOD, Board, LassoCheck
+from absmc.engines.engine import Engine
+from absmc.engines.portfolio.decide import Board, LassoCheck
+from absmc.engines.portfolio.engine import METHOD, PortfolioOptions
 from absmc.engines.portfolio.members import Member, member_options, plan
 from absmc.engines.portfolio.workers import Pool, Report
 from absmc.ir.compile import compile_system
@@ -19,16 +19,6 @@ from absmc.kernel.result import Result, Stats
 
 #: seconds past ``--timeout`` the portfolio waits for members to report their partial answers
 GRACE_S = 2.0
-
-
-@dataclass(frozen=True)
-class PortfolioOptions:
-    """``members``: (engine name, options) pairs built from the user's arguments (an engine
-    not listed runs with its defaults, or as its ``Engine.portfolio`` adapts them);
-    ``workers``: how many member processes run at once (``None``: all)."""
-
-    members: tuple[tuple[str, object], ...] = ()
-    workers: int | None = None
 
 
 def check_portfolio(
@@ -142,30 +132,3 @@ def _take(board: Board, report: Report, member: Member) -> None:
     board.note_all(report.engine, None, f"{what}: {report.error}", member.properties)
     if report.internal:
         board.notes.append(f"{report.engine} failed ({what}): {report.error}")
-
-
-def portfolio_engine(members: Sequence[Engine[object]]) -> Engine[PortfolioOptions]:
-    """The registry entry of ``--method auto`` over ``members`` (capabilities: their union)."""
-    caps = [m.capabilities for m in members]
-
-    def union(attr: str) -> frozenset[str]:
-        return frozenset().union(*(getattr(c, attr) for c in caps))
-
-    def check(system: System, options: CheckOptions, own: PortfolioOptions) -> Result:
-        return check_portfolio(system, options, own, members)
-
-    return Engine(
-        name=METHOD,
-        options_type=PortfolioOptions,
-        capabilities=Capabilities(
-            property_kinds=union("property_kinds"),
-            features=union("features"),
-            stores=union("stores"),
-            proves=any(c.proves for c in caps),
-            refutes=any(c.refutes for c in caps),
-            initial_sets=True,  # each member gets init: sets as the registry gives them
-        ),
-        description="a portfolio: every engine that can answer, in parallel processes; the "
-        "first proof or replayed counterexample decides each property",
-        check=check,
-    )

@@ -22,13 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.engines.engine import AnyEngine
+from absmc.engines.portfolio.engine import METHOD, Disagreement
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.kernel.ltl import automaton_of
 from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay_lasso_rows, replay_rows, replay_trace
-
-METHOD = "auto"
 
 
 @dataclass(frozen=True)
@@ -38,21 +37,6 @@ class LassoCheck:
 
     properties: Mapping[str, LtlProperty] = field(default_factory=dict)
     weakly_fair: bool = False
-
-
-class Disagreement(Exception):
-    """Two engines gave contradicting accepted answers for ``property``: ``holds`` (a proof)
-    and ``violated`` (a trace replayed on the concrete semantics). An internal error."""
-
-    def __init__(self, prop: str, holds: PropertyResult, violated: PropertyResult) -> None:
-        self.property = prop
-        self.holds = holds
-        self.violated = violated
-        n = len(violated.trace.steps) - 1 if violated.trace is not None else 0
-        super().__init__(
-            f"engines disagree on '{prop}': {holds.method} proves it holds ({holds.reason}), "
-            f"{violated.method} has a replayed {n}-step counterexample ({violated.reason})"
-        )
 
 
 class Board:

@@ -11,10 +11,29 @@ Modules, one concern each:
 - :mod:`~absmc.engines.symbolic.check` — verdicts and concrete witnesses.
 """
 
-from absmc.engines.engine import Capabilities, Engine
-from absmc.engines.symbolic.check import SymbolicOptions, check_symbolic
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from absmc.engines.engine import Capabilities, Engine, lazy_exports
+from absmc.engines.symbolic.options import SymbolicOptions
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result
+
+if TYPE_CHECKING:
+    from absmc.engines.symbolic.check import check_symbolic
 
 __all__ = ["ENGINE", "SymbolicOptions", "check_symbolic"]
+
+__getattr__ = lazy_exports(__name__, {"check_symbolic": "absmc.engines.symbolic.check"})
+
+
+def _check(system: System, options: CheckOptions, own: SymbolicOptions) -> Result:
+    from absmc.engines.symbolic.check import check_symbolic
+
+    return check_symbolic(system, options, own)
+
 
 #: the registry entry (:mod:`absmc.engines.registry`)
 ENGINE = Engine(
@@ -27,5 +46,5 @@ ENGINE = Engine(
     ),
     description="symbolic CTL checking on Presburger sets (islpy) with widening, truncated "
     "fixpoints and concrete witnesses (Yavuz, paper 002)",
-    check=check_symbolic,
+    check=_check,
 )

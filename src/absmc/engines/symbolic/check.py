@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -31,6 +30,7 @@ from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
+from absmc.engines.symbolic.options import SymbolicOptions
 from absmc.ir.compile import compile_system
 from absmc.ir.ctl import (
     TRUE_F,
@@ -58,22 +58,6 @@ from absmc.kernel.witness import NoWitness, Witness, replay_witness, witness_pat
 __all__ = ["SymbolicOptions", "check_symbolic", "negation_of"]
 
 METHOD = "symbolic"
-
-
-@dataclass(frozen=True)
-class SymbolicOptions:
-    """Options of ``--method symbolic``: ``widen_delay`` exact iterations before widening,
-    ``eg_bound`` iterations after which a greatest fixpoint is truncated (and a least one
-    under-approximated), ``restrict`` every fixpoint to the over-approximated reachable
-    states, ``witness_budget`` concrete states a witness search may visit; ``refine`` runs
-    CEGAAR for at most ``max_rounds`` rounds."""
-
-    widen_delay: int = 2
-    eg_bound: int = 20
-    restrict: bool = True
-    witness_budget: int = 5_000
-    refine: bool = False
-    max_rounds: int = 10
 
 
 def negation_of(system: System, name: str, kind: str) -> Formula:

@@ -18,12 +18,25 @@ Modules, one concern each:
   a cone-of-influence slice (§5.1-5.2).
 """
 
-from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine
-from absmc.engines.typeabs.check import METHOD, TypesOptions, build_abstraction, check_types
-from absmc.engines.typeabs.domains import Domain, DomainError, DomainSpec, resolve_domain
-from absmc.engines.typeabs.generate import CHOOSE, ERROR, Abstraction, abstract_system
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine, lazy_exports
+
+# ``infer`` is also a submodule's name: imported here, before anything loads the submodule
+# (which would bind the package attribute to the module), as a lazy export could not be
 from absmc.engines.typeabs.infer import Typing, infer
-from absmc.engines.typeabs.operators import OperatorLibrary, OpTable
+from absmc.engines.typeabs.options import METHOD, TypesOptions
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result
+
+if TYPE_CHECKING:
+    from absmc.engines.typeabs.check import build_abstraction, check_types
+    from absmc.engines.typeabs.domains import Domain, DomainError, DomainSpec, resolve_domain
+    from absmc.engines.typeabs.generate import CHOOSE, ERROR, Abstraction, abstract_system
+    from absmc.engines.typeabs.operators import OperatorLibrary, OpTable
 
 __all__ = [
     "CHOOSE",
@@ -45,6 +58,31 @@ __all__ = [
     "resolve_domain",
 ]
 
+_PKG = "absmc.engines.typeabs"
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "build_abstraction": f"{_PKG}.check",
+        "check_types": f"{_PKG}.check",
+        "Domain": f"{_PKG}.domains",
+        "DomainError": f"{_PKG}.domains",
+        "DomainSpec": f"{_PKG}.domains",
+        "resolve_domain": f"{_PKG}.domains",
+        "CHOOSE": f"{_PKG}.generate",
+        "ERROR": f"{_PKG}.generate",
+        "Abstraction": f"{_PKG}.generate",
+        "abstract_system": f"{_PKG}.generate",
+        "OperatorLibrary": f"{_PKG}.operators",
+        "OpTable": f"{_PKG}.operators",
+    },
+)
+
+
+def _check(system: System, options: CheckOptions, own: TypesOptions) -> Result:
+    from absmc.engines.typeabs.check import check_types
+
+    return check_types(system, options, own)
+
 
 def _in_portfolio(options: TypesOptions) -> TypesOptions | str:
     """In a portfolio the method runs only on the user's bindings (without any it would be an
@@ -59,6 +97,6 @@ ENGINE = Engine(
     capabilities=Capabilities(property_kinds=DEFAULT_PROPERTY_KINDS | {"ltl"}),
     description="type-based data abstraction of VAR=DOMAIN bindings with choose-free search "
     "(Dwyer et al., ICSE 2001)",
-    check=check_types,
+    check=_check,
     portfolio=_in_portfolio,
 )

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from absmc.engines.typeabs.absexpr import GenerationTimeout
 from absmc.engines.typeabs.basl import basl_domains
 from absmc.engines.typeabs.domains import Domain, DomainError, resolve_domain
 from absmc.engines.typeabs.generate import MAY, Abstraction, abstract_system, domains_note
-from absmc.engines.typeabs.infer import Rest, Typing, infer
+from absmc.engines.typeabs.infer import Typing, infer
 from absmc.engines.typeabs.ltl import check_ltl
 from absmc.engines.typeabs.operators import OperatorLibrary
+from absmc.engines.typeabs.options import METHOD, TypesOptions
 from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
@@ -63,20 +64,6 @@ from absmc.kernel.trace import (
 )
 from absmc.lang.basl import BaslAbstraction
 from absmc.lang.domains import Binding
-
-METHOD = "types"
-
-
-@dataclass(frozen=True)
-class TypesOptions:
-    """The method's own options, already parsed: ``bindings`` are (variable, written
-    abstraction) pairs (:func:`absmc.lang.domains.parse_bindings`), ``rest`` what happens to
-    integer variables inference does not reach, ``basl`` parsed BASL abstractions
-    (:func:`absmc.lang.basl.parse_basl_file`) whose names ``bindings`` may use."""
-
-    bindings: tuple[Binding, ...] = ()
-    rest: Rest = "concrete"
-    basl: tuple[BaslAbstraction, ...] = ()
 
 
 def user_domains(specs: Sequence[BaslAbstraction], library: OperatorLibrary) -> dict[str, Domain]:

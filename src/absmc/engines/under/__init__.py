@@ -10,10 +10,29 @@ paper's variants: seed predicates (Section 6), the concrete-state heuristic for 
 lightweight refinement (Section 6) and Kudra & Mercer's min/max range store (thesis 003, §2.2).
 """
 
-from absmc.engines.engine import FEATURES, Capabilities, Engine
-from absmc.engines.under.refinement import UnderOptions, check_under
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from absmc.engines.engine import FEATURES, Capabilities, Engine, lazy_exports
+from absmc.engines.under.options import UnderOptions
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result
+
+if TYPE_CHECKING:
+    from absmc.engines.under.refinement import check_under
 
 __all__ = ["ENGINE", "UnderOptions", "check_under"]
+
+__getattr__ = lazy_exports(__name__, {"check_under": "absmc.engines.under.refinement"})
+
+
+def _check(system: System, options: CheckOptions, own: UnderOptions) -> Result:
+    from absmc.engines.under.refinement import check_under
+
+    return check_under(system, options, own)
+
 
 #: the registry entry (:mod:`absmc.engines.registry`); αSEARCH does not model exclusive
 #: control or timeout
@@ -23,5 +42,5 @@ ENGINE = Engine(
     capabilities=Capabilities(features=frozenset(FEATURES) - {"exclusive", "timeout"}),
     description="concrete search with abstract matching and refinement (Pasareanu et al., "
     "CAV 2005)",
-    check=check_under,
+    check=_check,
 )
