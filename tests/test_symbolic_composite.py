@@ -133,3 +133,49 @@ def test_ticket_below_the_dispenser_predicates_prove_liveness_abstractly() -> No
         r = next(r for r in res.results if r.property == "progress")
         assert r.verdict is Verdict.HOLDS, r.reason
         assert ("partial predicate abstraction" in r.reason) is abstract, r.reason
+
+
+def test_abstract_relation_equals_the_composition_with_alpha() -> None:
+    # Eq. 3: the relation built from the predicate definitions (frame bits equated, the
+    # abstracted dimensions projected out) is exactly Alpha^-1 ; T ; Alpha
+    bakery = parse_gcl_file(EXAMPLES / "symbolic" / "bakery2.gcl")
+    cases = [
+        _ticket2("a1 <= s", "a2 <= s"),
+        _ticket2("a1 <= s", "a2 <= s", "a1 < t", "a2 < t"),
+        bakery.with_(predicates=_preds("a1 < a2", "a1 == 0", "a1 + a2 == 3")),
+    ]
+    for system in cases:
+        enc = Encoding(system)
+        pa = PartialAbstraction(enc, system.predicates)
+        alpha = pa.alpha_map
+        for ci, conc in enumerate(enc.relations):
+            composed = conc.apply_domain(alpha).apply_range(alpha)
+            assert pa.relation(ci).is_equal(composed), (system.commands[ci].label, ci)
+    # enter1 (pc1 := 2) assigns no variable of a1 <= s: its bit keeps its value
+    system = cases[0]
+    pa = PartialAbstraction(Encoding(system), system.predicates)
+    enter1 = next(i for i, c in enumerate(system.commands) if c.label == "enter1")
+    rel = pa.relation(enter1)
+    # abstract dims: t, s, pc1, pc2, b0, b1
+    assert rel.is_subset(isl.Map("{ [t, s, p, q, b0, b1] -> [t, s, p2, q, b0, b1] }"))
+    # and its guard a1 <= s is the predicate itself: only b0 = 1 enters
+    assert rel.domain().is_subset(isl.Set("{ [t, s, p, q, b0, b1] : b0 = 1 and p = 1 }"))
+
+
+def test_many_bit_valuations_keep_the_bits_as_dimensions() -> None:
+    # beyond bit_limit valuations the predicate bits are not control: the locations are the
+    # model's own (pc1, pc2), as concretely, and every widened part keeps its bits in 0..1
+    system = _ticket2("a1 <= s", "a2 <= s")
+    split = Split(PartialAbstraction(Encoding(system), system.predicates), bit_limit=8)
+    assert split.loose_bits and split.ctrl == [2, 3]  # pc1, pc2 of t, s, pc1, pc2, b0, b1
+    fix = Fixpoints(split)
+    fix.disjunctive_rounds = 0
+    reach = fix.reachable().states
+    assert fix.stats.widenings > 0
+    assert len(reach.parts) == 8 and all(len(k) == 2 for k in reach.parts)
+    bits = isl.Set("{ [t, s, p, q, b0, b1] : 0 <= b0 <= 1 and 0 <= b1 <= 1 }")
+    assert all(p.is_subset(bits) for p in reach.parts.values())
+    # mutual exclusion still holds on the abstraction
+    assert (2, 2) not in reach.parts
+    # below the limit the bits are control, as before
+    assert not Split(PartialAbstraction(Encoding(system), system.predicates)).loose_bits

@@ -36,6 +36,8 @@ from absmc.ir.steps import State
 
 __all__ = ["PartialAbstraction"]
 
+_IN, _OUT = isl.dim_type.in_, isl.dim_type.out
+
 
 class PartialAbstraction:
     """The partially predicate-abstracted system of ``enc``'s System w.r.t. ``predicates``."""
@@ -67,7 +69,7 @@ class PartialAbstraction:
         parts = [f"u{i} = {enc.names[i]}" for i in self.kept]
         for j, p in enumerate(self.predicates):
             b = enc.boolean(p, enc.names)
-            parts.append(f"((({b}) and b{j} = 1) or (not ({b}) and b{j} = 0))")
+            parts.append(_bit(f"b{j}", b))
         src = self._tuple(enc.names)
         dst = self._tuple(self.anames)
         body = " and ".join(f"({x})" for x in parts) or "true"
@@ -113,14 +115,40 @@ class PartialAbstraction:
         out += [(len(self.kept) + j, 0, 1) for j in range(len(self.predicates))]
         return out
 
+    @cached_property
+    def definitions(self) -> list[isl.Set]:
+        """Per predicate ``j``, the set ``b_j ⇔ p_j`` over the concrete dimensions followed by
+        the ``k`` bit dimensions (one set each, built once)."""
+        enc = self.enc
+        k = len(self.predicates)
+        space = self._tuple(enc.names + [f"b{j}" for j in range(k)])
+        return [
+            isl.Set(f"{{ {space} : {_bit(f'b{j}', enc.boolean(p, enc.names))} }}")
+            for j, p in enumerate(self.predicates)
+        ]
+
     def relation(self, ci: int) -> isl.Map:
         """The abstract relation of command ``ci`` (Eq. 3): ``Alpha⁻¹ ; T ; Alpha``, the pairs
-        ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. The §3.1 consistency
-        constraint (a predicate whose variables the command does not assign keeps its value)
-        holds by construction: both bits are read off the same concrete pair."""
-        conc = self.enc.relations[ci]
-        a = self.alpha_map
-        rel = conc.apply_domain(a).apply_range(a)
+        ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. Built on the concrete
+        relation ``T`` (paper 002 §3.1): ``k`` bit dimensions added on both sides, each
+        source bit constrained by its predicate's definition on the source; a target bit by
+        the definition on the target only when the command assigns a variable of its
+        predicate, else equated with its source bit (the §3.1 consistency constraint
+        ``b_j' = b_j``, written out instead of derived); then the abstracted dimensions
+        projected out on both sides. The same map as composing ``T`` with the
+        ``2^k``-disjunct ``Alpha`` on both sides, without building that product."""
+        c = self.system.commands[ci]
+        written = {n for n, _ in c.updates}
+        n, k = self.enc.n, len(self.predicates)
+        rel = self.enc.relations[ci].add_dims(_IN, k).add_dims(_OUT, k)
+        for j, (p, d) in enumerate(zip(self.predicates, self.definitions, strict=True)):
+            rel = rel.intersect_domain(d)
+            if set(free_vars(p)) & written:
+                rel = rel.intersect_range(d)
+            else:
+                rel = rel.equate(_IN, n + j, _OUT, n + j)
+        for i in reversed(self.abstracted):
+            rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
         return rel.coalesce()
 
     @cached_property
@@ -170,6 +198,11 @@ class PartialAbstraction:
 
     def contains(self, sset: isl.Set, s: State) -> bool:
         return bool(self.abstract_of(s).is_subset(sset))
+
+
+def _bit(b: str, formula: str) -> str:
+    """An isl formula: the 0/1 dimension ``b`` is 1 exactly where ``formula`` holds."""
+    return f"(({formula}) and {b} = 1) or (not ({formula}) and {b} = 0)"
 
 
 def _subject(p: Expr) -> set[str]:

@@ -179,6 +179,7 @@ class Split:
         base: Encoding | PartialAbstraction,
         limit: int = 4096,
         tick: Callable[[], None] | None = None,
+        bit_limit: int = 1024,
     ) -> None:
         #: called between the commands while the relations are built (it may raise to stop)
         self.tick = tick
@@ -188,6 +189,13 @@ class Split:
         size = 1
         for _, lo, hi in control:
             size *= hi - lo + 1
+        #: whether the predicate bits are dimensions of the parts, not control (beyond
+        #: ``bit_limit`` valuations with them: the bit valuations multiply the locations
+        #: and edges)
+        self.loose_bits = isinstance(base, PartialAbstraction) and size > bit_limit
+        if isinstance(base, PartialAbstraction) and self.loose_bits:
+            control = [c for c in control if c[0] < len(base.kept)]
+            size >>= len(base.predicates)
         #: the control dimensions' positions (none: one universal location ``()``)
         self.ctrl = [i for i, _, _ in control] if control and size <= limit else []
         self._bounds = {i: (lo, hi) for i, lo, hi in control}

@@ -95,10 +95,13 @@ class Fixpoints:
         same location's part of ``old``; see
         :func:`~absmc.engines.symbolic.widen.widen_location`): disjunct by disjunct in the
         first ``disjunctive_rounds`` widenings, then convex. A widened part is intersected
-        with ``within``'s part (the others lie inside it already)."""
+        with ``within``'s part (the others lie inside it already), or with the domain's when
+        the predicate bits are dimensions of the parts (:attr:`Split.loose_bits`)."""
         disjunctive = iteration <= self.widen_delay + self.disjunctive_rounds
         self.stats.widenings += 1
         o = old.parts
+        if within is None and self.enc.loose_bits:
+            within = self.enc.domain  # the bits of a widened part stay 0/1
 
         def one(k: tuple[int, ...], p: isl.Set) -> isl.Set:
             q = o.get(k)
