@@ -3,6 +3,7 @@
 
     python benchmarks/native_goals.py workers      # 1 vs 2 threads on the scaling models
     python benchmarks/native_goals.py workers --store bitstate   # the same, bitstate store
+    python benchmarks/native_goals.py workers --scale 4  # 4x the bounds (4-13*10^6 states)
     python benchmarks/native_goals.py bitstate     # --store bitstate (C) against pan -DBITSTATE
     python benchmarks/native_goals.py memory       # 3*10^8 states exact, 10^9 hash-compact
     python benchmarks/native_goals.py memory --scale 0.001   # the same runs, 1000x smaller
@@ -74,8 +75,9 @@ def load_avg() -> str:
     return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
 
 
-def workers(repeat: int, store: str = "exact") -> None:
-    """1 against 2 threads of the native search (see the module docstring)."""
+def workers(repeat: int, store: str = "exact", scale: float = 1.0) -> None:
+    """1 against 2 threads of the native search (see the module docstring); ``scale``
+    multiplies the bounds (the states grow in proportion)."""
     print(f"native search, {store} store, 1 vs 2 threads ({load_avg()} before)")
     print(
         f"{'model':26s} {'states':>10s} {'transitions':>12s} | {'wall 1':>7s} {'wall 2':>7s} "
@@ -83,6 +85,7 @@ def workers(repeat: int, store: str = "exact") -> None:
         f"{'CPU 2/1':>7s}  same"
     )
     for name, var, bound in WORKER_MODELS:
+        bound = max(16, int(bound * scale))
         system = load_model(SCALING / name, {var: str(bound)})
         sem = NativeSemantics(system)
         best: dict[int, tuple[float, float, int, int]] = {}
@@ -173,13 +176,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("what", choices=["workers", "bitstate", "memory"])
     ap.add_argument("--repeat", type=int, default=3, help="workers: runs of each (best wall)")
-    ap.add_argument("--scale", type=float, default=1.0, help="memory: multiply the bounds")
+    ap.add_argument("--scale", type=float, default=1.0, help="workers, memory: multiply the bounds")
     ap.add_argument(
         "--store", choices=["exact", "bitstate"], default="exact", help="workers: the store"
     )
     args = ap.parse_args()
     if args.what == "workers":
-        workers(args.repeat, args.store)
+        workers(args.repeat, args.store, args.scale)
     elif args.what == "bitstate":
         bitstate()
     else:

@@ -45,9 +45,9 @@ from spinrun import have_spin, run_absmc, run_spin
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "benchmarks"
 SCALING = [
-    ("bakery2.pml", "N", [2**10, 2**12, 2**16]),
+    ("bakery2.pml", "N", [2**10, 2**12, 2**16, 2**20]),
     ("fischer.pml", "MAXT", [2**10, 2**13, 2**15]),
-    ("lamport.pml", "MAXT", [2**10, 2**12, 2**15]),
+    ("lamport.pml", "MAXT", [2**10, 2**12, 2**15, 2**18]),
 ]
 
 
@@ -130,6 +130,8 @@ def main() -> int:
     for kind, model, defs in jobs:
         label = model.name + (f" {defs[0]}" if defs else "")
         spin = run_spin(model, defs)
+        if spin.depth_limited:  # pan's -m1000000 cut the search (bakery2 N=2^20, lamport 2^18)
+            spin = run_spin(model, defs, depth=50_000_000)
         if args.native:
             _native_row(label, model, defs, spin, native_rows)
             if args.no_python:
