@@ -312,3 +312,32 @@ def test_cegaar_keeps_its_rounds_when_the_time_limit_stops_it() -> None:
     rounds = r.extra["rounds"]
     assert [x["round"] for x in rounds] == [1]
     assert rounds[0]["conclusive"] is False and rounds[0]["refinement"] == "seed"
+
+
+def test_the_time_limit_stops_a_long_abstraction_inside_one_command() -> None:
+    # airportSM-bk2's round-3 predicate set of CEGAAR: one command's abstract relation takes
+    # tens of seconds of isl work; the limit is met inside that operation (isl's quota)
+    import time
+
+    from absmc.engines.symbolic.budget import IslBudget
+    from absmc.engines.symbolic.cegaar import abstraction_of
+    from absmc.engines.symbolic.encode import Encoding
+    from absmc.lang.gcl import parse_gcl_expr
+
+    system = parse_gcl_file(SYMBOLIC / "airport_bk2.gcl")
+    texts = ["r1 <= rs", "b2 == 0", "b1 < b2", "r2 <= rs", "b1 == 0", "b2 < b1"]
+    texts += ["r1 + b2 == rt", "rt - r1 + apc2 == 5"]
+    preds = tuple(parse_gcl_expr(t, system, "test") for t in texts)
+    enc = Encoding(system)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(Exception) as err:
+            abstraction_of(enc, preds, deadline=t0 + 1.5)
+    finally:
+        IslBudget(None).disarm()
+        import islpy as isl
+
+        isl.DEFAULT_CONTEXT.set_max_operations(0)
+    wall = time.monotonic() - t0
+    assert type(err.value).__name__ == "Deadline" or IslBudget.stopped(err.value)
+    assert wall < 4.5, wall

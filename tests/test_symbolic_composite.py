@@ -6,6 +6,7 @@ proving liveness with ``a1 <= s, a2 <= s`` alone (docs/symbolic.md)."""
 from __future__ import annotations
 
 import islpy as isl
+import pytest
 
 from absmc.engines import registry
 from absmc.engines.symbolic.abstract import PartialAbstraction
@@ -179,3 +180,30 @@ def test_many_bit_valuations_keep_the_bits_as_dimensions() -> None:
     assert (2, 2) not in reach.parts
     # below the limit the bits are control, as before
     assert not Split(PartialAbstraction(Encoding(system), system.predicates)).loose_bits
+
+
+def test_chunked_coalescing_keeps_the_set_and_checks_the_limit_between_chunks() -> None:
+
+    from absmc.engines.symbolic.coalesce import coalesce_chunked
+
+    # 40 boxes side by side with a gap after every fourth: 10 runs of 4 adjacent boxes
+    boxes = [
+        isl.Set(f"{{ [x, y] : {3 * i} <= x <= {3 * i + 1 + 2 * (i % 4 < 3)} and 0 <= y <= 1 }}")
+        for i in range(40)
+    ]
+    u = boxes[0]
+    for b in boxes[1:]:
+        u = u.union(b)
+    calls: list[int] = []
+    out = coalesce_chunked(u, lambda: calls.append(1), chunk=8)
+    assert out.is_equal(u)
+    assert u.n_basic_set() == 40 and out.n_basic_set() == 10  # one box per run
+    assert len(calls) == 5 + 1  # five chunks of 8, then one group of their five results
+    stop = iter(range(3))
+
+    def tick() -> None:
+        if next(stop, None) is None:
+            raise TimeoutError
+
+    with pytest.raises(TimeoutError):
+        coalesce_chunked(u, tick, chunk=8)

@@ -24,10 +24,12 @@ widening run on the abstract system unchanged (§3.2, Theorem 3.1).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 import islpy as isl
 
+from absmc.engines.symbolic.coalesce import coalesce_chunked
 from absmc.engines.symbolic.encode import Encoding
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.expr import Expr, free_vars, neg
@@ -127,7 +129,7 @@ class PartialAbstraction:
             for j, p in enumerate(self.predicates)
         ]
 
-    def relation(self, ci: int) -> isl.Map:
+    def relation(self, ci: int, tick: Callable[[], None] | None = None) -> isl.Map:
         """The abstract relation of command ``ci`` (Eq. 3): ``Alpha⁻¹ ; T ; Alpha``, the pairs
         ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. Built on the concrete
         relation ``T`` (paper 002 §3.1): ``k`` bit dimensions added on both sides, each
@@ -136,7 +138,9 @@ class PartialAbstraction:
         predicate, else equated with its source bit (the §3.1 consistency constraint
         ``b_j' = b_j``, written out instead of derived); then the abstracted dimensions
         projected out on both sides. The same map as composing ``T`` with the
-        ``2^k``-disjunct ``Alpha`` on both sides, without building that product."""
+        ``2^k``-disjunct ``Alpha`` on both sides, without building that product; coalesced in
+        chunks (:func:`~absmc.engines.symbolic.coalesce.coalesce_chunked`). ``tick`` is
+        called between isl operations (it may raise to stop: the time limit)."""
         c = self.system.commands[ci]
         written = {n for n, _ in c.updates}
         n, k = self.enc.n, len(self.predicates)
@@ -148,8 +152,10 @@ class PartialAbstraction:
             else:
                 rel = rel.equate(_IN, n + j, _OUT, n + j)
         for i in reversed(self.abstracted):
+            if tick is not None:
+                tick()
             rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
-        return rel.coalesce()
+        return coalesce_chunked(rel, tick)
 
     @cached_property
     def transition(self) -> isl.Map:

@@ -17,7 +17,7 @@ import time
 
 import islpy as isl
 
-__all__ = ["IslBudget"]
+__all__ = ["Deadline", "IslBudget"]
 
 #: the calibrated rate is scaled by this before it sets a quota (less early stopping)
 SLACK = 1.0
@@ -25,6 +25,10 @@ SLACK = 1.0
 MIN_OPERATIONS = 1_000
 
 _rate: float | None = None
+
+
+class Deadline(Exception):
+    """The time limit ran out (raised between isl operations by :meth:`IslBudget.tick`)."""
 
 
 def _calibration_set() -> isl.Set:
@@ -90,6 +94,13 @@ class IslBudget:
         remaining = self.deadline - time.monotonic()
         ctx.reset_operations()
         ctx.set_max_operations(max(MIN_OPERATIONS, int(remaining * self.rate)))
+
+    def tick(self) -> None:
+        """Between isl operations: raise :class:`Deadline` past the deadline, else give isl
+        the operation quota of the remaining time (:meth:`arm`)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Deadline
+        self.arm()
 
     def disarm(self) -> None:
         """No quota (the state isl is left in after the run)."""

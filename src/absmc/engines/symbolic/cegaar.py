@@ -34,10 +34,10 @@ from typing import Any
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
-from absmc.engines.symbolic.budget import IslBudget
+from absmc.engines.symbolic.budget import Deadline, IslBudget
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
-from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
+from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.ir.ctl import Atom, Formula, Until, subformulas
 from absmc.ir.expr import Const, Expr, Var, atoms, const, free_vars, op
 from absmc.ir.printer import format_expr
@@ -209,14 +209,10 @@ def abstraction_of(
     enc: Encoding, preds: tuple[Expr, ...], deadline: float | None = None
 ) -> tuple[Split, float]:
     """The partial abstraction (composite) and the seconds it took to build its relations.
-    Raises :class:`Deadline` past ``deadline`` (checked between commands)."""
+    Raises :class:`Deadline` past ``deadline`` (checked between commands) and isl's quota
+    error inside an operation that would overrun it (:class:`IslBudget`)."""
     t0 = time.monotonic()
-
-    def tick() -> None:
-        if deadline is not None and time.monotonic() > deadline:
-            raise Deadline
-
-    absn = Split(PartialAbstraction(enc, preds), tick=tick)
+    absn = Split(PartialAbstraction(enc, preds), tick=IslBudget(deadline).tick)
     _ = absn.total
     _ = absn.initial
     return absn, time.monotonic() - t0

@@ -25,11 +25,11 @@ from functools import cache
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
-from absmc.engines.symbolic.budget import IslBudget
+from absmc.engines.symbolic.budget import Deadline, IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
-from absmc.engines.symbolic.fixpoint import Deadline, Fixpoints
+from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.engines.symbolic.options import SymbolicOptions
 from absmc.ir.compile import compile_system
 from absmc.ir.ctl import (
@@ -107,11 +107,14 @@ def _check_all(
 ) -> Result:
     selection = select_properties(system, options)
     enc = Encoding(system)
-    split = Split(enc)  # one composite encoding shared by the levels
+    # the relations are built lazily, inside the time limit (between commands, and isl's
+    # operation quota within one)
+    tick = IslBudget(deadline).tick
+    split = Split(enc, tick=tick)  # one composite encoding shared by the levels
     concrete = [_fixpoints(split, own, deadline, *level) for level in LEVELS]
     abstract = concrete
     if system.predicates:
-        model = Split(PartialAbstraction(enc, system.predicates))
+        model = Split(PartialAbstraction(enc, system.predicates), tick=tick)
         abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
     # the concrete semantics, compiled only when a witness is walked (a proof needs none)
     sem = cache(lambda: compile_system(system, selection.user))

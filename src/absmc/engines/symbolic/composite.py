@@ -28,6 +28,7 @@ from functools import cached_property
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.coalesce import coalesce_chunked
 from absmc.engines.symbolic.encode import Encoding
 from absmc.ir.expr import Expr
 from absmc.ir.steps import State
@@ -148,15 +149,18 @@ class CRel:
         self.edges = edges
 
     @staticmethod
-    def of(pairs: Iterable[tuple[Key, Key, isl.Map]]) -> CRel:
-        """The relation of ``(source, target, map)`` edges (maps of the same pair united)."""
+    def of(
+        pairs: Iterable[tuple[Key, Key, isl.Map]], tick: Callable[[], None] | None = None
+    ) -> CRel:
+        """The relation of ``(source, target, map)`` edges (maps of the same pair united and
+        coalesced; ``tick`` is called between isl operations, it may raise to stop)."""
         merged: dict[tuple[Key, Key], isl.Map] = {}
         for src, dst, m in pairs:
             got = merged.get((src, dst))
             merged[(src, dst)] = m if got is None else got.union(m)
         edges: dict[Key, list[tuple[Key, isl.Map]]] = {}
         for (src, dst), m in merged.items():
-            edges.setdefault(src, []).append((dst, m.coalesce()))
+            edges.setdefault(src, []).append((dst, coalesce_chunked(m, tick)))
         return CRel(edges)
 
     def reverse(self) -> CRel:
@@ -266,7 +270,7 @@ class Split:
                 width = len(self.ctrl)
                 src, dst = tuple(split[:width]), tuple(split[width:])
                 pairs.append((src, dst, isl.Map.from_basic_map(bm)))
-        return CRel.of(pairs)
+        return CRel.of(pairs, self.tick)
 
     def _unfixed(self, bm: isl.BasicMap) -> tuple[isl.dim_type, int] | list[int]:
         """The first control dimension ``bm`` does not fix, or the values of all (source
@@ -307,7 +311,7 @@ class Split:
         for ci in range(len(self.system.commands)):
             if self.tick is not None:
                 self.tick()
-            maps.append(base.relation(ci))
+            maps.append(base.relation(ci, self.tick))
         return self.cut_relation(maps)
 
     @cached_property
@@ -320,7 +324,7 @@ class Split:
         ident = isl.Map.identity(self._universe.get_space().map_from_set())
         loops = [(k, k, ident.intersect_domain(p)) for k, p in self.dead.parts.items()]
         pairs = [(s, d, m) for s, es in self.transition.edges.items() for d, m in es]
-        return CRel.of(pairs + loops)
+        return CRel.of(pairs + loops, self.tick)
 
     @cached_property
     def inverse(self) -> CRel:

@@ -21,23 +21,18 @@ applied, disjuncts of the final sets.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
-from absmc.engines.symbolic.budget import IslBudget
+from absmc.engines.symbolic.budget import Deadline, IslBudget
 from absmc.engines.symbolic.composite import CSet, Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import widen_location
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 
 __all__ = ["Deadline", "Fixpoints", "Solution"]
-
-
-class Deadline(Exception):
-    """The time limit ran out inside a fixpoint computation."""
 
 
 @dataclass(frozen=True)
@@ -117,9 +112,7 @@ class Fixpoints:
     def tick(self) -> None:
         """Between isl operations: raise :class:`Deadline` past the deadline, else give isl the
         operation quota of the remaining time (:mod:`absmc.engines.symbolic.budget`)."""
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise Deadline
-        self.budget.arm()
+        self.budget.tick()
 
     # -- images ----------------------------------------------------------------------------
     def post(self, s: CSet) -> CSet:
