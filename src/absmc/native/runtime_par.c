@@ -233,14 +233,15 @@ static void par_free(search_t *S) {
 #define MIG_CHUNK 65536
 
 /* Every growth of the threads' table is a rendezvous of all threads (par_sync) where they move
- * every entry: from the 2^12 slots s_new starts with, doubling takes 9 of them up to 10^6
- * states and moves each entry about twice (x8 moves it about 1/(1 - 1/8) = 1.14 times). With
- * two threads on bakery2 N = 2^16 the rendezvous took 36 of each thread's 205 Mcycles (17%;
- * benchmarks/par_profile.py, quiet machine), growing x8 while small 7 Mcycles (3
- * rendezvous). So the exact store's table grows x8 while it is under PAR_TABLE_SMALL slots
- * (8 MB; so at most 64 MB where doubling would reach 16 MB); hash-compact keeps x1.5 (its
- * table is most of its memory). */
-#define PAR_TABLE_SMALL (1ULL << 20)
+ * every entry. Threads that start from the first state (an explicit --workers N) start from
+ * the 2^12 slots of s_new, and doubling takes 9 rendezvous up to 10^6 states; with two threads
+ * on bakery2 N = 2^16 they took 36 of each thread's 205 Mcycles (17%; the last one, 2^20 to
+ * 2^21 slots, about 25; benchmarks/par_profile.py, quiet machine). So while the exact store's
+ * table is under PAR_TABLE_SMALL slots (512 KB) it grows x8: 2^12, 2^15, 2^18, then x2 (7
+ * rendezvous). Threads started later (the default: after 50,000 states) never meet a table
+ * that small, so bytes per state stay as with one thread; hash-compact keeps x1.5 (its table
+ * is most of its memory). */
+#define PAR_TABLE_SMALL (1ULL << 16)
 
 /* the next table of the threads: x8 when small (exact store) and the memory limit allows,
  * else table_alloc's (exact: x2; hash-compact: x1.5) */
