@@ -8,18 +8,16 @@
  * the never-moving arena (runtime_tail.c arena_reserve), then publishes tag << 32 | id + 1 with
  * release order. A thread that meets BUSY with its own tag waits for the id and compares.
  *
- * Work: each thread has two FIFO queues of (id, depth) entries, a private one (no lock) for its
- * new states and a shared one under a spin lock that gets the private one's overflow (see
- * par_push, par_pop); it takes up to POP_BATCH of them at a time (all of a short queue: the
- * batch's table slots are prefetched together), and a thread whose queues are empty steals the
- * older half of another's shared queue, where, while a thread is idle, the others move half of
- * their private queue. No barrier per BFS level (the scaling models have levels of a few
- * states), so the order is not breadth-first: depths are those of the discovery tree, and a
- * counterexample path (through the parent ids) is not necessarily a shortest one. The search is
- * over when every thread is idle (see par_thread). The table grows (at 80% load; x8 while
- * small, see PAR_TABLE_SMALL) at a rendezvous (a thread that sees the request stops before its
- * next insertion), where all threads move the entries (par_sync). Each call of s_run runs the
- * threads for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
+ * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; it takes up to
+ * POP_BATCH of them at a time (all of a short queue: the batch's table slots are prefetched
+ * together; only while a thread is idle does it leave half to it), and a thread whose queue is
+ * empty steals the older half of another's. No barrier per BFS level (the scaling
+ * models have levels of a few states), so the order is not breadth-first: depths are those of
+ * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
+ * shortest one. The search is over when every thread is idle (see par_thread). The table grows
+ * (at 80% load) at a rendezvous (a thread that sees the request stops before its next
+ * insertion), where all threads move the entries (par_sync). Each call of s_run runs the threads
+ * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
 #define PAR_MAX 64
 
@@ -69,7 +67,6 @@ typedef struct pw_s {
     int64_t *blab, *bv;
     int bcap;
     uint64_t *ents, *out, *stealbuf; /* POP_BATCH, OUT_MAX and STEAL_MAX queue elements */
-    pq_t lq;                    /* its private queue (no lock: only this thread uses it) */
     int64_t id_next, id_end;    /* its block of ids */
     int64_t vals[NVA];
     uint64_t packed[NWA];
@@ -83,7 +80,6 @@ typedef struct pw_s {
     long ru_minflt, ru_nvcsw, ru_nivcsw; /* getrusage(RUSAGE_THREAD) at the thread's end */
     uint64_t c_wall;                     /* cycles from the thread's start to its end */
     uint64_t c_sync, c_wait, n_sync;     /* cycles in par_sync, waiting there; rendezvous */
-    uint64_t n_share, n_shared, n_sharereq; /* par_pop: offers, states offered, pops with share */
 #endif
     char pad[64];
 } pw_t;
@@ -132,14 +128,14 @@ static inline void pq_copy(uint64_t *d, const uint64_t *s, int64_t n, int ew) {
     }
 }
 
-/* the ring's capacity is a power of two: positions wrap by a mask, in at most two runs; the
- * caller holds the lock (or owns the queue) */
-static int pq_append(pq_t *Q, const uint64_t *e, int64_t n, int ew) {
+/* the ring's capacity is a power of two: positions wrap by a mask, in at most two runs */
+static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
+    spin_lock(&Q->lock);
     if (Q->n + n > Q->cap) {
         int64_t nc = Q->cap ? Q->cap * 2 : 1024;
         while (nc < Q->n + n) nc *= 2;
         uint64_t *nq = (uint64_t *)malloc((size_t)nc * ew * sizeof(uint64_t));
-        if (!nq) return 0;
+        if (!nq) { spin_unlock(&Q->lock); return 0; }
         int64_t first = Q->cap - Q->head < Q->n ? Q->cap - Q->head : Q->n;
         pq_copy(nq, Q->q + Q->head * ew, first, ew);
         pq_copy(nq + first * ew, Q->q, Q->n - first, ew);
@@ -153,14 +149,8 @@ static int pq_append(pq_t *Q, const uint64_t *e, int64_t n, int ew) {
     pq_copy(Q->q + tail * ew, e, first, ew);
     pq_copy(Q->q, e + first * ew, n - first, ew);
     Q->n += n;
-    return 1;
-}
-
-static int pq_push_many(pq_t *Q, const uint64_t *e, int n, int ew) {
-    spin_lock(&Q->lock);
-    int ok = pq_append(Q, e, n, ew);
     spin_unlock(&Q->lock);
-    return ok;
+    return 1;
 }
 
 static int pq_take(pq_t *Q, uint64_t *e, int64_t k, int ew) {
@@ -205,7 +195,6 @@ static void par_free(search_t *S) {
     for (int i = 0; i < P->n; i++) {
         free(P->qs[i].q);
         if (P->w[i]) {
-            free(P->w[i]->lq.q);
             ctx_free(P->w[i]->C);
             free(P->w[i]->bw);
             free(P->w[i]->bh);
@@ -232,33 +221,6 @@ static void par_free(search_t *S) {
  * the new table. A thread that leaves the search (time slice over, stop) may complete a phase. */
 #define MIG_CHUNK 65536
 
-/* Every growth of the threads' table is a rendezvous of all threads (par_sync) where they move
- * every entry. Threads that start from the first state (an explicit --workers N) start from
- * the 2^12 slots of s_new, and doubling takes 9 rendezvous up to 10^6 states; with two threads
- * on bakery2 N = 2^16 they took 36 of each thread's 205 Mcycles (17%; the last one, 2^20 to
- * 2^21 slots, about 25; benchmarks/par_profile.py, quiet machine). So while the exact store's
- * table is under PAR_TABLE_SMALL slots (512 KB) it grows x8: 2^12, 2^15, 2^18, then x2 (7
- * rendezvous). Threads started later (the default: after 50,000 states) never meet a table
- * that small, so bytes per state stay as with one thread; hash-compact keeps x1.5 (its table
- * is most of its memory). */
-#define PAR_TABLE_SMALL (1ULL << 16)
-
-/* the next table of the threads: x8 when small (exact store) and the memory limit allows,
- * else table_alloc's (exact: x2; hash-compact: x1.5) */
-static uint64_t *par_table_alloc(search_t *S, uint64_t *ncap, int *limited) {
-    uint64_t c = S->tcap * 8;
-    if (!S->hc && S->tcap < PAR_TABLE_SMALL &&
-        (S->max_bytes < 0 || store_bytes(S) + (int64_t)(c * sizeof(uint64_t)) <= S->max_bytes)) {
-        uint64_t *t = table_mem(c);
-        if (t) {
-            *ncap = c;
-            *limited = 0;
-            return t;
-        }
-    }
-    return table_alloc(S, ncap, S->hc ? 12 : 16, limited);
-}
-
 static void par_phase1_done(search_t *S) {
     par_t *P = S->par;
     S->tused = (uint64_t)P->id_top; /* a bound on the entries (ids taken, holes included) */
@@ -269,7 +231,7 @@ static void par_phase1_done(search_t *S) {
            the system refuses the memory, then a fuller table before giving up */
         uint64_t ncap = 0;
         int limited = 0;
-        P->mig_new = par_table_alloc(S, &ncap, &limited);
+        P->mig_new = table_alloc(S, &ncap, S->hc ? 12 : 16, &limited);
         if (!P->mig_new) {
             if (S->load_pct < 95) S->load_pct = 95;
             else S->status = limited ? STOP_MEMORY_LIMIT : STOP_MEMORY;
@@ -603,54 +565,6 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
     }
 }
 
-/* Each thread has two queues: a private one (no lock, no atomic operation), where its new
- * states go, of at most LOCAL_MAX elements, and a shared one (under its lock), which gets the
- * older half of the private one when that overflows, the states dealt at the start and those
- * stolen, and from which idle threads steal. A narrow search (bakery2: two states per batch)
- * thus runs in the private queue alone; a wide one (fischer, lamport) in batches from the
- * shared one, as before. */
-#define LOCAL_MAX 64
-
-/* add n new states to W's private queue (its older half to the shared one past LOCAL_MAX);
- * 0 when memory ran out */
-static int par_push(pw_t *W, const uint64_t *e, int n) {
-    par_t *P = W->S->par;
-    pq_t *L = &W->lq;
-    int ew = P->ew;
-    if (!pq_append(L, e, n, ew)) return 0;
-    if (L->n > LOCAL_MAX) {
-        int64_t k = L->n - LOCAL_MAX / 2; /* <= LOCAL_MAX / 2 + OUT_MAX <= STEAL_MAX */
-        pq_take(L, W->stealbuf, k, ew);
-        if (!pq_push_many(&P->qs[W->tid], W->stealbuf, (int)k, ew)) return 0;
-    }
-    return 1;
-}
-
-/* The next batch (up to POP_BATCH elements into W->ents) of thread W: from its shared queue
- * while it has states there (the older ones) and no thread is idle, else from its private
- * one. While some thread is idle (`share`) and W's shared queue is empty, W first moves the
- * older half of its private queue there, where the idle thread steals it (W then takes from
- * the private queue, not back from the shared one). The number of elements; -1 when memory
- * ran out. */
-static int par_pop(pw_t *W, int share) {
-    par_t *P = W->S->par;
-    pq_t *L = &W->lq, *Q = &P->qs[W->tid];
-    int ew = P->ew;
-    int64_t qn = __atomic_load_n(&Q->n, __ATOMIC_RELAXED);
-    PROF(if (share) W->n_sharereq++);
-    if (share && L->n >= 2 && !qn) {
-        int64_t k = L->n / 2;
-        pq_take(L, W->stealbuf, k, ew);
-        if (!pq_push_many(Q, W->stealbuf, (int)k, ew)) return -1;
-        PROF(W->n_share++; W->n_shared += (uint64_t)k);
-    } else if (qn && (!share || !L->n)) {
-        int nb = pq_pop_many(Q, W->ents, POP_BATCH, ew, share);
-        if (nb) return nb;
-    }
-    int64_t k = L->n < POP_BATCH ? L->n : POP_BATCH;
-    return k ? pq_take(L, W->ents, k, ew) : 0;
-}
-
 static int par_check_state(pw_t *W, const int64_t *v, int64_t node, int64_t depth) {
     search_t *S = W->S;
     ctx_t *C = W->C;
@@ -764,7 +678,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
         if (!r) continue;
         if (nout == OUT_MAX) {
-            if (!par_push(W, out, nout)) {
+            if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
                 par_set_status(S, STOP_MEMORY);
                 return;
             }
@@ -780,7 +694,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         if (depth + 1 > W->max_depth) W->max_depth = depth + 1;
         if (S->state_checks && par_check_state(W, W->bv + (size_t)k * NVA, id, depth + 1)) break;
     }
-    if (nout && !par_push(W, out, nout)) par_set_status(S, STOP_MEMORY);
+    if (nout && !pq_push_many(&P->qs[W->tid], out, nout, ew)) par_set_status(S, STOP_MEMORY);
 }
 
 static void *par_thread(void *arg) {
@@ -798,8 +712,7 @@ static void *par_thread(void *arg) {
         }
         PROF(uint64_t t0 = __rdtsc());
         int share = __atomic_load_n(&P->idle, __ATOMIC_RELAXED) > 0;
-        int nb = par_pop(W, share);
-        if (nb < 0) { par_set_status(S, STOP_MEMORY); break; }
+        int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew, share);
         PROF(uint64_t t1 = __rdtsc(); W->c_pop += t1 - t0);
         if (nb) {
             par_expand(W, W->ents, nb);
@@ -916,7 +829,7 @@ static int par_begin(search_t *S) {
 static int64_t par_queue_bytes(search_t *S) {
     if (!S->par) return 0;
     int64_t n = 0;
-    for (int i = 0; i < S->par->n; i++) n += S->par->qs[i].n + S->par->w[i]->lq.n;
+    for (int i = 0; i < S->par->n; i++) n += S->par->qs[i].n;
     return n * S->par->ew * (int64_t)sizeof(uint64_t);
 }
 
@@ -966,12 +879,11 @@ static int par_run(search_t *S, double seconds) {
         fprintf(stderr,
                 "PROF t%d wall %.1f exp %.1f pop %.1f idle %.1f sync %.1f (wait %.1f, %lu) Mcyc | faults %ld csw %ld/%ld | batches %lu states %lu dry %lu "
                 "idle_spells %lu steals %lu failed %lu stolen %lu | remote_exp %lu hits %lu "
-                "remote_hits %lu new %lu | share %lu/%lu shared %lu\n",
+                "remote_hits %lu new %lu\n",
                 i, W->c_wall / 1e6, W->c_exp / 1e6, W->c_pop / 1e6, W->c_idle / 1e6, W->c_sync / 1e6, W->c_wait / 1e6, W->n_sync, W->ru_minflt, W->ru_nvcsw, W->ru_nivcsw, W->n_batch, W->n_exp, W->n_dry,
                 W->n_idle_spells, W->n_steal, W->n_steal0, W->n_stolen, W->n_remote_exp, W->n_hit,
-                W->n_remote_hit, W->n_new, W->n_share, W->n_sharereq, W->n_shared);
+                W->n_remote_hit, W->n_new);
         W->c_exp = W->c_pop = W->c_idle = W->c_sync = W->c_wait = W->n_sync = 0;
-        W->n_share = W->n_sharereq = W->n_shared = 0;
         W->n_batch = W->n_exp = W->n_dry = W->n_idle_spells = W->n_steal = W->n_steal0 = 0;
         W->n_stolen = W->n_remote_exp = W->n_hit = W->n_remote_hit = W->n_new = 0;
     }
