@@ -21,9 +21,9 @@
 
 #define PAR_MAX 64
 
-/* PAR_PROF (defined before this file, e.g. by benchmarks/par_profile.py): per-thread counters of
- * where the time goes (TSC cycles expanding, popping, stealing/idle), printed to stderr after
- * each slice. Off: the macros compile to nothing. */
+/* PAR_PROF (defined before this file, e.g. by benchmarks/par_profile.py; x86: rdtsc): per-thread
+ * counters of where the time goes (TSC cycles expanding, popping, stealing/idle, in the
+ * rendezvous), printed to stderr after each slice. Off: the macros compile to nothing. */
 #ifdef PAR_PROF
 #include <stdio.h>
 #include <sys/resource.h>
