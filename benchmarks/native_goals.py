@@ -4,6 +4,8 @@
     python benchmarks/native_goals.py workers      # 1 vs 2 threads on the scaling models
     python benchmarks/native_goals.py workers --store bitstate   # the same, bitstate store
     python benchmarks/native_goals.py workers --scale 4  # 4x the bounds (4-13*10^6 states)
+    python benchmarks/native_goals.py workers --spin     # also SPIN's multi-core modes
+    python benchmarks/native_goals.py workers --against a221213   # A/B of the C runtime
     python benchmarks/native_goals.py bitstate     # --store bitstate (C) against pan -DBITSTATE
     python benchmarks/native_goals.py memory       # 3*10^8 states exact, 10^9 hash-compact
     python benchmarks/native_goals.py memory --scale 0.001   # the same runs, 1000x smaller
@@ -28,6 +30,18 @@ states) and hash-compact on ``bakery2.pml`` with ``N = 2^26`` (about 1.07*10^9 s
 as an ``absmc check --backend native --json`` process: states, bytes per state of the store,
 peak resident memory and time. **These runs need about 14-16 GB each**; ``--scale`` divides
 the bounds (e.g. 0.001 for a check of the script).
+
+``workers --spin`` also runs SPIN's two multi-core searches on the same models and bounds
+against its one-core ones, ``--repeat`` times each (best wall of pan's process): ``pan`` (DFS)
+against ``pan -DNCORE=2`` and ``pan -DBFS`` against ``pan -DBFS_PAR -u2`` (``spin -a``, then
+``gcc -O2 -DNOREDUCE -DNOCLAIM -DSAFETY -DMEMLIM=2000``, run ``./pan -m10000000 -c0 -n -w24``;
+``-DBFS_PAR`` takes about 30 s on bakery2 N=2^16).
+
+``workers --against REV`` compares this tree's C runtime (``runtime_*.c``) with that of git
+revision ``REV`` (with this tree's code generator: for changes to the runtime), interleaved in
+one process (1 thread, 2 threads this tree, 2 threads REV, ``--repeat`` times), which on a
+shared machine compares far better than two runs one after the other: best and median walls,
+speed-ups over the one-thread best, median CPU of 2 threads over 1.
 """
 
 from __future__ import annotations
@@ -48,6 +62,8 @@ from spinrun import have_spin, run_absmc, run_spin
 
 from absmc.lang.loader import load_model
 from absmc.native import NativeSemantics
+from absmc.native.build import runtime_sources
+from absmc.native.cgen import CGen
 from absmc.native.search import native_search
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,6 +137,121 @@ def workers(repeat: int, store: str = "exact", scale: float = 1.0) -> None:
     )
 
 
+def _runtime_at(rev: str) -> tuple[str, str]:
+    """(head, tail) of the C runtime at git revision ``rev`` (as :func:`runtime_sources`)."""
+
+    def show(name: str) -> str:
+        path = f"{rev}:src/absmc/native/{name}"
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "show", path], capture_output=True, text=True, check=True
+        ).stdout
+
+    return show("runtime_head.c"), show("runtime_tail.c") + show("runtime_par.c")
+
+
+def workers_against(repeat: int, rev: str, scale: float = 1.0) -> None:
+    """This tree's C runtime against ``rev``'s, interleaved (see the module docstring)."""
+    old_head, old_tail = _runtime_at(rev)
+    print(f"native search, exact store, this tree vs {rev}, interleaved ({load_avg()} before)")
+    print(
+        f"{'model':26s} {'wall 1':>7s} | {'2 here':>7s} {'median':>7s} {'speed-up':>8s} "
+        f"{'CPU 2/1':>7s} | {'2 ' + rev[:7]:>9s} {'median':>7s} {'speed-up':>8s} {'CPU 2/1':>7s}"
+    )
+    for name, var, bound in WORKER_MODELS:
+        bound = max(16, int(bound * scale))
+        system = load_model(SCALING / name, {var: str(bound)})
+        gen = CGen(system, system.properties)
+        head, tail = runtime_sources()
+        sems = {
+            "here": NativeSemantics(system, prepared=(gen, gen.source(head, tail))),
+            "rev": NativeSemantics(system, prepared=(gen, gen.source(old_head, old_tail))),
+        }
+        runs: dict[str, list[tuple[float, float]]] = {"1": [], "here": [], "rev": []}
+        counts: set[tuple[int, int]] = set()
+        for _ in range(repeat):
+            for key in runs:
+                c0, t0 = time.process_time(), time.perf_counter()
+                sem = sems["here" if key == "1" else key]
+                run = native_search(sem, "exact", workers=1 if key == "1" else 2, parallel_after=0)
+                runs[key].append((time.perf_counter() - t0, time.process_time() - c0))
+                counts.add((run.outcome.states, run.outcome.transitions))
+        w1 = min(w for w, _ in runs["1"])
+        c1 = statistics.median(c for _, c in runs["1"])
+        cells = []
+        for key in ("here", "rev"):
+            best = min(w for w, _ in runs[key])
+            med = statistics.median(w for w, _ in runs[key])
+            cpu = statistics.median(c for _, c in runs[key]) / c1
+            cells.append(f"{best:6.3f}s {med:6.3f}s {w1 / best:7.2f}x {cpu:6.2f}x")
+        same = "" if len(counts) == 1 else "  (states or transitions differ!)"
+        print(
+            f"{name + ' ' + var + '=' + str(bound):26s} {w1:6.3f}s | {cells[0]} | "
+            f"  {cells[1]}{same}"
+        )
+    print(
+        f"({load_avg()} after; best and median wall of {repeat} runs each; speed-up = best wall "
+        "of 1 thread / best wall of 2; CPU 2/1 = median CPU (user + sys) of 2 threads / of 1)"
+    )
+
+
+#: SPIN's searches of ``workers --spin``: (label, gcc flags, pan flags), in pairs of one core
+#: and its multi-core mode
+SPIN_MODES = [
+    ("DFS", (), ()),
+    ("-DNCORE=2", ("-DNCORE=2",), ()),
+    ("-DBFS", ("-DBFS",), ()),
+    ("-DBFS_PAR -u2", ("-DBFS_PAR",), ("-u2",)),
+]
+
+
+def spin_workers(repeat: int, scale: float = 1.0) -> None:
+    """SPIN's multi-core searches against its one-core ones (see the module docstring)."""
+    if not have_spin():
+        print("native_goals workers --spin: spin and gcc are needed", file=sys.stderr)
+        return
+    print(f"SPIN, one core vs two ({load_avg()} before; best pan wall of {repeat})")
+    print(
+        f"{'model':26s} "
+        + " ".join(f"{label:>14s}" for label, _, _ in SPIN_MODES)
+        + f" | {'NCORE=2 / DFS':>13s} {'BFS_PAR / BFS':>13s}"
+    )
+    for name, var, bound in WORKER_MODELS:
+        bound = max(16, int(bound * scale))
+        walls: list[float] = []
+        cells: list[str] = []
+        for _label, cflags, pan_args in SPIN_MODES:
+            best = float("inf")
+            states = 0
+            for _ in range(repeat):
+                res = run_spin(
+                    SCALING / name,
+                    [f"{var}={bound}"],
+                    depth=10_000_000,
+                    timeout=600,
+                    cflags=("-DMEMLIM=2000", *cflags),
+                    pan_args=("-w24", *pan_args),
+                )
+                if res.error:
+                    print(f"{name} {var}={bound} {_label}: {res.error}", file=sys.stderr)
+                    break
+                best = min(best, res.pan_wall_s)
+                states = res.states
+            walls.append(best)
+            cells.append(f"{best:5.2f}s {states:7,d}" if states else f"{'-':>14s}")
+        ok = [w if w != float("inf") else 0.0 for w in walls]
+        ratio = [a / b if a and b else 0.0 for a, b in zip(ok[::2], ok[1::2], strict=True)]
+        print(
+            f"{name + ' ' + var + '=' + str(bound):26s} "
+            + " ".join(f"{c:>14s}" for c in cells)
+            + f" | {ratio[0]:12.2f}x {ratio[1]:12.2f}x"
+        )
+    print(
+        f"({load_avg()} after; each cell: pan's wall time (process start to exit), states "
+        "stored as pan reports them (-DNCORE: cpu0's); the ratios are one core's time over two "
+        "cores', i.e. SPIN's speed-up)"
+    )
+
+
 def bitstate() -> None:
     """absmc's C bitstate store against pan -DBITSTATE (see the module docstring)."""
     if not have_spin():
@@ -180,9 +311,24 @@ def main() -> int:
     ap.add_argument(
         "--store", choices=["exact", "bitstate"], default="exact", help="workers: the store"
     )
+    ap.add_argument(
+        "--against",
+        metavar="REV",
+        help="workers: interleave this tree's C runtime with git revision REV's (A/B)",
+    )
+    ap.add_argument(
+        "--spin",
+        action="store_true",
+        help="workers: also SPIN's -DNCORE=2 and -DBFS_PAR -u2 against its one-core searches",
+    )
     args = ap.parse_args()
     if args.what == "workers":
-        workers(args.repeat, args.store, args.scale)
+        if args.against:
+            workers_against(args.repeat, args.against, args.scale)
+        else:
+            workers(args.repeat, args.store, args.scale)
+        if args.spin:
+            spin_workers(args.repeat, args.scale)
     elif args.what == "bitstate":
         bitstate()
     else:

@@ -36,6 +36,7 @@ class SpinResult:
     memory_mb: float
     depth_limited: bool
     error: str | None = None  # SPIN rejected the model, or a limit stopped pan
+    pan_wall_s: float = 0.0  # pan's process, start to exit (multi-core pans report per core)
 
 
 @dataclass
@@ -121,6 +122,7 @@ def run_spin(
         rate,
         float(mem.group(1)) if mem else 0.0,
         "max search depth too small" in out,
+        pan_wall_s=t2 - t1,
     )
 
 

@@ -4,11 +4,18 @@ the default number of threads."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from .conftest import GCL_EXAMPLES, SHARED, run_cli
+from absmc.lang.loader import load_model
+from absmc.native import NativeSemantics
+from absmc.native.build import runtime_sources
+from absmc.native.cgen import CGen
+from absmc.native.search import native_search
+
+from .conftest import EXAMPLES, GCL_EXAMPLES, SHARED, run_cli
 from .native_helpers import cli_json, needs_native
 
 pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
@@ -174,3 +181,26 @@ def test_bitstate_violations_in_threads_carry_the_exact_searchs_traces() -> None
     got = {r["property"]: r["trace"] for r in bit["results"] if r["verdict"] == "violated"}
     assert want and got == want
     assert "holds" not in {r["verdict"] for r in bit["results"]}
+
+
+def test_profile_counters_account_for_every_state_expanded_and_stored(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """``PAR_PROF`` (benchmarks/par_profile.py) compiles, searches the same states, and its
+    counters add up: every state is expanded by exactly one thread, and every state but the
+    initial one was stored by one (``new``)."""
+    system = load_model(EXAMPLES / "promela" / "fischer.pml", {"MAX": "256"})
+    gen = CGen(system, system.properties)
+    head, tail = runtime_sources()
+    source = "#define _GNU_SOURCE\n#define PAR_PROF 1\n" + gen.source(head, tail)
+    prof = NativeSemantics(system, opt="-O0", prepared=(gen, source))
+    plain = native_search(NativeSemantics(system, opt="-O0"), "exact", workers=1).outcome
+    capfd.readouterr()
+    run = native_search(prof, "exact", workers=2, parallel_after=0)
+    err = capfd.readouterr().err
+    assert run.threads == 2
+    assert (run.outcome.states, run.outcome.transitions) == (plain.states, plain.transitions)
+    expanded = [int(x) for x in re.findall(r"^PROF t\d .*? states (\d+) ", err, re.M)]
+    stored = [int(x) for x in re.findall(r"^PROF t\d .*? new (\d+)", err, re.M)]
+    assert len(expanded) >= 2 and len(expanded) % 2 == 0
+    assert sum(expanded) == plain.states and sum(stored) == plain.states - 1

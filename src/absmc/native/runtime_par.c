@@ -20,6 +20,18 @@
  * for one time slice and joins them, so Python keeps control of limits and Ctrl-C. */
 
 #define PAR_MAX 64
+
+/* PAR_PROF (defined before this file, e.g. by benchmarks/par_profile.py; x86: rdtsc): per-thread
+ * counters of where the time goes (TSC cycles expanding, popping, stealing/idle, in the
+ * rendezvous), printed to stderr after each slice. Off: the macros compile to nothing. */
+#ifdef PAR_PROF
+#include <stdio.h>
+#include <sys/resource.h>
+#include <x86intrin.h>
+#define PROF(x) x
+#else
+#define PROF(x)
+#endif
 /* the shared table grows past S->load_pct percent load (80; 95 once memory refused growth) */
 #define BUSY_ID 0xffffffffULL
 /* a slot claimed for a state that --max-states left out (the search stops): matches no state */
@@ -59,6 +71,16 @@ typedef struct pw_s {
     int64_t vals[NVA];
     uint64_t packed[NWA];
     int32_t viol_buf[NPROP > 0 ? NPROP : 1];
+#ifdef PAR_PROF
+    /* cycles: expanding, in pq_pop_many, idle (stealing, backing off); counts: batches, states
+       expanded, empty pops, steals that got work / failed, states stolen, states expanded that
+       another thread stored, lookups that matched a state another thread stored, new states */
+    uint64_t c_exp, c_pop, c_idle, n_batch, n_exp, n_dry, n_steal, n_steal0, n_stolen;
+    uint64_t n_remote_exp, n_remote_hit, n_hit, n_new, n_idle_spells;
+    long ru_minflt, ru_nvcsw, ru_nivcsw; /* getrusage(RUSAGE_THREAD) at the thread's end */
+    uint64_t c_wall;                     /* cycles from the thread's start to its end */
+    uint64_t c_sync, c_wait, n_sync;     /* cycles in par_sync, waiting there; rendezvous */
+#endif
     char pad[64];
 } pw_t;
 
@@ -82,6 +104,9 @@ typedef struct par_s {
     uint64_t mig_cap;
     int64_t mig_next;  /* the next chunk of the old table to move */
     int64_t budget;    /* --max-states: states no thread holds a permit for yet (under m) */
+#ifdef PAR_PROF
+    uint8_t *owner; /* per block of ID_BLOCK ids: 1 + the thread that took it (0: before) */
+#endif
 } par_t;
 
 static inline void spin_lock(volatile int *l) {
@@ -184,6 +209,7 @@ static void par_free(search_t *S) {
     }
     pthread_mutex_destroy(&P->m);
     pthread_cond_destroy(&P->cv);
+    PROF(free(P->owner));
     free(P);
     S->par = NULL;
 }
@@ -255,10 +281,15 @@ static void par_migrate(search_t *S, uint64_t *nt, uint64_t ncap) {
     }
 }
 
-static void par_sync(search_t *S) {
+#ifdef PAR_PROF
+static __thread pw_t *prof_w; /* the thread's own pw_t (par_sync's counters) */
+#endif
+
+static void par_sync_(search_t *S) {
     par_t *P = S->par;
     pthread_mutex_lock(&P->m);
     if (!P->pause) { pthread_mutex_unlock(&P->m); return; }
+    PROF(if (prof_w) prof_w->n_sync++; uint64_t w0 = __rdtsc());
     P->arrived++;
     if (P->arrived == P->active) {
         par_phase1_done(S);
@@ -266,12 +297,14 @@ static void par_sync(search_t *S) {
         int64_t g = P->gen;
         while (P->gen == g) pthread_cond_wait(&P->cv, &P->m);
     }
+    PROF(if (prof_w) prof_w->c_wait += __rdtsc() - w0);
     uint64_t *nt = P->mig_new;
     uint64_t ncap = P->mig_cap;
     pthread_mutex_unlock(&P->m);
     if (!nt) return;
     par_migrate(S, nt, ncap);
     pthread_mutex_lock(&P->m);
+    PROF(w0 = __rdtsc());
     P->arrived2++;
     if (P->arrived2 == P->active) {
         par_phase2_done(S);
@@ -279,7 +312,14 @@ static void par_sync(search_t *S) {
         int64_t g = P->gen2;
         while (P->gen2 == g) pthread_cond_wait(&P->cv, &P->m);
     }
+    PROF(if (prof_w) prof_w->c_wait += __rdtsc() - w0);
     pthread_mutex_unlock(&P->m);
+}
+
+static void par_sync(search_t *S) {
+    PROF(uint64_t t0 = __rdtsc());
+    par_sync_(S);
+    PROF(if (prof_w) prof_w->c_sync += __rdtsc() - t0);
 }
 
 static void par_leave(search_t *S) {
@@ -485,8 +525,11 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
                 if (W->id_next == W->id_end) {
                     W->id_next = __atomic_fetch_add(&S->par->id_top, ID_BLOCK, __ATOMIC_RELAXED);
                     W->id_end = W->id_next + ID_BLOCK;
+                    PROF(if (S->par->owner && W->id_next / ID_BLOCK < S->cap_states / ID_BLOCK)
+                             S->par->owner[W->id_next / ID_BLOCK] = (uint8_t)(W->tid + 1));
                 }
                 int64_t k = W->id_next++;
+                PROF(W->n_new++);
                 if (k >= S->cap_states) {
                     __atomic_store_n(&T[p], (tag << 32) | 1, __ATOMIC_RELEASE); /* any id */
                     return -1;
@@ -511,8 +554,12 @@ static int par_insert(pw_t *W, const uint64_t *w, uint64_t h, int add, int64_t p
             }
             uint64_t k = (x & 0xffffffffULL) - 1;
             if ((x & 0xffffffffULL) != TOMB_ID &&
-                memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0)
+                memcmp(S->arena + k * NWA, w, NW * sizeof(uint64_t)) == 0) {
+                PROF(W->n_hit++;
+                     if (S->par->owner && S->par->owner[k / ID_BLOCK] != W->tid + 1)
+                         W->n_remote_hit++);
                 return 0;
+            }
         }
         p = (p + 1 == cap) ? 0 : p + 1;
     }
@@ -556,6 +603,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         } else {
             id = (int64_t)(en[0] & 0xffffffffULL);
             depth = (int64_t)(en[0] >> 32);
+            PROF(if (P->owner && P->owner[id / ID_BLOCK] != W->tid + 1) W->n_remote_exp++);
             m_unpack(S->arena + (size_t)id * NWA, v);
         }
         ctx_reset(C);
@@ -655,18 +703,23 @@ static void *par_thread(void *arg) {
     par_t *P = S->par;
     int64_t tick = 0;
     int idle = 0, spins = 0;
+    PROF(uint64_t tstart = __rdtsc(); prof_w = W);
     while (!par_status(S) && !__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if ((++tick & 255) == 0 && now_s() >= P->end) {
             __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
             break;
         }
+        PROF(uint64_t t0 = __rdtsc());
         int share = __atomic_load_n(&P->idle, __ATOMIC_RELAXED) > 0;
         int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew, share);
+        PROF(uint64_t t1 = __rdtsc(); W->c_pop += t1 - t0);
         if (nb) {
             par_expand(W, W->ents, nb);
+            PROF(W->c_exp += __rdtsc() - t1; W->n_batch++; W->n_exp += (uint64_t)nb);
             continue;
         }
+        PROF(W->n_dry++; if (!idle) W->n_idle_spells++);
         /* no work of its own: steal. Idle threads are counted; a thread leaves the count before
            it tries to steal, so all n are counted only when no thread expands or holds stolen
            work, and then every queue is empty (only a queue's owner adds to it): the end */
@@ -680,8 +733,10 @@ static void *par_thread(void *arg) {
             int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid], W->stealbuf, P->ew);
             if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
             got = r > 0;
+            PROF(if (r > 0) W->n_stolen += (uint64_t)r);
         }
-        if (got) { idle = 0; spins = 0; continue; }
+        PROF(if (got) W->n_steal++; else W->n_steal0++);
+        if (got) { idle = 0; spins = 0; PROF(W->c_idle += __rdtsc() - t1); continue; }
         if (__atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL) == P->n) {
             par_set_status(S, DONE);
             break;
@@ -696,8 +751,18 @@ static void *par_thread(void *arg) {
             struct timespec nap = {0, 50000};
             nanosleep(&nap, NULL);
         }
+        PROF(W->c_idle += __rdtsc() - t1);
     }
     if (idle) __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+#ifdef PAR_PROF
+    W->c_wall = __rdtsc() - tstart;
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        W->ru_minflt = ru.ru_minflt;
+        W->ru_nvcsw = ru.ru_nvcsw;
+        W->ru_nivcsw = ru.ru_nivcsw;
+    }
+#endif
     par_leave(S);
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
@@ -756,6 +821,7 @@ static int par_begin(search_t *S) {
         P->id_top = S->count;
     }
     P->budget = S->max_states >= 0 ? S->max_states - par_stored(S) : 0;
+    PROF(P->owner = (uint8_t *)calloc((size_t)(S->cap_states / ID_BLOCK) + 1, 1));
     return 1;
 }
 
@@ -807,6 +873,21 @@ static int par_run(search_t *S, double seconds) {
     }
     if (!started) { S->status = STOP_MEMORY; return S->status; }
     for (int i = 0; i < started; i++) pthread_join(P->w[i]->th, NULL);
+#ifdef PAR_PROF
+    for (int i = 0; i < P->n; i++) {
+        pw_t *W = P->w[i];
+        fprintf(stderr,
+                "PROF t%d wall %.1f exp %.1f pop %.1f idle %.1f sync %.1f (wait %.1f, %lu) Mcyc | faults %ld csw %ld/%ld | batches %lu states %lu dry %lu "
+                "idle_spells %lu steals %lu failed %lu stolen %lu | remote_exp %lu hits %lu "
+                "remote_hits %lu new %lu\n",
+                i, W->c_wall / 1e6, W->c_exp / 1e6, W->c_pop / 1e6, W->c_idle / 1e6, W->c_sync / 1e6, W->c_wait / 1e6, W->n_sync, W->ru_minflt, W->ru_nvcsw, W->ru_nivcsw, W->n_batch, W->n_exp, W->n_dry,
+                W->n_idle_spells, W->n_steal, W->n_steal0, W->n_stolen, W->n_remote_exp, W->n_hit,
+                W->n_remote_hit, W->n_new);
+        W->c_exp = W->c_pop = W->c_idle = W->c_sync = W->c_wait = W->n_sync = 0;
+        W->n_batch = W->n_exp = W->n_dry = W->n_idle_spells = W->n_steal = W->n_steal0 = 0;
+        W->n_stolen = W->n_remote_exp = W->n_hit = W->n_remote_hit = W->n_new = 0;
+    }
+#endif
     S->transitions = S->par_transitions0;
     int64_t cuts = 0;
     S->count = par_stored(S);
