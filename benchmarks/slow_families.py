@@ -16,10 +16,9 @@ time (parse + lowering) and compile time (code generation + Python's compiler), 
 ``same`` column).
 
 BEEM models: the public BEEM benchmark in Promela (github.com/plug-obp/beem-benchmark,
-``original-benchmark/*/generated_files/*.pm``; the corpus in ../shared names the commit). By
-default the script reads them from a local git mirror of that repository
-(``/work/.mirror/plug-obp+beem-benchmark/repo``, ``git show``), else from ``--beem DIR`` (a
-clone or any directory holding the ``.pm`` files).
+``original-benchmark/*/generated_files/*.pm``), read by ``beem.py``: from a local git mirror of
+that repository (``/work/.mirror/plug-obp+beem-benchmark/repo``, at ``beem.COMMIT``), else from
+``--beem DIR`` (a clone or any directory holding the ``.pm`` files).
 """
 
 from __future__ import annotations
@@ -34,10 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import beem
 from spinrun import have_spin, run_spin
 
 ROOT = Path(__file__).resolve().parent.parent
-MIRROR = Path("/work/.mirror/plug-obp+beem-benchmark/repo")
 FAMILIES = ("rushhour", "sokoban", "frogs", "pouring", "firewire_link", "rether")
 QUICK = (
     "rushhour.1",
@@ -81,39 +80,15 @@ def _one(path: str, timeout: float) -> None:
     print(json.dumps(out))
 
 
-def _models(beem: Path | None, every: bool, tmp: Path) -> list[Path]:
-    names = None if every else set(QUICK)
-    found: list[Path] = []
-    if beem is not None:
-        for f in sorted(beem.rglob("*.pm")):
-            fam = f.stem.rsplit(".", 1)[0]
-            if fam in FAMILIES and (names is None or f.stem in names):
-                found.append(f)
-    elif MIRROR.exists():
-        listing = subprocess.run(
-            ["git", "--git-dir", str(MIRROR), "ls-tree", "-r", "--name-only", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-        for name in listing:
-            stem = Path(name).stem
-            fam = stem.rsplit(".", 1)[0]
-            if not name.endswith(".pm") or "generated_files" not in name or fam not in FAMILIES:
-                continue
-            if names is not None and stem not in names:
-                continue
-            text = subprocess.run(
-                ["git", "--git-dir", str(MIRROR), "show", f"HEAD:{name}"],
-                capture_output=True,
-                check=True,
-            ).stdout
-            (tmp / Path(name).name).write_bytes(text)
-            found.append(tmp / Path(name).name)
-    else:
-        print("slow_families: no BEEM models (give --beem DIR); own models only", file=sys.stderr)
+def _models(beem_dir: Path | None, every: bool, tmp: Path) -> list[Path]:
+    names = [n for n in beem.available(beem_dir) if beem.family(n) in FAMILIES]
+    if not every:
+        names = [n for n in names if n in QUICK]
     order = {f: i for i, f in enumerate(FAMILIES)}
-    found.sort(key=lambda p: (order[p.stem.rsplit(".", 1)[0]], int(p.stem.rsplit(".", 1)[1])))
+    names.sort(key=lambda n: (order[beem.family(n)], beem.instance_key(n)[1]))
+    found = beem.materialize(names, tmp, beem_dir)
+    if not found:
+        print("slow_families: no BEEM models (give --beem DIR); own models only", file=sys.stderr)
     return [*found, *OWN]
 
 

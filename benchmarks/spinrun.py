@@ -51,6 +51,7 @@ class AbsmcResult:
     error: str | None = None
     bytes_per_state: float = 0.0  # the native store's (0 for the Python back end)
     backend: str = "python"
+    workers: int = 1  # threads (native) or processes (Python) the search used
 
 
 def have_spin() -> bool:
@@ -175,6 +176,7 @@ def run_absmc(
         stats["peak_mb"],
         bytes_per_state=float(stats.get("bytes_per_state", 0.0)),
         backend=str(stats.get("backend", "python")),
+        workers=int(stats.get("workers", 1)),
     )
 
 
