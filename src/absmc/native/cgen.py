@@ -22,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from absmc.ir.arrays import ArrayWrite, array_writes, strided_slots
 from absmc.ir.compile import (
     _dispatch_value,
     _runs,
     _strip_dispatch,
     choose_dispatch_var,
+    may_raise,
     system_depth,
 )
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts
@@ -141,6 +143,22 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
         src, iv = self.walk(e)
         return f"({src} != 0)" if is_wide(iv) else src
 
+    def strided(self, elems: Sequence[Expr]) -> tuple[int, int] | None:
+        """``(slot, stride)`` when every element is a variable of at most 64 bits and element
+        ``k`` is at slot ``slot + stride * k`` of ``v`` (``stride >= 1``); else ``None``
+        (:func:`absmc.ir.arrays.strided_slots`, in slots rather than variable positions)."""
+        if strided_slots(elems, self.system.index_of) is None:
+            return None
+        names = [x.name for x in elems if isinstance(x, Var)]
+        fields = [self.layout.fields[self.system.index_of[n]] for n in names]
+        if any(f.wide for f in fields):
+            return None
+        slots = [f.slot for f in fields]
+        stride = slots[1] - slots[0] if len(slots) > 1 else 1
+        if stride < 1 or any(slots[k] != slots[0] + stride * k for k in range(len(slots))):
+            return None
+        return (slots[0], stride)
+
     def walk_const(self, e: Const) -> tuple[str, Interval]:
         return c_const(e.value), (e.value, e.value)
 
@@ -253,6 +271,14 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
             iv = (min(x[0] for x in ivs[1:]), max(x[1] for x in ivs[1:]))
             self.n_select = getattr(self, "n_select", 0) + 1
             t = f"_si{self.n_select}"  # a fresh name: selects may nest
+            slots = self.strided(e.args[1:])
+            if slots is not None and not is_wide(ivs[0]):
+                # state variables at evenly spaced slots: one indexed load with a bounds test
+                at = t if slots[1] == 1 else f"{slots[1]} * {t}"
+                at = at if slots[0] == 0 else f"{slots[0]} + {at}"
+                n = len(elems)
+                load = f"((uint64_t){t} < {n}u ? {self.var}[{at}] : {elems[-1]})"
+                return f"({{ int64_t {t} = {s[0]}; {load}; }})", iv
             out = elems[-1]
             for k in range(len(elems) - 2, -1, -1):
                 out = f"({t} == {k} ? {elems[k]} : {out})"
@@ -426,7 +452,8 @@ class CGen:
             self.emit(i, "memcpy(t, v, sizeof t);")
         checks: list[tuple[str, int, RangeSort, bool]] = []
         temps: list[tuple[str, Field]] = []
-        for k, (name, rhs) in enumerate(c.updates):
+        updates, stores = self.split_writes(c)
+        for k, (name, rhs) in enumerate(updates):
             idx = sys.index_of[name]
             fld = self.layout.fields[idx]
             sort = sys.by_name[name].sort
@@ -480,6 +507,7 @@ class CGen:
                 )
             else:
                 self.emit(i, f"t[{fld.slot}] = (int64_t){tmp};")
+        self.stores(i, stores)
         f = self.proc_ids[c.exclusive] if c.exclusive is not None else -1
         main = (
             f"close_chain(C, {c.index}, t, {f}); C->ex = 1;"
@@ -494,6 +522,77 @@ class CGen:
             self.emit(i, f"if (flags & FN_MAIN) {{ {main} }} else fn_push(C, {c.index}, t, {f});")
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
+
+    def split_writes(
+        self, c: Command
+    ) -> tuple[list[tuple[str, Expr]], list[tuple[ArrayWrite, int, int, RangeSort]]]:
+        """The command's updates without the array writes that become indexed stores, and
+        those stores ``(write, slot, stride, sort)`` in execution order (as
+        the Python back end in :mod:`absmc.ir.compile`, with :func:`absmc.ir.arrays.array_writes`;
+        the stored variables keep their innermost ``rest``, dropped when it is the variable
+        itself, since ``t`` starts as a copy of ``v``). A write stack is stored so only when
+        nothing in it can divide by zero, its variables share one range sort of at most 64
+        bits at evenly spaced slots, and each value fits that range or wraps into it: then
+        the stores have the per-element updates' exact semantics."""
+        if len(c.updates) < 4:
+            return list(c.updates), []
+        sys = self.system
+        _plain, stacks = array_writes(c.updates, sys.index_of)
+        stores: list[tuple[ArrayWrite, int, int, RangeSort]] = []
+        rests: dict[str, Expr] = {}
+        for stack in stacks:
+            sorts = {sys.by_name[n].sort for n in stack[0].names}
+            sort = next(iter(sorts))
+            pos = self.tr.strided([Var(n) for n in stack[0].names])
+            if len(sorts) != 1 or not isinstance(sort, RangeSort) or pos is None:
+                continue
+            wraps = sort.overflow == "wrap" and _fits64((sort.lo, sort.size))
+            ok = True
+            for w in stack:
+                if any(may_raise(x) for x in (w.index, w.value, *w.rests)):
+                    ok = False
+                    break
+                ix, vx = self.tr.walk(w.index)[1], self.tr.walk(w.value)[1]
+                fits = sort.lo <= vx[0] and vx[1] <= sort.hi
+                if is_wide(ix) or is_wide(vx) or not (fits or wraps):
+                    ok = False
+                    break
+            if ok:
+                stores += [(w, pos[0], pos[1], sort) for w in stack]
+                rests.update(zip(stack[0].names, stack[0].rests, strict=True))
+        if not stores:
+            return list(c.updates), []
+        out = [(n, e) for n, e in c.updates if n not in rests]
+        out += [
+            (n, r)
+            for n, _ in c.updates
+            if n in rests and not (isinstance(r := rests[n], Var) and r.name == n)
+        ]
+        return out, stores
+
+    def stores(self, ind: int, stores: list[tuple[ArrayWrite, int, int, RangeSort]]) -> None:
+        """``t[slot] = value`` for each indexed store whose index is in range, in order (a
+        later write to the same element wins), the value wrapped into the variables' range;
+        the expressions read the state before the step, ``v``."""
+        for w, slot, stride, sort in stores:
+            self.uid += 1
+            k, x = f"_w{self.uid}", f"_x{self.uid}"
+            last = w.first + w.length - 1
+            self.emit(ind, f"{{ int64_t {k} = {self.tr.c(w.index)};")
+            self.emit(ind + 1, f"if ({k} >= {c_const(w.first)} && {k} <= {c_const(last)}) {{")
+            src, iv = self.tr.walk(w.value)
+            self.emit(ind + 2, f"int64_t {x} = {src};")
+            if not (sort.lo <= iv[0] and iv[1] <= sort.hi):
+                lo, hi = c_const(sort.lo), c_const(sort.hi)
+                self.emit(
+                    ind + 2,
+                    f"if ({x} < {lo} || {x} > {hi}) {x} = i_wrap({x}, {lo}, {c_const(sort.size)});",
+                )
+            off = f"{k} - {c_const(w.first)}" if w.first else k
+            at = off if stride == 1 else f"{stride} * ({off})"
+            self.emit(ind + 2, f"t[{slot} + {at}] = {x};" if slot else f"t[{at}] = {x};")
+            self.emit(ind + 1, "}")
+            self.emit(ind, "}")
 
     def block(self, ind: int, cmds: Sequence[Command], mode: str) -> None:
         """``cmds`` in order, dispatched on program counters where possible (as in
