@@ -207,6 +207,7 @@ def test_a_long_c_search_in_auto_moves_to_better_compiled_code(
 
     builds = _recorded(monkeypatch)
     monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
     monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
     monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
     # 1,500^2 states: the -O0 search lasts more than one 0.2 s slice
@@ -297,3 +298,37 @@ def test_progress_and_ctrl_c_in_the_native_search(tmp_path: Path) -> None:
     first = json.loads(out)["results"][0]
     assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
     assert first["stats"]["states"] > 0 and first["stats"]["backend"] == "native"
+
+
+@needs_native
+def test_a_background_build_found_in_the_cache_does_not_wait_for_the_ski_rental(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ski-rental wait (``ratio`` times the compiler's estimated time) is for a compiler
+    run: a build already in the cache is ready at once (``auto``'s upgrade to ``-O2`` on a
+    second run of the same model starts in the faster code instead of searching twice)."""
+    from absmc.native.background import BackgroundBuild
+    from absmc.native.build import is_cached, runtime_sources
+    from absmc.native.cgen import CGen
+
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path / "cache"))
+    system = parse_gcl_file(_counter(tmp_path, 100))
+    source = CGen(system, system.properties).source(*runtime_sources())
+    assert not is_cached(source, "-O0")
+    NativeSemantics(system, system.properties, opt="-O0")  # compiles it into the cache
+    assert is_cached(source, "-O0")
+    build = BackgroundBuild(system, system.properties, 0.0, "-O0", ratio=10_000.0)
+    build.start()
+    try:
+        for _ in range(100):  # without the cache, the wait would be 10,000 compile times
+            if build.ready():
+                break
+            time.sleep(0.05)
+        assert build.ready()
+    finally:
+        build.cancel()
+    other = BackgroundBuild(system, system.properties, 0.0, "-O1", ratio=10_000.0)
+    other.start()  # not cached at -O1: it waits, and is cancelled without compiling
+    time.sleep(0.3)
+    assert other.started and not other.ready()
+    other.cancel()

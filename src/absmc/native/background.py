@@ -16,7 +16,13 @@ import time
 from collections.abc import Sequence
 
 from absmc.ir.system import Property, System
-from absmc.native.build import default_opt, estimate_compile_s, kill_compiler, runtime_sources
+from absmc.native.build import (
+    default_opt,
+    estimate_compile_s,
+    is_cached,
+    kill_compiler,
+    runtime_sources,
+)
 from absmc.native.cgen import CGen
 from absmc.native.semantics import NativeSemantics
 
@@ -27,8 +33,9 @@ class BackgroundBuild:
     """``NativeSemantics(system, properties, opt)`` built in a daemon thread that starts ``delay``
     seconds after :meth:`start`; it generates the source, then starts the compiler only once
     ``ratio`` times the compiler's estimated time (:func:`~absmc.native.build.
-    estimate_compile_s`) has passed since :meth:`start` (0: at once) — the ski-rental rule: a
-    search that ends sooner never pays for a compilation much longer than itself.
+    estimate_compile_s`) has passed since :meth:`start` (0: at once; at once too when the
+    compiled module is in the cache) — the ski-rental rule: a search that ends sooner never
+    pays for a compilation much longer than itself.
     :meth:`ready` says whether it is built, :meth:`result` gives it (building it in the
     caller's thread when it has not started), :meth:`cancel` abandons it."""
 
@@ -85,7 +92,8 @@ class BackgroundBuild:
             head, tail = runtime_sources()
             source = gen.source(head, tail)
             opt = self._opt or default_opt(len(source))
-            if wait:  # ski rental: compile once the search has run ratio x the compile's time
+            if wait and not is_cached(source, opt):
+                # ski rental: compile once the search has run ratio x the compile's time
                 left = self._ratio * estimate_compile_s(len(source), opt)
                 left -= time.monotonic() - self._t0
                 if left > 0 and self._stop.wait(left):

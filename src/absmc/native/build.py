@@ -163,6 +163,22 @@ def ffi() -> Any:
     return f
 
 
+def _cache_key(cc: str, source: str, opt: str) -> str:
+    flags = (opt, *_FLAGS)
+    return hashlib.sha256((cc + " " + " ".join(flags) + "\n" + source).encode()).hexdigest()[:32]
+
+
+def is_cached(source: str, opt: str) -> bool:
+    """Whether :func:`load_library` would find ``source`` at ``opt`` already compiled (loaded
+    in this process or in the cache directory), so that loading it costs no compiler run;
+    ``False`` when there is no compiler."""
+    cc = find_compiler()
+    if cc is None:
+        return False
+    key = _cache_key(cc, source, opt)
+    return key in _LOADED or (cache_dir() / f"m_{key}.so").exists()
+
+
 def load_library(
     source: str,
     opt: str = "-O2",
@@ -180,8 +196,7 @@ def load_library(
     cc = find_compiler()
     if cc is None:
         raise CompilerError("no C compiler found (set CC or install gcc)")
-    flags = (opt, *_FLAGS)
-    key = hashlib.sha256((cc + " " + " ".join(flags) + "\n" + source).encode()).hexdigest()[:32]
+    key = _cache_key(cc, source, opt)
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
@@ -194,7 +209,7 @@ def load_library(
             src.write_text(source, encoding="utf-8")
             out = Path(tmp) / "model.so"
             proc = subprocess.Popen(
-                [cc, *flags, "-o", str(out), str(src)],
+                [cc, opt, *_FLAGS, "-o", str(out), str(src)],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
