@@ -126,6 +126,8 @@ def main() -> int:
                 continue
             ours = json.loads(proc.stdout.strip().splitlines()[-1])
             spin = run_spin(m, [], timeout=args.timeout)
+            if spin.depth_limited:  # pan's -m1000000 cut the search (rether.7)
+                spin = run_spin(m, [], depth=50_000_000, timeout=args.timeout)
             rate = ours["states"] / ours["search_s"] if ours["search_s"] > 0 else 0.0
             if spin.error is not None:
                 pan, ratio, same = "-", "-", "?"
