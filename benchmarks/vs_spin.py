@@ -34,7 +34,9 @@ the models with >= 10^5 states, none below 0.5x.
 With ``--beem`` the BEEM-like set (``beem.BEEM_SET``: 10^5 to ~3*10^6 states, one or two
 instances per BEEM family, read from the mirror of plug-obp/beem-benchmark at ``beem.COMMIT``,
 or from ``--beem-dir DIR``) is added to the models; ``--no-python`` leaves out the Python-only
-rows (the BEEM rows never get them: minutes per model).
+rows (the BEEM rows never get them: minutes per model). ``--repeat N`` runs SPIN and the two
+``n`` runs N times per model, in turn, and keeps the median of each (single runs of 1-3 s
+differ by more than 5% from one to the next on the 2-core development machine).
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ import re
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import beem
-from spinrun import SpinResult, have_spin, run_absmc, run_spin
+from spinrun import AbsmcResult, SpinResult, have_spin, run_absmc, run_spin
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "benchmarks"
@@ -88,6 +92,14 @@ def main() -> int:
     )
     ap.add_argument("--no-python", action="store_true", help="with --native: skip the Python run")
     ap.add_argument("--beem", action="store_true", help="also the BEEM-like set (beem.py)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --native: run SPIN and both absmc runs N times in turn per model and keep "
+        "the median (wall time; states/s for the one-core run)",
+    )
     ap.add_argument(
         "--beem-dir",
         type=Path,
@@ -160,18 +172,23 @@ def main() -> int:
     ab: list[tuple[str, float]] = []
     for kind, model, defs in jobs:
         label = model.name + (f" {defs[0]}" if defs else "")
-        spin = run_spin(model, defs)
-        if spin.depth_limited:  # pan's -m1000000 cut the search (bakery2 N=2^20, lamport 2^18)
-            spin = run_spin(model, defs, depth=50_000_000)
-        if spin.error is not None:
-            print(f"{label:28s} SPIN: {spin.error}")
+        spins: list[SpinResult] = []
+        pairs: list[tuple[AbsmcResult, AbsmcResult]] = []
+        for _ in range(max(1, args.repeat)):  # in turn, so that a change of load hits both
+            spins.append(_spin_once(model, defs))
+            if args.native and spins[-1].error is None:
+                pairs.append(_native_pair(model, defs))
+        failed = [r for r in spins if r.error is not None]
+        if failed:
+            print(f"{label:28s} SPIN: {failed[0].error}")
             continue
+        spin = _median_run(spins, lambda r: r.wall_s)
         if model.stem in expected and spin.states != expected[model.stem]:
             print(
                 f"{label:28s} pan: {spin.states:,} states, beem.BEEM_SET: {expected[model.stem]:,}"
             )
         if args.native:
-            _native_row(label, model, defs, spin, native_rows)
+            _native_row(label, spin, pairs, native_rows)
             if args.no_python or kind == "beem":
                 continue
         with tempfile.TemporaryDirectory() as cache:  # cold: the C compiler is counted
@@ -252,23 +269,49 @@ def ltl_row() -> None:
     )
 
 
-def _native_row(
-    label: str,
-    model: Path,
-    defs: list[str],
-    spin: SpinResult,
-    rows: list[tuple[str, int, float, float]],
-) -> None:
-    """One ``n`` line: model-to-verdict time of ``absmc check`` with its defaults (cold
-    compilation cache), states/s and bytes per state of ``--backend native --workers 1``
-    against pan's."""
+def _spin_once(model: Path, defs: list[str]) -> SpinResult:
+    """SPIN on ``model``, again with a deeper stack when ``-m1000000`` cut pan's search
+    (bakery2 N=2^20, lamport MAXT=2^18)."""
+    spin = run_spin(model, defs)
+    if spin.depth_limited:
+        spin = run_spin(model, defs, depth=50_000_000)
+    return spin
+
+
+def _native_pair(model: Path, defs: list[str]) -> tuple[AbsmcResult, AbsmcResult]:
+    """``absmc check`` with its defaults from an empty compilation cache (model to verdict),
+    then ``--backend native --workers 1`` with the module it cached (one core's states/s)."""
     with tempfile.TemporaryDirectory() as cache:
         env = {"ABSMC_CACHE_DIR": cache}
         dflt = run_absmc(model, defs, env=env)
         nat = run_absmc(model, defs, backend="native", env=env, extra_args=("--workers", "1"))
-    if nat.error or dflt.error:
-        print(f"{'n ' + label:28s} error: {nat.error or dflt.error}")
+    return dflt, nat
+
+
+R = TypeVar("R")
+
+
+def _median_run(runs: list[R], key: Callable[[R], float]) -> R:
+    """The run with the median ``key`` (the lower middle one of an even number)."""
+    ordered = sorted(runs, key=key)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _native_row(
+    label: str,
+    spin: SpinResult,
+    pairs: list[tuple[AbsmcResult, AbsmcResult]],
+    rows: list[tuple[str, int, float, float]],
+) -> None:
+    """One ``n`` line from :func:`_native_pair`'s runs: the median model-to-verdict time of
+    ``absmc check`` with its defaults, the median states/s (and that run's bytes per state)
+    of ``--backend native --workers 1``, against ``spin`` (the median SPIN run)."""
+    bad = [r for pair in pairs for r in pair if r.error]
+    if bad:
+        print(f"{'n ' + label:28s} error: {bad[0].error}")
         return
+    dflt = _median_run([p[0] for p in pairs], lambda r: r.wall_s)
+    nat = _median_run([p[1] for p in pairs], lambda r: r.rate)
     pan_bps = spin.memory_mb * 2**20 / max(1, spin.states)
     t_ratio = dflt.wall_s / spin.wall_s if spin.wall_s else 0.0
     r_ratio = nat.rate / spin.rate if spin.rate else 0.0
