@@ -217,6 +217,7 @@ def load_library(
             )
             if on_compile is not None:
                 on_compile(proc)
+            ffi()  # its declarations are parsed (~0.1 s of Python) while the compiler runs
             stdout, stderr = proc.communicate()
             if proc.returncode != 0:
                 msg = (stderr or stdout).strip().splitlines()

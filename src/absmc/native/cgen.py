@@ -463,7 +463,9 @@ class CGen:
                 src = f"(({src}) ? 1 : 0)"
             tmp = f"u{k}"
             self.emit(i, f"{'__int128' if wide or fld.wide else 'int64_t'} {tmp} = {src};")
-            if isinstance(sort, RangeSort):
+            if isinstance(sort, RangeSort) and sort.lo <= iv[0] and iv[1] <= sort.hi:
+                pass  # in range by the value's interval: nothing to wrap or report
+            elif isinstance(sort, RangeSort):
                 lo, hi = c_const(sort.lo), c_const(sort.hi)
                 if sort.overflow == "wrap":
                     big = wide or fld.wide or not _fits64((sort.lo, sort.size))
@@ -478,7 +480,7 @@ class CGen:
             elif wide:  # an unbounded INT holds 64 bits: past them, the Python back end
                 self.emit(i, f"if ({tmp} < INT64_MIN || {tmp} > INT64_MAX) C->ovf = 1;")
             temps.append((tmp, fld))
-        if c.updates:
+        if any(may_raise(e) for _, e in c.updates):  # only / and % set C->err
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
         for name, cond in c.asserts:
             if name not in self.assert_index:

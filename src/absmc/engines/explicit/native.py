@@ -48,9 +48,13 @@ AUTO_SWITCH_STATES = 50_000
 #: seconds): the models whose search ends sooner (most of the corpus) never start the compiler
 AUTO_COMPILE_AFTER_S = 0.05
 
-#: ... and starts the compiler once the search has run this fraction of the compiler's estimated
-#: time (``BackgroundBuild``'s ski-rental rule): sort.pml's source (380 KB, ~1.3 s at ``-O0``)
-#: waits 0.6 s, and its Python search ends before; fischer.pml MAXT=8192's (90 KB) 0.15 s
+#: ... and, on a machine with one CPU, starts the compiler once the search has run this
+#: fraction of the compiler's estimated time (``BackgroundBuild``'s ski-rental rule): sort.pml's
+#: source (340 KB) waits 0.55 s there. With two CPUs or more the compiler starts at once: it
+#: runs on a CPU the Python search does not use, the source is generated either way, and a
+#: search that ends first kills it (measured with the wait on 2 CPUs: gcc started 0.16 s into
+#: frogs.3's Python search and 0.6 s into sort.pml's, whose C was not ready before its
+#: Python search ended at 1.2 s)
 AUTO_COMPILE_RATIO = 0.5
 
 #: ``auto`` compiles at this level first (``$ABSMC_NATIVE_OPT`` overrides it and the upgrade
@@ -276,7 +280,8 @@ def _python_then_built(
     the search passed :data:`AUTO_SWITCH_STATES` states (the result stands, with a note), else
     ``None`` (the Python result is the answer; the build is abandoned)."""
     opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
-    build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt, AUTO_COMPILE_RATIO)
+    ratio = AUTO_COMPILE_RATIO if default_workers() < 2 else 0.0
+    build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt, ratio)
     handed = False
 
     def hand_over(states: int) -> bool:
