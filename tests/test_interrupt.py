@@ -87,3 +87,31 @@ def test_ctrl_c_ends_under_inside_the_prover_with_statistics() -> None:
     res = json.loads(out)
     first = res["results"][0]
     assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
+
+
+def test_a_solver_call_canceled_by_ctrl_c_between_calls_ends_as_interrupted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C that reaches Z3 between two calls makes the next one fail ("push canceled"),
+    and CPython may swallow the KeyboardInterrupt in Z3's ``AstRef.__del__``; the prover's
+    calls turn that failure back into KeyboardInterrupt (the run ends as interrupted, exit 3,
+    not as an internal error, exit 4). Without the signal, Z3's error stays an error."""
+    import z3
+
+    from absmc.logic import interrupt
+    from absmc.logic.prover import Prover
+
+    def canceled(*args: object) -> None:
+        raise z3.Z3Exception(b"push canceled")
+
+    prover = Prover()
+    monkeypatch.setattr(prover._solver, "push", canceled)
+    flag = threading.Event()  # this process's own flag is set by the SIGINT test above
+    monkeypatch.setattr(interrupt, "_received", flag)
+    with pytest.raises(z3.Z3Exception):
+        prover.satisfiable(Const(True))
+    flag.set()
+    with pytest.raises(KeyboardInterrupt):
+        prover.satisfiable(Const(True))
+    with pytest.raises(KeyboardInterrupt):
+        prover.model(Const(True))

@@ -8,15 +8,24 @@ thread-safe way to stop a running check — and the call returns ``unknown``; th
 then raises as usual (``KeyboardInterrupt`` for both signals in the CLI), so the run ends with
 verdict ``unknown``, reason "interrupted", exit 3.
 
+When the signal arrives between two Z3 calls, the next call fails instead (``Z3Exception``,
+e.g. "push canceled"), and the ``KeyboardInterrupt`` may have been swallowed: CPython ignores
+an exception raised in a ``__del__``, such as Z3's ``AstRef.__del__``. :func:`interruptible`
+turns such a ``Z3Exception`` back into ``KeyboardInterrupt``, so the run still ends as
+interrupted and not as an internal error.
+
 Installed once per process, from the main thread only (elsewhere :func:`watch` does nothing).
 """
 
 from __future__ import annotations
 
+import functools
 import signal
 import socket
 import threading
 import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import z3
 
@@ -25,6 +34,8 @@ _INTERRUPTING = frozenset({int(signal.SIGINT), int(signal.SIGTERM)})
 _contexts: weakref.WeakSet[z3.Context] = weakref.WeakSet()
 _lock = threading.Lock()
 _installed = False
+#: set once SIGINT or SIGTERM has reached the listening thread
+_received = threading.Event()
 
 
 def _listen(sock: socket.socket) -> None:
@@ -37,6 +48,7 @@ def _listen(sock: socket.socket) -> None:
         if not data:
             return
         if any(b in _INTERRUPTING for b in data):
+            _received.set()
             with _lock:
                 contexts = list(_contexts)
             for ctx in contexts:
@@ -70,3 +82,28 @@ def watch(ctx: z3.Context) -> None:
 
 
 _keep: list[socket.socket] = []
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def received() -> bool:
+    """Whether SIGINT or SIGTERM has arrived since :func:`watch` was first called."""
+    return _received.is_set()
+
+
+def interruptible(fn: F) -> F:
+    """``fn`` (a function making Z3 calls on watched contexts) with a ``Z3Exception`` raised
+    after SIGINT/SIGTERM arrived turned into ``KeyboardInterrupt``; any other ``Z3Exception``
+    propagates unchanged."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except z3.Z3Exception as e:
+            if _received.is_set():
+                raise KeyboardInterrupt from e
+            raise
+
+    return cast(F, wrapper)

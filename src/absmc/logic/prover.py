@@ -16,6 +16,7 @@ from enum import StrEnum
 import z3
 
 from absmc.ir.expr import Expr, Op
+from absmc.logic.interrupt import interruptible
 from absmc.logic.interrupt import watch as watch_interrupts
 from absmc.logic.z3conv import Z3Term, Z3Translator
 
@@ -100,6 +101,7 @@ class Prover:
         s.set("timeout", min(self.timeout_ms, left_ms) if self.timeout_ms else left_ms)
         return True
 
+    @interruptible
     def _check(self, terms: Sequence[Z3Term]) -> z3.CheckSatResult:
         if not self._bound(self._solver):
             self.stats.calls += 1
@@ -163,6 +165,7 @@ class Prover:
             return Validity.VALID
         return Validity.INVALID if res == z3.unsat else Validity.UNKNOWN
 
+    @interruptible
     def model(self, formula: Expr) -> dict[str, int | bool] | None:
         """A satisfying assignment of ``formula``'s variables, or ``None`` when unsatisfiable or
         unknown."""
@@ -182,6 +185,7 @@ class Prover:
         finally:
             s.pop()
 
+    @interruptible
     def all_models(
         self, formula: Expr, projection: Sequence[Expr], limit: int | None = None
     ) -> tuple[list[tuple[bool, ...]], bool]:
