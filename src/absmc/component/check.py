@@ -22,6 +22,12 @@ from typing import Any, cast
 from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
 from absmc.component.memo import SMALL_MEMO_LIMIT
+from absmc.component.native_replay import (
+    CONFIRMED,
+    NOT_APPLICABLE,
+    REFUTED,
+    confirm_on_cpython,
+)
 from absmc.component.program import build_program, load_program
 from absmc.component.refinement import (
     ExactnessChecker,
@@ -64,7 +70,9 @@ class ComponentOptions:
     ``abstraction`` (``none``; ``predicates``: match on the control state and the values
     of the branch guards and ``predicates``, Python expressions, thesis ch. 2; ``range``:
     PA+NTP; ``prover``: PA+TP, refined with the prover, :mod:`absmc.component.refinement`),
-    ``record_border`` (keep the environment calls for test generation), ``progress``."""
+    ``record_border`` (keep the environment calls for test generation), ``progress``,
+    ``confirm`` (re-execute each violation's trace on CPython with the program file,
+    :mod:`absmc.component.native_replay`; a trace that does not fail there is ``unknown``)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -78,6 +86,7 @@ class ComponentOptions:
     predicates: Sequence[str] = ()
     abstraction: str = "none"
     record_border: bool = False
+    confirm: bool = True
     progress: Callable[[Progress], None] | None = None
 
 
@@ -191,9 +200,42 @@ def _results(
                     continue
                 steps = len(trace.steps) - 1
                 reason = f"{v.message}; counterexample of {steps} step{'s' if steps != 1 else ''}"
+                status, detail = (
+                    confirm_on_cpython(sem, options.granularity, name, trace)
+                    if options.confirm
+                    else (NOT_APPLICABLE, "not asked for")
+                )
+                extra = {"cpython": status, "cpython_detail": detail}
+                if status == REFUTED:
+                    results.append(
+                        PropertyResult(
+                            name,
+                            kind,
+                            "component",
+                            Verdict.UNKNOWN,
+                            f"{v.message}; but its trace did not fail on CPython ({detail}): "
+                            "not reported as a violation (an error of absmc's model; please "
+                            "report it)",
+                            stats,
+                            trace,
+                            extra=extra,
+                        )
+                    )
+                    continue
+                reason += (
+                    f"; {detail}" if status == CONFIRMED else f"; not re-run on CPython: {detail}"
+                )
                 results.append(
                     PropertyResult(
-                        name, kind, "component", Verdict.VIOLATED, reason, stats, trace, v.count
+                        name,
+                        kind,
+                        "component",
+                        Verdict.VIOLATED,
+                        reason,
+                        stats,
+                        trace,
+                        v.count,
+                        extra=extra,
                     )
                 )
             elif outcome.stopped is None and exact and not nondet:

@@ -174,6 +174,9 @@ class ComponentSemantics:
         memoize: bool = True,
     ) -> None:
         self.prog = program
+        #: the entry's arguments (the CPython oracle runs the program again with them)
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs or {})
         #: steps are memoized (:mod:`absmc.component.memo`); ``memo_hits`` counts the reuses
         self.memoize = memoize
         self.memo_hits = 0

@@ -112,7 +112,6 @@ class _T:
         self.can: Callable[[], bool] | None = None
         self.timed = False
         self.line = 0
-        self.skip_line = True
         self.ident: int | None = None
         #: every frame's evaluation stack could be read at the last point
         #: (:mod:`.fingerprint`); else ``hist`` stands for what it holds
@@ -257,8 +256,8 @@ class Run:
             t.exited.release()
 
     def spawn(self, obj: primitives.Thread) -> None:
-        """``obj.start()``: a new program thread (ready; its first step begins with its
-        first line)."""
+        """``obj.start()``: a new program thread (ready; when chosen it runs to its first
+        scheduling point, the line event of its first line)."""
         t = _T(len(self.threads), obj, obj.daemon)
         obj._t = t
         self.threads.append(t)
@@ -362,9 +361,7 @@ class Run:
             line = frame.f_lineno
             self.result.lines.append((t.id, line))
             t.line = line
-            if t.skip_line:
-                t.skip_line = False
-            elif not self.program.info.local_only(frame, line):
+            if not self.program.info.local_only(frame, line):
                 self._point(t)
         elif event == "return":
             back = frame.f_back
