@@ -150,7 +150,7 @@ def _matches(prop: str, expected: dict[str, Any], res: RunResult) -> bool:
         ):
             return True
         if prop == NO_DEADLOCK and v.prop == DEADLOCK:
-            return sorted(line for _, line in v.blocked) == expected["lines"]
+            return bool(sorted(line for _, line in v.blocked) == expected["lines"])
     return False
 
 

@@ -9,20 +9,24 @@ are encoded by identity within the run, so they never match another run's.
 
 What the locals do not show — the values on a frame's evaluation stack (a ``for`` loop's
 iterator, a ``with`` block's exit, the partial values of a caller in the middle of a line)
-— is covered by each thread's *history*: a thread is *clean* at a line event of its only
-traced frame outside any ``for``/``with``/``try`` body (nothing hidden); otherwise its entry
-also carries the hash of everything it could read at each of its steps since it was last
-clean (what it did since then is a function of those). This is conservative: it may keep
-apart states that are equal, never the converse.
+— is read from the frame (CPython 3.11's frame layout, :func:`frame_stack`). A thread whose
+stack cannot be read (another Python version; a frame suspended in a C call) is *unclean*:
+its entry carries the hash of the whole schedule up to its last step, so its state only
+matches one reached by the same choices. This is conservative: it may keep apart states
+that are equal, never the converse.
 """
 
 from __future__ import annotations
 
 import collections
 import ctypes
+import dis
+import itertools
 import sys
 import types
 from typing import Any
+
+from absmc.component.oracle import primitives
 
 _SCALARS = (int, float, str, bool, type(None), complex, bytes)
 
@@ -170,6 +174,18 @@ def frame_stack(frame: types.FrameType) -> list[Any] | None:
         + len([c for c in code.co_cellvars if c not in code.co_varnames])
         + len(code.co_freevars)
     )
+    if top == -1:
+        # suspended in a C call: the stack pointer was not saved. During a ``CALL`` (its
+        # callable and arguments stay on the stack until it returns) and a ``BEFORE_WITH``
+        # (the manager replaced by its ``__exit__``) the stack holds exactly the depth the
+        # instruction starts with, computed from the bytecode
+        op = code.co_code[frame.f_lasti]
+        if op not in _SUSPENDS:
+            return None
+        depth = stack_depths(code).get(frame.f_lasti)
+        if depth is None:
+            return None
+        top = nlocals + depth
     if not nlocals <= top <= nlocals + code.co_stacksize:
         return None
     out: list[Any] = []
@@ -177,6 +193,55 @@ def frame_stack(frame: types.FrameType) -> list[Any] | None:
         p = ctypes.c_void_p.from_address(iframe + _LOCALSPLUS + 8 * i).value
         out.append(_NULL if not p else ctypes.cast(p, ctypes.py_object).value)
     return out
+
+
+_SUSPENDS = frozenset(dis.opmap[n] for n in ("CALL", "BEFORE_WITH") if n in dis.opmap)
+_DEPTHS: dict[types.CodeType, dict[int, int]] = {}
+_NO_FALL = frozenset(
+    dis.opmap[n]
+    for n in (
+        "JUMP_FORWARD",
+        "JUMP_BACKWARD",
+        "JUMP_BACKWARD_NO_INTERRUPT",
+        "RETURN_VALUE",
+        "RAISE_VARARGS",
+        "RERAISE",
+    )
+    if n in dis.opmap
+)
+
+
+def stack_depths(code: types.CodeType) -> dict[int, int]:
+    """The evaluation stack's depth before each instruction of ``code`` (offset -> depth),
+    by a walk over the bytecode with ``dis.stack_effect`` and the exception table's handler
+    depths (CPython 3.11); cached per code object."""
+    got = _DEPTHS.get(code)
+    if got is not None:
+        return got
+    instrs = {i.offset: i for i in dis.get_instructions(code)}
+    order = sorted(instrs)
+    after = {a: b for a, b in itertools.pairwise(order)}
+    depth: dict[int, int] = {}
+    work: list[tuple[int, int]] = [(0, 0)]
+    for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]
+        work.append((entry.target, entry.depth + (1 if entry.lasti else 0) + 1))
+    while work:
+        off, d = work.pop()
+        while off in instrs and off not in depth:
+            depth[off] = d
+            ins = instrs[off]
+            if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+                target = ins.argval
+                work.append((target, d + dis.stack_effect(ins.opcode, ins.arg, jump=True)))
+            if ins.opcode in _NO_FALL:
+                break
+            d += dis.stack_effect(ins.opcode, ins.arg, jump=False)
+            nxt = after.get(off)
+            if nxt is None:
+                break
+            off = nxt
+    _DEPTHS[code] = depth
+    return depth
 
 
 class _Null:
@@ -187,11 +252,16 @@ class _Null:
 _NULL = _Null()
 
 
-def state_key(run: Any, thread_type: type) -> tuple[Any, list[int]]:
+_PRIMITIVES = primitives.__file__
+_THREAD_RUN = primitives.Thread.run.__code__
+
+
+def state_key(run: Any, thread_type: type) -> Any:
     """The state of ``run`` (a :class:`~absmc.component.oracle.runtime.Run` at a scheduling
-    point, called by the thread holding the baton) as an exact key, and per thread the hash
-    of what it can read (the steps of a thread whose stack could not be read are summed up
-    in its ``hist``). Sets each thread's ``clean``."""
+    point, called by the thread holding the baton) as an exact key. A thread with a stack
+    that could not be read enters with its ``hist`` (the hash of the run's choices up to its
+    last step: such a state only matches one reached by the same choices). Sets each
+    thread's ``clean``."""
     enc = Encoder(run.serial, thread_type, type(run))
     e = enc.enc
     glob = tuple(
@@ -210,7 +280,9 @@ def state_key(run: Any, thread_type: type) -> tuple[Any, list[int]]:
         clean = True
         while top is not None:
             fn = top.f_code.co_filename
-            if fn == run.program.filename or fn == __file__.replace("fingerprint", "primitives"):
+            if top.f_code is _THREAD_RUN:
+                pass  # Thread.run calling the target: nothing beyond the Thread object
+            elif fn == run.program.filename or fn == _PRIMITIVES:
                 stack = frame_stack(top)
                 if stack is None:
                     clean = False
@@ -226,12 +298,9 @@ def state_key(run: Any, thread_type: type) -> tuple[Any, list[int]]:
             top = top.f_back
         t.clean = clean
         per.append((t.status, t.timed, e(t.can), e(t.obj), tuple(frames)))
-    heap = tuple(enc.heap)
-    views = [hash((glob, heap, p)) for p in per]
-    key = (
+    return (
         glob,
-        heap,
+        tuple(enc.heap),
         tuple((p, None if t.clean else t.hist) for p, t in zip(per, run.threads, strict=True)),
         run.thread_counter,
     )
-    return key, views

@@ -114,9 +114,10 @@ class _T:
         self.line = 0
         self.ident: int | None = None
         #: every frame's evaluation stack could be read at the last point
-        #: (:mod:`.fingerprint`); else ``hist`` stands for what it holds
+        #: (:mod:`.fingerprint`); else ``hist``, the hash of the choices up to its last
+        #: step, stands for what the stacks hold
         self.clean = True
-        self.hist: int | None = None
+        self.hist = 0
         self.baton = _thread.allocate_lock()
         self.baton.acquire()
         self.exited = _thread.allocate_lock()
@@ -176,6 +177,8 @@ class Run:
         Run._serial += 1
         self.serial = Run._serial
         self.ns: dict[str, Any] = {}
+        #: a hash of the choices so far (what a thread with unread stack values depends on)
+        self.path = 0
 
     _serial = 0
 
@@ -296,24 +299,21 @@ class Run:
             if t.status != "done":
                 raise _Abort
             return
-        views: list[int] = []
-        if self.cache is not None:
-            key, views = state_key(self, _T)
-            if len(self.result.choices) >= self.prefix_len:
-                if key in self.cache:
-                    self._end("pruned", "")
-                    if t.status != "done":
-                        raise _Abort
-                    return
-                self.cache.add(key)
+        if self.cache is not None and len(self.result.choices) >= self.prefix_len:
+            key = state_key(self, _T)
+            if key in self.cache:
+                self._end("pruned", "")
+                if t.status != "done":
+                    raise _Abort
+                return
+            self.cache.add(key)
         nxt = self.chooser(len(self.result.choices), t.id, enabled)
         if nxt not in enabled:
             self._end("error", f"the chooser picked thread {nxt}, not enabled in {enabled}")
             raise _Abort
         self.result.choices.append((enabled, nxt))
-        if views:
-            u = self.threads[nxt]
-            u.hist = hash((None if u.clean else u.hist, views[nxt]))
+        self.path = hash((self.path, nxt))
+        self.threads[nxt].hist = self.path
         if nxt == t.id:
             return
         u = self.threads[nxt]

@@ -1,0 +1,206 @@
+"""The CPython oracle of the component checker (issue 27, item 3): the real program run one
+thread at a time under a controlled scheduler (:mod:`absmc.component.oracle`), used (a) to
+re-execute every ``violated`` trace (:mod:`absmc.component.native_replay`) and (b) as a
+differential oracle on generated threaded programs (``tests/oracle_programs.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from absmc.component import ComponentOptions, check_file
+from absmc.component import check as check_mod
+from absmc.component.native_replay import (
+    CONFIRMED,
+    REFUTED,
+    program_of,
+    replay_native,
+)
+from absmc.component.oracle import explore
+from absmc.component.oracle.runtime import Program
+from absmc.kernel.options import Limits
+from absmc.kernel.result import Verdict
+
+from .conftest import EXAMPLES
+from .oracle_programs import FLAGGED, generate
+
+PY = EXAMPLES / "python"
+
+RACE = """\
+import threading
+
+counter = 0
+lock = threading.Lock()
+
+
+def inc():
+    global counter
+    tmp = counter
+    counter = tmp + 1
+
+
+def inc_locked():
+    global counter
+    with lock:
+        tmp = counter
+        counter = tmp + 1
+
+
+def run(locked):
+    target = inc_locked if locked else inc
+    t1 = threading.Thread(target=target)
+    t2 = threading.Thread(target=target)
+    t1.start()
+    t2.start()
+    t1.join()
+    t2.join()
+    assert counter == 2, counter
+"""
+
+
+def test_oracle_finds_the_race_and_proves_the_locked_version(tmp_path: Path) -> None:
+    path = tmp_path / "race.py"
+    path.write_text(RACE)
+    bad = explore(Program(path, "run", (False,)))
+    assert bad.verdicts["assert"] == "violated"
+    v, schedule = bad.witness["assert"]
+    assert v.line == 29 and v.thread == 0 and "1" in v.message
+    good = explore(Program(path, "run", (True,)))
+    assert good.complete and good.verdicts == {
+        "assert": "holds",
+        "no-uncaught-exception": "holds",
+        "no-deadlock": "holds",
+    }
+    assert good.runs > 1
+
+
+def test_oracle_finds_the_lock_order_deadlock() -> None:
+    ex = explore(Program(PY / "philosophers.py", "dinner"))
+    assert ex.verdicts["no-deadlock"] == "violated"
+    v, _ = ex.witness["no-deadlock"]
+    assert len(v.blocked) == 4  # main at join, three philosophers at their second fork
+
+
+VIOLATED_EXAMPLES = [
+    ("philosophers.py", "dinner", ["philosopher"], "statement", "no-deadlock"),
+    ("bank.py", "run", ["Account"], "access", "assert"),
+    ("producer_consumer.py", "run_if", ["Buffer", "consumer_if"], "statement", "no-uncaught-exception"),
+    ("lost_wakeup.py", "run", ["waiter", "signaller"], "statement", "no-deadlock"),
+    ("reader_writer.py", "run_unlocked", ["Store", "reader_unlocked", "writer_unlocked"], "statement", "assert"),
+]
+
+
+@pytest.mark.parametrize(("name", "entry", "component", "granularity", "prop"), VIOLATED_EXAMPLES)
+def test_every_violated_example_trace_fails_the_same_way_on_cpython(
+    name: str, entry: str, component: list[str], granularity: Any, prop: str
+) -> None:
+    result, _ = check_file(
+        PY / name, entry, [], component, ComponentOptions(granularity=granularity)
+    )
+    r = next(r for r in result.results if r.property == prop)
+    assert r.verdict is Verdict.VIOLATED, r.reason
+    assert r.extra["cpython"] == CONFIRMED, r.extra
+    assert "re-executed on CPython" in r.reason
+
+
+def test_a_trace_is_refuted_on_the_fixed_program() -> None:
+    """The lost-wakeup deadlock trace, forced on the fixed waiter, does not deadlock."""
+    result, sem = check_file(
+        PY / "lost_wakeup.py", "run", [], ["waiter", "signaller"], ComponentOptions()
+    )
+    dead = next(r for r in result.results if r.property == "no-deadlock")
+    assert dead.trace is not None
+    program = program_of(sem, "statement")
+    assert isinstance(program, Program)
+    fixed = Program(program.path, "run_fixed", (), {}, program.traced, "statement")
+    status, detail = replay_native(fixed, "no-deadlock", dead.trace)
+    assert status == REFUTED, detail
+
+
+def test_a_refuted_trace_is_unknown_never_violated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        check_mod, "confirm_on_cpython", lambda *a: (REFUTED, "no CPython execution fails so")
+    )
+    result, _ = check_file(
+        PY / "lost_wakeup.py", "run", [], ["waiter", "signaller"], ComponentOptions()
+    )
+    dead = next(r for r in result.results if r.property == "no-deadlock")
+    assert dead.verdict is Verdict.UNKNOWN
+    assert "did not fail on CPython" in dead.reason and dead.extra["cpython"] == REFUTED
+
+
+# -- (b) the differential oracle ------------------------------------------------------------
+
+
+def differential(seed: int, tmp: Path, styles: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """absmc (all properties, ``keep_going``, no CPython confirmation) against the oracle's
+    exhaustive enumeration on generated program ``seed``: per property ``agree``,
+    ``disagree`` or ``unknown`` (either side), or ``refused`` by absmc."""
+    g = generate(seed, styles)
+    path = tmp / f"gen_{seed}.py"
+    path.write_text(g.source)
+    out: dict[str, Any] = {"seed": seed, "pattern": g.pattern, "style": g.style}
+    try:
+        res, _ = check_file(
+            path,
+            "run",
+            [],
+            ["*"],
+            ComponentOptions(keep_going=True, confirm=False, limits=Limits(timeout=60)),
+        )
+    except Exception as e:  # a located refusal (Unsupported, UsageError)
+        out["refused"] = f"{type(e).__name__}: {e}"
+        return out
+    absmc = {r.property: r.verdict.value for r in res.results}
+    ex = explore(Program(path, "run"), timeout=120)
+    out["oracle_runs"] = ex.runs
+    for p, ov in ex.verdicts.items():
+        a = absmc[p]
+        out[p] = (
+            "unknown"
+            if "unknown" in (a, ov)
+            else "agree"
+            if a == ov
+            else f"disagree (absmc {a}, CPython {ov})"
+        )
+    return out
+
+
+def _tally(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {"agree": 0, "disagree": 0, "unknown": 0, "refused": 0}
+    for row in rows:
+        if "refused" in row:
+            counts["refused"] += 1
+            continue
+        for p in ("assert", "no-uncaught-exception", "no-deadlock"):
+            counts[row[p].split(" ")[0]] += 1
+    return counts
+
+
+#: programs of the fast subset: threads created by explicit statements and loops in run()
+FAST_SEEDS = range(24)
+
+
+def test_differential_fast_subset(tmp_path: Path) -> None:
+    rows = [differential(s, tmp_path, ("explicit", "loop")) for s in FAST_SEEDS]
+    counts = _tally(rows)
+    print(f"differential (fast subset, {len(rows)} programs): {counts}")
+    bad = [r for r in rows if any(str(v).startswith("disagree") for v in r.values())]
+    assert not bad, bad
+    assert counts["agree"] >= 2 * len(rows)
+
+
+@pytest.mark.slow
+def test_differential_200_programs(tmp_path: Path) -> None:
+    rows = [differential(s, tmp_path) for s in range(1000, 1200)]
+    counts = _tally(rows)
+    print(f"differential (200 programs): {counts}")
+    bad = [
+        r
+        for r in rows
+        if any(str(v).startswith("disagree") for v in r.values())
+        and r["style"] not in FLAGGED
+    ]
+    assert not bad, bad
