@@ -44,7 +44,8 @@ def _counter(r: random.Random) -> tuple[str, str, str]:
         "augmented": "        counter += 1\n",
         "semaphore": "        sem.acquire()\n        tmp = counter\n        counter = tmp + 1\n"
         "        sem.release()\n",
-        "rlock": "        with lock:\n            with lock:\n                counter = bump(counter)\n",
+        "rlock": "        with lock:\n            with lock:\n"
+        "                counter = bump(counter)\n",
     }[kind]
     lock = "threading.RLock()" if kind == "rlock" else "threading.Lock()"
     glob = f"counter = 0\nlock = {lock}\nsem = threading.Semaphore(1)\n"
@@ -106,7 +107,9 @@ def _buffer(r: random.Random) -> tuple[str, str, str]:
 
 def _lost_wakeup(r: random.Random) -> tuple[str, str, str]:
     fixed = r.random() < 0.5
-    wait = "        while not ready:\n            cond.wait()\n" if fixed else "        cond.wait()\n"
+    wait = (
+        "        while not ready:\n            cond.wait()\n" if fixed else "        cond.wait()\n"
+    )
     glob = "cond = threading.Condition()\nready = []\n"
     worker = (
         "def waiter():\n    with cond:\n"
@@ -241,14 +244,15 @@ class Worker(threading.Thread):
 """
 
 
-def generate(seed: int, styles: tuple[str, ...] | None = None) -> Generated:
+def generate(seed: int, styles: tuple[str, ...] | None = None, max_threads: int = 3) -> Generated:
     """The program of ``seed`` (deterministic). ``styles`` restricts the thread-creation
-    styles (default: all five)."""
+    styles (default: all five); ``max_threads`` the worker threads (2 or 3)."""
     r = random.Random(seed)
     pattern = r.choice(sorted(PATTERNS))
     style = r.choice(styles or ("explicit", "loop", "comprehension", "helper", "subclass"))
     glob, worker, final = PATTERNS[pattern](r)
     nt = 2 if pattern in _TWO else r.choice([2, 2, 3])
+    nt = min(nt, max_threads)
     extra = _HELPER if style == "helper" else _SUBCLASS if style == "subclass" else ""
     src = (
         f'"""generated: seed {seed}, {pattern}, {style}"""\n\nimport queue\nimport threading\n\n'

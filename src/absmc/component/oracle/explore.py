@@ -83,7 +83,12 @@ def explore(
     while True:
         chooser = _Prefix(prefix)
         res: RunResult = Run(
-            program, chooser, max_steps=max_steps, cache=cache, prefix_len=len(prefix)
+            program,
+            chooser,
+            max_steps=max_steps,
+            cache=cache,
+            prefix_len=len(prefix),
+            start_points=False,
         ).execute()
         out.runs += 1
         if chooser.diverged:

@@ -112,6 +112,7 @@ class _T:
         self.can: Callable[[], bool] | None = None
         self.timed = False
         self.line = 0
+        self.started = False
         self.ident: int | None = None
         #: every frame's evaluation stack could be read at the last point
         #: (:mod:`.fingerprint`); else ``hist``, the hash of the choices up to its last
@@ -153,6 +154,7 @@ class Run:
         wall_s: float = 30.0,
         cache: set[Any] | None = None,
         prefix_len: int = 0,
+        start_points: bool = True,
     ) -> None:
         self.program = program
         self.chooser = chooser
@@ -174,6 +176,9 @@ class Run:
         #: points (those replay an earlier run); a visited state ends the run (``pruned``)
         self.cache = cache
         self.prefix_len = prefix_len
+        #: a new thread's first line is a point of its own (else it runs in the step that
+        #: chose the thread first: the same states, fewer of them)
+        self.start_points = start_points
         Run._serial += 1
         self.serial = Run._serial
         self.ns: dict[str, Any] = {}
@@ -361,7 +366,9 @@ class Run:
             line = frame.f_lineno
             self.result.lines.append((t.id, line))
             t.line = line
-            if not self.program.info.local_only(frame, line):
+            if not t.started and not self.start_points:
+                t.started = True
+            elif not self.program.info.local_only(frame, line):
                 self._point(t)
         elif event == "return":
             back = frame.f_back
