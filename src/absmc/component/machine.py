@@ -28,6 +28,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.guard import (
+    CHECK_CONSTRUCTORS,
+    REAL_THREAD,
+    THREAD_KEY,
+    THREAD_METHODS,
+    RealThreadStart,
+    guarded,
+    thread_init,
+    zero_arg_super,
+)
+from absmc.component.guard import STATE as GUARD
 from absmc.component.memo import Memo, step_key
 from absmc.component.memo import apply as memo_apply
 from absmc.component.memo import delta as memo_delta
@@ -193,6 +204,8 @@ class ComponentSemantics:
             Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
         ) = None
         self.memo = Memo()
+        #: the threads of the step being executed (for threads started by native code)
+        self._stepping: list[_Thread] | None = None
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -411,9 +424,17 @@ class ComponentSemantics:
     def _execute(
         self, s: State, tid: int, choice: int, label: int
     ) -> tuple[State | None, Failures, int]:
+        g = GUARD
+        if g.owner < 0:
+            # no check installed the guard (a search of the semantics alone): this step's own
+            with guarded(self.prog.namespace, CONSTRUCTORS, self._native_start):
+                return self._execute(s, tid, choice, label)
         d, threads = self.materialize(s, tid)
         th = threads[tid]
         fails: list[Failure] = []
+        at = (th.frames[-1][0], th.frames[-1][1]) if th.frames else None
+        self._stepping = threads
+        g.depth += 1
         try:
             nalts = self._exec(threads, tid, th, choice, label, fails)
             if nalts == 1 and not fails:
@@ -422,21 +443,76 @@ class ComponentSemantics:
                 while th.status == 0 and th.frames and n < MAX_INVISIBLE:
                     if not self._invisible(th.frames[-1]):
                         break
+                    at = (th.frames[-1][0], th.frames[-1][1])
                     self._exec(threads, tid, th, 0, label, fails)
                     n += 1
         except NativeSyncUse as e:
             fr = th.frames[-1] if th.frames else None
-            where = ""
-            if fr is not None:
-                fc = self.prog.funcs[fr[0]]
-                where = f"{fc.file}:{fc.instrs[fr[1]].line}: "
+            where = self._where(fr[0], fr[1]) if fr is not None else ""
+            if isinstance(e, RealThreadStart):
+                raise NativeUseError(f"{where}error: {e}") from None
             raise NativeUseError(
                 f"{where}error: {e} used by code that runs natively (the environment or a "
                 "lambda/comprehension of the component); the checker cannot schedule it"
             ) from None
+        finally:
+            g.depth -= 1
+            self._stepping = None
+        if g.violation is not None:
+            where = self._where(*at) if at is not None else ""
+            raise NativeUseError(f"{where}error: {g.violation}")
         if nalts == 0 or choice >= nalts:
             return None, tuple(fails), nalts
         return self._encode(threads, d), tuple(fails), nalts
+
+    def _where(self, fid: int, pc: int) -> str:
+        fc = self.prog.funcs[fid]
+        ins = fc.instrs[pc]
+        return f"{fc.file}:{ins.line}:{max(ins.col, 1)}: "
+
+    def _native_start(self, h: SyncHandle) -> None:
+        """A checker thread started by natively run code (an environment helper): it joins
+        the component as a new thread (thesis Fig. 3.1)."""
+        threads = self._stepping
+        if threads is None:
+            raise NativeSyncUse("Thread.start")
+        if h.fields[0] >= 0:
+            raise RuntimeError("threads can only be started once")
+        self._start_thread(threads, h)
+
+    def _start_thread(self, threads: list[_Thread], h: SyncHandle, obj: Any = None) -> None:
+        """Start the checker thread ``h`` (``obj``: the ``threading.Thread`` subclass instance
+        whose ``run`` it runs) as thread ``len(threads)``; an unnamed thread is named
+        ``Thread-N (target)`` as CPython does, N its thread number (distinct in every state).
+        Raises ``NativeUseError`` when the target is not a function of the component."""
+        target, targs, tkw = h.fields[1], h.fields[2], h.fields[3]
+        if obj is not None and type(obj).run is not REAL_THREAD.run:
+            target, targs, tkw = obj.run, (), ()
+        new = len(threads)
+        ft = type(target)
+        fid = None
+        if ft is types.FunctionType:
+            fid = self.prog.fid_of.get(id(target))
+        elif ft is types.MethodType:
+            fid = self.prog.fid_of.get(id(target.__func__))
+            targs = (target.__self__, *targs)
+        if fid is None:
+            raise NativeUseError(
+                f"the thread target {target!r} is not a function of the component "
+                "(name it with --component)"
+            )
+        h.fields[0] = new
+        if h.fields[4] is None:
+            tname = getattr(target, "__name__", "")
+            h.fields[4] = f"Thread-{new} ({tname})" if tname else f"Thread-{new}"
+        name = str(h.fields[4])
+        if any(t.name == name for t in threads):
+            name = f"{name}#{new}"
+        if obj is not None:
+            obj.__dict__["_name"] = h.fields[4]
+        nt = _Thread(name, h, 0, [], bool(h.fields[5]))
+        self._push(nt, fid, tuple(targs), dict(tkw))
+        threads.append(nt)
 
     def _exec(
         self,
@@ -658,14 +734,21 @@ class ComponentSemantics:
             if ifid is not None:
                 self._push(th, ifid, (obj, *args), kwargs, mode=1)
                 return 1
+            if init is REAL_THREAD.__init__:
+                thread_init(obj, args, kwargs)
+                return self._deliver(frame, ins, obj)
             init(obj, *args, **kwargs)
             return self._deliver(frame, ins, obj)
-        ctor = CONSTRUCTORS.get(f) if _hashable(f) else None
+        ctor = CHECK_CONSTRUCTORS.get(f) if _hashable(f) else None
         if ctor is not None:
-            handle = ctor(*args, **kwargs)
-            if handle.kind == "Thread" and handle.fields[4] is None:
-                handle.fields[4] = f"Thread-{len(threads)}"
-            return self._deliver(frame, ins, handle)
+            return self._deliver(frame, ins, ctor(*args, **kwargs))
+        if f is super and not args and not kwargs:
+            return self._deliver(frame, ins, zero_arg_super(fc, frame))
+        if t is types.MethodType and type(f.__self__) in prog.classes:
+            tm = THREAD_METHODS.get(f.__func__)
+            if tm is not None:
+                obj = f.__self__
+                return self._thread_method(threads, tid, th, frame, ins, obj, tm, args, kwargs)
         if f is time.sleep:
             return self._deliver(frame, ins, None)
         choices = prog.env_choices.get(f) if _hashable(f) else None
@@ -675,6 +758,34 @@ class ComponentSemantics:
                 return 0
             return self._deliver(frame, ins, values[min(choice, len(values) - 1)], len(values))
         return self._deliver(frame, ins, self._native(f, args, kwargs, fc, ins))
+
+    def _thread_method(
+        self,
+        threads: list[_Thread],
+        tid: int,
+        th: _Thread,
+        frame: list[Any],
+        ins: Instr,
+        obj: Any,
+        name: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> int:
+        """A ``threading.Thread`` method called on an instance of a component subclass: its
+        ``__init__`` records a checker thread in the object, ``start`` starts the object's
+        ``run`` as a checker thread, ``join``/``is_alive`` are the checker's."""
+        if name == "__init__":
+            thread_init(obj, args, kwargs)
+            return self._deliver(frame, ins, None)
+        h = obj.__dict__.get(THREAD_KEY)
+        if not isinstance(h, SyncHandle):
+            raise RuntimeError("thread.__init__() not called")
+        if name == "start":
+            if h.fields[0] >= 0:
+                raise RuntimeError("threads can only be started once")
+            self._start_thread(threads, h, obj)
+            return self._deliver(frame, ins, None)
+        return self._sync(threads, tid, th, frame, ins, SyncMethod(h, name), args, kwargs)
 
     def _deliver(self, frame: list[Any], ins: Instr, value: Any, nalts: int = 1) -> int:
         if ins.dest >= 0:
@@ -758,23 +869,7 @@ class ComponentSemantics:
             return threads[t].status in ("D", "X")
 
         def start(h: SyncHandle) -> None:
-            target, targs, tkw = h.fields[1], h.fields[2], h.fields[3]
-            h.fields[0] = len(threads)
-            ft = type(target)
-            fid = None
-            if ft is types.FunctionType:
-                fid = self.prog.fid_of.get(id(target))
-            elif ft is types.MethodType:
-                fid = self.prog.fid_of.get(id(target.__func__))
-                targs = (target.__self__, *targs)
-            if fid is None:
-                raise NativeUseError(
-                    f"the thread target {target!r} is not a function of the component "
-                    "(name it with --component)"
-                )
-            nt = _Thread(str(h.fields[4]), h, 0, [], bool(h.fields[5]))
-            self._push(nt, fid, tuple(targs), dict(tkw))
-            threads.append(nt)
+            self._start_thread(threads, h)
 
         nalts, result, advance = sync_call(
             m.handle, m.name, args, kwargs, tid, waiting, notify, done, start

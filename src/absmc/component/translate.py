@@ -94,6 +94,7 @@ class Instr:
     cell_writes: tuple[tuple[int, int], ...] = ()
     local: bool = False
     kills: tuple[int, ...] = ()
+    col: int = 0
 
 
 @dataclass(eq=False)
@@ -317,13 +318,22 @@ class _Translator:
                 cells=cells,
                 cell_writes=cw,
                 local=self.last_local,
+                col=stmt.col_offset + 1,
             )
         )
 
     def piece_expr(self, op: int, expr: ast.expr, at: ast.AST, text: str) -> Instr:
         fn, slots, must, _, cells, _ = self.compile_piece([], at, None, expr)
         ins = Instr(
-            op, getattr(at, "lineno", 0), text, fn, slots, must, cells=cells, local=self.last_local
+            op,
+            getattr(at, "lineno", 0),
+            text,
+            fn,
+            slots,
+            must,
+            cells=cells,
+            local=self.last_local,
+            col=(getattr(at, "col_offset", 0) or 0) + 1,
         )
         self.emit(ins)
         return ins

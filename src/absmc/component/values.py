@@ -88,9 +88,11 @@ class SyncHandle:
         self.kind = kind
         self.fields = fields
 
-    def __getattr__(self, name: str) -> SyncMethod:
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name not in ("__enter__", "__exit__"):
             raise AttributeError(name)
+        if self.kind == "Thread" and name in ("name", "daemon"):
+            return self.fields[4 if name == "name" else 5]
         return SyncMethod(self, name)
 
     def __repr__(self) -> str:
@@ -106,7 +108,7 @@ class SyncHandle:
         if k == "Condition":
             return f"<Condition waiters={list(f[1])}>"
         if k == "Thread":
-            return f"<Thread {f[4]}>"
+            return f"<Thread {f[4]}>" if f[4] is not None else "<Thread (not started)>"
         return f"<{k}>"
 
 
@@ -121,7 +123,21 @@ class SyncMethod:
         self.name = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NativeSyncUse(f"{self.handle.kind}.{self.name}")
+        h = self.handle
+        if (
+            h.kind == "Thread"
+            and self.name == "start"
+            and not args
+            and native_start is not None
+            and native_start(h)
+        ):
+            return None
+        raise NativeSyncUse(f"{h.kind}.{self.name}")
+
+
+#: set by :mod:`absmc.component.guard` while a check runs: registers a checker thread that
+#: natively run code starts (thesis Fig. 3.1); ``False`` when no step is executing
+native_start: Callable[[SyncHandle], bool] | None = None
 
 
 class NativeSyncUse(Exception):
