@@ -11,6 +11,10 @@ While :func:`guarded` is active and the checking thread executes a step of the c
   real ones. The names are replaced in the ``threading`` and ``queue`` modules and in the
   program's namespace (``from threading import Thread``), and put back afterwards; outside a
   step (absmc's own code, another thread) they create the real objects.
+* the library classes themselves (``Thread``, ``Condition``, ``Semaphore``, ``Event``,
+  ``Queue``, ...) get a ``__new__`` that does the same, so a reference taken before the check
+  (``field(default_factory=threading.Condition)``) creates the checker's primitive too;
+  ``Lock``/``RLock`` are C functions: a real lock reaching the component is refused;
 * a checker ``Thread`` started by natively run code (an environment helper ``spawn()``) is
   registered with the checker as a new thread of the component (``native_start``);
 * a *real* ``threading.Thread.start()`` (a thread the checker did not create: a subclass of a
@@ -164,6 +168,12 @@ def guarded(
         if s is not None:
             ns_undo.append((name, v))
             namespace[name] = s
+    new_undo: list[type] = []
+    for real, ctor in constructors.items():
+        ok = isinstance(real, type) and real.__module__ in ("threading", "queue")
+        if ok and "__new__" not in vars(real):
+            real.__new__ = _new_for(real, ctor)  # type: ignore[method-assign]
+            new_undo.append(real)
     REAL_THREAD.start = _guarded_start  # type: ignore[method-assign]
     STATE.owner = threading.get_ident()
     STATE.native_start = native_start
@@ -173,6 +183,8 @@ def guarded(
         yield STATE
     finally:
         REAL_THREAD.start = _REAL_START  # type: ignore[method-assign]
+        for cls in new_undo:
+            delattr(cls, "__new__")
         for mod, name, v in undo:
             setattr(mod, name, v)
         for name, v in ns_undo:
@@ -181,6 +193,20 @@ def guarded(
         STATE.depth = 0
         STATE.native_start = None
         values.native_start = None
+
+
+def _new_for(real: type, ctor: Callable[..., SyncHandle]) -> Any:
+    """A ``__new__`` for the library class ``real``: inside a step, ``real(...)`` called by
+    a reference taken before the check (``field(default_factory=threading.Condition)``)
+    gives the checker's primitive (``__init__`` is then skipped); subclasses and calls
+    outside a step are untouched."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if cls is real and STATE.active():
+            return ctor(*args, **kwargs)
+        return object.__new__(cls)
+
+    return staticmethod(__new__)
 
 
 def _native_start(h: SyncHandle) -> bool:

@@ -83,6 +83,7 @@ from absmc.component.values import (
 )
 from absmc.errors import UsageError
 from absmc.ir.expr import Const
+from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State
 from absmc.ir.system import Property, System
 
@@ -98,9 +99,10 @@ _PROPERTIES = (
 )
 
 
-class NativeUseError(UsageError):
+class NativeUseError(ModelError):
     """The component did something the checker cannot schedule (a synchronization primitive
-    used from natively run code, a thread whose target is not part of the component)."""
+    used from natively run code, a thread whose target is not part of the component, a real
+    thread started): ``FILE:LINE:COL: error: ...`` of the statement, the run is refused."""
 
 
 @dataclass
@@ -448,27 +450,31 @@ class ComponentSemantics:
                     n += 1
         except NativeSyncUse as e:
             fr = th.frames[-1] if th.frames else None
-            where = self._where(fr[0], fr[1]) if fr is not None else ""
+            span = self._where(fr[0], fr[1]) if fr is not None else None
             if isinstance(e, RealThreadStart):
-                raise NativeUseError(f"{where}error: {e}") from None
+                raise NativeUseError(str(e), span) from None
             raise NativeUseError(
-                f"{where}error: {e} used by code that runs natively (the environment or a "
-                "lambda/comprehension of the component); the checker cannot schedule it"
+                f"{e} used by code that runs natively (the environment or a "
+                "lambda/comprehension of the component); the checker cannot schedule it",
+                span,
             ) from None
+        except NativeUseError as e:
+            if e.span is None and at is not None:
+                raise NativeUseError(e.message, self._where(*at)) from None
+            raise
         finally:
             g.depth -= 1
             self._stepping = None
         if g.violation is not None:
-            where = self._where(*at) if at is not None else ""
-            raise NativeUseError(f"{where}error: {g.violation}")
+            raise NativeUseError(g.violation, self._where(*at) if at is not None else None)
         if nalts == 0 or choice >= nalts:
             return None, tuple(fails), nalts
         return self._encode(threads, d), tuple(fails), nalts
 
-    def _where(self, fid: int, pc: int) -> str:
+    def _where(self, fid: int, pc: int) -> SourceSpan:
         fc = self.prog.funcs[fid]
         ins = fc.instrs[pc]
-        return f"{fc.file}:{ins.line}:{max(ins.col, 1)}: "
+        return SourceSpan(fc.file, ins.line, max(ins.col, 1))
 
     def _native_start(self, h: SyncHandle) -> None:
         """A checker thread started by natively run code (an environment helper): it joins
@@ -497,10 +503,14 @@ class ComponentSemantics:
             fid = self.prog.fid_of.get(id(target.__func__))
             targs = (target.__self__, *targs)
         if fid is None:
-            raise NativeUseError(
-                f"the thread target {target!r} is not a function of the component "
-                "(name it with --component)"
+            what = (
+                f"the thread target {getattr(target, '__qualname__', repr(target))} is not a "
+                "function of the component (name it with --component; nested functions and "
+                "lambdas cannot be thread targets)"
             )
+            if GUARD.violation is None:
+                GUARD.violation = what
+            raise NativeUseError(what)
         h.fields[0] = new
         if h.fields[4] is None:
             tname = getattr(target, "__name__", "")
@@ -604,7 +614,7 @@ class ComponentSemantics:
         except _Raise as r:
             self._unwind(th, r.args[0], label, fails)
             return 1
-        except (KeyboardInterrupt, NativeSyncUse, UsageError):
+        except (KeyboardInterrupt, NativeSyncUse, UsageError, NativeUseError):
             raise
         except Exception as exc:
             self._unwind(th, exc, label, fails)
@@ -801,8 +811,9 @@ class ComponentSemantics:
         self.env_calls += 1
         if isinstance(getattr(f, "__self__", None), REAL_TYPES):
             raise NativeUseError(
-                f"{fc.file}:{ins.line}: error: {_callee_name(f)} of a synchronization object "
-                "the checker does not own (created by the environment)"
+                f"{_callee_name(f)} of a real synchronization object the checker does not own "
+                "(created before the check or by a library); the checker cannot schedule it",
+                SourceSpan(fc.file, ins.line, max(ins.col, 1)),
             )
         watched = _watched(f)
         if not watched:

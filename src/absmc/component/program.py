@@ -8,16 +8,17 @@ environment and runs natively.
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
 import sys
-import threading
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from absmc.component.machine import Program
-from absmc.component.translate import FuncCode, Granularity, Unsupported, translate
+from absmc.component.translate import FuncCode, Granularity, translate
+from absmc.component.values import slot_names
 from absmc.errors import UsageError
 from absmc.ir.span import ModelError, SourceSpan
 
@@ -47,11 +48,18 @@ def load_program(path: str | Path) -> types.ModuleType:
 
 
 def _functions_of(cls: type) -> list[types.FunctionType]:
+    """The methods of ``cls`` that are translated: its functions, static and class methods,
+    except the methods ``@dataclass`` generated (``__init__``, ``__repr__``, ``__eq__``, ...:
+    they have no source and run natively, one step each, on the instance)."""
+    generated = hasattr(cls, "__dataclass_fields__")
+    home = getattr(sys.modules.get(cls.__module__), "__file__", None)
     out = []
     for v in vars(cls).values():
         if isinstance(v, (staticmethod, classmethod)):
             v = v.__func__
         if isinstance(v, types.FunctionType):
+            if generated and v.__code__.co_filename != home:
+                continue
             out.append(v)
     return out
 
@@ -89,13 +97,6 @@ def resolve(
         else:
             raise UsageError(f"'{name}' is neither a function nor a class of the program")
     for cls in classes:
-        if issubclass(cls, threading.Thread):
-            raise Unsupported(
-                f"class {cls.__name__} derives from threading.Thread (pass the function as "
-                "Thread(target=...))",
-                inspect.getsourcefile(cls) or "",
-                None,
-            )
         funcs.extend(_functions_of(cls))
     return funcs, classes
 
@@ -164,7 +165,11 @@ def build_program(
 
 
 def _has_dict(cls: type) -> bool:
-    return bool(getattr(cls, "__dictoffset__", 0))
+    """Instances of ``cls`` are component data (heap objects): they keep their attributes in
+    a ``__dict__`` or ``__slots__``; enumeration members are constants (kept by identity)."""
+    if issubclass(cls, enum.Enum):
+        return False
+    return bool(getattr(cls, "__dictoffset__", 0)) or bool(slot_names(cls))
 
 
 def _is_data(v: Any) -> bool:

@@ -25,6 +25,7 @@ primitives from inside a comprehension or ``lambda``.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import textwrap
 import types
@@ -234,7 +235,11 @@ class _Translator:
         tuple[tuple[int, int], ...],
     ]:
         """A Python function for a piece: parameters are the locals (and closure cells) it
-        uses; it returns ``expr`` or the tuple of the locals it assigns."""
+        uses; it returns ``expr`` or the tuple of the locals it assigns. The nodes are copied
+        first: renaming must not change a tree that is compiled again (a ``finally`` body or a
+        ``with`` exit copied to every ``return`` and ``break``)."""
+        body = copy.deepcopy(body)
+        expr = copy.deepcopy(expr)
         holder = ast.Module(body=[*body], type_ignores=[])
         if expr is not None:
             holder.body.append(ast.Expr(expr))
@@ -900,6 +905,7 @@ class _Translator:
             ),
             s,
         )
+        ast.fix_missing_locations(exit_ok)
 
         def on_error(exc: int) -> None:
             en = self.slots[exc]
@@ -915,6 +921,7 @@ class _Translator:
                 ),
                 s,
             )
+            ast.fix_missing_locations(call)
             sup = self.temp()
             self.single.add(sup)
             self.call(call, sup)

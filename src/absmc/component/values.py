@@ -15,6 +15,7 @@ value is a tuple whose first item is a tag (user tuples too, so tags never clash
   stop, step)`` (a range), ``("t", items...)`` (a tuple), ``("F", frozenset)``;
 * ``("r", n)`` — a reference to heap cell ``n``;
 * ``("e", type, args)`` — an exception (type as an opaque id, arguments encoded);
+* ``("M", self, function)`` a bound method, ``("P", class, self)`` a ``super()`` object;
 * ``("o", n)`` — an opaque object of the environment (a function, a class, a module, an
   object of a library) by identity: its inner state belongs to the environment.
 
@@ -26,6 +27,8 @@ fields...)`` (a synchronization object).
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections import defaultdict, deque
 from collections.abc import Callable
 from types import BuiltinMethodType, MethodType, ModuleType
@@ -213,7 +216,7 @@ class Encoder:
             else:
                 self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
             return v if m == n else ref(m)
-        if tag == "t" or tag == "e" or tag == "M" or tag == "B" or tag == "m":
+        if tag == "t" or tag == "e" or tag == "M" or tag == "B" or tag == "m" or tag == "P":
             parts = [self.reenc(x) for x in v[1:]]
             for a, b in zip(parts, v[1:], strict=True):
                 if a is not b:
@@ -262,6 +265,8 @@ class Encoder:
             return ("e", self.opaque.key(t), self.enc(obj.args))
         if t is MethodType:
             return ("M", self.enc(obj.__self__), self.enc(obj.__func__))
+        if t is super:
+            return ("P", self.enc(obj.__thisclass__), self.enc(obj.__self__))
         if t is SyncMethod:
             return ("m", self.enc(obj.handle), obj.name)
         if t is BuiltinMethodType:
@@ -293,10 +298,35 @@ class Encoder:
         if t is SyncHandle:
             return ("$", obj.kind, *[enc(x) for x in obj.fields])
         attrs: list[Any] = ["O", self.opaque.key(t)]
-        for k in sorted(obj.__dict__):
+        try:
+            d = obj.__dict__
+        except AttributeError:
+            d = slot_values(obj)
+        for k in sorted(d):
             attrs.append(k)
-            attrs.append(enc(obj.__dict__[k]))
+            attrs.append(enc(d[k]))
         return tuple(attrs)
+
+
+def slot_names(cls: type) -> tuple[str, ...]:
+    """The ``__slots__`` attributes of ``cls`` and its bases (``__dict__``/``__weakref__``
+    excepted)."""
+    out: list[str] = []
+    for c in cls.__mro__:
+        sl = c.__dict__.get("__slots__", ())
+        for n in (sl,) if isinstance(sl, str) else sl:
+            if n not in ("__dict__", "__weakref__") and n not in out:
+                out.append(n)
+    return tuple(out)
+
+
+def slot_values(obj: Any) -> dict[str, Any]:
+    """The bound slot attributes of an instance of a class with ``__slots__``."""
+    out = {}
+    for n in slot_names(type(obj)):
+        with contextlib.suppress(AttributeError):
+            out[n] = object.__getattribute__(obj, n)
+    return out
 
 
 _CONTAINERS = frozenset({list, dict, set, deque, defaultdict})
@@ -355,9 +385,14 @@ class Decoder:
             cls = self.opaque.objects[cell[1]]
             o = self.objs[n] = cls.__new__(cls)
             self.cell_of[id(o)] = n
-            d = o.__dict__
-            for i in range(2, len(cell), 2):
-                d[cell[i]] = dec(cell[i + 1])
+            try:
+                d = o.__dict__
+            except AttributeError:
+                for i in range(2, len(cell), 2):
+                    object.__setattr__(o, cell[i], dec(cell[i + 1]))
+            else:
+                for i in range(2, len(cell), 2):
+                    d[cell[i]] = dec(cell[i + 1])
         self.cell_of[id(o)] = n
         return o
 
@@ -380,6 +415,8 @@ class Decoder:
             return UNBOUND
         if tag == "M":
             return MethodType(self.dec(v[2]), self.dec(v[1]))
+        if tag == "P":
+            return super(self.dec(v[1]), self.dec(v[2]))
         if tag == "B":
             return getattr(self.dec(v[1]), v[2])
         if tag == "m":
@@ -460,7 +497,7 @@ def _copyable_block(old: Decoder, n: int) -> int:
 
 
 #: tags of encoded values that may contain heap references (renumbered by ``reenc``)
-_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F"})
+_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F", "P"})
 
 
 def _has_refs(seq: tuple[Any, ...]) -> bool:
@@ -515,6 +552,7 @@ def fingerprint(value: Any, opaque: Opaque, owned: Callable[[type], bool]) -> tu
 
 
 _OBJECT_REPR: Any = object.__repr__
+_THREAD_REPR: Any = threading.Thread.__repr__
 
 
 def render(value: Any, depth: int = 0) -> str:
@@ -530,8 +568,15 @@ def render(value: Any, depth: int = 0) -> str:
         return (
             "{" + ", ".join(f"{render(k)}: {render(v, depth + 1)}" for k, v in value.items()) + "}"
         )
-    if getattr(type(value), "__repr__", None) is _OBJECT_REPR and hasattr(value, "__dict__"):
-        attrs = ", ".join(f"{k}={render(v, depth + 1)}" for k, v in sorted(vars(value).items()))
+    rep = getattr(type(value), "__repr__", None)
+    if (rep is _OBJECT_REPR or rep is _THREAD_REPR) and hasattr(value, "__dict__"):
+        items = sorted(vars(value).items())
+        if rep is _THREAD_REPR:  # a component Thread subclass: its own attributes
+            items = [(k, v) for k, v in items if not k.startswith("_")]
+        attrs = ", ".join(f"{k}={render(v, depth + 1)}" for k, v in items)
         return f"{type(value).__name__}({attrs})"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception as e:  # a half-initialized object of the program
+        text = f"<{type(value).__name__} (repr raised {type(e).__name__})>"
     return text if len(text) <= 80 else text[:77] + "..."
