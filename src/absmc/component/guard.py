@@ -13,7 +13,8 @@ While :func:`guarded` is active and the checking thread executes a step of the c
   step (absmc's own code, another thread) they create the real objects.
 * the library classes themselves (``Thread``, ``Condition``, ``Semaphore``, ``Event``,
   ``Queue``, ...) get a ``__new__`` that does the same, so a reference taken before the check
-  (``field(default_factory=threading.Condition)``) creates the checker's primitive too;
+  (``field(default_factory=threading.Condition)``) creates the checker's primitive too
+  (installed at the first check and kept, inert outside a step);
   ``Lock``/``RLock`` are C functions: a real lock reaching the component is refused;
 * a checker ``Thread`` started by natively run code (an environment helper ``spawn()``) is
   registered with the checker as a new thread of the component (``native_start``);
@@ -41,6 +42,8 @@ from absmc.component.values import NativeSyncUse, SyncHandle
 
 REAL_THREAD = threading.Thread
 _REAL_START = threading.Thread.start
+_REAL_JOIN = threading.Thread.join
+_REAL_IS_ALIVE = threading.Thread.is_alive
 
 if TYPE_CHECKING:
     from absmc.component.translate import FuncCode
@@ -80,6 +83,18 @@ def _guarded_start(self: threading.Thread) -> None:
             STATE.violation = what
         raise RealThreadStart(what)
     _REAL_START(self)
+
+
+def _guarded_join(self: threading.Thread, timeout: float | None = None) -> None:
+    if STATE.active():
+        raise NativeSyncUse("Thread.join")
+    _REAL_JOIN(self, timeout)
+
+
+def _guarded_is_alive(self: threading.Thread) -> bool:
+    if STATE.active():
+        raise NativeSyncUse("Thread.is_alive")
+    return _REAL_IS_ALIVE(self)
 
 
 class _CheckerType(type):
@@ -168,13 +183,15 @@ def guarded(
         if s is not None:
             ns_undo.append((name, v))
             namespace[name] = s
-    new_undo: list[type] = []
     for real, ctor in constructors.items():
         ok = isinstance(real, type) and real.__module__ in ("threading", "queue")
         if ok and "__new__" not in vars(real):
-            real.__new__ = _new_for(real, ctor)  # type: ignore[method-assign]
-            new_undo.append(real)
+            # installed once and kept: inert outside a step, and CPython cannot take a
+            # __new__ back (a class whose __new__ was deleted refuses its arguments)
+            real.__new__ = _new_for(real, ctor)
     REAL_THREAD.start = _guarded_start  # type: ignore[method-assign]
+    REAL_THREAD.join = _guarded_join  # type: ignore[method-assign]
+    REAL_THREAD.is_alive = _guarded_is_alive  # type: ignore[method-assign]
     STATE.owner = threading.get_ident()
     STATE.native_start = native_start
     STATE.violation = None
@@ -183,8 +200,8 @@ def guarded(
         yield STATE
     finally:
         REAL_THREAD.start = _REAL_START  # type: ignore[method-assign]
-        for cls in new_undo:
-            delattr(cls, "__new__")
+        REAL_THREAD.join = _REAL_JOIN  # type: ignore[method-assign]
+        REAL_THREAD.is_alive = _REAL_IS_ALIVE  # type: ignore[method-assign]
         for mod, name, v in undo:
             setattr(mod, name, v)
         for name, v in ns_undo:
@@ -229,8 +246,10 @@ THREAD_METHODS: dict[Any, str] = {
     REAL_THREAD.__init__: "__init__",
     _REAL_START: "start",
     _guarded_start: "start",
-    REAL_THREAD.join: "join",
-    REAL_THREAD.is_alive: "is_alive",
+    _REAL_JOIN: "join",
+    _guarded_join: "join",
+    _REAL_IS_ALIVE: "is_alive",
+    _guarded_is_alive: "is_alive",
 }
 
 #: where a component ``threading.Thread`` subclass instance keeps its checker thread

@@ -59,6 +59,12 @@ SYNC_METHODS = frozenset(
         "set",
         "clear",
         "task_done",
+        "is_alive",
+        "is_set",
+        "locked",
+        "qsize",
+        "empty",
+        "full",
     }
 )
 
@@ -398,9 +404,15 @@ class _Translator:
             return node
         if isinstance(node, ast.Call):
             return self.call(node, -1)
-        if isinstance(
-            node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-        ):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
+            try:
+                self.check_native(node, "a comprehension or lambda")
+            except Unsupported:
+                if not self.reaches_component(node):
+                    raise
+                return self.comprehension(node)
+            return node
+        if isinstance(node, (ast.Lambda, ast.GeneratorExp)):
             self.check_native(node, "a comprehension or lambda")
             return node
         if isinstance(node, ast.BoolOp):
@@ -446,6 +458,71 @@ class _Translator:
                 setattr(new, fname, lst)
         out: ast.expr = new
         return out
+
+    def reaches_component(self, node: ast.AST) -> bool:
+        """``node`` calls the component or a synchronization method (and holds no lambda or
+        generator expression that would: those stay refused)."""
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Lambda, ast.GeneratorExp, ast.Yield, ast.Await)):
+                return False
+        return True
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp) -> ast.Name:
+        """A list, set or dict comprehension that calls the component (``[Worker(c) for _ in
+        range(2)]``, ``[t.start() for t in ts]``) as the loops it stands for, statement by
+        statement: its targets become fresh locals, the result a temporary."""
+        res = self.temp()
+        rname = self.slots[res]
+        empty: ast.expr
+        if isinstance(node, ast.ListComp):
+            empty = ast.List([], ast.Load())
+        elif isinstance(node, ast.SetComp):
+            empty = ast.Call(ast.Name("set", ast.Load()), [], [])
+        else:
+            empty = ast.Dict([], [])
+        self.piece_stmt(
+            EXEC,
+            ast.copy_location(ast.Assign([ast.Name(rname, ast.Store())], empty), node),
+            self.text(node),
+        )
+        renamed: dict[str, str] = {}
+        for gen in node.generators:
+            if gen.is_async:
+                raise self.fail("async comprehension", node)
+            for sub in ast.walk(gen.target):
+                if isinstance(sub, ast.Name) and sub.id not in renamed:
+                    renamed[sub.id] = self.slots[self.temp()]
+        ren = _Rename(renamed)
+
+        def fix(e: ast.AST) -> Any:
+            return ren.visit(copy.deepcopy(e))
+
+        res_load = ast.Name(rname, ast.Load())
+        inner: ast.stmt
+        if isinstance(node, ast.ListComp):
+            inner = ast.AugAssign(
+                ast.Name(rname, ast.Store()), ast.Add(), ast.List([fix(node.elt)], ast.Load())
+            )
+        elif isinstance(node, ast.SetComp):
+            inner = ast.Expr(
+                ast.Call(ast.Attribute(res_load, "add", ast.Load()), [fix(node.elt)], [])
+            )
+        else:
+            inner = ast.Assign(
+                [ast.Subscript(res_load, fix(node.key), ast.Store())], fix(node.value)
+            )
+        body: list[ast.stmt] = [inner]
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                body = [ast.If(fix(cond), body, [])]
+            # the first iterable is evaluated in the enclosing scope: no renaming
+            it = gen.iter if gen is node.generators[0] else fix(gen.iter)
+            body = [ast.For(fix(gen.target), it, body, [])]
+        loop = body[0]
+        for sub in ast.walk(loop):
+            ast.copy_location(sub, node)
+        self.stmt(loop)
+        return ast.Name(rname, ast.Load())
 
     def call(self, node: ast.Call, dest: int) -> ast.Name:
         """Emit a CALL for ``node`` (operands hoisted first); the result goes to slot ``dest``
