@@ -159,7 +159,18 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
 
     def body() -> int:
         if args.model.endswith(PY_SUFFIXES):
-            return run_component(args, check_options(args, None).limits, out, err)
+            if args.dot:
+                raise UsageError(
+                    "--dot draws a model's state graph; a Python program's is not drawn "
+                    "(--html writes its report)"
+                )
+            return run_component(
+                args,
+                check_options(args, None).limits,
+                out,
+                err,
+                lambda result: write_pictures(result, args, err),
+            )
         for flag, field in _PROGRAM_ONLY:
             if not args.is_default(field):
                 raise UsageError(f"{flag} applies to Python programs (.py) only")

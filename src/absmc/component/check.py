@@ -435,8 +435,9 @@ def check_file(
 ) -> tuple[Result, ComponentSemantics]:
     """Load the program at ``path`` and check it as :func:`check` does; also returns the
     semantics (for the environment's border states). Raises as :func:`check`, and
-    ``ModelError`` for a syntax error, ``UsageError`` for an unknown entry."""
-    module = load_program(path)
+    ``ModelError`` for a syntax error or a failed import, ``ImportTimeout`` when importing
+    takes longer than the time limit, ``UsageError`` for an unknown entry."""
+    module = load_program(path, options.limits.timeout)
     ns = module.__dict__
     fn = ns.get(entry)
     if not callable(fn):

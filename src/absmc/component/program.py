@@ -10,41 +10,124 @@ from __future__ import annotations
 import ast
 import enum
 import inspect
+import signal
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from absmc.component.machine import Program
-from absmc.component.translate import FuncCode, Granularity, translate
+from absmc.component.translate import FuncCode, Granularity, Unsupported, translate
 from absmc.component.values import slot_names
 from absmc.errors import UsageError
 from absmc.ir.span import ModelError, SourceSpan
 
 
-def load_program(path: str | Path) -> types.ModuleType:
+class ImportTimeout(Exception):
+    """Importing the checked program took longer than the run's time limit."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        super().__init__(f"{path}: time limit of {seconds:g} s reached while importing the program")
+
+
+#: modules whose processes, pools or event loops the checker cannot schedule: refused
+REFUSED_MODULES = ("multiprocessing", "concurrent.futures", "asyncio", "_thread")
+
+
+def load_program(path: str | Path, timeout: float | None = None) -> types.ModuleType:
     """Import the program at ``path`` as a fresh module (``__name__`` is not ``"__main__"``,
-    so its ``if __name__ == "__main__"`` block does not run). Raises ``ModelError`` for a
-    syntax error, ``OSError`` when unreadable, ``UsageError`` when importing it raises."""
+    so its ``if __name__ == "__main__"`` block does not run), within ``timeout`` seconds
+    (main thread only). Raises ``ModelError`` for a syntax error, an import of a module in
+    :data:`REFUSED_MODULES`, and — located at the program's line — an exception,
+    ``sys.exit()`` or a ``raise KeyboardInterrupt`` while importing, or threads started by
+    the import; ``ImportTimeout`` past the time limit; ``OSError`` when unreadable."""
     p = Path(path)
     source = p.read_text(encoding="utf-8")
     try:
-        code = compile(source, str(p), "exec")
+        tree = ast.parse(source, str(p))
+        code = compile(tree, str(p), "exec")
     except SyntaxError as e:
         span = SourceSpan(str(p), e.lineno or 1, (e.offset or 0) or 1)
         raise ModelError(f"Python syntax error: {e.msg}", span) from None
+    _refuse_imports(tree, str(p))
     name = f"absmc_program_{p.stem}"
     module = types.ModuleType(name)
     module.__file__ = str(p)
     sys.modules[name] = module
+    before = set(threading.enumerate())
+    use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
+
+    def expire(signum: int, frame: object) -> None:
+        raise ImportTimeout(str(p), timeout or 0.0)
+
+    old = signal.signal(signal.SIGALRM, expire) if use_alarm else None
+    if use_alarm:
+        signal.setitimer(signal.ITIMER_REAL, timeout or 0.0)
     try:
         exec(code, module.__dict__)
-    except Exception as e:
-        raise UsageError(
-            f"{p}: error: importing the program raised {type(e).__name__}: {e}"
+    except ImportTimeout:
+        raise
+    except SystemExit as e:
+        raise ModelError(
+            f"the program called sys.exit({e.code!r}) while it was imported (absmc imports "
+            "the program to check it; move the call under if __name__ == '__main__':)",
+            _raised_at(e, str(p)),
         ) from None
+    except KeyboardInterrupt as e:
+        where = _raised_at(e, str(p))
+        line = source.splitlines()[where.line - 1] if where is not None and where.line else ""
+        if "raise" not in line:
+            raise  # Ctrl-C: the run is interrupted
+        raise ModelError("importing the program raised KeyboardInterrupt", where) from None
+    except Exception as e:
+        raise ModelError(
+            f"importing the program raised {type(e).__name__}: {e}", _raised_at(e, str(p))
+        ) from None
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    started = [t for t in threading.enumerate() if t not in before]
+    if started:
+        raise ModelError(
+            f"the program started {len(started)} thread(s) while it was imported "
+            f"({', '.join(t.name for t in started)}); they run outside the checker's "
+            "control: start threads from the entry function",
+            None,
+            str(p),
+        )
     return module
+
+
+def _raised_at(e: BaseException, file: str) -> SourceSpan | None:
+    """The innermost line of ``file`` in ``e``'s traceback."""
+    span = None
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == file:
+            span = SourceSpan(file, tb.tb_lineno, 1)
+        tb = tb.tb_next
+    return span
+
+
+def _refuse_imports(tree: ast.Module, file: str) -> None:
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for n in names:
+            for bad in REFUSED_MODULES:
+                if n == bad or n.startswith(bad + "."):
+                    raise Unsupported(
+                        f"import of {bad} (its processes, pools or event loops run outside "
+                        "the checker's control)",
+                        file,
+                        node,
+                    )
 
 
 def _functions_of(cls: type) -> list[types.FunctionType]:
