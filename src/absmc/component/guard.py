@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,40 @@ def _guarded_is_alive(self: threading.Thread) -> bool:
     if STATE.active():
         raise NativeSyncUse("Thread.is_alive")
     return _REAL_IS_ALIVE(self)
+
+
+class NativeComponentCall(NativeSyncUse):
+    """Natively run code (the environment) entered a function of the component."""
+
+
+def call_native(f: Any, args: Any, kwargs: Any, codes: dict[Any, str]) -> Any:
+    """``f(*args, **kwargs)`` run natively, refusing any entry into a function of the
+    component (``codes``: its code objects -> names): the environment calling into the
+    component would run the component's code unscheduled, in one step — a silent
+    approximation. The entry is recorded (:attr:`GuardState.violation`) and raises
+    :class:`NativeComponentCall`. Under another tracer (a debugger, coverage) the call is
+    made as it is."""
+    if sys.gettrace() is not None:
+        return f(*args, **kwargs)
+
+    def tracer(frame: Any, event: str, arg: Any) -> None:
+        name = codes.get(frame.f_code)
+        if name is not None and event == "call":
+            sys.settrace(None)
+            what = (
+                f"the environment ({getattr(f, '__qualname__', repr(f))}) called the "
+                f"component's {name} natively: it would run unscheduled, as one step (name the "
+                "calling function with --component)"
+            )
+            if STATE.violation is None:
+                STATE.violation = what
+            raise NativeComponentCall(what)
+
+    sys.settrace(tracer)
+    try:
+        return f(*args, **kwargs)
+    finally:
+        sys.settrace(None)
 
 
 class _CheckerType(type):

@@ -33,7 +33,9 @@ from absmc.component.guard import (
     REAL_THREAD,
     THREAD_KEY,
     THREAD_METHODS,
+    NativeComponentCall,
     RealThreadStart,
+    call_native,
     guarded,
     thread_init,
     zero_arg_super,
@@ -206,6 +208,8 @@ class ComponentSemantics:
             Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
         ) = None
         self.memo = Memo()
+        #: the code objects of the translated functions (natively run code may not enter them)
+        self._codes = {fc.func.__code__: fc.name for fc in program.funcs}
         #: the threads of the step being executed (for threads started by native code)
         self._stepping: list[_Thread] | None = None
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
@@ -451,7 +455,7 @@ class ComponentSemantics:
         except NativeSyncUse as e:
             fr = th.frames[-1] if th.frames else None
             span = self._where(fr[0], fr[1]) if fr is not None else None
-            if isinstance(e, RealThreadStart):
+            if isinstance(e, (RealThreadStart, NativeComponentCall)):
                 raise NativeUseError(str(e), span) from None
             raise NativeUseError(
                 f"{e} used by code that runs natively (the environment or a "
@@ -492,6 +496,7 @@ class ComponentSemantics:
         ``Thread-N (target)`` as CPython does, N its thread number (distinct in every state).
         Raises ``NativeUseError`` when the target is not a function of the component."""
         target, targs, tkw = h.fields[1], h.fields[2], h.fields[3]
+        tname = getattr(target, "__name__", "") if target is not None else ""
         if obj is not None and type(obj).run is not REAL_THREAD.run:
             target, targs, tkw = obj.run, (), ()
         new = len(threads)
@@ -513,7 +518,6 @@ class ComponentSemantics:
             raise NativeUseError(what)
         h.fields[0] = new
         if h.fields[4] is None:
-            tname = getattr(target, "__name__", "")
             h.fields[4] = f"Thread-{new} ({tname})" if tname else f"Thread-{new}"
         name = str(h.fields[4])
         if any(t.name == name for t in threads):
@@ -817,7 +821,7 @@ class ComponentSemantics:
             )
         watched = _watched(f)
         if not watched:
-            return f(*args, **kwargs)
+            return call_native(f, args, kwargs, self._codes)
         owned = self._owned
         key = (
             _callee_name(f),
@@ -827,7 +831,9 @@ class ComponentSemantics:
         raised: BaseException | None = None
         result: Any = None
         try:
-            result = f(*args, **kwargs)
+            result = call_native(f, args, kwargs, self._codes)
+        except NativeSyncUse:
+            raise
         except Exception as e:
             raised = e
         self.env_time += time.perf_counter() - t0

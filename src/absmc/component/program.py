@@ -56,7 +56,14 @@ def load_program(path: str | Path, timeout: float | None = None) -> types.Module
     module = types.ModuleType(name)
     module.__file__ = str(p)
     sys.modules[name] = module
-    before = set(threading.enumerate())
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def recorded_start(thread: threading.Thread) -> None:
+        started.append(thread.name)
+        real_start(thread)
+
+    threading.Thread.start = recorded_start  # type: ignore[method-assign, assignment]
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
 
     def expire(signum: int, frame: object) -> None:
@@ -86,14 +93,14 @@ def load_program(path: str | Path, timeout: float | None = None) -> types.Module
             f"importing the program raised {type(e).__name__}: {e}", _raised_at(e, str(p))
         ) from None
     finally:
+        threading.Thread.start = real_start  # type: ignore[method-assign]
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
-    started = [t for t in threading.enumerate() if t not in before]
     if started:
         raise ModelError(
             f"the program started {len(started)} thread(s) while it was imported "
-            f"({', '.join(t.name for t in started)}); they run outside the checker's "
+            f"({', '.join(started)}); they run outside the checker's "
             "control: start threads from the entry function",
             None,
             str(p),
