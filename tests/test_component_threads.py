@@ -431,3 +431,44 @@ def test_html_written_and_dot_refused_for_python(tmp_path: Path) -> None:
     assert r.code == 1 and page.exists() and "Thread-2 (deposit)" in page.read_text()
     d = run_cli(*args, "--dot", str(tmp_path / "g.dot"))
     assert d.code == 2 and "--dot" in d.err and not (tmp_path / "g.dot").exists()
+
+
+def test_environment_entering_the_component_aborts_the_run(tmp_path: Path) -> None:
+    prog = program(
+        tmp_path,
+        """
+        import threading
+
+
+        class Counter:
+            def __init__(self):
+                self.n = 0
+
+            def bump(self):
+                self.n += 1
+
+
+        def twice(c):
+            c.bump()
+            c.bump()
+
+
+        def worker(c):
+            twice(c)
+
+
+        def main():
+            c = Counter()
+            ts = [threading.Thread(target=worker, args=(c,)) for _ in range(2)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert c.n == 4
+        """,
+    )
+    # twice (the environment) would run Counter.bump unscheduled: refused, not a verdict
+    with pytest.raises(NativeUseError, match="called the component's Counter.bump natively"):
+        run(prog, "main", [], ["Counter", "worker"], granularity="access")
+    bug = run(prog, "main", [], ["Counter", "worker", "twice"], granularity="access")
+    assert violated(bug) == "assert"

@@ -97,7 +97,11 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
     to standard output and error while it is explored is discarded (it runs many times).
     Raises ``OptionError`` for an unknown store or abstraction or a predicate that is not a
     Python expression."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        sem.guarded(),
+    ):
         return _check(sem, options, model)
 
 

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from absmc.component import values
 from absmc.component.sync import CONSTRUCTORS
 from absmc.component.values import NativeSyncUse, SyncHandle
+from absmc.ir.span import ModelError
 
 REAL_THREAD = threading.Thread
 _REAL_START = threading.Thread.start
@@ -48,6 +49,12 @@ _REAL_IS_ALIVE = threading.Thread.is_alive
 
 if TYPE_CHECKING:
     from absmc.component.translate import FuncCode
+
+
+class NativeUseError(ModelError):
+    """The component did something the checker cannot schedule (a synchronization primitive
+    used from natively run code, a thread whose target is not part of the component, a real
+    thread started): ``FILE:LINE:COL: error: ...`` of the statement, the run is refused."""
 
 
 class RealThreadStart(NativeSyncUse):

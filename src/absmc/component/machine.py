@@ -21,6 +21,7 @@ instruction of one thread, and encodes the result again.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import types
 from collections import defaultdict, deque
@@ -31,9 +32,9 @@ from typing import Any, cast
 from absmc.component.guard import (
     CHECK_CONSTRUCTORS,
     REAL_THREAD,
-    THREAD_KEY,
     THREAD_METHODS,
     NativeComponentCall,
+    NativeUseError,
     RealThreadStart,
     call_native,
     guarded,
@@ -53,6 +54,7 @@ from absmc.component.sync import (
     take,
 )
 from absmc.component.sync import call as sync_call
+from absmc.component.threads import ThreadSteps
 from absmc.component.translate import (
     ASSERT,
     BRANCH,
@@ -85,7 +87,7 @@ from absmc.component.values import (
 )
 from absmc.errors import UsageError
 from absmc.ir.expr import Const
-from absmc.ir.span import ModelError, SourceSpan
+from absmc.ir.span import SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State
 from absmc.ir.system import Property, System
 
@@ -99,12 +101,6 @@ _PROPERTIES = (
     Property(ASSERT_PROPERTY, "assert", Const(True)),
     Property(UNCAUGHT_PROPERTY, "assert", Const(True)),
 )
-
-
-class NativeUseError(ModelError):
-    """The component did something the checker cannot schedule (a synchronization primitive
-    used from natively run code, a thread whose target is not part of the component, a real
-    thread started): ``FILE:LINE:COL: error: ...`` of the statement, the run is refused."""
 
 
 @dataclass
@@ -174,7 +170,7 @@ class _Raise(Exception):
     """An exception raised in the component at a step (carried to the unwinder)."""
 
 
-class ComponentSemantics:
+class ComponentSemantics(ThreadSteps):
     """The :class:`~absmc.kernel.semantics.Semantics` of a component: ``successors``,
     ``step``, ``valid_end`` (every thread ended, or only daemon threads remain), no state
     properties (assertions and uncaught exceptions are failures of steps)."""
@@ -432,8 +428,9 @@ class ComponentSemantics:
     ) -> tuple[State | None, Failures, int]:
         g = GUARD
         if g.owner < 0:
-            # no check installed the guard (a search of the semantics alone): this step's own
-            with guarded(self.prog.namespace, CONSTRUCTORS, self._native_start):
+            # no check installed the guard (a search or replay of the semantics alone): this
+            # step installs its own
+            with self.guarded():
                 return self._execute(s, tid, choice, label)
         d, threads = self.materialize(s, tid)
         th = threads[tid]
@@ -475,58 +472,19 @@ class ComponentSemantics:
             return None, tuple(fails), nalts
         return self._encode(threads, d), tuple(fails), nalts
 
+    def guarded(self) -> contextlib.AbstractContextManager[Any]:
+        """The guard of :mod:`absmc.component.guard` for this program (every thread and
+        synchronization object created while a step runs is the checker's); a search or
+        replay run inside it does not install it at every step."""
+        return guarded(self.prog.namespace, CONSTRUCTORS, self._native_start)
+
+    def _new_thread(self, name: str, handle: SyncHandle, daemon: bool) -> _Thread:
+        return _Thread(name, handle, 0, [], daemon)
+
     def _where(self, fid: int, pc: int) -> SourceSpan:
         fc = self.prog.funcs[fid]
         ins = fc.instrs[pc]
         return SourceSpan(fc.file, ins.line, max(ins.col, 1))
-
-    def _native_start(self, h: SyncHandle) -> None:
-        """A checker thread started by natively run code (an environment helper): it joins
-        the component as a new thread (thesis Fig. 3.1)."""
-        threads = self._stepping
-        if threads is None:
-            raise NativeSyncUse("Thread.start")
-        if h.fields[0] >= 0:
-            raise RuntimeError("threads can only be started once")
-        self._start_thread(threads, h)
-
-    def _start_thread(self, threads: list[_Thread], h: SyncHandle, obj: Any = None) -> None:
-        """Start the checker thread ``h`` (``obj``: the ``threading.Thread`` subclass instance
-        whose ``run`` it runs) as thread ``len(threads)``; an unnamed thread is named
-        ``Thread-N (target)`` as CPython does, N its thread number (distinct in every state).
-        Raises ``NativeUseError`` when the target is not a function of the component."""
-        target, targs, tkw = h.fields[1], h.fields[2], h.fields[3]
-        tname = getattr(target, "__name__", "") if target is not None else ""
-        if obj is not None and type(obj).run is not REAL_THREAD.run:
-            target, targs, tkw = obj.run, (), ()
-        new = len(threads)
-        ft = type(target)
-        fid = None
-        if ft is types.FunctionType:
-            fid = self.prog.fid_of.get(id(target))
-        elif ft is types.MethodType:
-            fid = self.prog.fid_of.get(id(target.__func__))
-            targs = (target.__self__, *targs)
-        if fid is None:
-            what = (
-                f"the thread target {getattr(target, '__qualname__', repr(target))} is not a "
-                "function of the component (name it with --component; nested functions and "
-                "lambdas cannot be thread targets)"
-            )
-            if GUARD.violation is None:
-                GUARD.violation = what
-            raise NativeUseError(what)
-        h.fields[0] = new
-        if h.fields[4] is None:
-            h.fields[4] = f"Thread-{new} ({tname})" if tname else f"Thread-{new}"
-        name = str(h.fields[4])
-        if any(t.name == name for t in threads):
-            name = f"{name}#{new}"
-        if obj is not None:
-            obj.__dict__["_name"] = h.fields[4]
-        nt = _Thread(name, h, 0, [], bool(h.fields[5]))
-        self._push(nt, fid, tuple(targs), dict(tkw))
-        threads.append(nt)
 
     def _exec(
         self,
@@ -772,34 +730,6 @@ class ComponentSemantics:
                 return 0
             return self._deliver(frame, ins, values[min(choice, len(values) - 1)], len(values))
         return self._deliver(frame, ins, self._native(f, args, kwargs, fc, ins))
-
-    def _thread_method(
-        self,
-        threads: list[_Thread],
-        tid: int,
-        th: _Thread,
-        frame: list[Any],
-        ins: Instr,
-        obj: Any,
-        name: str,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-    ) -> int:
-        """A ``threading.Thread`` method called on an instance of a component subclass: its
-        ``__init__`` records a checker thread in the object, ``start`` starts the object's
-        ``run`` as a checker thread, ``join``/``is_alive`` are the checker's."""
-        if name == "__init__":
-            thread_init(obj, args, kwargs)
-            return self._deliver(frame, ins, None)
-        h = obj.__dict__.get(THREAD_KEY)
-        if not isinstance(h, SyncHandle):
-            raise RuntimeError("thread.__init__() not called")
-        if name == "start":
-            if h.fields[0] >= 0:
-                raise RuntimeError("threads can only be started once")
-            self._start_thread(threads, h, obj)
-            return self._deliver(frame, ins, None)
-        return self._sync(threads, tid, th, frame, ins, SyncMethod(h, name), args, kwargs)
 
     def _deliver(self, frame: list[Any], ins: Instr, value: Any, nalts: int = 1) -> int:
         if ins.dest >= 0:

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from absmc.component.comprehension import ComprehensionLoops
 from absmc.ir.span import ModelError, SourceSpan
 
 Granularity = Literal["statement", "access"]
@@ -130,7 +131,7 @@ class _Loop:
     depth: int = 0  # len(finally stack) when the loop was entered
 
 
-class _Translator:
+class _Translator(ComprehensionLoops):
     def __init__(
         self,
         func: types.FunctionType,
@@ -458,71 +459,6 @@ class _Translator:
                 setattr(new, fname, lst)
         out: ast.expr = new
         return out
-
-    def reaches_component(self, node: ast.AST) -> bool:
-        """``node`` calls the component or a synchronization method (and holds no lambda or
-        generator expression that would: those stay refused)."""
-        for sub in ast.walk(node):
-            if isinstance(sub, (ast.Lambda, ast.GeneratorExp, ast.Yield, ast.Await)):
-                return False
-        return True
-
-    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp) -> ast.Name:
-        """A list, set or dict comprehension that calls the component (``[Worker(c) for _ in
-        range(2)]``, ``[t.start() for t in ts]``) as the loops it stands for, statement by
-        statement: its targets become fresh locals, the result a temporary."""
-        res = self.temp()
-        rname = self.slots[res]
-        empty: ast.expr
-        if isinstance(node, ast.ListComp):
-            empty = ast.List([], ast.Load())
-        elif isinstance(node, ast.SetComp):
-            empty = ast.Call(ast.Name("set", ast.Load()), [], [])
-        else:
-            empty = ast.Dict([], [])
-        self.piece_stmt(
-            EXEC,
-            ast.copy_location(ast.Assign([ast.Name(rname, ast.Store())], empty), node),
-            self.text(node),
-        )
-        renamed: dict[str, str] = {}
-        for gen in node.generators:
-            if gen.is_async:
-                raise self.fail("async comprehension", node)
-            for sub in ast.walk(gen.target):
-                if isinstance(sub, ast.Name) and sub.id not in renamed:
-                    renamed[sub.id] = self.slots[self.temp()]
-        ren = _Rename(renamed)
-
-        def fix(e: ast.AST) -> Any:
-            return ren.visit(copy.deepcopy(e))
-
-        res_load = ast.Name(rname, ast.Load())
-        inner: ast.stmt
-        if isinstance(node, ast.ListComp):
-            inner = ast.AugAssign(
-                ast.Name(rname, ast.Store()), ast.Add(), ast.List([fix(node.elt)], ast.Load())
-            )
-        elif isinstance(node, ast.SetComp):
-            inner = ast.Expr(
-                ast.Call(ast.Attribute(res_load, "add", ast.Load()), [fix(node.elt)], [])
-            )
-        else:
-            inner = ast.Assign(
-                [ast.Subscript(res_load, fix(node.key), ast.Store())], fix(node.value)
-            )
-        body: list[ast.stmt] = [inner]
-        for gen in reversed(node.generators):
-            for cond in reversed(gen.ifs):
-                body = [ast.If(fix(cond), body, [])]
-            # the first iterable is evaluated in the enclosing scope: no renaming
-            it = gen.iter if gen is node.generators[0] else fix(gen.iter)
-            body = [ast.For(fix(gen.target), it, body, [])]
-        loop = body[0]
-        for sub in ast.walk(loop):
-            ast.copy_location(sub, node)
-        self.stmt(loop)
-        return ast.Name(rname, ast.Load())
 
     def call(self, node: ast.Call, dest: int) -> ast.Name:
         """Emit a CALL for ``node`` (operands hoisted first); the result goes to slot ``dest``
