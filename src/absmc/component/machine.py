@@ -72,6 +72,7 @@ from absmc.component.translate import (
 )
 from absmc.component.values import (
     ENC_TRUE,
+    NESTED,
     UNBOUND,
     Decoder,
     Encoder,
@@ -136,6 +137,15 @@ class Program:
 
     def __post_init__(self) -> None:
         self.fid_of = {id(fc.func): fc.index for fc in self.funcs}
+        #: nested functions (a new function object per ``def``): by code
+        self.nested_fid = {fc.func.__code__: fc.index for fc in self.funcs if fc.free_slots}
+        self.nested_fid.update(
+            {
+                fc.func.__code__: fc.index
+                for fc in self.funcs
+                if fc.func.__closure__ is not None and fc.func.__code__ in NESTED
+            }
+        )
 
 
 class _Thread:
@@ -669,10 +679,20 @@ class ComponentSemantics(ThreadSteps):
         caller[1] = ins.nxt
 
     def _push(
-        self, th: _Thread, fid: int, args: tuple[Any, ...], kwargs: dict[str, Any], mode: int = 0
+        self,
+        th: _Thread,
+        fid: int,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        mode: int = 0,
+        closure: tuple[Any, ...] | None = None,
     ) -> None:
         fc = self.prog.funcs[fid]
-        th.frames.append([fid, 0, self._bind(fc, args, kwargs), mode])
+        loc = self._bind(fc, args, kwargs)
+        if closure:  # a nested function: its captured values
+            for slot, cell in zip(fc.free_slots, closure, strict=True):
+                loc[slot] = cell.cell_contents
+        th.frames.append([fid, 0, loc, mode])
 
     def _call(
         self,
@@ -690,6 +710,11 @@ class ComponentSemantics(ThreadSteps):
         fid = None
         if t is types.FunctionType:
             fid = prog.fid_of.get(id(f))
+            if fid is None and f.__closure__ is not None:
+                fid = prog.nested_fid.get(f.__code__)
+                if fid is not None:
+                    self._push(th, fid, args, kwargs, closure=f.__closure__)
+                    return 1
         elif t is types.MethodType:
             fid = prog.fid_of.get(id(f.__func__))
             if fid is not None:

@@ -220,6 +220,14 @@ def build_program(
         fc = translate(f, granularity, names, methods)
         fc.index = i
         codes.append(fc)
+    # functions defined inside component functions (and inside those)
+    k = 0
+    while k < len(codes):
+        for tmpl in codes[k].nested:
+            fc = translate(tmpl, granularity, names, methods, nested=True)
+            fc.index = len(codes)
+            codes.append(fc)
+        k += 1
     # tracked roots: module globals the component names that hold data
     used: set[str] = set()
     for f in ordered:

@@ -26,7 +26,13 @@ class ThreadSteps:
     _stepping: list[_Thread] | None
 
     def _push(
-        self, th: _Thread, fid: int, args: tuple[Any, ...], kwargs: dict[str, Any], mode: int = 0
+        self,
+        th: _Thread,
+        fid: int,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        mode: int = 0,
+        closure: tuple[Any, ...] | None = None,
     ) -> None:
         raise NotImplementedError
 
@@ -71,8 +77,12 @@ class ThreadSteps:
         new = len(threads)
         ft = type(target)
         fid = None
+        closure = None
         if ft is types.FunctionType:
             fid = self.prog.fid_of.get(id(target))
+            if fid is None and target.__closure__ is not None:
+                fid = self.prog.nested_fid.get(target.__code__)
+                closure = target.__closure__
         elif ft is types.MethodType:
             fid = self.prog.fid_of.get(id(target.__func__))
             targs = (target.__self__, *targs)
@@ -94,7 +104,7 @@ class ThreadSteps:
         if obj is not None:
             obj.__dict__["_name"] = h.fields[4]
         nt = self._new_thread(name, h, bool(h.fields[5]))
-        self._push(nt, fid, tuple(targs), dict(tkw))
+        self._push(nt, fid, tuple(targs), dict(tkw), closure=closure)
         threads.append(nt)
 
     def _thread_method(

@@ -122,6 +122,10 @@ class FuncCode:
     freevars: tuple[str, ...]
     signature: inspect.Signature | None = None
     index: int = -1
+    #: a nested function: the slots its free variables are bound to at each call (from the
+    #: function object's closure), and the nested functions it defines (templates)
+    free_slots: tuple[int, ...] = ()
+    nested: list[types.FunctionType] = field(default_factory=list)
 
 
 @dataclass
@@ -138,6 +142,7 @@ class _Translator(ComprehensionLoops):
         granularity: Granularity,
         component_names: frozenset[str],
         method_names: frozenset[str],
+        nested: bool = False,
     ) -> None:
         self.func = func
         self.granularity = granularity
@@ -165,8 +170,14 @@ class _Translator(ComprehensionLoops):
         self.slots: list[str] = list(code.co_varnames) + [
             c for c in code.co_cellvars if c not in code.co_varnames
         ]
+        self.free_slots: tuple[int, ...] = ()
+        if nested:
+            # a nested function's free variables are locals bound at each call
+            self.free_slots = tuple(range(len(self.slots), len(self.slots) + len(code.co_freevars)))
+            self.slots.extend(code.co_freevars)
         self.slot_of = {n: i for i, n in enumerate(self.slots)}
-        self.freevars = code.co_freevars
+        self.freevars = () if nested else code.co_freevars
+        self.nested: list[types.FunctionType] = []
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
         for node in ast.walk(fdef):
@@ -567,9 +578,6 @@ class _Translator(ComprehensionLoops):
 
     def s_ImportFrom(self, s: ast.ImportFrom) -> None:
         self.piece_stmt(EXEC, s)
-
-    def s_FunctionDef(self, s: ast.FunctionDef) -> None:
-        raise self.fail(f"nested function definition {s.name}", s)
 
     def s_AsyncFunctionDef(self, s: ast.AsyncFunctionDef) -> None:
         raise self.fail("async functions", s)
@@ -1006,6 +1014,8 @@ class _Translator(ComprehensionLoops):
             simple,
             self.freevars,
             sig,
+            free_slots=self.free_slots,
+            nested=self.nested,
         )
 
 
@@ -1118,9 +1128,12 @@ def translate(
     granularity: Granularity = "statement",
     component_names: frozenset[str] = frozenset(),
     method_names: frozenset[str] = frozenset(),
+    nested: bool = False,
 ) -> FuncCode:
     """Translate one Python function into a :class:`FuncCode` (Bao's thesis, ch. 3.4).
     ``component_names``/``method_names``: names of the component's functions and methods
-    (calls to them may not be hidden in natively run code). Raises :class:`Unsupported` for a
-    construct that cannot be translated exactly (file:line of the construct)."""
-    return _Translator(func, granularity, component_names, method_names).translate()
+    (calls to them may not be hidden in natively run code); ``nested``: ``func`` is the
+    template of a function defined inside a component function (its free variables become
+    locals bound at each call). Raises :class:`Unsupported` for a construct that cannot be
+    translated exactly (file:line of the construct)."""
+    return _Translator(func, granularity, component_names, method_names, nested).translate()

@@ -15,7 +15,8 @@ value is a tuple whose first item is a tag (user tuples too, so tags never clash
   stop, step)`` (a range), ``("t", items...)`` (a tuple), ``("F", frozenset)``;
 * ``("r", n)`` — a reference to heap cell ``n``;
 * ``("e", type, args)`` — an exception (type as an opaque id, arguments encoded);
-* ``("M", self, function)`` a bound method, ``("P", class, self)`` a ``super()`` object;
+* ``("M", self, function)`` a bound method, ``("P", class, self)`` a ``super()`` object,
+  ``("N", template, captured)`` a function defined inside a component function;
 * ``("o", n)`` — an opaque object of the environment (a function, a class, a module, an
   object of a library) by identity: its inner state belongs to the environment.
 
@@ -31,7 +32,7 @@ import contextlib
 import threading
 from collections import defaultdict, deque
 from collections.abc import Callable
-from types import BuiltinMethodType, MethodType, ModuleType
+from types import BuiltinMethodType, CellType, CodeType, FunctionType, MethodType, ModuleType
 from typing import Any, cast
 
 Enc = Any
@@ -216,7 +217,7 @@ class Encoder:
             else:
                 self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
             return v if m == n else ref(m)
-        if tag == "t" or tag == "e" or tag == "M" or tag == "B" or tag == "m" or tag == "P":
+        if tag in _COMPOUND_TAGS:
             parts = [self.reenc(x) for x in v[1:]]
             for a, b in zip(parts, v[1:], strict=True):
                 if a is not b:
@@ -273,6 +274,11 @@ class Encoder:
             owner = obj.__self__
             if owner is not None and not isinstance(owner, ModuleType):
                 return ("B", self.enc(owner), obj.__name__)
+        if t is FunctionType:
+            tmpl = NESTED.get(obj.__code__)
+            if tmpl is not None:
+                cells = tuple(c.cell_contents for c in obj.__closure__ or ())
+                return ("N", self.opaque.key(tmpl), self.enc(cells))
         return ("o", self.opaque.key(obj))
 
     def _cell(self, obj: Any, t: type) -> Any:
@@ -415,6 +421,18 @@ class Decoder:
             return UNBOUND
         if tag == "M":
             return MethodType(self.dec(v[2]), self.dec(v[1]))
+        if tag == "N":
+            tmpl = self.opaque.objects[v[1]]
+            f = FunctionType(
+                tmpl.__code__,
+                tmpl.__globals__,
+                tmpl.__name__,
+                tmpl.__defaults__,
+                tuple(CellType(x) for x in self.dec(v[2])),
+            )
+            f.__kwdefaults__ = tmpl.__kwdefaults__
+            f.__qualname__ = tmpl.__qualname__
+            return f
         if tag == "P":
             return super(self.dec(v[1]), self.dec(v[2]))
         if tag == "B":
@@ -497,7 +515,12 @@ def _copyable_block(old: Decoder, n: int) -> int:
 
 
 #: tags of encoded values that may contain heap references (renumbered by ``reenc``)
-_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F", "P"})
+_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F", "P", "N"})
+_COMPOUND_TAGS = frozenset({"t", "e", "M", "B", "m", "P", "N"})
+
+#: functions defined inside component functions: their code -> the translated template
+#: (such a function is encoded by value, ``("N", template, captured values)``)
+NESTED: dict[CodeType, FunctionType] = {}
 
 
 def _has_refs(seq: tuple[Any, ...]) -> bool:
