@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from absmc.component import ComponentOptions, Unsupported, check_file
-from absmc.component.machine import NativeUseError
+from absmc.component.guard import NativeUseError
 from absmc.component.program import ImportTimeout, load_program
 from absmc.ir.span import ModelError
 from absmc.kernel.options import Limits
