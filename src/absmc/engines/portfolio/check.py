@@ -45,8 +45,7 @@ def check_portfolio(
         if m.absent is not None:
             board.note_all(m.engine.name, None, f"sat out: {m.absent}")
     running = [m for m in members if m.runs]
-    timeout = options.limits.timeout
-    deadline = None if timeout is None else t0 + timeout
+    deadline = options.limits.end(t0)
     statuses: dict[str, str] = {}
     graphs: list[dict[str, object]] = []
     stopped_why = "stopped: every property was decided before it answered"
