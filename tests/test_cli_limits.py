@@ -184,7 +184,7 @@ def test_timeout_bounds_the_operator_tables_of_types(tmp_path: Path) -> None:
     res = json.loads(r.out)
     assert res["verdict"] == "unknown"
     assert (
-        "time limit reached while generating abstract operator tables"
+        "time limit of 0.5 s reached while generating abstract operator tables"
         in res["results"][0]["reason"]
     )
 

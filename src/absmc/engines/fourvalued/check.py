@@ -201,6 +201,8 @@ class _Decider:
             steps = [self.may.concrete_commands(label) for label in v.path]
             self.unconfirmed[name] = (steps, err)
             return None, str(err)
+        except IntegerTooLarge as err:  # the concrete run is too big to build
+            return None, f"its concrete replay was not built: {err}"
 
     def abstract_trace(self, v: Violation, why: str) -> Trace:
         """The may System's counterexample as a trace over abstract states (concrete variables
