@@ -171,11 +171,10 @@ def test_time_limit_ends_with_unknown_and_statistics(tmp_path: Path) -> None:
         "var x, y : 0..100000;\nprocess P { x < 100000 -> x := x + 1; }\n"
         "process Q { y < 100000 -> y := y + 1; }\n"
     )
-    start = time.monotonic()
     r = run_cli("check", str(model), "--workers", "2", "--timeout", "1", "--json")
-    assert time.monotonic() - start < 30
     assert r.code == 3
     first = json.loads(r.out)["results"][0]
+    assert first["stats"]["time_s"] < 10  # the search's own time (10^10 states unlimited)
     assert first["verdict"] == "unknown" and "time limit of 1 s" in first["reason"]
     assert first["stats"]["states"] > 0 and first["stats"]["workers"] == 2
 
