@@ -28,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "examples" / "symbolic").glob("*.gcl"))
+#: seconds past its timeout after which a run counts as late in the summary
+LATE_S = 5.0
 
 
 def arguments(rng: random.Random) -> tuple[float, list[str]]:
@@ -83,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(opts.seed)
     codes: Counter[int] = Counter()
     overrun = 0.0
+    late = 0  # runs whose own time went past the timeout by more than LATE_S
     start = time.monotonic()
     for i in range(opts.runs):
         timeout, args = arguments(rng)
@@ -91,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         spent = run_time(out)
         if spent is not None:
             overrun = max(overrun, spent - timeout)
+            late += spent > timeout + LATE_S
         shown = "-" if spent is None else f"{spent:.2f}"
         print(f"{i + 1:4d} exit {code} timeout {timeout:.2f} time_s {shown} {' '.join(args)}")
         if code == 4:
@@ -98,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     elapsed = time.monotonic() - start
     summary = ", ".join(f"exit {c}: {n}" for c, n in sorted(codes.items()))
-    print(f"{opts.runs} runs in {elapsed:.0f} s: {summary}; largest overrun {overrun:.2f} s")
+    print(
+        f"{opts.runs} runs in {elapsed:.0f} s: {summary}; largest overrun {overrun:.2f} s; "
+        f"{late} runs more than {LATE_S:g} s past their timeout"
+    )
     return 1 if codes[4] else 0
 
 

@@ -103,12 +103,14 @@ def calibrate(again: bool = False) -> float:
 
 class IslBudget:
     """The isl operation quota of one run with the wall-clock ``deadline`` (monotonic s, or
-    ``None`` for no limit)."""
+    ``None`` for no limit), armed at once (the operations before the first :meth:`tick`, such
+    as an abstraction's α in a ``Split``'s constructor, are bounded too)."""
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
         if deadline is not None:
             calibrate()
+            self.arm()
 
     @property
     def rate(self) -> float:
