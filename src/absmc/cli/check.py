@@ -35,6 +35,7 @@ from absmc.cli.methods import explicit as explicit_cli
 from absmc.cli.methods import symbolic as symbolic_cli
 from absmc.cli.methods import typeabs as types_cli
 from absmc.cli.methods import under as under_cli
+from absmc.cli.replay import trail_path, trails_off, write_trail
 from absmc.engines import registry
 from absmc.engines.engine import STORES
 from absmc.engines.portfolio import Disagreement
@@ -42,7 +43,7 @@ from absmc.errors import UsageError
 from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
-from absmc.kernel.result import Result
+from absmc.kernel.result import SCHEMA_VERSION, Result
 from absmc.report.dot import to_dot
 from absmc.report.html import render_html
 from absmc.report.text import render_result
@@ -167,12 +168,15 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
         _refuse_foreign(args)
         try:
             loaded = load(args.model, args.defines, args.timeout)
-        except LoadTimeout as e:
+        except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise
             # nothing was checked: no property results, the whole run is unknown
-            payload = {"model": args.model, "method": args.method, "verdict": "unknown"}
-            echo(out, json.dumps({**payload, "results": [], "notes": [str(e)]}))
+            why = str(e) if isinstance(e, LoadTimeout) else "interrupted while loading the model"
+            echo(err, f"absmc: {why} (verdict unknown)")
+            payload = {"schema_version": SCHEMA_VERSION, "model": args.model}
+            payload |= {"method": args.method, "verdict": "unknown"}
+            echo(out, json.dumps({**payload, "results": [], "notes": [why]}))
             return EXIT_UNKNOWN
         system = add_predicates(loaded, args.predicates)
         automata = _automata(system, args) if args.show_automaton is not None else {}
@@ -194,11 +198,15 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
         if automata and args.as_json:
             shown = [f"violation automaton of '{n}':\n{t}" for n, t in automata.items()]
             result = dataclasses.replace(result, notes=(*result.notes, *shown))
-        emit(result, args.as_json, out, show_iterations=args.table)
+        trail = None
+        if not (args.no_trail or trails_off()) or args.trail is not None:
+            where = args.trail if args.trail is not None else trail_path(args.model)
+            trail = write_trail(result, args.defines, args.fairness, where, err)
+        emit(result, args.as_json, out, show_iterations=args.table, trail=trail)
         write_pictures(result, args, err)
         return result.exit_code
 
-    return guarded(body, err, debug)
+    return guarded(body, err, debug, out if args.as_json else None)
 
 
 #: the arguments of a component check (a .py program), refused for models
@@ -353,6 +361,15 @@ predicate_option = click.option(
 )
 @defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--trail",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Where to write the violated properties' traces (default: MODEL.trail.json beside "
+    "the model; absmc replay MODEL replays them).",
+)
+@click.option("--no-trail", is_flag=True, help="Write no trail file (also: ABSMC_NO_TRAIL=1).")
 @click.option(
     "--html",
     type=click.Path(dir_okay=False),
