@@ -11,7 +11,7 @@ violates an invariant) or after ``max_steps`` steps.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -65,7 +65,7 @@ def describe(sem: Semantics, choice: Choice) -> str:
     return line
 
 
-def _values(values: dict[str, StateValue]) -> str:
+def _values(values: Mapping[str, StateValue]) -> str:
     return " ".join(f"{n}={v}" for n, v in values.items())
 
 
