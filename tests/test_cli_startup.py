@@ -77,7 +77,7 @@ def test_ctrl_c_while_loading_ends_unknown_with_json(monkeypatch: pytest.MonkeyP
 def test_ctrl_c_before_the_model_is_read_is_130(monkeypatch: pytest.MonkeyPatch) -> None:
     import absmc.cli.replay
 
-    monkeypatch.setattr(absmc.cli.replay, "_read", _interrupt)
+    monkeypatch.setattr(absmc.cli.replay, "_read", _interrupt)  # reading the trail
     out, err = io.StringIO(), io.StringIO()
     assert absmc.cli.replay.run_replay(RAX, None, out, err) == 130
     assert err.getvalue() == "absmc: interrupted\n"

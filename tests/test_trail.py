@@ -206,3 +206,17 @@ def test_replay_stops_at_a_step_and_continues_interactively(tmp_path: Path) -> N
     assert "replayed up to step 1" in r.out
     # after B's first step, choice 2 is B's failing assertion (A's step is choice 1)
     assert r.code == 1 and r.out.strip().endswith("✗ assertion violated: b == 0")
+
+
+def test_replay_refusals_are_one_line(tmp_path: Path) -> None:
+    bank = str(EXAMPLES / "python" / "bank.py")
+    r = run_cli("replay", bank, str(tmp_path / "x.json"))
+    assert r.code == 2 and "shown by absmc check itself" in r.err and r.err.count("\n") == 1
+    r = run_cli("replay", str(GCL_EXAMPLES / "rax.gcl"), str(tmp_path / "missing.json"))
+    assert r.code == 2 and "missing.json': no such file" in r.err
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"results": []}')
+    r = run_cli("replay", str(GCL_EXAMPLES / "rax.gcl"), str(empty))
+    assert r.code == 2 and "holds no trace" in r.err
+    r = run_cli("simulate", "-i", "--json", str(GCL_EXAMPLES / "rax.gcl"))
+    assert r.code == 2 and "writes no JSON" in r.err

@@ -61,11 +61,15 @@ def write_trail(
     return path
 
 
-def _read(saved: str) -> Any:
+def _read(saved: str, default: bool) -> Any:
+    """The JSON of ``saved`` (``default``: the trail beside the model, not named by the
+    user). Raises ``UsageError`` when it cannot be read."""
     try:
         with open(saved, encoding="utf-8") as f:
             return json.load(f)
     except FileNotFoundError:
+        if not default:
+            raise UsageError(f"cannot read the trace file '{saved}': no such file") from None
         raise UsageError(
             f"no trail '{saved}' (absmc check writes one when a property is violated)"
         ) from None
@@ -99,8 +103,13 @@ def run_replay(
         from absmc.kernel.trail import replay_violation, saved_traces
         from absmc.report.text import trace_table
 
+        if model.endswith(".py"):
+            raise UsageError(
+                "a Python program's counterexample is re-executed and shown by absmc check "
+                "itself; replay applies to models"
+            )
         path = saved if saved is not None else trail_path(model)
-        data = _read(path)
+        data = _read(path, saved is None)
         traces = saved_traces(data)
         if not traces:
             raise UsageError(f"'{path}' holds no trace")

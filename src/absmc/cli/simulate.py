@@ -61,6 +61,9 @@ def run_simulate(
         echo(err, "absmc: error: -N/--property and --stop-at apply to --replay")
         return EXIT_USAGE
     if interactive:
+        if as_json:
+            echo(err, "absmc: error: -i (interactive) writes no JSON; drop --json")
+            return EXIT_USAGE
         return run_interactive(model, out, err, steps, defines, debug, stdin)
 
     def body() -> int:
