@@ -220,3 +220,24 @@ def test_replay_refusals_are_one_line(tmp_path: Path) -> None:
     assert r.code == 2 and "holds no trace" in r.err
     r = run_cli("simulate", "-i", "--json", str(GCL_EXAMPLES / "rax.gcl"))
     assert r.code == 2 and "writes no JSON" in r.err
+
+
+@pytest.mark.usefixtures("trails")
+def test_replay_starts_in_the_trails_state_of_an_init_set(tmp_path: Path) -> None:
+    model = _model(
+        tmp_path,
+        "var x : 0..5;\ninit: x >= 1 && x <= 3;\nprocess P { x < 5 -> x := x + 1; }\n"
+        "invariant small: x != 5;\n",
+        "init.gcl",
+    )
+    assert run_cli("check", model, "--no-deadlock").code == 1
+    trail = json.loads(Path(model + ".trail.json").read_text())
+    first = trail["results"][0]["trace"][0]["state"]["x"]
+    r = run_cli("replay", model)
+    assert r.code == 1 and f"x={first}" in r.out
+    assert r.out.strip().endswith("violates invariant 'small'")
+    # a start outside the init: set is refused
+    trail["results"][0]["trace"][0]["state"]["x"] = 0
+    Path(model + ".trail.json").write_text(json.dumps(trail))
+    r = run_cli("replay", model)
+    assert r.code == 2 and "row 0" in r.err
