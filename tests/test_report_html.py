@@ -5,6 +5,7 @@ headless Chromium where it is installed."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from absmc.report.html import render_html, sequence_chart
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import EXAMPLES, ROOT, run_cli
 
 PINGPONG = EXAMPLES / "promela" / "pingpong_buggy.pml"
 LAMPORT = EXAMPLES / "promela" / "lamport.pml"
@@ -142,3 +143,35 @@ def test_page_loads_in_headless_chromium(pingpong_page: Path, tmp_path: Path) ->
     )
     assert r.returncode == 0 and shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_chart_wraps_labels_and_draws_a_stutter_step_across_the_lifelines() -> None:
+    long = "pc2 == 2 -> e1 := e1 + 1, w1 := 0, pc2 := 3, another_long_name := 12345678901234"
+    trace = [
+        {"step": 0, "state": {}},
+        {"step": 1, "process": "P2", "command": long, "state": {}},
+        {"step": 2, "process": None, "command": "(stutter: the terminal state repeats)"},
+    ]
+    svg = sequence_chart(trace)
+    first = svg.split('<g class="step">', 2)[1]
+    shown = [html.unescape(t) for t in re.findall(r"<tspan[^>]*>([^<]*)</tspan>", first)]
+    assert len(shown) > 2 and all(len(line) <= 24 for line in shown)
+    assert "".join(shown).replace(" ", "") == f"1: {long}".replace(" ", "")  # never cut
+    assert "…" not in svg
+    # one lifeline (P2): the stutter step is a dashed box across it, no "?" lifeline
+    assert svg.count('stroke-dasharray="4 3"') == 1 and ">?<" not in svg
+    assert 'stroke-dasharray="5 3"' in svg.split('<g class="step">', 2)[2]
+
+
+def test_a_lasso_is_marked_in_the_table_and_the_chart() -> None:
+    r = run_cli("check", str(ROOT / "examples" / "ltl" / "never_response.pml"), "--json")
+    data = json.loads(r.out)
+    lasso = next(x for x in data["results"] if x["verdict"] == "violated")
+    c, n = lasso["cycle_start"], len(lasso["trace"])
+    page = render_html(data)
+    table = page.split('<table class="trace">', 1)[1].split("</table>", 1)[0]
+    assert f"<td>{c} ⟲</td>" in table
+    assert table.count('<tr class="cycle">') == n - 1 - c  # the steps that repeat
+    chart = page.split('class="msc"', 1)[1].split("</svg>", 1)[0]
+    assert chart.count('class="step cycle"') == n - 1 - c
+    assert f"state of step {c}" in chart and 'class="cycle-mark"' in chart

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,7 @@ td.mono, span.mono { font-family: monospace; }
 .note { color: #57606a; font-size: .9em; }
 svg { max-width: 100%; height: auto; }
 figure { margin: .5em 0; }
+tr.cycle td { background: #fff0f0; }
 """
 
 
@@ -74,43 +76,64 @@ def _changed(trace: Sequence[Mapping[str, Any]], k: int) -> str:
     return " ".join(f"{n}={v}" for n, v in now.items() if before.get(n) != v)
 
 
-def step_table(trace: Sequence[Mapping[str, Any]]) -> str:
-    """A trace (``PropertyResult.to_json()["trace"]``) as a step table."""
-    rows = []
+#: the command text of a stutter step (kernel.trace.STUTTER_TEXT; the report reads JSON)
+_STUTTER = "(stutter: the terminal state repeats)"
+
+
+def step_table(trace: Sequence[Mapping[str, Any]], cycle_start: int | None = None) -> str:
+    """A trace (``PropertyResult.to_json()["trace"]``) as a step table; for a lasso
+    (``cycle_start``: the row whose state the last row returns to) that row is marked ⟲ and
+    the rows of the cycle after it are tinted (class ``cycle``)."""
+    out = ['<table class="trace"><thead><tr>']
+    out += [f"<th>{h}</th>" for h in ("step", "process", "command", "source", "changed")]
+    out.append("</tr></thead><tbody>")
     for k, s in enumerate(trace):
-        rows.append(
-            [
-                _e(s["step"]),
-                _e(s.get("process") or ""),
-                f'<span class="mono">{_e(s.get("command") or "initial state")}</span>',
-                _e(s.get("source") or ""),
-                f'<span class="mono">{_e(_changed(trace, k))}</span>',
-            ]
-        )
-    return _table(["step", "process", "command", "source", "changed"], rows, "trace")
+        mark = " ⟲" if cycle_start == k else ""
+        cls = ' class="cycle"' if cycle_start is not None and k > cycle_start else ""
+        cells = [
+            _e(s["step"]) + mark,
+            _e(s.get("process") or ""),
+            f'<span class="mono">{_e(s.get("command") or "initial state")}</span>',
+            _e(s.get("source") or ""),
+            f'<span class="mono">{_e(_changed(trace, k))}</span>',
+        ]
+        out.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
 
 
 _SEND = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*!!?(?!=)")
 _RECV = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*\?\??(?![<\[])")
 
+#: characters per line of a box's label in the sequence chart (lines are wrapped, never cut)
+_LABEL_WIDTH = 24
+_LINE_H = 13
 
-def _short(text: str, n: int = 28) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+
+def _label_lines(text: str, width: int = _LABEL_WIDTH) -> list[str]:
+    """``text`` wrapped to lines of at most ``width`` characters (long words broken)."""
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
-def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
+def sequence_chart(trace: Sequence[Mapping[str, Any]], cycle_start: int | None = None) -> str:
     """A message sequence chart of a trace as SVG: one lifeline per process (in order of
-    appearance), one box per step on its process's lifeline, and an arrow from each send on a
-    channel to the next receive from that channel (first in, first out)."""
+    appearance), one box per step on its process's lifeline (its label wrapped over as many
+    lines as it needs, the full text also as the box's tooltip), a box across every lifeline
+    for a stutter step, and an arrow from each send on a channel to the next receive from that
+    channel (first in, first out). For a lasso (``cycle_start``) the cycle's boxes are drawn
+    red and a bracket on the left says where the run returns."""
     procs: list[str] = []
     for s in trace[1:]:
-        p = s.get("process") or "?"
-        if p not in procs:
+        p = s.get("process")
+        if p and p not in procs:
             procs.append(p)
-    lane, top, row, box_w = 190, 50, 30, 170
-    width = max(1, len(procs)) * lane + 20
-    height = top + row * max(1, len(trace)) + 20
-    x = {p: 20 + i * lane + lane // 2 for i, p in enumerate(procs)}
+    lane, top, gap, box_w, left = 190, 50, 8, 170, 120 if cycle_start is not None else 20
+    width = left + max(1, len(procs)) * lane
+    x = {p: left + i * lane + lane // 2 for i, p in enumerate(procs)}
+    labels = [_label_lines(f"{k}: {s.get('command') or ''}") for k, s in enumerate(trace) if k > 0]
+    heights = [len(lines) * _LINE_H + 9 for lines in labels]
+    ys = [top + sum(heights[:i]) + gap * i for i in range(len(heights))]
+    height = (ys[-1] + heights[-1] if heights else top) + 20
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
@@ -128,22 +151,35 @@ def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
     pending: dict[str, list[tuple[int, int]]] = {}
     arrows = []
     for k, s in enumerate(trace[1:], start=1):
-        p = s.get("process") or "?"
         cmd = str(s.get("command") or "")
-        y = top + (k - 1) * row
-        px = x[p]
-        out.append(
-            f'<g class="step"><title>{_e(cmd)}</title><rect x="{px - box_w // 2}" y="{y}" '
-            f'width="{box_w}" height="{row - 8}" rx="4" fill="#f6f8fa" stroke="#57606a"/>'
-            f'<text x="{px}" y="{y + 15}" text-anchor="middle">{k}: {_e(_short(cmd))}</text></g>'
+        y, h, lines = ys[k - 1], heights[k - 1], labels[k - 1]
+        in_cycle = cycle_start is not None and k > cycle_start
+        stroke = "#cf222e" if in_cycle else "#57606a"
+        p = s.get("process")
+        if p in x:
+            px, bx, bw = x[p], x[p] - box_w // 2, box_w
+        else:  # a stutter step (no process moves): across every lifeline
+            px, bx, bw = left + (width - left) // 2, left + 10, width - left - 20
+        text = "".join(
+            f'<tspan x="{px}" dy="{_LINE_H if i else 0}">{_e(line)}</tspan>'
+            for i, line in enumerate(lines)
         )
+        dash = ' stroke-dasharray="5 3"' if p not in x else ""
+        cls = "step cycle" if in_cycle else "step"
+        out.append(
+            f'<g class="{cls}"><title>{_e(cmd)}</title><rect x="{bx}" y="{y}" '
+            f'width="{bw}" height="{h}" rx="4" fill="#f6f8fa" stroke="{stroke}"{dash}/>'
+            f'<text x="{px}" y="{y + 14}" text-anchor="middle">{text}</text></g>'
+        )
+        if p not in x:
+            continue
         for m in _SEND.finditer(cmd):
-            pending.setdefault(m.group(1), []).append((px, y + (row - 8) // 2))
+            pending.setdefault(m.group(1), []).append((px, y + h // 2))
         for m in _RECV.finditer(cmd):
             queue = pending.get(m.group(1))
             if queue:
                 sx, sy = queue.pop(0)
-                ry = y + (row - 8) // 2
+                ry = y + h // 2
                 tx = px - box_w // 2 if sx < px else px + box_w // 2
                 fx = sx + box_w // 2 if sx < px else sx - box_w // 2
                 arrows.append(
@@ -152,6 +188,16 @@ def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
                     "</title></line>"
                 )
     out += arrows
+    if cycle_start is not None and cycle_start + 1 < len(trace):
+        y0, y1 = ys[cycle_start], ys[-1] + heights[-1]
+        out.append(
+            f'<g class="cycle-mark"><path d="M{left - 6},{y0} h-10 V{y1} h10" fill="none" '
+            f'stroke="#cf222e" stroke-width="2"/><text x="{left - 20}" y="{(y0 + y1) // 2}" '
+            f'text-anchor="end" fill="#cf222e"><tspan x="{left - 20}">⟲ cycle:</tspan>'
+            f'<tspan x="{left - 20}" dy="{_LINE_H}">back to the</tspan>'
+            f'<tspan x="{left - 20}" dy="{_LINE_H}">state of step {cycle_start}</tspan>'
+            "</text></g>"
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -288,11 +334,18 @@ def render_html(data: Mapping[str, Any]) -> str:
             + (", replayed on the concrete semantics)" if replayed else ")")
             + "</h2>"
         )
-        parts.append(f'<section class="trace">{step_table(r["trace"])}</section>')
+        cycle = r.get("cycle_start")
+        cycle = cycle if isinstance(cycle, int) else None
+        parts.append(f'<section class="trace">{step_table(r["trace"], cycle)}</section>')
+        if cycle is not None:
+            parts.append(
+                f'<p class="note">⟲ a lasso: the last step returns to the state of step {cycle}, '
+                "and the steps after it (tinted) repeat forever</p>"
+            )
         if r.get("trace_note"):
             parts.append(f'<p class="note">{_e(r["trace_note"])}</p>')
         parts.append("<h3>Message sequence chart</h3>")
-        parts.append(f"<figure>{sequence_chart(r['trace'])}</figure>")
+        parts.append(f"<figure>{sequence_chart(r['trace'], cycle)}</figure>")
     done: list[str] = []
     for r in results:
         its = r.get("iterations")
