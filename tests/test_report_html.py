@@ -175,3 +175,32 @@ def test_a_lasso_is_marked_in_the_table_and_the_chart() -> None:
     chart = page.split('class="msc"', 1)[1].split("</svg>", 1)[0]
     assert chart.count('class="step cycle"') == n - 1 - c
     assert f"state of step {c}" in chart and 'class="cycle-mark"' in chart
+
+
+def test_the_page_template_escapes_every_text() -> None:
+    from importlib import resources
+
+    assert (resources.files("absmc.report") / "templates" / "report.html.j2").is_file()
+    evil = "<script>alert(1)</script>"
+    step = {"step": 1, "process": evil, "command": f"x < 1 && {evil}", "source": evil}
+    data = {
+        "model": evil,
+        "method": "explicit",
+        "verdict": "violated",
+        "notes": [evil],
+        "results": [
+            {
+                "property": evil,
+                "kind": "assert",
+                "method": "explicit",
+                "verdict": "violated",
+                "reason": evil,
+                "stats": {"states": 1, "note": evil},
+                "trace": [{"step": 0, "state": {"v": evil}}, {**step, "state": {"v": 1}}],
+                "trace_note": evil,
+            }
+        ],
+    }
+    page = render_html(data)
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;") >= 9  # title, heading, tables, notes, chart

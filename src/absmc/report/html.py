@@ -9,15 +9,21 @@ step table and as a message sequence chart (processes as lifelines, as SPIN's iS
 them; a send ``c!...`` and the matching receive ``c?...`` of the same channel joined by an
 arrow), the refinement rounds as a table and a plot, and the explored state graphs
 (``graphs``: drawn by Graphviz's ``dot``; a plain list with a note where ``dot`` is absent).
+The page is the Jinja2 template ``templates/report.html.j2`` (autoescaped); the pictures are
+SVG built here, escaping the text they contain.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import jinja2
+from markupsafe import Markup
 
 from absmc.report.dot import to_svg
 
@@ -43,28 +49,27 @@ def _e(x: object) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _verdict(v: str) -> str:
-    return f'<span class="verdict" style="color:{_COLOR.get(v, "#000")}">{_e(v)}</span>'
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
-    out = [f'<table class="{cls}"><thead><tr>']
-    out += [f"<th>{_e(h)}</th>" for h in head]
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
 def _cell(v: object) -> str:
+    """A table cell's text (the template escapes it)."""
     if isinstance(v, list):
-        return _e(", ".join(str(x) for x in v) or "-")
+        return ", ".join(str(x) for x in v) or "-"
     if isinstance(v, dict):
-        return _e(", ".join(f"{k}: {x}" for k, x in v.items()))
+        return ", ".join(f"{k}: {x}" for k, x in v.items())
     if isinstance(v, float):
-        return _e(f"{v:.3f}")
-    return _e(v)
+        return f"{v:.3f}"
+    return str(v)
+
+
+@functools.cache
+def _template() -> jinja2.Template:
+    """The page template (``templates/report.html.j2``, package data), autoescaped."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("absmc.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    return env.get_template("report.html.j2")
 
 
 # -- traces ------------------------------------------------------------------------------
@@ -80,26 +85,27 @@ def _changed(trace: Sequence[Mapping[str, Any]], k: int) -> str:
 _STUTTER = "(stutter: the terminal state repeats)"
 
 
+def _step_rows(trace: Sequence[Mapping[str, Any]], cycle_start: int | None) -> list[dict[str, Any]]:
+    return [
+        {
+            "step": s["step"],
+            "mark": cycle_start == k,
+            "cycle": cycle_start is not None and k > cycle_start,
+            "process": s.get("process") or "",
+            "command": s.get("command") or "initial state",
+            "source": s.get("source") or "",
+            "changed": _changed(trace, k),
+        }
+        for k, s in enumerate(trace)
+    ]
+
+
 def step_table(trace: Sequence[Mapping[str, Any]], cycle_start: int | None = None) -> str:
-    """A trace (``PropertyResult.to_json()["trace"]``) as a step table; for a lasso
-    (``cycle_start``: the row whose state the last row returns to) that row is marked ⟲ and
-    the rows of the cycle after it are tinted (class ``cycle``)."""
-    out = ['<table class="trace"><thead><tr>']
-    out += [f"<th>{h}</th>" for h in ("step", "process", "command", "source", "changed")]
-    out.append("</tr></thead><tbody>")
-    for k, s in enumerate(trace):
-        mark = " ⟲" if cycle_start == k else ""
-        cls = ' class="cycle"' if cycle_start is not None and k > cycle_start else ""
-        cells = [
-            _e(s["step"]) + mark,
-            _e(s.get("process") or ""),
-            f'<span class="mono">{_e(s.get("command") or "initial state")}</span>',
-            _e(s.get("source") or ""),
-            f'<span class="mono">{_e(_changed(trace, k))}</span>',
-        ]
-        out.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
+    """A trace (``PropertyResult.to_json()["trace"]``) as a step table (the template's
+    ``step_table`` macro); for a lasso (``cycle_start``: the row whose state the last row
+    returns to) that row is marked ⟲ and the rows of the cycle after it are tinted (class
+    ``cycle``)."""
+    return str(_template().module.step_table(_step_rows(trace, cycle_start)))  # type: ignore[attr-defined]
 
 
 _SEND = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*!!?(?!=)")
@@ -250,121 +256,101 @@ def rounds_plot(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 # -- graphs ------------------------------------------------------------------------------
-def graph_section(graph: Mapping[str, Any]) -> str:
-    """One state graph: Graphviz's SVG, or a plain list of states and transitions with a note
-    when ``dot`` is not installed."""
+def _graph(graph: Mapping[str, Any]) -> dict[str, Any]:
+    """One state graph for the template: its title and Graphviz's SVG, or (``svg`` None,
+    ``dot`` not installed) its states and transitions as table rows."""
     title = f"{graph.get('title', 'state space')} ({graph.get('states', 0)} states drawn"
     title += ", cut at the bound)" if graph.get("truncated") else ")"
     svg = to_svg(graph)
-    if svg is not None:
-        return f'<h3>{_e(title)}</h3><figure class="graph">{svg}</figure>'
-    states = [
-        [_e(n["id"]), f'<span class="mono">{_e(n["label"])}</span>', _e(", ".join(n["bad"]))]
-        for n in graph["nodes"]
-    ]
-    edges = [
-        [_e(e["source"]), _e(e["target"]), f'<span class="mono">{_e(e["label"])}</span>']
-        for e in graph["edges"]
-    ]
-    return (
-        f'<h3>{_e(title)}</h3><p class="note">Graphviz (<code>dot</code>) is not installed: '
-        'the graph is listed instead of drawn.</p><div class="graph">'
-        + _table(["state", "values", "violates"], states)
-        + _table(["from", "to", "command"], edges)
-        + "</div>"
-    )
+    return {
+        "title": title,
+        "svg": Markup(svg) if svg is not None else None,
+        "states": [[n["id"], n["label"], ", ".join(n["bad"])] for n in graph["nodes"]],
+        "edges": [[e["source"], e["target"], e["label"]] for e in graph["edges"]],
+    }
 
 
 # -- the page ----------------------------------------------------------------------------
 def render_html(data: Mapping[str, Any]) -> str:
-    """The page for one result (``Result.to_json()``)."""
+    """The page for one result (``Result.to_json()``), rendered from
+    ``templates/report.html.j2``."""
     results = list(data.get("results", []))
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>absmc: {_e(data.get('model', ''))}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_e(data.get('model', ''))}: {_verdict(str(data.get('verdict', '')))}</h1>",
-        f"<p>method <b>{_e(data.get('method', ''))}</b></p>",
-        "<h2>Properties</h2>",
+    properties = [
+        {
+            "property": r["property"],
+            "kind": r["kind"],
+            "verdict": r["verdict"],
+            "decided_by": r.get("decided_by") or r.get("method") or "",
+            "reason": r["reason"],
+        }
+        for r in results
     ]
-    rows = []
-    for r in results:
-        rows.append(
-            [
-                f'<span class="mono">{_e(r["property"])}</span>',
-                _e(r["kind"]),
-                _verdict(r["verdict"]),
-                _e(r.get("decided_by") or r.get("method") or ""),
-                _e(r["reason"]),
-            ]
-        )
-    parts.append(_table(["property", "kind", "verdict", "decided by", "reason"], rows, "verdicts"))
     with_methods = [r for r in results if isinstance(r.get("methods"), dict)]
+    methods = None
     if with_methods:
-        parts.append("<h2>What each method did</h2>")
         names = list(dict.fromkeys(m for r in with_methods for m in r["methods"]))
-        mrows = []
+        rows = []
         for r in with_methods:
-            cells = [f'<span class="mono">{_e(r["property"])}</span>']
+            cells = []
             for m in names:
                 o = r["methods"].get(m, {})
                 role = o.get("role") or o.get("verdict") or ""
-                cells.append(f"<b>{_e(role)}</b> {_e(o.get('rejected') or o.get('reason', ''))}")
-            mrows.append(cells)
-        parts.append(_table(["property", *names], mrows, "methods"))
-    parts.append("<h2>Statistics</h2>")
+                cells.append((role, o.get("rejected") or o.get("reason", "")))
+            rows.append({"property": r["property"], "cells": cells})
+        methods = {"names": names, "rows": rows}
     seen: list[str] = []
-    srows = []
+    stats = []
     for r in results:
         key = repr(sorted(r["stats"].items()))
-        if key in seen:
-            continue
-        seen.append(key)
-        srows.append([_e(r.get("decided_by") or r["method"]), _cell(r["stats"])])
-    parts.append(_table(["method", "statistics"], srows, "stats"))
-    for note in data.get("notes", []):
-        parts.append(f'<p class="note">note: {_e(note)}</p>')
+        if key not in seen:
+            seen.append(key)
+            stats.append([r.get("decided_by") or r["method"], _cell(r["stats"])])
+    traces = []
     for r in results:
         if not r.get("trace"):
             continue
-        replayed = r["verdict"] == "violated"
-        kind = "Counterexample" if replayed else "Unconfirmed abstract trace"
-        parts.append(
-            f'<h2>{kind} for <span class="mono">{_e(r["property"])}</span> '
-            f"({len(r['trace']) - 1} steps"
-            + (", replayed on the concrete semantics)" if replayed else ")")
-            + "</h2>"
-        )
         cycle = r.get("cycle_start")
         cycle = cycle if isinstance(cycle, int) else None
-        parts.append(f'<section class="trace">{step_table(r["trace"], cycle)}</section>')
-        if cycle is not None:
-            parts.append(
-                f'<p class="note">⟲ a lasso: the last step returns to the state of step {cycle}, '
-                "and the steps after it (tinted) repeat forever</p>"
-            )
-        if r.get("trace_note"):
-            parts.append(f'<p class="note">{_e(r["trace_note"])}</p>')
-        parts.append("<h3>Message sequence chart</h3>")
-        parts.append(f"<figure>{sequence_chart(r['trace'], cycle)}</figure>")
+        replayed = r["verdict"] == "violated"
+        traces.append(
+            {
+                "kind": "Counterexample" if replayed else "Unconfirmed abstract trace",
+                "property": r["property"],
+                "steps": len(r["trace"]) - 1,
+                "replayed": replayed,
+                "rows": _step_rows(r["trace"], cycle),
+                "cycle": cycle,
+                "note": r.get("trace_note"),
+                "chart": Markup(sequence_chart(r["trace"], cycle)),
+            }
+        )
+    rounds = []
     done: list[str] = []
     for r in results:
         its = r.get("iterations")
         if not its or repr(its) in done:
             continue
         done.append(repr(its))
-        parts.append(f"<h2>Refinement rounds ({_e(r.get('decided_by') or r['method'])})</h2>")
         keys = list(dict.fromkeys(k for row in its for k in row))
-        parts.append(
-            _table(
-                [k.replace("_", " ") for k in keys],
-                [[_cell(row.get(k, "")) for k in keys] for row in its],
-                "rounds",
-            )
+        rounds.append(
+            {
+                "method": r.get("decided_by") or r["method"],
+                "head": [k.replace("_", " ") for k in keys],
+                "rows": [[_cell(row.get(k, "")) for k in keys] for row in its],
+                "plot": Markup(rounds_plot(its)),
+            }
         )
-        parts.append(f"<figure>{rounds_plot(its)}</figure>")
-    graphs = data.get("graphs") or []
-    if graphs:
-        parts.append("<h2>State graphs</h2>")
-        parts += [graph_section(g) for g in graphs]
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return _template().render(
+        css=Markup(_CSS),
+        colors=_COLOR,
+        model=data.get("model", ""),
+        overall=str(data.get("verdict", "")),
+        method=data.get("method", ""),
+        properties=properties,
+        methods=methods,
+        stats=stats,
+        notes=list(data.get("notes", [])),
+        traces=traces,
+        rounds=rounds,
+        graphs=[_graph(g) for g in data.get("graphs") or []],
+    )
