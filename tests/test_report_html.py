@@ -6,6 +6,7 @@ headless Chromium where it is installed."""
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 import shutil
@@ -204,3 +205,25 @@ def test_the_page_template_escapes_every_text() -> None:
     page = render_html(data)
     assert "<script" not in page
     assert page.count("&lt;script&gt;") >= 9  # title, heading, tables, notes, chart
+
+
+def test_the_counterexample_path_is_drawn_red_and_the_graph_count_explained(
+    tmp_path: Path,
+) -> None:
+    from absmc.report.dot import to_dot, trace_path
+
+    dot = tmp_path / "rax.dot"
+    r = run_cli("check", "examples/gcl/rax.gcl", "--json", "--graph-bound", "60", "--dot", str(dot))
+    data = json.loads(r.out)
+    trace = data["results"][0]["trace"]
+    path = trace_path(data["graphs"][0], trace)
+    assert len(path) == len(trace) == 8  # every state of the 7-step deadlock is drawn
+    edges = {(e["source"], e["target"]) for e in data["graphs"][0]["edges"]}
+    assert all(step in edges for step in itertools.pairwise(path))
+    text = to_dot(data["graphs"][0], path)
+    assert text.count("penwidth=2.5") == 8 + 7  # the path's states and steps
+    assert dot.read_text() == text  # check --dot draws the same path
+    page = " ".join(render_html(data).split())
+    assert "may hold more states than the search's statistics count (29)" in page
+    del data["graphs"]
+    assert "No state graph: the result holds none" in " ".join(render_html(data).split())

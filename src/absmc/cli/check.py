@@ -44,7 +44,7 @@ from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
 from absmc.kernel.result import SCHEMA_VERSION, Result
-from absmc.report.dot import to_dot
+from absmc.report.dot import to_dot, trace_path
 from absmc.report.html import render_html
 from absmc.report.text import render_result
 
@@ -136,7 +136,10 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
                 f"absmc: note: --method {args.method} drew no state graph; {args.dot} not written",
             )
             return
-        Path(args.dot).write_text(to_dot(graphs[0]), encoding="utf-8")
+        traces = [r.trace for r in result.results if r.verdict == "violated" and r.trace]
+        rows = [s.to_json() for s in traces[0].steps] if traces else []
+        path = trace_path(graphs[0], rows)
+        Path(args.dot).write_text(to_dot(graphs[0], path), encoding="utf-8")
 
 
 def _automata(system: System, args: CheckArgs) -> dict[str, str]:

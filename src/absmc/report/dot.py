@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 #: edge labels longer than this are cut (with "…")
@@ -20,10 +21,30 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def to_dot(graph: Mapping[str, Any]) -> str:
+def trace_path(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The nodes of a concrete ``graph`` that a trace (its JSON rows) passes through, in
+    order: a row's state matched by the node label :func:`absmc.kernel.graph.bounded_graph`
+    writes (``name=value`` lines). Rows whose state is not drawn (beyond the bound, inside an
+    atomic chain) are skipped; an abstract graph has none."""
+    if graph.get("kind", "concrete") != "concrete":
+        return []
+    ids = {str(n["label"]): int(n["id"]) for n in graph["nodes"]}
+    out: list[int] = []
+    for row in trace:
+        label = "\n".join(f"{k}={v}" for k, v in dict(row.get("state", {})).items())
+        node = ids.get(label)
+        if node is not None and (not out or out[-1] != node):
+            out.append(node)
+    return out
+
+
+def to_dot(graph: Mapping[str, Any], path: Sequence[int] = ()) -> str:
     """The ``dot`` source of one graph: initial state blue, states violating a property red
     (the property names in the label), deadlocks orange; a note node when the picture was cut
-    at its bound."""
+    at its bound. ``path`` (node ids, :func:`trace_path`): the counterexample's states get a
+    thick red border and the edges between consecutive ones are drawn thick and red."""
+    on_path = set(path)
+    steps = set(pairwise(path))
     lines = [
         f"digraph {_quote(str(graph.get('title', 'state space')))} {{",
         '  node [shape=box, fontname="monospace", fontsize=9, style=filled, fillcolor=white];',
@@ -38,11 +59,15 @@ def to_dot(graph: Mapping[str, Any]) -> str:
             color, label = "#f4cccc", label + "\n(violates " + ", ".join(n["bad"]) + ")"
         if n.get("initial"):
             color = "#cfe2ff" if color == "white" else color
-        lines.append(f"  s{n['id']} [label={_quote(label)}, fillcolor={_quote(color)}];")
+        mark = ', color="#cf222e", penwidth=2.5' if n["id"] in on_path else ""
+        lines.append(f"  s{n['id']} [label={_quote(label)}, fillcolor={_quote(color)}{mark}];")
     for e in graph["edges"]:
+        mark = ""
+        if (e["source"], e["target"]) in steps:
+            mark = ', color="#cf222e", fontcolor="#cf222e", penwidth=2.5'
         lines.append(
             f"  s{e['source']} -> s{e['target']} "
-            f"[label={_quote(_cut(str(e['label']), EDGE_LABEL_CHARS))}];"
+            f"[label={_quote(_cut(str(e['label']), EDGE_LABEL_CHARS))}{mark}];"
         )
     if graph.get("truncated"):
         lines.append(
@@ -58,16 +83,18 @@ def dot_program() -> str | None:
     return shutil.which("dot")
 
 
-def to_svg(graph: Mapping[str, Any], timeout_s: float = 30.0) -> str | None:
-    """The graph drawn by ``dot -Tsvg`` (the ``<svg>`` element only), or ``None`` when ``dot``
-    is absent or fails."""
+def to_svg(
+    graph: Mapping[str, Any], timeout_s: float = 30.0, path: Sequence[int] = ()
+) -> str | None:
+    """The graph drawn by ``dot -Tsvg`` (the ``<svg>`` element only; ``path`` as in
+    :func:`to_dot`), or ``None`` when ``dot`` is absent or fails."""
     dot = dot_program()
     if dot is None:
         return None
     try:
         proc = subprocess.run(
             [dot, "-Tsvg"],
-            input=to_dot(graph),
+            input=to_dot(graph, path),
             capture_output=True,
             text=True,
             timeout=timeout_s,

@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from absmc.report.dot import to_svg
+from absmc.report.dot import to_svg, trace_path
 
 _COLOR = {"holds": "#1a7f37", "violated": "#cf222e", "unknown": "#9a6700"}
 
@@ -256,14 +256,17 @@ def rounds_plot(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 # -- graphs ------------------------------------------------------------------------------
-def _graph(graph: Mapping[str, Any]) -> dict[str, Any]:
-    """One state graph for the template: its title and Graphviz's SVG, or (``svg`` None,
-    ``dot`` not installed) its states and transitions as table rows."""
+def _graph(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+    """One state graph for the template: its title and Graphviz's SVG with the states and
+    steps of ``trace`` (the first counterexample) drawn red, or (``svg`` None, ``dot`` not
+    installed) its states and transitions as table rows."""
     title = f"{graph.get('title', 'state space')} ({graph.get('states', 0)} states drawn"
     title += ", cut at the bound)" if graph.get("truncated") else ")"
-    svg = to_svg(graph)
+    path = trace_path(graph, trace) if trace else []
+    svg = to_svg(graph, path=path)
     return {
         "title": title,
+        "path": len(path),
         "svg": Markup(svg) if svg is not None else None,
         "states": [[n["id"], n["label"], ", ".join(n["bad"])] for n in graph["nodes"]],
         "edges": [[e["source"], e["target"], e["label"]] for e in graph["edges"]],
@@ -324,6 +327,9 @@ def render_html(data: Mapping[str, Any]) -> str:
                 "chart": Markup(sequence_chart(r["trace"], cycle)),
             }
         )
+    first = next(
+        (r["trace"] for r in results if r["verdict"] == "violated" and r.get("trace")), None
+    )
     rounds = []
     done: list[str] = []
     for r in results:
@@ -352,5 +358,6 @@ def render_html(data: Mapping[str, Any]) -> str:
         notes=list(data.get("notes", [])),
         traces=traces,
         rounds=rounds,
-        graphs=[_graph(g) for g in data.get("graphs") or []],
+        graphs=[_graph(g, first) for g in data.get("graphs") or []],
+        states=next((r["stats"].get("states") for r in results if r.get("stats")), None),
     )
