@@ -28,6 +28,7 @@ from absmc.cli.common import (
     emit,
     guarded,
     load,
+    write_file,
 )
 from absmc.cli.component import PY_SUFFIXES, run_component
 from absmc.cli.methods import all_params, method_cli, owners
@@ -125,9 +126,10 @@ def report_disagreement(e: Disagreement, err: TextIO) -> None:
 
 def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
     """``--html FILE`` (the report page) and ``--dot FILE`` (the explored state graph, the
-    concrete one when there are several). Raises ``OSError`` when a file cannot be written."""
+    concrete one when there are several). Raises ``UsageError`` when a file cannot be
+    written."""
     if args.html:
-        Path(args.html).write_text(render_html(result.to_json()), encoding="utf-8")
+        write_file(args.html, render_html(result.to_json()))
     if args.dot:
         graphs = sorted(result.graphs, key=lambda g: g.get("kind") != "concrete")
         if not graphs:
@@ -139,7 +141,7 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
         traces = [r.trace for r in result.results if r.verdict == "violated" and r.trace]
         rows = [s.to_json() for s in traces[0].steps] if traces else []
         path = trace_path(graphs[0], rows)
-        Path(args.dot).write_text(to_dot(graphs[0], path), encoding="utf-8")
+        write_file(args.dot, to_dot(graphs[0], path))
 
 
 def _automata(system: System, args: CheckArgs) -> dict[str, str]:
@@ -169,6 +171,10 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
                 raise UsageError(f"{flag} applies to Python programs (.py) only")
         engine = registry.get(args.method)
         _refuse_foreign(args)
+        for flag, target in (("--html", args.html), ("--dot", args.dot), ("--trail", args.trail)):
+            folder = Path(target).parent if target else None
+            if folder is not None and not folder.is_dir():  # say so before the search
+                raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
             loaded = load(args.model, args.defines, args.timeout)
         except (LoadTimeout, KeyboardInterrupt) as e:
@@ -378,14 +384,16 @@ predicate_option = click.option(
     type=click.Path(dir_okay=False),
     default=None,
     metavar="FILE",
-    help="Also write the result as one self-contained HTML page (absmc report).",
+    help="Also write the result as one self-contained HTML page (absmc report); its state "
+    "graph is drawn with Graphviz's dot when installed (else listed as tables).",
 )
 @click.option(
     "--dot",
     type=click.Path(dir_okay=False),
     default=None,
     metavar="FILE",
-    help="Write the explored state graph (its first --graph-bound states) for Graphviz.",
+    help="Write the explored state graph (its first --graph-bound states) as Graphviz text "
+    "(draw it with Graphviz: dot -Tsvg FILE).",
 )
 @click.option(
     "--graph-bound",

@@ -235,8 +235,17 @@ def write_text(text: str, output: str | None, out: TextIO) -> None:
     if output is None:
         echo(out, text, nl=False)
     else:
-        with open(output, "w", encoding="utf-8") as fh:
+        write_file(output, text)
+
+
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to the file ``path``. Raises ``UsageError`` ("cannot write ...") when
+    it cannot be written (a missing folder, no permission)."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot write '{path}': {e.strerror or e}") from None
 
 
 def read_basl(files: tuple[str, ...]) -> tuple[BaslAbstraction, ...]:
