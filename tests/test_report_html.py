@@ -227,3 +227,19 @@ def test_the_counterexample_path_is_drawn_red_and_the_graph_count_explained(
     assert "may hold more states than the search's statistics count (29)" in page
     del data["graphs"]
     assert "No state graph: the result holds none" in " ".join(render_html(data).split())
+
+
+def test_a_large_graph_is_folded_to_the_counterexamples_neighbourhood() -> None:
+    from absmc.report.dot import fold, trace_path
+
+    r = run_cli("check", "examples/gcl/rax.gcl", "--json", "--html", "/dev/null")
+    data = json.loads(r.out)
+    graph = data["graphs"][0]
+    path = trace_path(graph, data["results"][0]["trace"])
+    small = fold(graph, path)
+    near = {e["target"] for e in graph["edges"] if e["source"] in path}
+    near |= {e["source"] for e in graph["edges"] if e["target"] in path}
+    assert {n["id"] for n in small["nodes"]} == set(path) | near
+    assert len(small["nodes"]) < len(graph["nodes"]) == 60
+    page = " ".join(render_html(data).split())
+    assert f"{len(small['nodes'])} of 60 shown (--dot FILE has them all)" in page

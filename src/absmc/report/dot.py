@@ -38,6 +38,28 @@ def trace_path(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]]) -> 
     return out
 
 
+#: a graph with more states than this is folded in the HTML report (:func:`fold`)
+FOLD_ABOVE = 30
+
+
+def fold(graph: Mapping[str, Any], path: Sequence[int]) -> dict[str, Any]:
+    """The part of ``graph`` around a counterexample: the states of ``path`` (node ids,
+    :func:`trace_path`), the states one step from them, and the edges between those (a large
+    graph's labels overlap; the path is what the reader looks for). ``folded_from``: the
+    number of states the graph had."""
+    keep = set(path)
+    for e in graph["edges"]:
+        if e["source"] in path or e["target"] in path:
+            keep.update((e["source"], e["target"]))
+    return {
+        **graph,
+        "nodes": [n for n in graph["nodes"] if n["id"] in keep],
+        "edges": [e for e in graph["edges"] if e["source"] in keep and e["target"] in keep],
+        "truncated": False,
+        "folded_from": len(graph["nodes"]),
+    }
+
+
 def to_dot(graph: Mapping[str, Any], path: Sequence[int] = ()) -> str:
     """The ``dot`` source of one graph: initial state blue, states violating a property red
     (the property names in the label), deadlocks orange; a note node when the picture was cut

@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from absmc.report.dot import to_svg, trace_path
+from absmc.report.dot import FOLD_ABOVE, fold, to_svg, trace_path
 
 _COLOR = {"holds": "#1a7f37", "violated": "#cf222e", "unknown": "#9a6700"}
 
@@ -258,11 +258,18 @@ def rounds_plot(rows: Sequence[Mapping[str, Any]]) -> str:
 # -- graphs ------------------------------------------------------------------------------
 def _graph(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
     """One state graph for the template: its title and Graphviz's SVG with the states and
-    steps of ``trace`` (the first counterexample) drawn red, or (``svg`` None, ``dot`` not
-    installed) its states and transitions as table rows."""
+    steps of ``trace`` (the first counterexample) drawn red — a graph of more than
+    ``FOLD_ABOVE`` states folded to the counterexample's neighbourhood (:func:`fold`) — or
+    (``svg`` None, ``dot`` not installed) its states and transitions as table rows."""
     title = f"{graph.get('title', 'state space')} ({graph.get('states', 0)} states drawn"
     title += ", cut at the bound)" if graph.get("truncated") else ")"
     path = trace_path(graph, trace) if trace else []
+    if len(path) > 1 and len(graph["nodes"]) > FOLD_ABOVE:
+        graph = fold(graph, path)
+        title += (
+            f", folded to the counterexample and the states one step from it: "
+            f"{len(graph['nodes'])} of {graph['folded_from']} shown (--dot FILE has them all)"
+        )
     svg = to_svg(graph, path=path)
     return {
         "title": title,
