@@ -110,19 +110,24 @@ def _ltl_property(sem: Semantics, name: str) -> LtlProperty | None:
     return found
 
 
-def failing_step(sem: Semantics, trace: Trace, prop: str) -> tuple[int, str] | None:
+def failing_step(
+    sem: Semantics, trace: Trace, prop: str, note: str | None = None
+) -> tuple[int, str] | None:
     """The command that fails ``prop`` (an assertion or ``no-model-error``) in the last state
-    of ``trace`` and its message: ``(command index, message)``, or ``None``."""
+    of ``trace`` and its message: ``(command index, message)``, or ``None``. Where several
+    commands fail it there (model errors of two processes), the one whose text ``note`` (the
+    saved trace's note on its last step) names is preferred."""
     if not trace.steps:
         return None
     system = sem.system
     state = tuple(int(trace.steps[-1].state[v.name]) for v in system.variables)
+    found: list[tuple[int, str]] = []
     for ci in range(len(system.commands)):
         _, fails = sem.step(ci, state)
-        for f in fails:
-            if f.property == prop:
-                return ci, f.message
-    return None
+        found += [(ci, f.message) for f in fails if f.property == prop]
+    named = [x for x in found if note and f"'{command_text(system, x[0])}'" in note]
+    best = named or found
+    return best[0] if best else None
 
 
 def replay_violation(sem: Semantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
@@ -165,7 +170,7 @@ def replay_violation(sem: Semantics, saved: SavedTrace, weakly_fair: bool = Fals
             # a random run keeps the assertion's own step: its last row is the failing command
             head = Trace(rows.steps[:-1], replayed=True)
             done = replay_trace(sem, prop, head)
-        hit = failing_step(sem, done, prop)
+        hit = failing_step(sem, done, prop, saved.note or done.note)
         if hit is None:  # replay_trace found it: the search's failure is a chain's last command
             return Ending(done, done.note or f"'{prop}' is violated by the next step")
         ci, message = hit
