@@ -26,6 +26,7 @@ from absmc.cli.common import (
     defines_option,
     echo,
     emit,
+    error_json,
     guarded,
     load,
     write_file,
@@ -199,6 +200,8 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             result = registry.run(engine, system, check_options(args, line), own)
         except Disagreement as e:
             report_disagreement(e, err)
+            if args.as_json:
+                echo(out, json.dumps(error_json(f"internal error: {e}", EXIT_INTERNAL)))
             return EXIT_INTERNAL
         finally:
             if line is not None:
