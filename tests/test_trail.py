@@ -220,6 +220,8 @@ def test_replay_refusals_are_one_line(tmp_path: Path) -> None:
     assert r.code == 2 and "holds no trace" in r.err
     r = run_cli("simulate", "-i", "--json", str(GCL_EXAMPLES / "rax.gcl"))
     assert r.code == 2 and "writes no JSON" in r.err
+    r = run_cli("simulate", str(GCL_EXAMPLES / "rax.gcl"), "--replay", str(empty), "--json")
+    assert r.code == 2 and "drop --json" in r.err
 
 
 @pytest.mark.usefixtures("trails")

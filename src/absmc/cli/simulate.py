@@ -52,6 +52,9 @@ def run_simulate(
     if replay is not None:
         from absmc.cli.replay import run_replay
 
+        if as_json:
+            echo(err, "absmc: error: --replay prints the replayed trace as text; drop --json")
+            return EXIT_USAGE
         if interactive and stop_at is None:
             stop_at = 0
         return run_replay(
