@@ -133,7 +133,7 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
     incomplete = not_a_proof(outcome.states, stats)
     if abstraction is not None:
         incomplete = (
-            f"no violation in {outcome.states} abstract states (predicate abstraction: "
+            f"no violation in {outcome.states:,} abstract states (predicate abstraction: "
             f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
             "abstraction may skip states: not a proof"
         )
@@ -203,7 +203,7 @@ def _results(
                         kind,
                         "component",
                         Verdict.HOLDS,
-                        f"no violation in the {outcome.states} reachable states of the component "
+                        f"no violation in the {outcome.states:,} reachable states of the component "
                         "(exhaustive search)",
                         stats,
                     )
