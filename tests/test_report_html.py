@@ -243,3 +243,19 @@ def test_a_large_graph_is_folded_to_the_counterexamples_neighbourhood() -> None:
     assert len(small["nodes"]) < len(graph["nodes"]) == 60
     page = " ".join(render_html(data).split())
     assert f"{len(small['nodes'])} of 60 shown (--dot FILE has them all)" in page
+
+
+def test_graph_edge_labels_are_wrapped_not_cut() -> None:
+    from absmc.report.dot import EDGE_LABEL_CHARS, to_dot
+
+    long = "pc2 == 2 -> e1 := e1 + 1, w1 := 0, pc2 := 3, and_a_very_long_name := 1234567890"
+    graph = {
+        "title": "g",
+        "nodes": [{"id": 0, "label": "x=0", "bad": []}, {"id": 1, "label": "x=1", "bad": []}],
+        "edges": [{"source": 0, "target": 1, "label": long}],
+        "states": 2,
+    }
+    label = to_dot(graph).split("s0 -> s1 [label=", 1)[1].split('"]', 1)[0].strip('"')
+    lines = label.split("\\n")
+    assert len(lines) > 2 and all(len(line) <= EDGE_LABEL_CHARS for line in lines)
+    assert "".join(lines).replace(" ", "") == long.replace(" ", "") and "…" not in label

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import textwrap
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-#: edge labels longer than this are cut (with "…")
-EDGE_LABEL_CHARS = 40
+#: edge labels longer than this are wrapped over several lines (never cut)
+EDGE_LABEL_CHARS = 20
 
 
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def _cut(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+def _wrap(text: str, n: int) -> str:
+    """``text`` over lines of at most ``n`` characters (long words broken), for a label."""
+    return "\n".join(textwrap.wrap(text, n, break_long_words=True, break_on_hyphens=False))
 
 
 def trace_path(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -71,6 +73,7 @@ def to_dot(graph: Mapping[str, Any], path: Sequence[int] = ()) -> str:
         f"digraph {_quote(str(graph.get('title', 'state space')))} {{",
         '  node [shape=box, fontname="monospace", fontsize=9, style=filled, fillcolor=white];',
         '  edge [fontname="monospace", fontsize=8];',
+        "  graph [nodesep=0.5];",
     ]
     for n in graph["nodes"]:
         label = str(n["label"])
@@ -89,7 +92,7 @@ def to_dot(graph: Mapping[str, Any], path: Sequence[int] = ()) -> str:
             mark = ', color="#cf222e", fontcolor="#cf222e", penwidth=2.5'
         lines.append(
             f"  s{e['source']} -> s{e['target']} "
-            f"[label={_quote(_cut(str(e['label']), EDGE_LABEL_CHARS))}{mark}];"
+            f"[label={_quote(_wrap(str(e['label']), EDGE_LABEL_CHARS))}{mark}];"
         )
     if graph.get("truncated"):
         lines.append(
