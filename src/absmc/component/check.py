@@ -136,7 +136,7 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
     incomplete = not_a_proof(outcome.states, stats)
     if abstraction is not None:
         incomplete = (
-            f"no violation in {outcome.states} abstract states (predicate abstraction: "
+            f"no violation in {outcome.states:,} abstract states (predicate abstraction: "
             f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
             "abstraction may skip states: not a proof"
         )
@@ -206,7 +206,7 @@ def _results(
                         kind,
                         "component",
                         Verdict.HOLDS,
-                        f"no violation in the {outcome.states} reachable states of the component "
+                        f"no violation in the {outcome.states:,} reachable states of the component "
                         "(exhaustive search)",
                         stats,
                     )
@@ -393,15 +393,16 @@ def _with_rows(result: Result, rows: list[dict[str, Any]], total: float) -> Resu
 def check(
     entry: Callable[..., Any],
     *args: Any,
-    component: Sequence[str] = (),
+    component: str | Sequence[str] = (),
     namespace: dict[str, Any] | None = None,
     kwargs: Mapping[str, Any] | None = None,
     options: ComponentOptions | None = None,
     **option_fields: Any,
 ) -> Result:
     """Model check the component ``component`` (names of functions, classes, ``Class.method``
-    or the module's name, in ``entry``'s module) of the program that ``entry(*args)`` runs.
-    The environment (everything else) runs natively, one atomic step per call.
+    or the module's name, in ``entry``'s module: one name, ``"A,B"`` or a list) of the program
+    that ``entry(*args)`` runs. The environment (everything else) runs natively, one atomic
+    step per call.
 
     Options as :class:`ComponentOptions` (``options=``) or its fields as keywords (``store=
     "bitstate"``, ``granularity="access"``, ``limits=Limits(timeout=10)``, ...). Returns a
@@ -415,6 +416,7 @@ def check(
         print(result.verdict)
     """
     opts = options if options is not None else ComponentOptions(**option_fields)
+    component = component_names(component)
     ns = namespace if namespace is not None else getattr(entry, "__globals__", None)
     if ns is None:
         raise UsageError(f"the entry {entry!r} is not a Python function")
@@ -425,11 +427,17 @@ def check(
     return check_semantics(sem, opts, str(file))
 
 
+def component_names(component: str | Sequence[str]) -> list[str]:
+    """The component's names: a string is one name or several separated by commas."""
+    items = [component] if isinstance(component, str) else list(component)
+    return [n.strip() for item in items for n in item.split(",") if n.strip()]
+
+
 def check_file(
     path: str | Path,
     entry: str,
     args: Sequence[Any],
-    component: Sequence[str],
+    component: str | Sequence[str],
     options: ComponentOptions,
 ) -> tuple[Result, ComponentSemantics]:
     """Load the program at ``path`` and check it as :func:`check` does; also returns the
@@ -441,6 +449,7 @@ def check_file(
     if not callable(fn):
         raise UsageError(f"{path}: the program defines no function '{entry}' (--entry)")
     t0 = time.monotonic()
+    component = component_names(component)
     prog, code = build_program(ns, fn, component, options.granularity, options.env_choices)
     sem = ComponentSemantics(prog, code, args, None, record=options.record_border)
     del t0
