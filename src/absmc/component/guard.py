@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from absmc.component import values
+import absmc.component.values as values
 from absmc.component.sync import CONSTRUCTORS
 from absmc.component.values import NativeSyncUse, SyncHandle
 from absmc.ir.span import ModelError
