@@ -523,3 +523,62 @@ def test_nested_function_as_thread_target(tmp_path: Path) -> None:
     # a captured variable bound twice would be read late (Python) or early (a snapshot)
     with pytest.raises(Unsupported, match="captures total, which is bound more than once"):
         run(prog, "rebound", [], ["Counter"])
+
+
+def test_two_condition_bounded_buffer_holds(tmp_path: Path) -> None:
+    # before: a false 28-step "violated" (the comprehension's threads ran natively)
+    prog = program(
+        tmp_path,
+        """
+        import threading
+
+
+        class BoundedBuffer:
+            def __init__(self, capacity):
+                self.items = []
+                self.capacity = capacity
+                lock = threading.Lock()
+                self.not_full = threading.Condition(lock)
+                self.not_empty = threading.Condition(lock)
+
+            def put(self, x):
+                with self.not_full:
+                    while len(self.items) >= self.capacity:
+                        self.not_full.wait()
+                    self.items.append(x)
+                    self.not_empty.notify()
+
+            def get(self):
+                with self.not_empty:
+                    while not self.items:
+                        self.not_empty.wait()
+                    x = self.items.pop(0)
+                    self.not_full.notify()
+                    return x
+
+
+        def producer(buf, n):
+            for i in range(n):
+                buf.put(i)
+
+
+        def consumer(buf, n, out):
+            for _ in range(n):
+                out.append(buf.get())
+
+
+        def main(n=2):
+            buf = BoundedBuffer(1)
+            out = []
+            threads = [threading.Thread(target=producer, args=(buf, n)) for _ in range(1)]
+            threads += [threading.Thread(target=consumer, args=(buf, n, out)) for _ in range(1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert sorted(out) == list(range(n)), out
+        """,
+    )
+    result = run(prog, "main", [], ["BoundedBuffer", "producer", "consumer"])
+    assert result.verdict is Verdict.HOLDS
+    assert result.results[0].stats.states > 1000
