@@ -132,12 +132,14 @@ def _check_all(
             levels = [fx for pair in zip(abstract, concrete, strict=True) for fx in pair]
         fix = levels[0]
         rounds: list[dict[str, Any]] | None = None
+        on_abstraction = False
         try:
             if own.refine and (kind != "ctl" or _actl(system, name)):
                 res, rounds = _refine(system, enc, sem, name, kind, own, deadline)
             # without a conclusive refinement: the (concrete) approximation levels
             todo = levels if rounds is None or res[0] is Verdict.UNKNOWN else []
             refined = res[1] if rounds is not None else None
+            on_abstraction = rounds is not None and not todo
             for k, fix in enumerate(todo):
                 last = k == len(levels) - 1
                 budget = own.witness_budget if last else own.witness_budget // 20
@@ -146,14 +148,17 @@ def _check_all(
                 walk = fix.enc.abstraction is None
                 res = _check_one(system, enc, fix, sem, name, kind, budget, walk=walk)
                 if res[0] != Verdict.UNKNOWN:
+                    on_abstraction = fix.enc.abstraction is not None
                     break
             if todo and refined is not None:
                 res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
         except Deadline:
+            on_abstraction = False
             res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
         except Exception as err:  # isl's operation quota: the time limit inside an operation
             if not IslBudget.stopped(err):
                 raise
+            on_abstraction = False
             res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
         verdict, reason, trace = res
         size = fix.reach_size()
@@ -168,7 +173,11 @@ def _check_all(
         if notes:
             reach["reachable_states_of"] = ", ".join(notes)
         stats = Stats(counted, 0, 0, time.monotonic() - t0, extra=reach)
-        extra = {} if rounds is None else {"rounds": rounds}
+        extra: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
+        if verdict is Verdict.HOLDS:
+            # how the proof was made: on a predicate abstraction (CEGAAR's or the model's
+            # predicates) or by the fixpoints without abstraction (CEGAAR's fallback)
+            extra["proved_by"] = "abstraction" if on_abstraction else "concrete"
         results.append(
             PropertyResult(
                 name, kind, METHOD, verdict, reason, stats, trace, iterations=rounds, extra=extra
@@ -208,7 +217,12 @@ def _refine(
 ) -> tuple[tuple[Verdict, str, Any], list[dict[str, Any]]]:
     """``--refine``: CEGAAR (:mod:`absmc.engines.symbolic.cegaar`) for one ACTL property."""
     negf = negation_of(system, name, kind)
-    seeds = system.predicates or default_seeds(system, negf)
+    try:
+        seeds = system.predicates or default_seeds(system, negf, enc)
+    except Exception as err:  # past the time limit already: the syntactic rule, no isl
+        if not isinstance(err, Deadline) and not IslBudget.stopped(err):
+            raise
+        seeds = default_seeds(system, negf)
 
     def witness(fix: Fixpoints) -> Any:
         v, _reason, trace = _check_one(
