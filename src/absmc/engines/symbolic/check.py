@@ -45,7 +45,7 @@ from absmc.ir.ctl import (
     is_universal,
     to_enf,
 )
-from absmc.ir.expr import Expr, conj, const, disj, neg, op
+from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
@@ -84,6 +84,9 @@ def model_error_condition(system: System) -> Expr:
         for n, e in c.updates:
             sort = system.var(n).sort
             if isinstance(sort, RangeSort) and sort.overflow != "wrap":
+                k = as_const(e)
+                if k is not None and sort.lo <= k <= sort.hi:
+                    continue  # a constant in range (no atoms of the guard for CEGAAR's seed)
                 outs.append(disj([op("<", e, const(sort.lo)), op(">", e, const(sort.hi))]))
         if outs:
             parts.append(conj([c.guard, disj(outs)]))
@@ -139,7 +142,13 @@ def _check_all(
             # without a conclusive refinement: the (concrete) approximation levels
             todo = levels if rounds is None or res[0] is Verdict.UNKNOWN else []
             refined = res[1] if rounds is not None else None
-            on_abstraction = rounds is not None and not todo
+            # a CEGAAR proof is on an abstraction unless its predicate set was empty
+            on_abstraction = (
+                bool(rounds)
+                and not todo
+                and rounds is not None
+                and rounds[-1]["predicates"] != "(none)"
+            )
             for k, fix in enumerate(todo):
                 last = k == len(levels) - 1
                 budget = own.witness_budget if last else own.witness_budget // 20
