@@ -1,27 +1,30 @@
 """Counter-example guided abstraction and approximation refinement, CEGAAR (paper 002 §4,
 Fig. 2-11).
 
-:func:`cegaar` keeps a breadth-first worklist of predicate sets, starting from the seed set
-(the model's and ``--predicate``'s predicates; default: the atoms of the property and of the
-guards that mention unbounded integers). Each round abstracts the System with the current set
-(:class:`~absmc.engines.symbolic.abstract.PartialAbstraction`), computes the over-approximated
-negation of the property and
+:func:`run_cegaar` keeps a breadth-first worklist of predicate sets, starting from the seed
+set (the model's and ``--predicate``'s predicates; default: :func:`default_seeds`, from the
+property alone: its atoms and those of the guards it depends on). Each round abstracts the
+System with the current set (:class:`~absmc.engines.symbolic.abstract.PartialAbstraction`),
+computes the over-approximated negation of the property and
 
 * stops with ``holds`` when no abstract initial state satisfies it (Fig. 2, lines 22-23);
 * stops with ``violated`` when a concrete witness is found and replayed;
-* otherwise looks for the divergence point (Fig. 3-5, :func:`divergence`): the abstract
-  witness of the first ``E[f U g]`` of the negation is simulated on concrete *sets* of states
-  (``C_i = post(C_{i-1}) ∩ γ(Â_i)``); where ``C_i`` becomes empty, the *dead-end* states are
-  ``C_{i-1}`` and the *bad* states those of ``γ(Â_{i-1})`` with a successor in ``γ(Â_i)``.
-  No bad state: the divergence is due to approximation (APP: delay widening and raise the EG
-  bound by the witness depth, same predicates). Otherwise due to abstraction (ABS): the
-  refinement predicates are half-space interpolants separating dead-end from bad states (the
-  constraints of the dead-end hull that no bad state satisfies, [15]); without one, all the
-  dead-end constraints. Each refinement predicate extends the current set into a new worklist
-  entry (Fig. 2, lines 31-33).
+* otherwise looks for the divergence point over the whole witness of the negation
+  (:class:`WitnessWalk`, Figs. 3-11: ``EX``, ``E[U]``, ``EG``, ``&&``, ``||``, atoms): the
+  abstract witness is followed on sets of abstract states beside the exact concrete sets
+  reached along it (``C_i = post(C_{i-1}) ∩ γ(Â_i)``); where ``C_i`` becomes empty, the
+  *dead-end* states are ``C_{i-1}`` and the *bad* states those of ``γ(Â_{i-1})`` with a
+  successor in ``γ(Â_i)`` that share a dead-end state's kept (concrete) values. No bad state:
+  the divergence is due to approximation (APP: delay widening and raise the EG bound by the
+  witness depth, same predicates). Otherwise due to abstraction (ABS): the refinement
+  predicate is a half-space interpolant separating dead-end from bad states
+  (:func:`interpolants`, [15]); without one, every candidate half-space of the dead end. Each
+  refinement predicate extends the current set into a new worklist entry (Fig. 2, lines
+  31-33).
 
 Every round is a row (``--table``; ``rounds`` in ``--json``): predicate set, refinement kind,
-abstraction and fixpoint time, memory, conclusive or not.
+abstraction and fixpoint time, memory, the abstracted variables and Table 2's ``P?``,
+conclusive or not.
 """
 
 from __future__ import annotations
