@@ -165,14 +165,17 @@ class WitnessWalk:
 
     # -- helpers ---------------------------------------------------------------------------
     def gamma(self, a: CSet) -> isl.Set:
+        """γ of an abstract composite set: a flat set of concrete states (Eq. 2)."""
         return self.sp.concretize(a)
 
     def back(self) -> isl.Map:
+        """The inverse of the totalized concrete relation (built once)."""
         if self._back is None:
             self._back = self.conc.total.reverse()
         return self._back
 
     def sol(self, f: Formula) -> CSet:
+        """The round's over-approximated solution set of ``f`` (memoized by the fixpoints)."""
         return self.fix.solve(f, True).states
 
     def same_kept(self, s: isl.Set) -> isl.Set:
