@@ -24,7 +24,7 @@ from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Result, Verdict
 from absmc.lang.gcl import parse_gcl_expr
 from absmc.lang.gcl.parser import parse_gcl_file
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, run_cli
 
 SYMBOLIC = EXAMPLES / "symbolic"
 
@@ -165,3 +165,23 @@ def test_airport_bk2_taxiway_is_proved_by_refinement() -> None:
     assert len(rounds) <= 3
     # partial: the runway's tickets stay concrete (the paper's P? column)
     assert rounds[-1]["P?"] == "Yes" and rounds[-1]["abstracted"] == "b1, b2"
+
+
+def test_the_table_shows_the_paper_columns() -> None:
+    r = run_cli(
+        "check",
+        "--method",
+        "symbolic",
+        "--refine",
+        "--table",
+        "--property",
+        "mutex",
+        "examples/symbolic/bakery2.gcl",
+    )
+    assert r.code == 0, r.err
+    header = next(line for line in r.out.splitlines() if "refinement" in line)
+    for column in ("refinement", "abstract s", "fixpoint s", "abstracted", "P?"):
+        assert column in header
+    # bakery2's seed abstracts both tickets: not partial
+    row = next(line for line in r.out.splitlines() if "a1 >= 0" in line)
+    assert "a1, a2" in row and "No" in row and "ABS" in row
