@@ -195,7 +195,8 @@ def test_timeout_ends_with_unknown_and_no_processes_left(endless: Path) -> None:
     res = {x["property"]: x for x in data["results"]}
     assert res["not_two"]["verdict"] == "unknown"
     assert res["not_two"]["stats"]["states"] > 0  # partial statistics of a member
-    assert elapsed < 1 + portfolio_check.GRACE_S + 3
+    # the members search forever without the limit; generous for a loaded machine
+    assert elapsed < 1 + portfolio_check.GRACE_S + 30
     assert _no_children() == []
 
 

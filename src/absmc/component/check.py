@@ -15,7 +15,7 @@ import contextlib
 import io
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -36,6 +36,7 @@ from absmc.component.trace import replay
 from absmc.component.translate import Granularity
 from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
+from absmc.kernel.limits import time_limit
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
@@ -102,6 +103,8 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    # one deadline for every round of the check (kernel.limits)
+    options = replace(options, limits=options.limits.started())
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
     if options.abstraction == "range":
@@ -234,10 +237,7 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
     equalities: list[tuple[str, int]] = []
     rows: list[dict[str, Any]] = []
     total = 0.0
-    deadline = None
-    lim = options.limits
-    if lim.timeout is not None:
-        deadline = time.monotonic() + lim.timeout
+    deadline = options.limits.deadline
     result: Result | None = None
     for it in range(1, RANGE_ITERATIONS + 1):
         store = RangeStore(base.key, equalities)
@@ -279,13 +279,13 @@ def _round(
     left until ``deadline`` (``time.monotonic()`` seconds); a stop at the time limit names the
     round. The program's tracked globals are restored afterwards."""
     lim = options.limits
-    left = None if deadline is None else max(0.001, deadline - time.monotonic())
     try:
         outcome = search(
             sem,
             cast(Store, store),
             order=options.order,
-            limits=Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb),
+            limits=lim,
+            deadline=deadline,
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
@@ -294,7 +294,7 @@ def _round(
     finally:
         sem.restore()
     if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
-        outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
+        outcome.stopped = time_limit(lim, f"(refinement round {it})")
     return outcome
 
 
@@ -318,8 +318,7 @@ def _check_prover(sem: ComponentSemantics, options: ComponentOptions, model: str
     prover = new_prover()
     rows: list[dict[str, Any]] = []
     total = 0.0
-    lim = options.limits
-    deadline = None if lim.timeout is None else time.monotonic() + lim.timeout
+    deadline = options.limits.deadline
     prover.deadline = deadline
     result: Result | None = None
     for it in range(1, PROVER_ITERATIONS + 1):

@@ -104,7 +104,7 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
-    deadline = start + options.limits.timeout if options.limits.timeout is not None else None
+    deadline = options.limits.end(start)
     prover = (
         Prover(timeout_ms=under.prover_timeout_ms, deadline=deadline)
         if under.prover == "z3"
