@@ -119,3 +119,13 @@ def test_import_absmc_is_light_and_typed() -> None:
     lines = _python("-c", probe).stdout.splitlines()
     assert lines == ["[]", "True"]
     assert Path(absmc.__file__).with_name("py.typed").is_file()
+
+
+def test_predicates_are_expressions_as_on_the_command_line() -> None:
+    bakery = GCL_EXAMPLES / "bakery.gcl"
+    r = absmc.check(bakery, method="under", predicates=["x < y"], properties="mutex")
+    assert r.verdict == "holds" and r.method == "under"
+    with pytest.raises(absmc.ModelError, match="unexpected end of the expression"):
+        absmc.check(bakery, method="under", predicates="x <")
+    with pytest.raises(absmc.UsageError, match="not a bool expression"):
+        absmc.check(bakery, method="under", predicates="x + 1")

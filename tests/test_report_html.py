@@ -259,3 +259,15 @@ def test_graph_edge_labels_are_wrapped_not_cut() -> None:
     lines = label.split("\\n")
     assert len(lines) > 2 and all(len(line) <= EDGE_LABEL_CHARS for line in lines)
     assert "".join(lines).replace(" ", "") == long.replace(" ", "") and "…" not in label
+
+
+def test_a_python_programs_check_writes_its_page(tmp_path: Path) -> None:
+    page, dot = tmp_path / "bank.html", tmp_path / "bank.dot"
+    bank = str(EXAMPLES / "python" / "bank.py")
+    args = ("--entry", "run", "--component", "Account", "--granularity", "access")
+    r = run_cli("check", bank, *args, "--html", str(page), "--dot", str(dot))
+    assert r.code == 1 and "a Python program's check drew no state graph" in r.err
+    text = page.read_text(encoding="utf-8")
+    assert "Counterexample for" in text and text.count('class="step"') >= 5
+    assert "of a Python program, has none" in " ".join(text.split())
+    assert not dot.exists()

@@ -86,10 +86,11 @@ def check(
     are the shared search options (fields of :class:`~absmc.kernel.options.CheckOptions`:
     ``order="dfs"``, ``store="bitstate"``, ``keep_going=True``, ``check_deadlock=False``,
     ``ltl="p"``, ``fairness="weak"``, ...), the limits ``max_states``, ``max_depth``,
-    ``max_memory_mb``, and the fields of the method's own options dataclass (e.g.
-    ``backend="python"`` for ``explicit``). A ``.py`` program takes ``entry`` (the function's
-    name), ``component`` (a name, ``"A,B"`` or a list), ``args`` (the entry's arguments) and
-    the fields of :class:`~absmc.component.ComponentOptions`.
+    ``max_memory_mb``, ``predicates`` (a GCL expression or a list of them, as
+    ``--predicate``: added to the model's seed predicates) and the fields of the method's own
+    options dataclass (e.g. ``backend="python"`` for ``explicit``). A ``.py`` program takes
+    ``entry`` (the function's name), ``component`` (a name, ``"A,B"`` or a list), ``args``
+    (the entry's arguments) and the fields of :class:`~absmc.component.ComponentOptions`.
 
     Raises ``UsageError`` for an unknown method, option or property, ``ModelError`` for an
     error in the model, ``OSError`` for a file that cannot be read."""
@@ -100,6 +101,12 @@ def check(
     engine = registry.get(method)
     system = model if isinstance(model, System) else load(model, defines)
     name = "<model>" if isinstance(model, System) else os.fspath(model)
+    texts = options.get("predicates")
+    if isinstance(texts, str) or (
+        isinstance(texts, Sequence) and texts and all(isinstance(t, str) for t in texts)
+    ):
+        del options["predicates"]
+        system = _with_predicates(system, [texts] if isinstance(texts, str) else list(texts))
     limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
     common = {k: options.pop(k) for k in _COMMON & set(options)}
     own_fields = {f.name for f in dataclasses.fields(engine.options_type)}
@@ -112,6 +119,19 @@ def check(
     opts = CheckOptions(properties=list(chosen) if chosen else None, limits=limits, **common)
     result = registry.run(engine, system, opts, own)
     return dataclasses.replace(result, model=name)
+
+
+def _with_predicates(system: System, texts: Sequence[str]) -> System:
+    """``system`` with predicates (GCL expression syntax, as ``--predicate``) added to its
+    seed predicates. Raises ``ModelError`` (located in ``predicates``) or ``UsageError`` for
+    an expression that is not a condition."""
+    from absmc.lang.gcl import parse_gcl_expr
+
+    extra = tuple(parse_gcl_expr(t, system, "predicates") for t in texts)
+    for text, e in zip(texts, extra, strict=True):
+        if not e.is_bool:
+            raise UsageError(f"predicate {text!r} is not a bool expression")
+    return system.with_(predicates=system.predicates + extra)
 
 
 def _check_program(path: str, timeout: float | None, options: dict[str, Any]) -> Result:

@@ -134,10 +134,9 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
     if args.dot:
         graphs = sorted(result.graphs, key=lambda g: g.get("kind") != "concrete")
         if not graphs:
-            echo(
-                err,
-                f"absmc: note: --method {args.method} drew no state graph; {args.dot} not written",
-            )
+            who = "a Python program's check" if args.model.endswith(PY_SUFFIXES) else None
+            who = who or f"--method {args.method}"
+            echo(err, f"absmc: note: {who} drew no state graph; {args.dot} not written")
             return
         traces = [r.trace for r in result.results if r.verdict == "violated" and r.trace]
         rows = [s.to_json() for s in traces[0].steps] if traces else []
@@ -166,18 +165,8 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
 
     def body() -> int:
         if args.model.endswith(PY_SUFFIXES):
-            if args.dot:
-                raise UsageError(
-                    "--dot draws a model's state graph; a Python program's is not drawn "
-                    "(--html writes its report)"
-                )
-            return run_component(
-                args,
-                check_options(args, None).limits,
-                out,
-                err,
-                lambda result: write_pictures(result, args, err),
-            )
+            limits = check_options(args, None).limits
+            return run_component(args, limits, out, err, lambda r: write_pictures(r, args, err))
         for flag, field in _PROGRAM_ONLY:
             if not args.is_default(field):
                 raise UsageError(f"{flag} applies to Python programs (.py) only")

@@ -45,9 +45,10 @@ def run_component(
     err: TextIO,
     pictures: Callable[[Result], None] | None = None,
 ) -> int:
-    """Check the program ``args.model``; prints like every method (``pictures(result)``
-    writes the ``--html`` report); returns the exit code. Raises ``UsageError`` for missing
-    or misapplied options (the caller's ``guarded`` turns it into one line and exit 2)."""
+    """Check the program ``args.model``; prints like every method; returns the exit code.
+    ``pictures`` is called with the result once it is printed (``--html``, ``--dot``).
+    Raises ``UsageError`` for missing or misapplied options (the caller's ``guarded`` turns
+    it into one line and exit 2)."""
     from absmc.component import ComponentOptions, check_file
     from absmc.component.program import ImportTimeout
     from absmc.component.tests import write_tests

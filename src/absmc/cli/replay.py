@@ -199,7 +199,8 @@ def run_replay(
     "-i",
     "--interactive",
     is_flag=True,
-    help="With --stop-at: go on interactively from step N (SPIN's -i).",
+    help="Go on interactively from step N of --stop-at N (without it: from the initial "
+    "state), choosing each step yourself (SPIN's -i).",
 )
 @click.pass_context
 def replay_command(
