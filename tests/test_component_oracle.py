@@ -96,11 +96,42 @@ def test_oracle_finds_the_race_and_proves_the_locked_version(tmp_path: Path) -> 
     assert good.runs > 1
 
 
-def test_oracle_finds_the_lock_order_deadlock() -> None:
-    ex = explore(Program(PY / "philosophers.py", "dinner"))
-    assert ex.verdicts["no-deadlock"] == "violated"
+LOCK_ORDER = """\
+import threading
+
+a = threading.Lock()
+b = threading.Lock()
+
+
+def ab():
+    with a:
+        with b:
+            pass
+
+
+def ba():
+    with b:
+        with a:
+            pass
+
+
+def run():
+    t1 = threading.Thread(target=ab)
+    t2 = threading.Thread(target=ba)
+    t1.start()
+    t2.start()
+    t1.join()
+    t2.join()
+"""
+
+
+def test_oracle_finds_the_lock_order_deadlock(tmp_path: Path) -> None:
+    path = tmp_path / "order.py"
+    path.write_text(LOCK_ORDER)
+    ex = explore(Program(path, "run"))
+    assert ex.complete and ex.verdicts["no-deadlock"] == "violated"
     v, _ = ex.witness["no-deadlock"]
-    assert len(v.blocked) == 4  # main at join, three philosophers at their second fork
+    assert sorted(v.blocked) == [(0, 24), (1, 9), (2, 15)]  # main joins, each waits inside
 
 
 VIOLATED_EXAMPLES = [
