@@ -134,34 +134,53 @@ def test_oracle_finds_the_lock_order_deadlock(tmp_path: Path) -> None:
     assert sorted(v.blocked) == [(0, 24), (1, 9), (2, 15)]  # main joins, each waits inside
 
 
-VIOLATED_EXAMPLES = [
-    ("philosophers.py", "dinner", ["philosopher"], "statement", "no-deadlock"),
-    ("bank.py", "run", ["Account"], "access", "assert"),
-    (
-        "producer_consumer.py",
-        "run_if",
-        ["Buffer", "consumer_if"],
-        "statement",
-        "no-uncaught-exception",
-    ),
-    ("lost_wakeup.py", "run", ["waiter", "signaller"], "statement", "no-deadlock"),
+VIOLATED_EXAMPLES: list[tuple[str, str, list[Any], list[str], dict[str, Any], str]] = [
+    ("philosophers.py", "dinner", [], ["philosopher"], {}, "no-deadlock"),
+    ("bank.py", "run", [], ["Account"], {"granularity": "access"}, "assert"),
+    ("producer_consumer.py", "run_if", [], ["Buffer", "consumer_if"], {}, UNCAUGHT),
+    ("lost_wakeup.py", "run", [], ["waiter", "signaller"], {}, "no-deadlock"),
     (
         "reader_writer.py",
         "run_unlocked",
+        [],
         ["Store", "reader_unlocked", "writer_unlocked"],
-        "statement",
+        {},
+        "assert",
+    ),
+    (
+        "slot_buffer.py",
+        "run_notify",
+        [1, 2, 2],
+        ["Slot", "producer", "consumer", "run"],
+        {"order": "dfs"},
+        "no-deadlock",
+    ),
+    (
+        "hit_counter.py",
+        "serve",
+        [2],
+        ["Stats", "handle", "serve"],
+        {"granularity": "access"},
+        "assert",
+    ),
+    ("transfer.py", "run", [], ["Account", "transfer", "_run"], {}, "no-deadlock"),
+    ("cache.py", "run", [], ["Cache", "Reader", "run"], {"order": "dfs"}, "assert"),
+    (
+        "job_queue.py",
+        "run_if",
+        [1, 2, 2],
+        ["JobQueue", "submitter", "worker", "run"],
+        {"order": "dfs"},
         "assert",
     ),
 ]
 
 
-@pytest.mark.parametrize(("name", "entry", "component", "granularity", "prop"), VIOLATED_EXAMPLES)
+@pytest.mark.parametrize(("name", "entry", "args", "component", "opts", "prop"), VIOLATED_EXAMPLES)
 def test_every_violated_example_trace_fails_the_same_way_on_cpython(
-    name: str, entry: str, component: list[str], granularity: Any, prop: str
+    name: str, entry: str, args: list[Any], component: list[str], opts: dict[str, Any], prop: str
 ) -> None:
-    result, _ = check_file(
-        PY / name, entry, [], component, ComponentOptions(granularity=granularity)
-    )
+    result, _ = check_file(PY / name, entry, args, component, ComponentOptions(**opts))
     r = next(r for r in result.results if r.property == prop)
     assert r.verdict is Verdict.VIOLATED, r.reason
     assert r.extra["cpython"] == CONFIRMED, r.extra
