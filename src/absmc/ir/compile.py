@@ -34,17 +34,19 @@ commands at its current location. The generated code agrees with :mod:`absmc.ir.
 
 from __future__ import annotations
 
+import itertools
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from absmc.ir.arrays import ArrayWrite, array_writes, strided_slots
+from absmc.ir.depth import ExprDepth, check_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import INT, BoolSort, RangeSort
-from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
@@ -55,18 +57,32 @@ __all__ = ["CompiledSystem", "Expansion", "Failure", "State", "Successors", "com
 class PyExpr(ExprWalker[str]):
     """Translates IR expressions into Python source over local names ``v0, v1, ...`` (the
     index of the variable in ``index_of``); ``/``, ``%``, ``<<`` and ``>>`` become calls of
-    :data:`absmc.ir.intsem.RUNTIME`'s functions. An iterative walk: any depth translates (Python's
-    own ``compile`` may still refuse very deeply nested source).
+    :data:`absmc.ir.intsem.RUNTIME`'s functions. An iterative walk: any depth translates (without
+    ``split``, Python's own ``compile`` refuses source nested ~200 parentheses deep).
 
     A product of two non-constant operands that both mention a variable of ``unbounded`` (the
     unbounded ``int`` variables) becomes ``_mul(a, b)``, which stops a product growing past
-    :data:`absmc.ir.intsem.MAX_BITS` bits (``IntegerTooLarge``)."""
+    :data:`absmc.ir.intsem.MAX_BITS` bits (``IntegerTooLarge``).
 
-    def __init__(self, index_of: dict[str, int], unbounded: frozenset[str] = frozenset()) -> None:
+    With ``split``, a subexpression :data:`SPLIT_DEPTH` levels deep becomes a call of a helper
+    function ``_dN(v3, v7, s)`` (over its variables, and the state ``s`` for indexed reads)
+    whose definition goes to :attr:`helpers`, which the caller executes in the same namespace:
+    the source of any expression then nests at most ``SPLIT_DEPTH`` levels (Python's parser
+    refuses ~200 nested parentheses), and each call is evaluated exactly where its text would
+    be, so short-circuit evaluation and exceptions are unchanged."""
+
+    def __init__(
+        self, index_of: dict[str, int], unbounded: frozenset[str] = frozenset(), split: bool = False
+    ) -> None:
         super().__init__(transient=True)
         self.index_of = index_of
         self.unbounded = _Mentions(unbounded) if unbounded else None
         self.n_index = 0  # walrus names of computed array indices
+        self.split = split
+        #: module-level definitions of the helper functions of split expressions (source lines)
+        self.helpers: list[str] = []
+        self._calls: dict[str, str] = {}  # helper calls by the text they stand for
+        self._depths: dict[int, int] = {}  # id of a result text -> its nesting depth
 
     def name(self, var: str) -> str:
         """The local name of variable ``var``."""
@@ -76,13 +92,45 @@ class PyExpr(ExprWalker[str]):
         """Python source of ``e``."""
         if isinstance(e, Var):
             return f"v{self.index_of[e.name]}"
-        return self.walk(e)
+        if not self.split:
+            return self.walk(e)
+        try:
+            return self.walk(e)
+        finally:
+            self._depths = {}
+
+    def _hoisted(self, args: list[str]) -> int:
+        """Replace (in place) the arguments nested :data:`SPLIT_DEPTH` levels deep by calls of
+        new helper functions; returns the depth of a node over the (new) arguments."""
+        depths = self._depths
+        deepest = 0
+        for k, text in enumerate(args):
+            d = depths.get(id(text), 0)
+            if d >= SPLIT_DEPTH:
+                call = self._calls.get(text)
+                if call is None:
+                    name = f"_d{next(_HELPER_IDS)}"
+                    params = sorted(set(_VAR_NAME.findall(text)), key=lambda v: int(v[1:]))
+                    if _STATE_READ.search(text):
+                        params.append("s")
+                    self.helpers += [f"def {name}({', '.join(params)}):", f"    return {text}"]
+                    call = self._calls[text] = f"{name}({', '.join(params)})"
+                args[k] = call
+                d = 1
+            deepest = max(deepest, d)
+        return deepest + 1
 
     def walk_const(self, e: Const) -> str:
-        return str(e.value)
+        out = str(e.value)
+        if self.split:
+            self._depths[id(out)] = 0
+        return out
 
     def walk_var(self, e: Var) -> str:
-        return f"v{self.index_of[e.name]}"
+        out = f"v{self.index_of[e.name]}"
+        if self.split:
+            self._depths[id(out)] = 0
+        return out
 
     def walk_and(self, e: Op, a: list[str]) -> str:
         return "(" + " and ".join(a) + ")"
@@ -100,7 +148,8 @@ class PyExpr(ExprWalker[str]):
         # Python's conditional expression is right-associative: a chain of them in the else
         # branch needs no parentheses (Python's parser refuses ~200 nested ones)
         other = e.args[2]
-        els = a[2][1:-1] if isinstance(other, Op) and other.op == "ite" else a[2]
+        chained = isinstance(other, Op) and other.op == "ite" and a[2].startswith("(")
+        els = a[2][1:-1] if chained else a[2]
         return f"({a[1]} if {a[0]} else {els})"
 
     def walk_select(self, e: Op, a: list[str]) -> str:
@@ -170,6 +219,30 @@ class PyExpr(ExprWalker[str]):
         return f"({first} {e.op} {a[1]})"
 
 
+def _splitting(handler: Callable[[PyExpr, Op, list[str]], str]) -> Any:
+    """``handler`` with :meth:`PyExpr._hoisted` applied to its arguments (when splitting)."""
+
+    def split_handler(self: PyExpr, e: Op, args: list[str]) -> str:
+        if not self.split:
+            return handler(self, e, args)
+        depth = self._hoisted(args)
+        out = handler(self, e, args)
+        self._depths[id(out)] = depth
+        return out
+
+    return split_handler
+
+
+PyExpr._table = {o: _splitting(fn) for o, fn in PyExpr._table.items()}
+
+#: a split :class:`PyExpr` moves a subexpression this deep into a helper function (each level
+#: adds at most two parentheses to the source; Python's parser stops at 200)
+SPLIT_DEPTH = 40
+_HELPER_IDS = itertools.count(1)
+_VAR_NAME = re.compile(r"\bv[0-9]+\b")
+_STATE_READ = re.compile(r"\bs\[")
+
+
 class _Mentions(ExprWalker[bool]):
     """Does an expression mention one of ``names``? (memoized across walks)"""
 
@@ -192,44 +265,16 @@ def unbounded_ints(system: System) -> frozenset[str]:
     return frozenset(v.name for v in system.variables if v.sort == INT)
 
 
-class _Depth(ExprWalker[int]):
-    """Nesting depth of an expression (a leaf is 1)."""
-
-    def walk_const(self, e: Const) -> int:
-        return 1
-
-    def walk_var(self, e: Var) -> int:
-        return 1
-
-    def walk_op(self, e: Op, a: list[int]) -> int:
-        return 1 + max(a, default=0)
-
-
-#: the deepest expression the compiled back end accepts (Python's compiler recurses on it)
-MAX_NESTING = 100_000
+#: the deepest expression the compiled back end accepts when called directly (models loaded
+#: from files stop at :data:`absmc.ir.depth.MAX_EXPR_DEPTH`; helper functions of split
+#: expressions call each other once per :data:`SPLIT_DEPTH` levels)
+MAX_NESTING = 20_000
 
 
 def system_depth(system: System) -> int:
     """The nesting depth of the deepest expression of ``system``. Raises ``ModelError`` at the
     command (or property) when it exceeds :data:`MAX_NESTING`."""
-    walker = _Depth(memoize_across_walks=True)
-    deepest = 1
-    items: list[tuple[Expr, SourceSpan | None]] = []
-    for c in system.commands:
-        exprs = [c.guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
-        exprs += [e for e, _ in c.errors]
-        items += [(e, c.span) for e in exprs]
-    items += [(p.expr, p.span) for p in system.properties]
-    if system.valid_end is not None:
-        items.append((system.valid_end, None))
-    for e, span in items:
-        d = walker.walk(e)
-        if d > MAX_NESTING:
-            raise ModelError(
-                f"expression nesting deeper than {MAX_NESTING} levels", span, system.file
-            )
-        deepest = max(deepest, d)
-    return deepest
+    return check_depth(system, MAX_NESTING)
 
 
 def _compile_deep(source: str, name: str, depth: int) -> Any:
@@ -369,12 +414,13 @@ class CompiledSystem:
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     """``e`` as a Python function of a state tuple."""
-    tr = PyExpr(dict(system.index_of), unbounded_ints(system))
+    tr = PyExpr(dict(system.index_of), unbounded_ints(system), split=True)
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
+    src += "".join(line + "\n" for line in tr.helpers)
     ns: dict[str, Any] = dict(RUNTIME)
-    exec(_compile_deep(src, "<absmc-expr>", _Depth().walk(e)), ns)
+    exec(_compile_deep(src, "<absmc-expr>", ExprDepth().walk(e)), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
 
@@ -502,7 +548,7 @@ def _runs(cmds: Sequence[Command]) -> list[list[Command]]:
 class _Gen:
     def __init__(self, system: System, props: Sequence[Property]) -> None:
         self.system = system
-        self.tr = PyExpr(dict(system.index_of), unbounded_ints(system))
+        self.tr = PyExpr(dict(system.index_of), unbounded_ints(system), split=True)
         self.lines: list[str] = []
         self.n = len(system.variables)
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
@@ -951,7 +997,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     gen.properties(props)
     gen.violated(props)
     gen.valid_end()
-    source = "\n".join(gen.lines) + "\n"
+    source = "\n".join(gen.lines + gen.tr.helpers) + "\n"
     chains: list[tuple[int, ...]] = []
     chain_ids: dict[tuple[int, ...], int] = {}
     ncmd = len(system.commands)
@@ -1010,7 +1056,8 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
             g2 = _Gen(system, props)
             g2.process_fns([p.name for p in system.processes])
-            exec(_compile_deep("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", depth), ns)
+            src = "\n".join(g2.lines + g2.tr.helpers) + "\n"
+            exec(_compile_deep(src, "<absmc-compiled steps>", depth), ns)
             lazy["fns"] = ns["_PROC_FN"]
         succ, errs = lazy["fns"][ci](s, True)
         mine = tuple(e for e in errs if e[0] == ci)
