@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.ir.depth import MAX_EXPR_DEPTH, system_depth
 from absmc.lang.gcl import parse_gcl
 from absmc.lang.loader import load_model

@@ -93,8 +93,8 @@ def run_replay(
     trace, is a usage error (exit 2)."""
 
     def body() -> int:
+        from absmc.codegen.python import compile_system
         from absmc.errors import UsageError
-        from absmc.ir.compile import compile_system
         from absmc.kernel.trace import ReplayError, replay_saved
         from absmc.report.text import trace_table
 

@@ -2,7 +2,7 @@
 
 Several walkers behind the methods recurse on expressions (the abstraction engines' own
 analyses, the islpy encoding, Z3's and Python's own compilers), and the generated Python splits
-an expression into helper functions every :data:`absmc.ir.compile.SPLIT_DEPTH` levels, which
+an expression into helper functions every :data:`absmc.codegen.python.SPLIT_DEPTH` levels, which
 call each other at run time. :func:`check_depth` refuses a model whose expressions nest deeper
 than :data:`MAX_EXPR_DEPTH` with a located ``ModelError`` when the model is loaded
 (:func:`absmc.lang.loader.load_model`), before any method runs; every method takes expressions

@@ -3,7 +3,7 @@ concrete semantics, and nothing more.
 
 Implementations:
 
-* :class:`absmc.ir.compile.CompiledSystem` — generated Python (the fast back end);
+* :class:`absmc.codegen.python.CompiledSystem` — generated Python (the fast back end);
 * :class:`ReferenceSemantics` — tree-walking evaluation with :mod:`absmc.ir.evaluate` (slow,
   obviously right: the definition the others are tested against).
 

@@ -32,6 +32,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from absmc.codegen.python import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.engines.fourvalued.bilattice import BOT, TOP, Belnap, combine, negate
 from absmc.engines.fourvalued.build import (
     HELPER,
@@ -43,7 +44,6 @@ from absmc.engines.fourvalued.build import (
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
 from absmc.engines.fourvalued.ltl import LassoRefutation, check_ltl, ltl_atoms
 from absmc.ir.arrays import expand_system
-from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.sorts import BoolSort

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.compile import PyExpr, may_raise, unbounded_ints
+from absmc.codegen.plan import may_raise
+from absmc.codegen.python import PyExpr, unbounded_ints
 from absmc.ir.expr import Expr, conj, const, substitute
 from absmc.ir.intsem import runtime_namespace
 from absmc.ir.printer import format_expr

@@ -41,7 +41,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.arrays import ArrayWrite, array_writes, strided_slots
+from absmc.codegen.plan import (
+    Interval,
+    chain_holders,
+    choose_dispatch_var,
+    dispatch_value,
+    fits,
+    guard_bounds,
+    may_raise,
+    runs,
+    split_timeout,
+    storable_stacks,
+    strip_dispatch,
+)
+from absmc.ir.arrays import ArrayWrite, strided_slots
 from absmc.ir.depth import ExprDepth, check_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
@@ -295,71 +308,6 @@ def _compile_deep(source: str, name: str, depth: int) -> Any:
 _CHAIN = {"+": 0, "-": 0, "*": 1}
 
 
-def may_raise(e: Expr) -> bool:
-    """True when evaluating ``e`` can divide by zero (a ``/`` or ``%`` by a non-constant or by
-    the constant 0)."""
-    for x in subexpressions(e):
-        if isinstance(x, Op) and x.op in ("/", "%"):
-            d = x.args[1]
-            if not isinstance(d, Const) or d.value == 0:
-                return True
-    return False
-
-
-def _dispatch_value(c: Command, var: str) -> int | None:
-    """The constant ``var`` is compared with in a top-level conjunct of the guard — only when
-    no conjunct before it can raise (``&&`` evaluates left to right: testing the program
-    counter first must not skip a division by zero the guard would meet)."""
-    for part in conjuncts(c.guard):
-        if may_raise(part):
-            return None
-        if isinstance(part, Op) and part.op == "==":
-            a, b = part.args
-            if isinstance(a, Var) and a.name == var and isinstance(b, Const):
-                return b.value
-            if isinstance(b, Var) and b.name == var and isinstance(a, Const):
-                return a.value
-    return None
-
-
-def _strip_dispatch(guard: Expr, var: str, value: int) -> Expr:
-    kept = []
-    for part in conjuncts(guard):
-        if isinstance(part, Op) and part.op == "==":
-            a, b = part.args
-            if (
-                isinstance(a, Var) and a.name == var and isinstance(b, Const) and b.value == value
-            ) or (
-                isinstance(b, Var) and b.name == var and isinstance(a, Const) and a.value == value
-            ):
-                continue
-        kept.append(part)
-    return conj(kept)
-
-
-def choose_dispatch_var(system: System, cmds: Sequence[Command]) -> str | None:
-    """A control variable every command in ``cmds`` compares with a constant at top level
-    (preferring the process's declared program counter), or ``None``."""
-    if len(cmds) < 2:
-        return None
-    candidates: list[str] = []
-    proc = next((p for p in system.processes if p.name == cmds[0].process), None)
-    if proc is not None and proc.pc is not None:
-        candidates.append(proc.pc)
-    for part in conjuncts(cmds[0].guard):
-        if isinstance(part, Op) and part.op == "==":
-            for x in part.args:
-                if isinstance(x, Var) and x.name not in candidates:
-                    candidates.append(x.name)
-    for name in candidates:
-        v = system.by_name.get(name)
-        if v is None or not v.is_control:
-            continue
-        if all(_dispatch_value(c, name) is not None for c in cmds):
-            return name
-    return None
-
-
 @dataclass(frozen=True)
 class CompiledSystem:
     """The compiled form of a System (see module docstring); an implementation of the kernel's
@@ -451,98 +399,8 @@ def _list_updates(slots: list[str], changed: list[int]) -> list[str]:
     return out
 
 
-Interval = tuple[int, int]
-
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
-
-
-def guard_bounds(system: System, guard: Expr) -> dict[str, Interval]:
-    """Intervals of range variables implied by the top-level conjuncts ``x op c`` (or
-    ``c op x``) of ``guard``, intersected with their sorts."""
-    out: dict[str, Interval] = {}
-    for part in conjuncts(guard):
-        if not (isinstance(part, Op) and part.op in _FLIP):
-            continue
-        a, b = part.args
-        o: str = part.op
-        if isinstance(b, Var) and isinstance(a, Const):
-            a, b, o = b, a, _FLIP[o]
-        if not (isinstance(a, Var) and isinstance(b, Const)):
-            continue
-        sort = system.by_name[a.name].sort
-        if not isinstance(sort, RangeSort):
-            continue
-        lo, hi = out.get(a.name, (sort.lo, sort.hi))
-        c = b.value
-        if o == "<":
-            hi = min(hi, c - 1)
-        elif o == "<=":
-            hi = min(hi, c)
-        elif o == ">":
-            lo = max(lo, c + 1)
-        elif o == ">=":
-            lo = max(lo, c)
-        else:
-            lo, hi = max(lo, c), min(hi, c)
-        out[a.name] = (lo, hi)
-    return out
-
-
-def interval(system: System, e: Expr, bounds: dict[str, Interval]) -> Interval | None:
-    """An interval containing every value of the integer expression ``e`` when the variables
-    lie in ``bounds`` (or their range sorts); ``None`` when unknown (unbounded ints, ...)."""
-    if isinstance(e, Const):
-        return (e.value, e.value)
-    if isinstance(e, Var):
-        if e.name in bounds:
-            return bounds[e.name]
-        s = system.by_name[e.name].sort
-        return (s.lo, s.hi) if isinstance(s, RangeSort) else None
-    if not isinstance(e, Op):
-        return None
-    if e.op == "ite" or e.op == "select":
-        parts = [interval(system, x, bounds) for x in e.args[1:]]
-        if any(p is None for p in parts):
-            return None
-        return (min(p[0] for p in parts if p), max(p[1] for p in parts if p))
-    if e.op == "neg":
-        a = interval(system, e.args[0], bounds)
-        return (-a[1], -a[0]) if a else None
-    if e.op in ("+", "-", "*"):
-        a, b = interval(system, e.args[0], bounds), interval(system, e.args[1], bounds)
-        if a is None or b is None:
-            return None
-        if e.op == "+":
-            return (a[0] + b[0], a[1] + b[1])
-        if e.op == "-":
-            return (a[0] - b[1], a[1] - b[0])
-        products = [x * y for x in a for y in b]
-        return (min(products), max(products))
-    return None
-
-
-def _fits(
-    system: System, e: Expr, sort: RangeSort, bounds: dict[str, Interval] | None = None
-) -> bool:
-    """``e`` is known to lie in ``sort``'s range, by interval arithmetic over the variables'
-    ranges narrowed by ``bounds`` (e.g. from the command's guard)."""
-    iv = interval(system, e, bounds or {})
-    return iv is not None and sort.lo <= iv[0] and iv[1] <= sort.hi
-
-
 def _names(e: Expr) -> set[str]:
     return {x.name for x in subexpressions(e) if isinstance(x, Var)}
-
-
-def _runs(cmds: Sequence[Command]) -> list[list[Command]]:
-    """Consecutive runs of commands of one process, in order."""
-    runs: list[list[Command]] = []
-    for c in cmds:
-        if runs and runs[-1][0].process == c.process:
-            runs[-1].append(c)
-        else:
-            runs.append([c])
-    return runs
 
 
 class _Gen:
@@ -617,7 +475,7 @@ class _Gen:
             self.emit(indent, "try:")
             indent += 1
         errors = [
-            (list(conjuncts(cond if var is None else _strip_dispatch(cond, var, value))), msg)
+            (list(conjuncts(cond if var is None else strip_dispatch(cond, var, value))), msg)
             for cond, msg in c.errors
         ]
         indent = self.tests(indent, c.index, errors, list(conjuncts(guard)))
@@ -631,7 +489,7 @@ class _Gen:
             src = tr(rhs)
             if isinstance(sort, BoolSort) and not isinstance(rhs, (Var, Const)):
                 src = f"(1 if {src} else 0)"
-            in_range = not isinstance(sort, RangeSort) or _fits(sys, rhs, sort, bounds)
+            in_range = not isinstance(sort, RangeSort) or fits(sys, rhs, sort, bounds)
             if in_range and isinstance(rhs, (Var, Const)):
                 slots[i] = src  # a constant or a copy goes straight into the new tuple
                 continue
@@ -730,37 +588,15 @@ class _Gen:
         self, c: Command, bounds: dict[str, Interval]
     ) -> tuple[list[tuple[str, Expr]], list[list[ArrayWrite]]]:
         """The command's updates without the array writes emitted as indexed stores
-        (:func:`absmc.ir.arrays.array_writes`; the stored variables keep their innermost
-        ``rest``), and those writes. A write is only stored so when nothing in it can divide by
-        zero (the stores evaluate eagerly what the per-element form evaluates lazily) and its
-        variables are wrapping or the value fits them."""
-        if len(c.updates) < 4:
-            return list(c.updates), []
-        sys = self.system
-        _plain, stacks = array_writes(c.updates, sys.index_of)
-        if not stacks:
-            return list(c.updates), []
-        kept: list[list[ArrayWrite]] = []
-        rests: dict[str, Expr] = {}
-        for stack in stacks:
-            sorts = {sys.by_name[n].sort for n in stack[0].names}
-            sort = next(iter(sorts))
-            ok = len(sorts) == 1 and isinstance(sort, RangeSort)
-            for w in stack:
-                ok = ok and not any(may_raise(x) for x in (w.index, w.value, *w.rests))
-                ok = ok and (
-                    (isinstance(sort, RangeSort) and sort.overflow == "wrap")
-                    or (isinstance(sort, RangeSort) and _fits(sys, w.value, sort, bounds))
-                )
-            if ok:
-                kept.append(stack)
-                rests.update(zip(stack[0].names, stack[0].rests, strict=True))
-        if not kept:
-            return list(c.updates), []
-        grouped = {n for stack in kept for n in stack[0].names}
-        out = [(n, e) for n, e in c.updates if n not in grouped]
-        out += [(n, rests[n]) for n, _ in c.updates if n in grouped]
-        return out, kept
+        (:func:`absmc.codegen.plan.storable_stacks`), and those writes: here a write is stored
+        so when its variables wrap or its value fits them."""
+
+        def write_ok(stack: list[ArrayWrite], sort: RangeSort) -> bool:
+            return sort.overflow == "wrap" or all(
+                fits(self.system, w.value, sort, bounds) for w in stack
+            )
+
+        return storable_stacks(self.system, c, write_ok)
 
     def stores(self, indent: int, stacks: list[list[ArrayWrite]]) -> None:
         """``_l[position] = value`` for each write of ``stacks`` whose index is in range (in
@@ -778,7 +614,7 @@ class _Gen:
                 at = f"{off} + {k}" if w.stride == 1 else f"{off} + {w.stride} * {k}"
                 self.emit(indent, f"if {w.first} <= {k} < {w.first + w.length}:")
                 src = self.tr(w.value)
-                if _fits(sys, w.value, sort, {}):
+                if fits(sys, w.value, sort, {}):
                     self.emit(indent + 1, f"_l[{at}] = {src}")
                     continue
                 self.emit(indent + 1, f"_x = {src}")
@@ -795,14 +631,14 @@ class _Gen:
     def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
         """Code for ``cmds`` (in order), dispatched on program counters where possible."""
         sys = self.system
-        for run in _runs(cmds):
+        for run in runs(cmds):
             var = choose_dispatch_var(sys, run)
             if var is None:
                 self.factored(indent, [(c, list(conjuncts(c.guard))) for c in run], None, 0, mode)
                 continue
             groups: dict[int, list[Command]] = {}
             for c in run:
-                value = _dispatch_value(c, var)
+                value = dispatch_value(c, var)
                 assert value is not None
                 groups.setdefault(value, []).append(c)
             # order is kept: in a given state only the commands of one group can be enabled,
@@ -812,7 +648,7 @@ class _Gen:
             for value, grp in groups.items():
                 self.emit(indent, f"{'if' if first else 'elif'} {pv} == {value}:")
                 first = False
-                items = [(c, list(conjuncts(_strip_dispatch(c.guard, var, value)))) for c in grp]
+                items = [(c, list(conjuncts(strip_dispatch(c.guard, var, value)))) for c in grp]
                 self.factored(indent + 1, items, var, value, mode)
 
     def factored(
@@ -849,8 +685,7 @@ class _Gen:
 
     def successors(self) -> None:
         sys = self.system
-        normal = [c for c in sys.commands if "timeout" not in c.flags]
-        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        normal, timeout = split_timeout(sys.commands)
         self.emit(0, "def successors(s):")
         self.unpack(1)
         self.emit(1, "out = []")
@@ -863,8 +698,7 @@ class _Gen:
             self.block(2, timeout, "main")
         self.emit(1, "return out, _e")
         # one-step successors of the processes that can hold exclusive control
-        targets = {c.exclusive for c in sys.commands if c.exclusive is not None}
-        self.process_fns([p.name for p in sys.processes if p.name in targets])
+        self.process_fns(chain_holders(sys))
 
     def expander(self) -> None:
         """``_expand(frontier, sid, seen, p_app, v_app, n_app)``: the successors of a list of
@@ -874,8 +708,7 @@ class _Gen:
         successors, errors)`` for the states the search must look at (no successor, or errors
         met). Only generated without state properties (there is nothing to check on arrival)."""
         sys = self.system
-        normal = [c for c in sys.commands if "timeout" not in c.flags]
-        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        normal, timeout = split_timeout(sys.commands)
         self.emit(0, "def _expand(frontier, sid, seen, p_app, v_app, n_app):")
         self.emit(1, "seen_add = seen.add")
         self.emit(1, "size = len(seen)")
@@ -909,8 +742,8 @@ class _Gen:
             self.emit(1, "out = []")
             self.emit(1, "app = out.append")
             self.emit(1, "_e = ()")
-            self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
-            tmine = [c for c in mine if "timeout" in c.flags]
+            nmine, tmine = split_timeout(mine)
+            self.block(1, nmine, "fn")
             if tmine:
                 self.emit(1, "if tmo:")
                 self.block(2, tmine, "fn")
