@@ -172,7 +172,7 @@ class ReferenceSemantics:
             if owner is None:
                 out.append((ci, t))
                 continue
-            # follow exclusive control: one step per maximal chain (module doc of ir.compile)
+            # follow exclusive control: one step per maximal chain (module doc of codegen.python)
             stack: list[tuple[tuple[int, ...], State, str]] = [((ci,), t, owner)]
             seen = {(t, owner)}
             while stack:
