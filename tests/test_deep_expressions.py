@@ -11,6 +11,7 @@ abstraction engines run under the recursion limit the loader sets.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,9 @@ def test_expressions_at_the_limit_get_a_verdict(
 ) -> None:
     path = tmp_path / "deep.gcl"
     path.write_text(_at_the_limit())
+    limit = sys.getrecursionlimit()
     r = run_cli("check", str(path), *_method_args(method))
+    assert sys.getrecursionlimit() == limit  # raised for the run only
     assert r.code in (0, 3), r.err  # the invariant holds: never violated, never an error
     assert "Traceback" not in r.err
     if method in ("explicit", "native"):

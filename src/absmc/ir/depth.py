@@ -12,6 +12,8 @@ up to that depth (``tests/test_deep_expressions.py`` runs each on models at the 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.span import ModelError, SourceSpan
@@ -22,8 +24,8 @@ __all__ = [
     "MAX_EXPR_DEPTH",
     "RECURSION_LIMIT",
     "ExprDepth",
-    "allow_depth",
     "check_depth",
+    "deep_recursion",
     "system_depth",
 ]
 
@@ -32,17 +34,25 @@ __all__ = [
 #: levels on its own (``lang/promela/parser.MAX_NESTING``).
 MAX_EXPR_DEPTH = 1_000
 
-#: the interpreter's recursion limit :func:`allow_depth` sets: the recursive walkers use up to
+#: the interpreter's recursion limit :func:`deep_recursion` sets: the recursive walkers use up to
 #: about three frames per level (a function and a generator expression over the arguments)
 RECURSION_LIMIT = 8 * MAX_EXPR_DEPTH + 2_000
 
 
-def allow_depth() -> None:
-    """Raise the interpreter's recursion limit to :data:`RECURSION_LIMIT` (never lower it), so
-    that the recursive walkers take expressions :data:`MAX_EXPR_DEPTH` deep. Process-wide:
-    child processes started by ``fork`` inherit it."""
-    if sys.getrecursionlimit() < RECURSION_LIMIT:
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Within the block, the interpreter's recursion limit is at least :data:`RECURSION_LIMIT`
+    (so that the recursive walkers take expressions :data:`MAX_EXPR_DEPTH` deep); the old
+    limit is restored after it. ``engines.registry.run`` runs every method inside it (child
+    processes started by ``fork`` inherit the raised limit)."""
+    old = sys.getrecursionlimit()
+    if old < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        if old < RECURSION_LIMIT:
+            sys.setrecursionlimit(old)
 
 
 class ExprDepth(ExprWalker[int]):

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from absmc.errors import UsageError
-from absmc.ir.depth import allow_depth, check_depth
+from absmc.ir.depth import check_depth
 from absmc.ir.system import System
 
 GCL_SUFFIXES = (".gcl",)
@@ -20,12 +20,11 @@ def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> Sy
     preprocessor. Raises ``ModelError`` for errors in the model, ``OSError`` when the file
     cannot be read, ``UsageError`` for an unknown extension or options the front end does not
     take. A model whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a
-    located ``ModelError`` (:func:`absmc.ir.depth.check_depth`), and the recursion limit is raised
-    so that every method takes that depth (:func:`absmc.ir.depth.allow_depth`).
+    located ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
+    (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`).
     """
     system = _load(Path(path), defines)
     check_depth(system)
-    allow_depth()
     return system
 
 
