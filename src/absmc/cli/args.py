@@ -54,6 +54,7 @@ class CheckArgs:
     component: tuple[str, ...] = ()
     granularity: str = "statement"
     emit_tests: str | None = None
+    reduce: bool = False
     widen_delay: int = 2
     eg_bound: int = 20
     no_restrict: bool = False

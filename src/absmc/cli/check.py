@@ -208,6 +208,7 @@ _PROGRAM_ONLY = (
     ("--component", "component"),
     ("--granularity", "granularity"),
     ("--emit-tests", "emit_tests"),
+    ("--reduce", "reduce"),
 )
 
 
@@ -399,6 +400,14 @@ predicate_option = click.option(
     default="statement",
     show_default=True,
     help="[.py] One step per statement, or split reads and writes of shared data.",
+)
+@click.option(
+    "--reduce/--no-reduce",
+    "reduce",
+    default=False,
+    show_default=True,
+    help="[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
+    "fewer states stored, more time per state).",
 )
 @click.option(
     "--emit-tests",

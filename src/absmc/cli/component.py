@@ -1,7 +1,8 @@
 """``absmc check PROGRAM.py --entry FUNC [ARGS...] --component NAME[,NAME...]``: check a
 Python component inside its natively executed environment (:mod:`absmc.component`, paper
 003). The common options (``--store``, ``--order``, limits, ``--keep-going``,
-``--no-deadlock``, ``--json``, ``--progress``) mean what they mean for models."""
+``--no-deadlock``, ``--json``, ``--progress``) mean what they mean for models;
+``--reduce`` turns the threads' partial-order reduction on."""
 
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
         predicates=tuple(p for p in args.predicates if p != "guards"),
         abstraction=abstraction,
         progress=line,
+        reduce=args.reduce,
     )
     try:
         result, sem = check_file(

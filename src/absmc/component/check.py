@@ -23,6 +23,7 @@ from absmc.component.abstraction import PredicateAbstraction, RangeStore, compil
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
 from absmc.component.memo import SMALL_MEMO_LIMIT
 from absmc.component.program import build_program, load_program
+from absmc.component.reduction import Reduction
 from absmc.component.refinement import (
     ExactnessChecker,
     MatchStore,
@@ -64,7 +65,9 @@ class ComponentOptions:
     ``abstraction`` (``none``; ``predicates``: match on the control state and the values
     of the branch guards and ``predicates``, Python expressions, thesis ch. 2; ``range``:
     PA+NTP; ``prover``: PA+TP, refined with the prover, :mod:`absmc.component.refinement`),
-    ``record_border`` (keep the environment calls for test generation), ``progress``."""
+    ``record_border`` (keep the environment calls for test generation), ``progress``,
+    ``reduce`` (partial-order reduction of the threads' interleavings,
+    :mod:`absmc.component.reduction`; applies with ``abstraction="none"``)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -79,6 +82,7 @@ class ComponentOptions:
     abstraction: str = "none"
     record_border: bool = False
     progress: Callable[[Progress], None] | None = None
+    reduce: bool = False
 
 
 def _store(options: ComponentOptions) -> Store:
@@ -104,6 +108,14 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
+    # the reduction applies to the concrete search (the refinement rounds observe every
+    # transition of the full graph)
+    concrete = options.abstraction == "none" and not options.predicates
+    if options.reduce and concrete:
+        if sem.reduction is None:
+            sem.reduction = Reduction(sem)
+    else:
+        sem.reduction = None
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     if options.abstraction == "prover":
@@ -155,6 +167,10 @@ def _results(
     extra["env_calls"] = sem.env_calls
     extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
+    if sem.reduction is not None:
+        extra.update(sem.reduction.stats())
+    else:
+        extra["reduction"] = "none"
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
