@@ -278,9 +278,9 @@ predicate_option = click.option(
 @click.option(
     "--order",
     type=click.Choice(["bfs", "dfs"]),
-    default="bfs",
-    show_default=True,
-    help="Search order (BFS gives shortest counterexamples).",
+    default=None,
+    help="Search order (BFS gives shortest counterexamples). Default: bfs; dfs for a Python "
+    "program (.py), where it finds bugs in far fewer states, without a depth bound.",
 )
 @click.option(
     "--store",
