@@ -168,3 +168,19 @@ def test_reduce_applies_to_python_programs_only() -> None:
     out = run_cli("check", "examples/gcl/bakery.gcl", "--reduce")
     assert out.code == 2
     assert "--reduce applies to Python programs" in out.err
+
+
+def test_python_programs_are_searched_depth_first_unless_bfs_is_asked() -> None:
+    """The default order of a .py check is DFS (fewer states to the philosophers' deadlock
+    than BFS, which --order bfs still gives)."""
+    base = ["check", "examples/python/philosophers.py", "--entry", "dinner"]
+    base += ["--component", "philosopher", "--json"]
+    dfs = json.loads(run_cli(*base).out)
+    bfs = json.loads(run_cli(*base, "--order", "bfs").out)
+    assert dfs["verdict"] == bfs["verdict"] == "violated"
+    dfs_states = dfs["results"][0]["stats"]["states"]
+    assert (
+        dfs_states
+        == json.loads(run_cli(*base, "--order", "dfs").out)["results"][0]["stats"]["states"]
+    )
+    assert dfs_states < bfs["results"][0]["stats"]["states"]
