@@ -50,6 +50,9 @@ from absmc.kernel.store import (
 )
 from absmc.kernel.trace import ReplayError
 
+#: expansions between two clock reads with the reduction (each runs tens of steps)
+REDUCED_CLOCK_EVERY = 32
+
 #: the stores of a component check
 STORES = ("exact", "hash-compact", "bitstate")
 
@@ -138,6 +141,8 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
+            # an expansion with the reduction runs tens of steps: read the clock more often
+            clock_every=REDUCED_CLOCK_EVERY if sem.reduction is not None else CLOCK_EVERY,
         )
     finally:
         sem.restore()
