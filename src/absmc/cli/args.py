@@ -60,6 +60,8 @@ class CheckArgs:
     eg_bound: int = 20
     no_restrict: bool = False
     max_rounds: int = 10
+    trail: str | None = None
+    no_trail: bool = False
 
     def is_default(self, name: str) -> bool:
         """True when field ``name`` has its default value."""

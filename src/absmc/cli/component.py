@@ -7,12 +7,14 @@ Python component inside its natively executed environment (:mod:`absmc.component
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from absmc.cli.args import CheckArgs
 from absmc.cli.common import ProgressLine, emit
 from absmc.errors import UsageError
 from absmc.kernel.options import Limits
+from absmc.kernel.result import Result
 
 #: the check arguments that apply to models only
 _MODEL_ONLY = (
@@ -37,8 +39,15 @@ def parse_arg(text: str) -> Any:
         return text
 
 
-def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> int:
+def run_component(
+    args: CheckArgs,
+    limits: Limits,
+    out: TextIO,
+    err: TextIO,
+    pictures: Callable[[Result], None] | None = None,
+) -> int:
     """Check the program ``args.model``; prints like every method; returns the exit code.
+    ``pictures`` is called with the result once it is printed (``--html``, ``--dot``).
     Raises ``UsageError`` for missing or misapplied options (the caller's ``guarded`` turns
     it into one line and exit 2)."""
     from absmc.component import ComponentOptions, check_file
@@ -94,4 +103,6 @@ def run_component(args: CheckArgs, limits: Limits, out: TextIO, err: TextIO) -> 
             (*result.notes, f"{n} environment tests written to {args.emit_tests}"),
         )
     emit(result, args.as_json, out)
+    if pictures is not None:
+        pictures(result)
     return result.exit_code

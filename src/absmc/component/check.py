@@ -15,7 +15,7 @@ import contextlib
 import io
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,6 +37,7 @@ from absmc.component.trace import replay
 from absmc.component.translate import Granularity
 from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
+from absmc.kernel.limits import time_limit
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
@@ -109,6 +110,8 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    # one deadline for every round of the check (kernel.limits)
+    options = replace(options, limits=options.limits.started())
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
     # the reduction applies to the concrete search (the refinement rounds observe every
@@ -150,7 +153,7 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
     incomplete = not_a_proof(outcome.states, stats)
     if abstraction is not None:
         incomplete = (
-            f"no violation in {outcome.states} abstract states (predicate abstraction: "
+            f"no violation in {outcome.states:,} abstract states (predicate abstraction: "
             f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
             "abstraction may skip states: not a proof"
         )
@@ -224,7 +227,7 @@ def _results(
                         kind,
                         "component",
                         Verdict.HOLDS,
-                        f"no violation in the {outcome.states} reachable states of the component "
+                        f"no violation in the {outcome.states:,} reachable states of the component "
                         "(exhaustive search)",
                         stats,
                     )
@@ -255,10 +258,7 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
     equalities: list[tuple[str, int]] = []
     rows: list[dict[str, Any]] = []
     total = 0.0
-    deadline = None
-    lim = options.limits
-    if lim.timeout is not None:
-        deadline = time.monotonic() + lim.timeout
+    deadline = options.limits.deadline
     result: Result | None = None
     for it in range(1, RANGE_ITERATIONS + 1):
         store = RangeStore(base.key, equalities)
@@ -300,13 +300,13 @@ def _round(
     left until ``deadline`` (``time.monotonic()`` seconds); a stop at the time limit names the
     round. The program's tracked globals are restored afterwards."""
     lim = options.limits
-    left = None if deadline is None else max(0.001, deadline - time.monotonic())
     try:
         outcome = search(
             sem,
             cast(Store, store),
             order=options.order,
-            limits=Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb),
+            limits=lim,
+            deadline=deadline,
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
@@ -315,7 +315,7 @@ def _round(
     finally:
         sem.restore()
     if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
-        outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
+        outcome.stopped = time_limit(lim, f"(refinement round {it})")
     return outcome
 
 
@@ -339,8 +339,7 @@ def _check_prover(sem: ComponentSemantics, options: ComponentOptions, model: str
     prover = new_prover()
     rows: list[dict[str, Any]] = []
     total = 0.0
-    lim = options.limits
-    deadline = None if lim.timeout is None else time.monotonic() + lim.timeout
+    deadline = options.limits.deadline
     prover.deadline = deadline
     result: Result | None = None
     for it in range(1, PROVER_ITERATIONS + 1):
@@ -415,15 +414,16 @@ def _with_rows(result: Result, rows: list[dict[str, Any]], total: float) -> Resu
 def check(
     entry: Callable[..., Any],
     *args: Any,
-    component: Sequence[str] = (),
+    component: str | Sequence[str] = (),
     namespace: dict[str, Any] | None = None,
     kwargs: Mapping[str, Any] | None = None,
     options: ComponentOptions | None = None,
     **option_fields: Any,
 ) -> Result:
     """Model check the component ``component`` (names of functions, classes, ``Class.method``
-    or the module's name, in ``entry``'s module) of the program that ``entry(*args)`` runs.
-    The environment (everything else) runs natively, one atomic step per call.
+    or the module's name, in ``entry``'s module: one name, ``"A,B"`` or a list) of the program
+    that ``entry(*args)`` runs. The environment (everything else) runs natively, one atomic
+    step per call.
 
     Options as :class:`ComponentOptions` (``options=``) or its fields as keywords (``store=
     "bitstate"``, ``granularity="access"``, ``limits=Limits(timeout=10)``, ...). Returns a
@@ -437,6 +437,7 @@ def check(
         print(result.verdict)
     """
     opts = options if options is not None else ComponentOptions(**option_fields)
+    component = component_names(component)
     ns = namespace if namespace is not None else getattr(entry, "__globals__", None)
     if ns is None:
         raise UsageError(f"the entry {entry!r} is not a Python function")
@@ -447,11 +448,17 @@ def check(
     return check_semantics(sem, opts, str(file))
 
 
+def component_names(component: str | Sequence[str]) -> list[str]:
+    """The component's names: a string is one name or several separated by commas."""
+    items = [component] if isinstance(component, str) else list(component)
+    return [n.strip() for item in items for n in item.split(",") if n.strip()]
+
+
 def check_file(
     path: str | Path,
     entry: str,
     args: Sequence[Any],
-    component: Sequence[str],
+    component: str | Sequence[str],
     options: ComponentOptions,
 ) -> tuple[Result, ComponentSemantics]:
     """Load the program at ``path`` and check it as :func:`check` does; also returns the
@@ -463,6 +470,7 @@ def check_file(
     if not callable(fn):
         raise UsageError(f"{path}: the program defines no function '{entry}' (--entry)")
     t0 = time.monotonic()
+    component = component_names(component)
     prog, code = build_program(ns, fn, component, options.granularity, options.env_choices)
     sem = ComponentSemantics(prog, code, args, None, record=options.record_border)
     del t0

@@ -34,7 +34,7 @@ from typing import Any
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
-from absmc.engines.symbolic.budget import Deadline, IslBudget
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Fixpoints
@@ -279,7 +279,7 @@ def run_cegaar(
             mode, kind = "ABS", "ABS"
             work.extend(preds, new)
         except Exception as err:  # the time limit: the rounds so far are the statistics
-            if not isinstance(err, Deadline) and not IslBudget.stopped(err):
+            if not IslBudget(deadline).explains(err):
                 raise
             if preds is not None and len(rows) == recorded:
                 spent = time.monotonic() - t0  # in the abstraction (abs_s 0) or the fixpoints

@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
-from absmc.engines.symbolic.budget import Deadline, IslBudget
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
@@ -49,7 +49,8 @@ from absmc.ir.expr import Expr, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
-from absmc.kernel.options import CheckOptions, select_properties
+from absmc.kernel.limits import INTERRUPTED, Limits, time_limit
+from absmc.kernel.options import CheckOptions, Progress, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay
@@ -93,34 +94,40 @@ def model_error_condition(system: System) -> Expr:
 def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) -> Result:
     """Check the selected properties of ``system`` symbolically (see the module doc). Raises
     ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
-    start = time.monotonic()
-    deadline = None if options.limits.timeout is None else start + options.limits.timeout
-    budget = IslBudget(deadline)
+    limits = options.limits.started()
+    budget = IslBudget(limits.deadline)
     try:
-        return _check_all(system, options, own, deadline)
+        return _check_all(system, options, own, limits)
     finally:
         budget.disarm()  # no quota left behind for later isl users of this process
 
 
 def _check_all(
-    system: System, options: CheckOptions, own: SymbolicOptions, deadline: float | None
+    system: System, options: CheckOptions, own: SymbolicOptions, limits: Limits
 ) -> Result:
+    """Every selected property in turn, each ending at the check's deadline (``limits``) or
+    at Ctrl-C/SIGTERM with verdict ``unknown`` and the statistics gathered so far; once the
+    time is up or the run was interrupted, the remaining properties are ``unknown`` at once."""
     selection = select_properties(system, options)
+    deadline = limits.deadline
+    quota = IslBudget(deadline)
     enc = Encoding(system)
     # the relations are built lazily, inside the time limit (between commands, and isl's
     # operation quota within one)
-    tick = IslBudget(deadline).tick
+    tick = quota.tick
+    beat = None if options.progress is None else _Heartbeat(options.progress)
     split = Split(enc, tick=tick)  # one composite encoding shared by the levels
-    concrete = [_fixpoints(split, own, deadline, *level) for level in LEVELS]
+    concrete = [_fixpoints(split, own, deadline, *level, beat) for level in LEVELS]
     abstract = concrete
     if system.predicates:
         model = Split(PartialAbstraction(enc, system.predicates), tick=tick)
-        abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
+        abstract = [_fixpoints(model, own, deadline, *level, beat) for level in LEVELS]
     # the concrete semantics, compiled only when a witness is walked (a proof needs none)
     sem = cache(lambda: compile_system(system, selection.user))
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
     results: list[PropertyResult] = []
+    ended: str | None = None  # the time limit or an interruption: no further property
     for name, kind in names:
         t0 = time.monotonic()
         # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
@@ -133,6 +140,8 @@ def _check_all(
         fix = levels[0]
         rounds: list[dict[str, Any]] | None = None
         try:
+            if ended is not None:
+                raise _Ended(ended)
             if own.refine and (kind != "ctl" or _actl(system, name)):
                 res, rounds = _refine(system, enc, sem, name, kind, own, deadline)
             # without a conclusive refinement: the (concrete) approximation levels
@@ -149,14 +158,21 @@ def _check_all(
                     break
             if todo and refined is not None:
                 res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
-        except Deadline:
-            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
-        except Exception as err:  # isl's operation quota: the time limit inside an operation
-            if not IslBudget.stopped(err):
+        except _Ended as why:
+            res = (Verdict.UNKNOWN, str(why), None)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (the CLI turns it into this)
+            ended = INTERRUPTED
+            res = (Verdict.UNKNOWN, ended, None)
+        except Exception as err:  # the time limit: between operations, or isl's quota inside
+            if not quota.explains(err):
                 raise
-            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
+            ended = time_limit(limits)
+            res = (Verdict.UNKNOWN, ended, None)
         verdict, reason, trace = res
-        size = fix.reach_size()
+        try:
+            size = None if ended == INTERRUPTED else fix.reach_size()
+        except KeyboardInterrupt:
+            ended, size = INTERRUPTED, None
         counted = size if isinstance(size, int) else 0
         reach: dict[str, Any] = {
             "reachable_states": "not computed" if size is None else size,
@@ -177,11 +193,30 @@ def _check_all(
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
+class _Ended(Exception):
+    """A property not checked because the time limit or an interruption ended the run."""
+
+
 #: the approximation levels tried in turn, as (widening delay factor, widening rounds done
 #: disjunct by disjunct before the convex H79 form): convex at once (cheap); a disjunctive
 #: start, more precise; then the delay times 4 (at least 8), an approximation refinement in
 #: the paper's terms (§4: APP grows the widening delay), which airportSM-bk2's taxiway needs
 LEVELS = ((1, 0), (1, 8), (4, 8))
+
+
+class _Heartbeat:
+    """``--progress`` for the symbolic method: about once a second, the reachability
+    iterations (as the depth) and the time since the check began."""
+
+    def __init__(self, progress: Callable[[Progress], None]) -> None:
+        self.progress = progress
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, iterations: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= 1.0:
+            self.last = now
+            self.progress(Progress(0, 0, iterations, now - self.start))
 
 
 def _fixpoints(
@@ -190,9 +225,10 @@ def _fixpoints(
     deadline: float | None,
     delay_factor: int,
     rounds: int,
+    heartbeat: Callable[[int], None] | None = None,
 ) -> Fixpoints:
     delay = own.widen_delay if delay_factor == 1 else max(own.widen_delay * delay_factor, 8)
-    fix = Fixpoints(enc, delay, own.eg_bound, own.restrict, deadline=deadline)
+    fix = Fixpoints(enc, delay, own.eg_bound, own.restrict, deadline=deadline, heartbeat=heartbeat)
     fix.disjunctive_rounds = rounds
     return fix
 
