@@ -36,7 +36,7 @@ EXAMPLES_SLOW: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("reader_writer.py", "run", ["Store", "reader", "writer"], {}),
     ("allocator.py", "main_bug", ["Allocator"], {}),
     ("sorting.py", "main_bug", ["selection_sort_bug"], {}),
-    ("por_jobqueue.py", "main_if", ["JobQueue", "submitter", "worker", "run"], {}),
+    ("por_jobqueue.py", "main_if", ["JobQueue", "submitter", "worker", "run"], {"order": "dfs"}),
 ]
 
 
