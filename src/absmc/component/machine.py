@@ -272,8 +272,8 @@ class ComponentSemantics:
         return out, fails
 
     def _reduced_successors(self, s: State) -> Expansion:
-        """Every thread's steps, then those of one thread when they form a persistent set
-        (:mod:`absmc.component.reduction`); the failures of all steps are reported."""
+        """Every thread's steps, then only those of the threads whose steps form a persistent
+        set (:mod:`absmc.component.reduction`); the failures of all steps are reported."""
         reduction = self.reduction
         assert reduction is not None
         fails: Failures = NO_FAILURES

@@ -5,28 +5,32 @@ and Thm. 4.3) with conditional independence checked by executing the steps (Katz
 (every cycle of the reduced graph contains a fully expanded state: Peled, CAV 1993, condition
 C3; Clarke, Grumberg & Peled, *Model Checking*, ch. 10.5).
 
-At a state ``s`` with several threads enabled, the expanded set may be the steps of one thread
-``A`` alone, when that set is **persistent** in ``s``: every sequence of steps of the *other*
-threads from ``s`` (``A`` not moving) consists of steps independent of ``A``'s steps in the
-state they are taken from. This is checked here by exploring that sub-space — the states
-reachable from ``s`` by steps of the other threads — completely (at most :data:`BUDGET`
-states, else no reduction at ``s``), and for each of its edges ``x --b--> y`` and each step
-``a`` of ``A`` testing that the two commute exactly: ``a`` is enabled at ``x`` and ``y`` with
-the same labels, ``b`` is enabled at ``a(x)``, ``a(b(x)) == b(a(x))`` (states are canonical,
-so this is equality of the component's states), and each step raises the same failures in
-both orders. Independence is thus decided by the machine's own semantics — heap locations
+At a state ``s`` with several threads enabled, the expanded set may be the steps of some of
+the threads ``K`` alone, when that set is **persistent** in ``s``: every sequence of steps of
+the *other* threads from ``s`` (``K`` not moving) consists of steps independent of ``K``'s
+steps in the state they are taken from. This is checked here by exploring that sub-space —
+the states reachable from ``s`` by steps of the other threads — completely (at most
+:data:`BUDGET` states, else the set is not taken), and for each of its edges ``x --b--> y`` and
+each step ``a`` of ``K`` testing that the two commute exactly: ``a`` is enabled at ``x`` and
+``y`` with the same labels, ``b`` is enabled at ``a(x)``, ``a(b(x)) == b(a(x))`` (states are
+canonical, so this is equality of the component's states), and each step raises the same
+failures in both orders. ``K`` starts as every enabled thread (less those with a step that
+is not forward, below) and threads are left out of it greedily while it stays persistent.
+Independence is thus decided by the machine's own semantics — heap locations
 by identity, lock, condition and queue state, thread start and join, everything a step
-reads or writes — not by a syntactic approximation. A step that calls the environment is
-never reordered (the environment's state is not in the component's state): a sub-space or an
-``A`` step with an environment call gives no reduction.
+reads or writes — not by a syntactic approximation. A step that calls the environment (other
+than a pure built-in or a built-in container's method on plain data, :func:`closed_call`) is
+never reordered (the environment's state is not in the component's state): a state where
+one occurs is expanded fully, and a sub-space with one gives no reduction.
 
-What this preserves: every deadlock (Godefroid Thm. 4.3: ``A``'s steps stay enabled along
+What this preserves: every deadlock (Godefroid Thm. 4.3: ``K``'s steps stay enabled along
 every path of the others) and every failing step (assertion, uncaught exception): a failing
-step ``f`` reached by a path ``w`` from ``s`` either lies after a step of ``A`` on ``w`` —
-then ``A``'s step commutes to the front — or ``w·f`` consists of other threads' steps, each
-commuting with ``A``'s, and stays a path after ``A``'s step. Against the ignoring problem
-(``f`` postponed forever around a cycle) the expanded set of ``A`` is taken only when each of
-its steps is *forward*: it strictly increases ``A``'s stack of program counters in the
+step ``f`` reached by a path ``w`` from ``s`` either lies after a step of ``K`` on ``w`` —
+then that step commutes to the front — or ``w·f`` consists of other threads' steps, each
+commuting with ``K``'s, and stays a path after a step of ``K``. Against the ignoring problem
+(``f`` postponed forever around a cycle) a set ``K`` short of all enabled threads is taken
+only when each of its steps is *forward*: it strictly increases its thread's stack of
+program counters in the
 lexicographic order (a prefix before its extensions). A cycle returns every thread's stack to
 its value, so each cycle has a step that is not forward, taken from a fully expanded state
 (the static proviso of Kurshan, Levin, Minea, Peled & Yenigün, "Static partial order
