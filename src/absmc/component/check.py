@@ -29,6 +29,7 @@ from absmc.component.native_replay import (
     confirm_on_cpython,
 )
 from absmc.component.program import build_program, load_program
+from absmc.component.reduction import Reduction
 from absmc.component.refinement import (
     ExactnessChecker,
     MatchStore,
@@ -56,6 +57,9 @@ from absmc.kernel.store import (
 )
 from absmc.kernel.trace import ReplayError
 
+#: expansions between two clock reads with the reduction (each runs tens of steps)
+REDUCED_CLOCK_EVERY = 32
+
 #: the stores of a component check
 STORES = ("exact", "hash-compact", "bitstate")
 
@@ -73,7 +77,9 @@ class ComponentOptions:
     PA+NTP; ``prover``: PA+TP, refined with the prover, :mod:`absmc.component.refinement`),
     ``record_border`` (keep the environment calls for test generation), ``progress``,
     ``confirm`` (re-execute each violation's trace on CPython with the program file,
-    :mod:`absmc.component.native_replay`; a trace that does not fail there is ``unknown``)."""
+    :mod:`absmc.component.native_replay`; a trace that does not fail there is ``unknown``),
+    ``reduce`` (partial-order reduction of the threads' interleavings,
+    :mod:`absmc.component.reduction`; applies with ``abstraction="none"``)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -89,6 +95,7 @@ class ComponentOptions:
     record_border: bool = False
     confirm: bool = True
     progress: Callable[[Progress], None] | None = None
+    reduce: bool = False
 
 
 def _store(options: ComponentOptions) -> Store:
@@ -120,6 +127,14 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
     options = replace(options, limits=options.limits.started())
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
+    # the reduction applies to the concrete search (the refinement rounds observe every
+    # transition of the full graph)
+    concrete = options.abstraction == "none" and not options.predicates
+    if options.reduce and concrete:
+        if sem.reduction is None:
+            sem.reduction = Reduction(sem)
+    else:
+        sem.reduction = None
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     if options.abstraction == "prover":
@@ -142,6 +157,8 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
+            # an expansion with the reduction runs tens of steps: read the clock more often
+            clock_every=REDUCED_CLOCK_EVERY if sem.reduction is not None else CLOCK_EVERY,
         )
     finally:
         sem.restore()
@@ -171,6 +188,10 @@ def _results(
     extra["env_calls"] = sem.env_calls
     extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
+    if sem.reduction is not None:
+        extra.update(sem.reduction.stats())
+    else:
+        extra["reduction"] = "none"
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )

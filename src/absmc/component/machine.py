@@ -45,6 +45,7 @@ from absmc.component.guard import STATE as GUARD
 from absmc.component.memo import Memo, step_key
 from absmc.component.memo import apply as memo_apply
 from absmc.component.memo import delta as memo_delta
+from absmc.component.reduction import Reduction, closed_call
 from absmc.component.sync import (
     CONSTRUCTORS,
     REAL_TYPES,
@@ -193,6 +194,7 @@ class ComponentSemantics(ThreadSteps):
         kwargs: Mapping[str, Any] | None = None,
         record: bool = False,
         memoize: bool = True,
+        reduce: bool = False,
     ) -> None:
         self.prog = program
         #: the entry's arguments (the CPython oracle runs the program again with them)
@@ -208,6 +210,8 @@ class ComponentSemantics(ThreadSteps):
         self.nondeterministic: list[str] = []
         self.border: dict[Any, BorderCall] = {}
         self.env_calls = 0
+        #: environment calls that may touch state outside the component (never reordered)
+        self.hidden_calls = 0
         self.env_time = 0.0
         #: when set, the (function index, pc) of every instruction a step executes, and the
         #: observer told of every transition ``successors`` computes: ``(source, thread,
@@ -221,6 +225,8 @@ class ComponentSemantics(ThreadSteps):
         self._codes = {fc.func.__code__: fc.name for fc in program.funcs}
         #: the threads of the step being executed (for threads started by native code)
         self._stepping: list[_Thread] | None = None
+        #: partial-order reduction (:mod:`absmc.component.reduction`), when set
+        self.reduction: Reduction | None = Reduction(self) if reduce else None
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -267,6 +273,8 @@ class ComponentSemantics(ThreadSteps):
         return all(t[2] in ("D", "X") or t[4] for t in threads)
 
     def successors(self, s: State) -> Expansion:
+        if self.reduction is not None:
+            return self._reduced_successors(s)
         out: list[tuple[int, State]] = []
         fails: Failures = NO_FAILURES
         threads = cast(Any, s)[2]
@@ -289,6 +297,43 @@ class ComponentSemantics(ThreadSteps):
                 choice += 1
                 if choice >= nalts:
                     break
+        return out, fails
+
+    def _reduced_successors(self, s: State) -> Expansion:
+        """Every thread's steps, then only those of the threads whose steps form a persistent
+        set (:mod:`absmc.component.reduction`); the failures of all steps are reported."""
+        reduction = self.reduction
+        assert reduction is not None
+        fails: Failures = NO_FAILURES
+        threads = cast(Any, s)[2]
+        by_thread: dict[int, dict[int, tuple[State | None, Failures]]] = {}
+        env: set[int] = set()
+        for tid in range(len(threads)):
+            if threads[tid][2] in ("D", "X"):
+                continue
+            mine: dict[int, tuple[State | None, Failures]] = {}
+            choice = 0
+            calls = self.hidden_calls
+            while True:
+                label = tid * LABELS + choice
+                target, f, nalts = self._run(s, tid, choice, label)
+                if f:
+                    fails += f
+                mine[label] = (target, f)
+                choice += 1
+                if choice >= nalts:
+                    break
+            if self.hidden_calls != calls:
+                env.add(tid)
+            by_thread[tid] = mine
+        keep = reduction.reduce(s, by_thread, env)
+        out = [
+            (label, t)
+            for tid, mine in by_thread.items()
+            if keep is None or tid in keep
+            for label, (t, _) in mine.items()
+            if t is not None
+        ]
         return out, fails
 
     def step(self, label: int, s: State) -> tuple[State | None, Failures]:
@@ -771,6 +816,8 @@ class ComponentSemantics(ThreadSteps):
         """One call into the environment: executed natively, atomically; with determinism
         checking, its input and output are compared with earlier calls of the same input."""
         self.env_calls += 1
+        if self.reduction is not None and not closed_call(f, args, kwargs, self._owned):
+            self.hidden_calls += 1
         if isinstance(getattr(f, "__self__", None), REAL_TYPES):
             raise NativeUseError(
                 f"{_callee_name(f)} of a real synchronization object the checker does not own "
