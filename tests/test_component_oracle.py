@@ -249,7 +249,7 @@ def differential(
         out[p] = (
             "unknown"
             if "unknown" in (a, ov)
-            else "agree"
+            else f"agree ({a})"
             if a == ov
             else f"disagree (absmc {a}, CPython {ov})"
         )
@@ -278,6 +278,9 @@ def test_differential_fast_subset(tmp_path: Path) -> None:
     bad = [r for r in rows if any(str(v).startswith("disagree") for v in r.values())]
     assert not bad, bad
     assert counts["agree"] >= 2 * len(rows)
+    agreed = [v for r in rows for v in r.values() if str(v).startswith("agree")]
+    assert "agree (violated)" in agreed and "agree (holds)" in agreed
+    print(f"  violated on both sides: {agreed.count('agree (violated)')}")
 
 
 @pytest.mark.slow
