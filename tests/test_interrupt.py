@@ -82,10 +82,10 @@ def test_ctrl_c_ends_under_inside_the_prover_with_statistics() -> None:
     out, err = proc.communicate(timeout=60)
     # a solver call runs up to 10 s (under's prover timeout): below that, Ctrl-C reached it
     assert time.monotonic() - sent < 9, "Ctrl-C took effect only after the solver call"
-    if proc.returncode == 130 and "interrupted" in err:
-        pytest.skip("the machine is so loaded that Ctrl-C arrived while the model was loading")
     assert proc.returncode == 3, err
     res = json.loads(out)
+    if not res.get("results"):  # loading or compiling: exit 3, no property results yet
+        pytest.skip("the machine is so loaded that Ctrl-C arrived while the model was loading")
     first = res["results"][0]
     assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
 

@@ -154,6 +154,9 @@ def test_disagreement_exits_4_with_both_answers(
     assert r.code == 4
     assert "engines disagree on 'small': liar proves it holds" in r.err
     assert "counterexample for 'small'" in r.err  # the other answer's trace is shown
+    j = run_cli("check", str(buggy), "--method", "auto", "--json")
+    error = json.loads(j.out)
+    assert j.code == error["exit_code"] == 4 and "engines disagree" in error["error"]
 
 
 def test_a_trace_that_does_not_replay_is_not_accepted(buggy: Path) -> None:

@@ -288,12 +288,12 @@ class _Decider:
         if value is Belnap.TRUE:
             reason = (
                 f"value t: holds in the may-abstraction (over-approximation, "
-                f"{self.may.outcome.states} abstract states)"
+                f"{self.may.outcome.states:,} abstract states)"
             )
             if self.may.model.exact:
                 reason = (
                     f"value t: nothing is abstracted; no violation in the "
-                    f"{self.may.outcome.states} reachable states (exhaustive search)"
+                    f"{self.may.outcome.states:,} reachable states (exhaustive search)"
                 )
             return PropertyResult(name, kind, METHOD, Verdict.HOLDS, reason, stats, extra=extra)
         if value is Belnap.FALSE:

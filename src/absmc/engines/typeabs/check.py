@@ -330,7 +330,7 @@ def check_types(
         if v is None and outcome.stopped is None:
             verdict = Verdict.HOLDS
             reason = (
-                f"holds on the abstraction: no violation in the {outcome.states} reachable "
+                f"holds on the abstraction: no violation in the {outcome.states:,} reachable "
                 "abstract states (exhaustive search)"
             )
         elif cfvs:

@@ -231,7 +231,7 @@ def _result(
         how = "range-store " if under.store == "range" else how
         reason_holds = (
             f"{how}exact abstraction after {iterations} iteration"
-            f"{'s' if iterations != 1 else ''}: {last.abstract_states} abstract states, "
+            f"{'s' if iterations != 1 else ''}: {last.abstract_states:,} abstract states, "
             f"bisimilar to the concrete system"
         )
     results = results_from_outcome(compiled, selection, outcome, "under", stats, loop.exact)
