@@ -46,35 +46,50 @@ def houdini(ts: TransitionSystem, candidates: Sequence[Expr], deadline: float | 
     time."""
     watch(ts.ctx)
     terms = {e: ts.term(e) for e in candidates}
-    init = _solver(ts, deadline)
-    init.add(ts.init())
-    kept = []
-    for e, t in terms.items():
-        init.push()
-        init.add(z3.Not(t))
-        answer = init.check()
-        init.pop()
-        if answer == z3.unsat:
-            kept.append(e)
-        elif answer != z3.sat:
-            return []
+    kept = _initial_subset(ts, list(candidates), terms, deadline)
+    # one literal per candidate, for the current (p) and the next (q) state; each round asks
+    # for a step from the kept candidates to a state falsifying one of them
     step = _solver(ts, deadline)
     step.add(ts.domain(), ts.transition())
+    p = {e: z3.Bool(f"houdini_p{i}", ts.ctx) for i, e in enumerate(kept)}
+    q = {e: z3.Bool(f"houdini_q{i}", ts.ctx) for i, e in enumerate(kept)}
+    for e in kept:
+        step.add(z3.Implies(p[e], terms[e]), q[e] == ts.term(e, primed=True))
+    round_ = 0
     while kept:
-        now = z3.And(*[terms[e] for e in kept])
-        nxt = {e: ts.term(e, primed=True) for e in kept}
-        step.push()
-        step.add(now, z3.Not(z3.And(*nxt.values())))
-        answer = step.check()
+        round_ += 1
+        r = z3.Bool(f"houdini_r{round_}", ts.ctx)
+        step.add(z3.Implies(r, z3.Or(*[z3.Not(q[e]) for e in kept])))
+        answer = step.check(r, *[p[e] for e in kept])
         if answer == z3.unsat:
-            step.pop()
             return kept
         if answer != z3.sat:
-            step.pop()
             return []
         m = step.model()
-        kept = [e for e in kept if z3.is_true(m.eval(nxt[e], model_completion=True))]
-        step.pop()
+        kept = [e for e in kept if not z3.is_false(m.eval(q[e], model_completion=True))]
+    return kept
+
+
+def _initial_subset(
+    ts: TransitionSystem, kept: list[Expr], terms: dict[Expr, Z3Term], deadline: float | None
+) -> list[Expr]:
+    """The candidates true in every initial state (models of ``Init`` that falsify some
+    candidate remove every candidate they falsify)."""
+    s = _solver(ts, deadline)
+    s.add(ts.init())
+    while kept:
+        s.push()
+        s.add(z3.Not(z3.And(*[terms[e] for e in kept])))
+        answer = s.check()
+        if answer == z3.unsat:
+            s.pop()
+            return kept
+        if answer != z3.sat:
+            s.pop()
+            return []
+        m = s.model()
+        kept = [e for e in kept if z3.is_true(m.eval(terms[e], model_completion=True))]
+        s.pop()
     return kept
 
 
