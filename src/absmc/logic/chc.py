@@ -84,13 +84,16 @@ def spacer(ts: TransitionSystem, cond: BadCondition, timeout_s: float | None) ->
     err = z3.Function("Err", z3.BoolSort(ctx))
     fp.register_relation(inv, err)
     fp.declare_var(*ts.current, *ts.primed)
+    # the ranges hold in every reachable state (Init has them, every step keeps them): given
+    # in each clause, Spacer need not learn them
+    dom = ts.domain()
     fp.rule(inv(*ts.current), ts.init(), name="init")
     for c in ts.commands:
-        fp.rule(inv(*ts.primed), [inv(*ts.current), ts.step(c)], name=f"c{c.index}")
+        fp.rule(inv(*ts.primed), [inv(*ts.current), dom, ts.step(c)], name=f"c{c.index}")
     if cond.state is not None:
-        fp.rule(err(), [inv(*ts.current), ts.term(cond.state)], name="bad")
+        fp.rule(err(), [inv(*ts.current), dom, ts.term(cond.state)], name="bad")
     for ci, e in cond.steps:
-        fp.rule(err(), [inv(*ts.current), ts.term(e)], name=f"bad{ci}")
+        fp.rule(err(), [inv(*ts.current), dom, ts.term(e)], name=f"bad{ci}")
     t0 = time.monotonic()
     answer = fp.query(err())
     if answer == z3.unsat:

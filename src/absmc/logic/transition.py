@@ -36,6 +36,7 @@ import z3
 from absmc.ir.ctl import And, Atom, Formula, Implies, Not, Or, Temporal
 from absmc.ir.expr import TRUE, Expr, conj, disj, free_vars, neg, op
 from absmc.ir.sorts import BoolSort, RangeSort
+from absmc.ir.simplify import simplify, truth_value
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Command, System
 from absmc.logic.definedness import (
     assert_violation,
@@ -140,9 +141,13 @@ def bad_condition(system: System, name: str, kind: str) -> BadCondition:
 
 
 def _nontrivial(steps: Sequence[tuple[int, Expr]]) -> tuple[tuple[int, Expr], ...]:
-    from absmc.ir.expr import FALSE
-
-    return tuple((i, e) for i, e in steps if e != FALSE)
+    """The conditions that constant folding does not make false."""
+    out = []
+    for i, e in steps:
+        folded = simplify(e)
+        if truth_value(folded) is not False:
+            out.append((i, folded))
+    return tuple(out)
 
 
 def encodable_commands(system: System) -> tuple[Command, ...]:

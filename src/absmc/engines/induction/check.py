@@ -142,7 +142,10 @@ def _check_one(
     if budget.expired():
         return result(Verdict.UNKNOWN, budget.reason())
     try:
-        answer = solve(ts, cond, budget)
+        if cond.state is None and not cond.steps:  # nothing can go wrong: true is inductive
+            answer: Answer = Proved(z3.BoolVal(True, ts.ctx), "no error condition")
+        else:
+            answer = solve(ts, cond, budget)
     except z3.Z3Exception as err:
         why = budget.reason() if budget.expired() else f"solver error: {err}"
         return result(Verdict.UNKNOWN, why)
@@ -210,7 +213,11 @@ def readable(invariant: z3.ExprRef, system: System) -> Expr:
     except ValueError:
         goal = z3.Goal(ctx=simplified.ctx)
         goal.add(simplified)
-        done = z3.Then("qe", "simplify")(goal)
+        try:
+            ctx = simplified.ctx
+            done = z3.Then(z3.Tactic("qe", ctx), z3.Tactic("simplify", ctx), ctx=ctx)(goal)
+        except z3.Z3Exception as err:
+            raise ValueError(f"quantifier elimination failed: {err}") from err
         parts = [f for g in done for f in g]
         return from_z3(z3.simplify(z3.And(*parts, simplified.ctx)), variables)
 
