@@ -63,6 +63,7 @@ class Budget:
     deadline: float | None
     max_depth: int | None
     timeout: float | None
+    shared: bool = False
 
     @staticmethod
     def of(options: CheckOptions) -> Budget:
@@ -81,8 +82,18 @@ class Budget:
         """Whether the time limit has passed."""
         return self.deadline is not None and time.monotonic() >= self.deadline
 
+    def share(self, parts: int) -> Budget:
+        """The budget of one of ``parts`` properties still to check: an equal share of the
+        time left (what a property leaves unused goes to the next ones)."""
+        left = self.left()
+        if left is None or parts <= 1:
+            return self
+        return Budget(time.monotonic() + left / parts, self.max_depth, self.timeout, True)
+
     def reason(self) -> str:
         """Why a run stopped at the time limit."""
+        if self.shared:
+            return f"its share of the time limit of {self.timeout:g} s ran out"
         return f"time limit of {self.timeout:g} s reached"
 
 
@@ -114,7 +125,10 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
             notes.append(f"skipped CTL property '{p.name}': only AG of a state formula is checked")
     ts = TransitionSystem(system)
     sem = cache(lambda: compile_system(system, selection.user))
-    results = [_check_one(system, ts, sem, n, k, method, solve, budget) for n, k in names]
+    results = []
+    for i, (n, k) in enumerate(names):
+        mine = budget.share(len(names) - i)
+        results.append(_check_one(system, ts, sem, n, k, method, solve, mine))
     return Result(system.file or system.name, method, tuple(results), tuple(notes))
 
 
