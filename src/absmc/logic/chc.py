@@ -66,9 +66,17 @@ Answer = Proved | Refuted | Inconclusive
 
 
 @interruptible
-def spacer(ts: TransitionSystem, cond: BadCondition, timeout_s: float | None) -> Answer:
+def spacer(
+    ts: TransitionSystem,
+    cond: BadCondition,
+    timeout_s: float | None,
+    background: Z3Term | None = None,
+) -> Answer:
     """Solve the clauses of the module doc for ``ts`` and ``cond`` with Spacer within
-    ``timeout_s`` seconds (``None``: no limit)."""
+    ``timeout_s`` seconds (``None``: no limit). ``background``: a state formula known to hold
+    in every reachable state (an inductive invariant that holds initially, e.g. Houdini's),
+    assumed in every clause body; the invariant returned then includes it (``Inv ∧ S`` is
+    inductive when ``S`` is and ``Inv`` is relative to ``S``)."""
     ctx = ts.ctx
     watch(ctx)
     fp = z3.Fixedpoint(ctx=ctx)
@@ -86,7 +94,7 @@ def spacer(ts: TransitionSystem, cond: BadCondition, timeout_s: float | None) ->
     fp.declare_var(*ts.current, *ts.primed)
     # the ranges hold in every reachable state (Init has them, every step keeps them): given
     # in each clause, Spacer need not learn them
-    dom = ts.domain()
+    dom = ts.domain() if background is None else z3.And(ts.domain(), background)
     fp.rule(inv(*ts.current), ts.init(), name="init")
     for c in ts.commands:
         fp.rule(inv(*ts.primed), [inv(*ts.current), dom, ts.step(c)], name=f"c{c.index}")
@@ -101,7 +109,10 @@ def spacer(ts: TransitionSystem, cond: BadCondition, timeout_s: float | None) ->
         if body is None:
             body = z3.substitute_vars(fp.get_cover_delta(-1, inv), *ts.current)
         levels = fp.get_num_levels(inv)
-        return Proved(body, f"Spacer, {levels} level{'s' if levels != 1 else ''}")
+        how = f"Spacer, {levels} level{'s' if levels != 1 else ''}"
+        if background is not None:
+            return Proved(z3.And(body, background), f"{how}, with Houdini's invariants")
+        return Proved(body, how)
     if answer == z3.sat:
         names = [str(n) for n in fp.get_rule_names_along_trace()]
         commands = [int(n[1:]) for n in reversed(names) if n.startswith("c") and n[1:].isdigit()]

@@ -47,26 +47,35 @@ def houdini(ts: TransitionSystem, candidates: Sequence[Expr], deadline: float | 
     watch(ts.ctx)
     terms = {e: ts.term(e) for e in candidates}
     kept = _initial_subset(ts, list(candidates), terms, deadline)
-    # one literal per candidate, for the current (p) and the next (q) state; each round asks
-    # for a step from the kept candidates to a state falsifying one of them
+    # one literal per candidate, for the current (p) and the next (q) state: p_e assumes the
+    # candidate now (assumed for the kept ones, refuted for the dropped ones), and one clause
+    # built once asks that some assumed candidate fails after the step
     step = _solver(ts, deadline)
     step.add(ts.domain(), ts.transition())
     p = {e: z3.Bool(f"houdini_p{i}", ts.ctx) for i, e in enumerate(kept)}
     q = {e: z3.Bool(f"houdini_q{i}", ts.ctx) for i, e in enumerate(kept)}
+    not_p = {e: z3.Not(p[e]) for e in kept}
     for e in kept:
         step.add(z3.Implies(p[e], terms[e]), q[e] == ts.term(e, primed=True))
-    round_ = 0
+    step.add(z3.Or(*[z3.And(p[e], z3.Not(q[e])) for e in kept]))
+    dropped: list[Expr] = []
     while kept:
-        round_ += 1
-        r = z3.Bool(f"houdini_r{round_}", ts.ctx)
-        step.add(z3.Implies(r, z3.Or(*[z3.Not(q[e]) for e in kept])))
-        answer = step.check(r, *[p[e] for e in kept])
+        answer = step.check(*[p[e] for e in kept], *[not_p[e] for e in dropped])
         if answer == z3.unsat:
             return kept
         if answer != z3.sat:
             return []
         m = step.model()
-        kept = [e for e in kept if not z3.is_false(m.eval(q[e], model_completion=True))]
+        still = []
+        for e in kept:
+            value = m.get_interp(q[e])
+            if value is not None and z3.is_false(value):
+                dropped.append(e)
+            else:
+                still.append(e)
+        if len(still) == len(kept):  # pragma: no cover - a model falsifies some kept q
+            return []
+        kept = still
     return kept
 
 

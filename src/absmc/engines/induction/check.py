@@ -103,10 +103,17 @@ Solve = Callable[[TransitionSystem, BadCondition, Budget], Answer]
 def check_pdr(system: System, options: CheckOptions, own: PdrOptions) -> Result:
     """``--method pdr``: every selected safety property by Spacer (see the module doc).
     Raises ``CertificateError`` (internal) when an invariant fails its check."""
-    del own
+    from absmc.engines.induction.facts import strengthening_facts
+
+    background: dict[int, z3.ExprRef] = {}
 
     def solve(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Answer:
-        return spacer(ts, cond, budget.left())
+        if not own.strengthen:
+            return spacer(ts, cond, budget.left())
+        if id(ts) not in background:
+            facts = strengthening_facts(system, ts, budget)
+            background[id(ts)] = z3.And(*[ts.term(e) for e in facts], z3.BoolVal(True, ts.ctx))
+        return spacer(ts, cond, budget.left(), background[id(ts)])
 
     return check_induction(system, options, "pdr", solve)
 

@@ -10,8 +10,11 @@ __all__ = ["KindOptions", "PdrOptions"]
 
 @dataclass(frozen=True)
 class PdrOptions:
-    """Options of ``--method pdr`` (IC3/PDR by Z3's Spacer): none yet; the time limit is the
-    run's ``--timeout``."""
+    """Options of ``--method pdr`` (IC3/PDR by Z3's Spacer): ``strengthen`` gives Spacer
+    Houdini's invariants (:mod:`absmc.engines.induction.facts`) as background facts (they
+    become part of the certificate). The time limit is the run's ``--timeout``."""
+
+    strengthen: bool = True
 
 
 @dataclass(frozen=True)
