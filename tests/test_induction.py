@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import z3
@@ -16,6 +17,7 @@ from absmc.engines.induction import check as induction_check
 from absmc.engines.induction.check import check_induction
 from absmc.errors import CapabilityError
 from absmc.ir.expr import FALSE, TRUE, conjuncts
+from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl, parse_gcl_expr
@@ -31,16 +33,16 @@ SYMBOLIC = EXAMPLES / "symbolic"
 OPTS = CheckOptions(limits=Limits(timeout=60))
 
 
-def _by_name(method: str, path: object, **kw: object) -> dict[str, object]:
-    system = load_model(path) if not hasattr(path, "commands") else path
+def _by_name(method: str, path: Path | System, **kw: object) -> dict[str, Any]:
+    system = path if isinstance(path, System) else load_model(path)
     res = registry.run(method, system, CheckOptions(limits=Limits(timeout=60), **kw))  # type: ignore[arg-type]
     return {r.property: r for r in res.results}
 
 
 def test_pdr_proves_ticket_mutex_with_a_checked_certificate() -> None:
     r = _by_name("pdr", SYMBOLIC / "ticket2.gcl", properties=["mutex"])["mutex"]
-    assert r.verdict is Verdict.HOLDS, r.reason  # type: ignore[attr-defined]
-    cert = r.extra["certificate"]  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.HOLDS, r.reason
+    cert = r.extra["certificate"]
     assert cert["checked"] is True and "pc1" in cert["invariant"]
     # the certificate is re-checkable from its text alone
     system = load_model(SYMBOLIC / "ticket2.gcl")
@@ -52,14 +54,14 @@ def test_pdr_proves_ticket_mutex_with_a_checked_certificate() -> None:
 def test_a_tampered_certificate_is_rejected() -> None:
     system = load_model(SYMBOLIC / "ticket2.gcl")
     r = _by_name("pdr", system, properties=["mutex"])["mutex"]
-    inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "c")  # type: ignore[attr-defined]
+    inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "c")
     cond = bad_condition(system, "mutex", "ctl")
     assert check_certificate(system, cond, FALSE).failed == "initiation (Init => Inv)"
     assert check_certificate(system, cond, TRUE).failed == "safety (Inv => not Bad)"
     # dropping conjuncts breaks consecution or safety
     parts = conjuncts(inv)
     assert len(parts) > 1
-    weakened = parse_gcl_expr(r.extra["certificate"]["invariant"].split(" && ")[0], system, "c")  # type: ignore[attr-defined]
+    weakened = parse_gcl_expr(r.extra["certificate"]["invariant"].split(" && ")[0], system, "c")
     out = check_certificate(system, cond, weakened)
     assert not out.valid and out.failed is not None
 
@@ -68,7 +70,7 @@ def test_an_invariant_that_fails_its_check_is_an_internal_error() -> None:
     system = load_model(SYMBOLIC / "ticket2.gcl")
 
     def bogus(ts: object, cond: object, budget: object) -> Proved:
-        return Proved(z3.BoolVal(True, ts.ctx), "bogus")  # type: ignore[attr-defined]
+        return Proved(z3.BoolVal(True, ts.ctx), "bogus")
 
     opts = CheckOptions(properties=["mutex"], limits=Limits(timeout=30))
     with pytest.raises(CertificateError, match="fails safety"):
@@ -78,9 +80,9 @@ def test_an_invariant_that_fails_its_check_is_an_internal_error() -> None:
 @pytest.mark.parametrize("method", ["pdr", "kind"])
 def test_the_bug_is_found_with_a_replayed_trace(method: str) -> None:
     r = _by_name(method, SYMBOLIC / "ticket2_bug.gcl", properties=["mutex_inv"])["mutex_inv"]
-    assert r.verdict is Verdict.VIOLATED  # type: ignore[attr-defined]
-    assert r.trace is not None and r.trace.replayed  # type: ignore[attr-defined]
-    last = r.trace.steps[-1].state  # type: ignore[attr-defined]
+    assert r.verdict is Verdict.VIOLATED
+    assert r.trace is not None and r.trace.replayed
+    last = r.trace.steps[-1].state
     assert last["pc1"] == 2 and last["pc2"] == 2
 
 
@@ -106,10 +108,13 @@ active proctype P() {
 """
 
 
-@pytest.mark.parametrize(("method", "prop", "expected"), [
-    ("pdr", "assert@4", Verdict.HOLDS),  # 250..255 then 0..3: true only because x wraps
-    ("kind", "assert@7", Verdict.VIOLATED),  # BMC through the wrap, 28 steps deep
-])
+@pytest.mark.parametrize(
+    ("method", "prop", "expected"),
+    [
+        ("pdr", "assert@4", Verdict.HOLDS),  # 250..255 then 0..3: true only because x wraps
+        ("kind", "assert@7", Verdict.VIOLATED),  # BMC through the wrap, 28 steps deep
+    ],
+)
 def test_promela_byte_wraps_as_spin(
     method: str, prop: str, expected: Verdict, tmp_path: Path
 ) -> None:
@@ -144,7 +149,9 @@ def _exact_vs(method: str, seeds: range) -> tuple[int, int]:
         gen = random_model(seed)
         system = parse_gcl(gen.text, "gen.gcl")
         exact_opts = CheckOptions(keep_going=True, limits=Limits(max_states=50_000))
-        exact = {r.property: r.verdict for r in registry.run("explicit", system, exact_opts).results}
+        exact = {
+            r.property: r.verdict for r in registry.run("explicit", system, exact_opts).results
+        }
         try:
             res = registry.run(method, system, CheckOptions(limits=Limits(timeout=20)))
         except CapabilityError:
@@ -182,7 +189,9 @@ def _ctl_vs_explicit(method: str, seeds: range) -> int:
         names = [p.name for p in system.ctl if p.formula.__class__.__name__ == "Temporal"]
         res = registry.run(method, system, CheckOptions(limits=Limits(timeout=20)))
         exact_opts = CheckOptions(keep_going=True)
-        exact = {r.property: r.verdict for r in registry.run("explicit", system, exact_opts).results}
+        exact = {
+            r.property: r.verdict for r in registry.run("explicit", system, exact_opts).results
+        }
         for r in res.results:
             if r.verdict is not Verdict.UNKNOWN and r.property in exact:
                 total += 1

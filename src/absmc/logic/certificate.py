@@ -17,7 +17,7 @@ A solver answer other than ``unsat`` never passes.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import z3
@@ -66,8 +66,7 @@ def from_z3(f: Z3Term, variables: Mapping[str, Var]) -> Expr:
     return go(f)
 
 
-def _convert(t: Z3Term, go: object, variables: Mapping[str, Var]) -> Expr:
-    rec = go  # type: ignore[assignment]
+def _convert(t: Z3Term, rec: Callable[[Z3Term], Expr], variables: Mapping[str, Var]) -> Expr:
     if z3.is_true(t):
         return TRUE
     if z3.is_false(t):
@@ -83,7 +82,7 @@ def _convert(t: Z3Term, go: object, variables: Mapping[str, Var]) -> Expr:
     if not z3.is_app(t):
         raise ValueError(f"cannot read {t.sexpr()[:60]!r} as an IR expression")
     k = t.decl().kind()
-    args = [rec(a) for a in t.children()]  # type: ignore[operator]
+    args = [rec(a) for a in t.children()]
     if k == z3.Z3_OP_AND:
         return conj(args)
     if k == z3.Z3_OP_OR:

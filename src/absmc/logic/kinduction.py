@@ -47,6 +47,8 @@ def houdini(ts: TransitionSystem, candidates: Sequence[Expr], deadline: float | 
     watch(ts.ctx)
     terms = {e: ts.term(e) for e in candidates}
     kept = _initial_subset(ts, list(candidates), terms, deadline)
+    if not kept:
+        return []
     # one literal per candidate, for the current (p) and the next (q) state: p_e assumes the
     # candidate now (assumed for the kept ones, refuted for the dropped ones), and one clause
     # built once asks that some assumed candidate fails after the step
@@ -164,7 +166,9 @@ def _invariant(ts: TransitionSystem, w0: Z3Term, k: int) -> Z3Term | None:
     for _ in range(k):
         parts = [w0]
         for enabled, values in pre:
-            parts.append(z3.Implies(enabled, z3.substitute(w, *zip(ts.current, values))))
+            parts.append(
+                z3.Implies(enabled, z3.substitute(w, *zip(ts.current, values, strict=True)))
+            )
         w = z3.simplify(z3.And(*parts))
         if len(w.sexpr()) > MAX_CERTIFICATE_SIZE:
             return None

@@ -9,7 +9,8 @@ The formulas follow the concrete semantics of :mod:`absmc.ir.compile` exactly, t
 * a state gives every variable a value; a finite range's value lies in its range (``domain``);
   ``INT`` variables are unbounded mathematical integers, ``BOOL`` variables Z3 booleans;
 * the initial states: declared values for the variables the ``init:`` constraint does not
-  mention, the constraint (defined and true) for the others (:func:`absmc.kernel.initial.is_initial`);
+  mention, the constraint (defined and true) for the others (as
+  :func:`absmc.kernel.initial.is_initial`);
 * command ``c`` steps from ``s`` to ``s'`` when it is *cleanly enabled*
   (:func:`~absmc.logic.definedness.enabled_cleanly`: no ``errors`` condition, no division by
   zero, guard true, every assignment to an ``overflow="error"`` range inside it) and ``s'``
@@ -35,8 +36,8 @@ import z3
 
 from absmc.ir.ctl import And, Atom, Formula, Implies, Not, Or, Temporal
 from absmc.ir.expr import TRUE, Expr, conj, disj, free_vars, neg, op
-from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.simplify import simplify, truth_value
+from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Command, System
 from absmc.logic.definedness import (
     assert_violation,
@@ -136,8 +137,8 @@ def bad_condition(system: System, name: str, kind: str) -> BadCondition:
                     (c.index, disj([assert_violation(c, c.guard, c.asserts, k) for k in ks]))
                 )
         return BadCondition(name, kind, None, _nontrivial(steps))
-    prop = system.get_property(name)
-    return BadCondition(name, kind, violation_condition(prop.expr, prop.kind))
+    model_prop = system.get_property(name)
+    return BadCondition(name, kind, violation_condition(model_prop.expr, model_prop.kind))
 
 
 def _nontrivial(steps: Sequence[tuple[int, Expr]]) -> tuple[tuple[int, Expr], ...]:

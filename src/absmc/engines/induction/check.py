@@ -34,11 +34,11 @@ from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Expr
 from absmc.ir.printer import format_expr
 from absmc.ir.system import System
+from absmc.kernel.initial import is_initial
 from absmc.kernel.options import CheckOptions, property_kind, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay, run_path, to_trace
-from absmc.kernel.initial import is_initial
 from absmc.logic.certificate import (
     CertificateError,
     check_certificate,
@@ -50,6 +50,8 @@ from absmc.logic.transition import BadCondition, NotSafety, TransitionSystem, ba
 
 __all__ = ["Budget", "check_induction", "check_pdr"]
 
+#: a second pass over the properties that ran out of their time share needs this many seconds
+SECOND_PASS_MIN_S = 2.0
 #: seconds kept for the certificate check when the solver ran into the time limit
 CHECK_RESERVE_S = 0.1
 
@@ -136,6 +138,14 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
     for i, (n, k) in enumerate(names):
         mine = budget.share(len(names) - i)
         results.append(_check_one(system, ts, sem, n, k, method, solve, mine))
+    # a second pass gives what the first one left of the time to the properties that ran out
+    # of their share
+    again = [i for i, r in enumerate(results) if r.reason.startswith("its share")]
+    for j, i in enumerate(again):
+        if budget.left() is not None and budget.left() < SECOND_PASS_MIN_S:  # type: ignore[operator]
+            break
+        n, k = names[i]
+        results[i] = _check_one(system, ts, sem, n, k, method, solve, budget.share(len(again) - j))
     return Result(system.file or system.name, method, tuple(results), tuple(notes))
 
 

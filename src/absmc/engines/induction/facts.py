@@ -18,7 +18,18 @@ import z3
 
 from absmc.engines.induction.check import Budget
 from absmc.ir.compile import compile_system
-from absmc.ir.expr import Const, Expr, Var, atoms, conjuncts, const, free_vars, op
+from absmc.ir.expr import (
+    Const,
+    Expr,
+    Op,
+    Var,
+    atoms,
+    conjuncts,
+    const,
+    free_vars,
+    op,
+    subexpressions,
+)
 from absmc.ir.sorts import INT, IntSort, RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
@@ -74,7 +85,15 @@ def initial_samples(ts: TransitionSystem, budget: Budget, count: int = 4) -> lis
     while len(out) < count and s.check() == z3.sat:
         state = ts.state_of(s.model())
         out.append(state)
-        s.add(z3.Or(*[x != (v if not z3.is_bool(x) else bool(v)) for x, v in zip(ts.current, state, strict=True)], ts.ctx))
+        s.add(
+            z3.Or(
+                *[
+                    x != (v if not z3.is_bool(x) else bool(v))
+                    for x, v in zip(ts.current, state, strict=True)
+                ],
+                ts.ctx,
+            )
+        )
     return out
 
 
@@ -88,14 +107,14 @@ def candidates(system: System) -> list[Expr]:
         if v.name not in mentioned:
             basic += [op(">=", v.ref(), const(v.init)), op("<=", v.ref(), const(v.init))]
     for x, y in related_pairs(system, names):
-        a, b = Var(x, INT), Var(y, INT)
-        basic += [op("<=", a, b), op("<=", b, a), op("<", a, b), op("<", b, a)]
+        vx, vy = Var(x, INT), Var(y, INT)
+        basic += [op("<=", vx, vy), op("<=", vy, vx), op("<", vx, vy), op("<", vy, vx)]
     if system.init_constraint is not None:
-        basic += list(conjuncts(system.init_constraint))
+        basic += [c for c in conjuncts(system.init_constraint) if _linear(c)]
     exprs = [c.guard for c in system.commands] + [p.expr for p in system.properties]
     for e in exprs:
         for a in atoms(e):
-            if free_vars(a) & names and not isinstance(a, Const):
+            if free_vars(a) & names and not isinstance(a, Const) and _linear(a):
                 basic.append(a)
     basic = list(dict.fromkeys(basic))
     owners = _owners(system)
@@ -105,7 +124,11 @@ def candidates(system: System) -> list[Expr]:
         if not (isinstance(v.sort, RangeSort) and v.sort.hi - v.sort.lo < MAX_CONTROL_VALUES):
             continue
         # a control variable guards the facts about the variables of its own process
-        local = [a for a in basic if proc is not None and any(owners.get(n) == proc for n in free_vars(a))]
+        local = [
+            a
+            for a in basic
+            if proc is not None and any(owners.get(n) == proc for n in free_vars(a))
+        ]
         for value in range(v.sort.lo, v.sort.hi + 1):
             at = op("==", v.ref(), const(value))
             guarded += [op("=>", at, a) for a in local]
@@ -124,9 +147,10 @@ def _distinct(system: System, owners: dict[str, str], names: set[str]) -> list[E
     controls: dict[str, list[tuple[str, range]]] = {}
     for v in system.variables:
         proc = owners.get(v.name)
-        if proc is not None and isinstance(v.sort, RangeSort):
-            if v.sort.hi - v.sort.lo < MAX_CONTROL_VALUES:
-                controls.setdefault(proc, []).append((v.name, range(v.sort.lo, v.sort.hi + 1)))
+        small = isinstance(v.sort, RangeSort) and v.sort.hi - v.sort.lo < MAX_CONTROL_VALUES
+        if proc is not None and small:
+            assert isinstance(v.sort, RangeSort)
+            controls.setdefault(proc, []).append((v.name, range(v.sort.lo, v.sort.hi + 1)))
     out: list[Expr] = []
     for x, y in itertools.combinations(sorted(rhs), 2):
         p, q = owners[x], owners[y]
@@ -134,10 +158,18 @@ def _distinct(system: System, owners: dict[str, str], names: set[str]) -> list[E
             continue
         for (cp, vp), (cq, vq) in itertools.product(controls.get(p, []), controls.get(q, [])):
             for a, b in itertools.product(vp, vq):
-                both = op("&&", op("==", Var(cp, system.by_name[cp].sort), const(a)),
-                          op("==", Var(cq, system.by_name[cq].sort), const(b)))
+                both = op(
+                    "&&",
+                    op("==", Var(cp, system.by_name[cp].sort), const(a)),
+                    op("==", Var(cq, system.by_name[cq].sort), const(b)),
+                )
                 out.append(op("=>", both, op("!=", Var(x, INT), Var(y, INT))))
     return out
+
+
+def _linear(e: Expr) -> bool:
+    """No multiplication, division or remainder (facts Spacer and Houdini handle well)."""
+    return not any(isinstance(x, Op) and x.op in ("*", "/", "%") for x in subexpressions(e))
 
 
 def related_pairs(system: System, names: set[str]) -> list[tuple[str, str]]:
