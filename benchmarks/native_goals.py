@@ -283,7 +283,7 @@ def memory(scale: float) -> None:
     for name, var, bound, store in MEMORY_RUNS:
         b = max(16, int(bound * scale))
         args = [sys.executable, "-m", "absmc.cli", "check", str(SCALING / name), "-D"]
-        args += [f"{var}={b}", "--backend", "native", "--store", store, "--json"]
+        args += [f"{var}={b}", "--backend", "native", "--store", store, "--json", "--no-trail"]
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         t0 = time.monotonic()
         proc = subprocess.run(args, capture_output=True, text=True)

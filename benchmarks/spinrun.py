@@ -151,7 +151,9 @@ def run_absmc(
     if backend is not None:
         args += ["--backend", backend]
     args += list(extra_args)
-    extra = dict(env or {})
+    # no trail file beside the model (the corpus is read-only; its JSON costs time after the
+    # verdict); an environment variable, which older checkouts (--against) ignore
+    extra = {"ABSMC_NO_TRAIL": "1", **(env or {})}
     if source is not None:
         extra["PYTHONPATH"] = str(source)
     run_env = dict(os.environ, **extra) if extra else None

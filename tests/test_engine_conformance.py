@@ -3,8 +3,9 @@
 Every engine in :data:`absmc.engines.registry.ENGINES` (a new one joins automatically) runs on
 one table of small finite models with known verdicts, established by exhaustive explicit search
 and written here as literals. An engine may answer ``unknown`` or refuse (through the registry)
-a model feature it does not support, but it never contradicts the table, and every
-``violated`` carries a trace replayed on the concrete semantics.
+a model feature it does not support, but it never contradicts the table, every
+``violated`` carries a trace replayed on the concrete semantics, and its ``unknown`` answers
+stay within its ceiling (:data:`UNKNOWN_CEILING`: an engine deciding less than it did fails).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from absmc.engines.typeabs import TypesOptions
 from absmc.errors import CapabilityError
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.result import Result, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl_expr
 from absmc.lang.loader import load_model
@@ -107,6 +108,20 @@ def _inputs(engine: AnyEngine, case: Case, system: System) -> tuple[System, obje
 
 OPTIONS = CheckOptions(keep_going=True, limits=Limits(timeout=120))
 
+#: the most ``unknown`` answers each engine may give on the table (its properties of the
+#: models it does not refuse): the counts of a0e7857 (types 11 of 27, fourvalued 1 of 27), so
+#: that an engine deciding less than it did fails
+UNKNOWN_CEILING = {
+    "explicit": 0,
+    "under": 0,
+    "types": 11,
+    "fourvalued": 1,
+    "symbolic": 0,
+    "pdr": 13,  # 11 with 5 s on a loaded 2-core machine (div.gcl: Spacer refuses div)
+    "kind": 9,  # 6 with 5 s (peterson, philosophers: not k-inductive within the time)
+    "auto": 0,
+}
+
 
 def _options(engine: AnyEngine) -> CheckOptions:
     """The induction engines get a few seconds: on these finite models they may answer
@@ -116,31 +131,52 @@ def _options(engine: AnyEngine) -> CheckOptions:
     return OPTIONS
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@pytest.mark.parametrize("engine", registry.ENGINES, ids=lambda e: e.name)
-def test_engine_never_contradicts_the_table(engine: AnyEngine, case: Case) -> None:
-    if engine.name in case.known_bugs:
-        pytest.xfail(case.known_bugs[engine.name])
+def _run(engine: AnyEngine, case: Case) -> Result | CapabilityError:
+    """The engine's result on the case, or its refusal."""
     system, own = _inputs(engine, case, load_model(case.path))
     try:
-        result = registry.run(engine, system, _options(engine), own)
+        return registry.run(engine, system, _options(engine), own)
     except CapabilityError as err:  # refused in the registry: a feature it does not support
+        return err
+
+
+def _agrees(engine: AnyEngine, case: Case, result: Result | CapabilityError) -> None:
+    """``result`` never contradicts the table (a refusal names a feature the engine lacks)."""
+    if isinstance(result, CapabilityError):
+        err = result
         assert err.engine == engine.name
-        assert err.aspect == "feature" and err.value in system_features(system)
+        assert err.aspect == "feature" and err.value in system_features(load_model(case.path))
         assert err.value not in engine.capabilities.features
         return
     by_name = {r.property: r for r in result.results}
-    assert set(by_name) == set(case.verdicts)
+    assert set(by_name) == set(case.verdicts), case.id
     for name, expected in case.verdicts.items():
         r = by_name[name]
         if r.verdict is Verdict.UNKNOWN:
             continue
-        assert r.verdict is expected, (name, r.reason)
+        assert r.verdict is expected, (case.id, name, r.reason)
         if r.verdict is Verdict.VIOLATED:
-            assert r.trace is not None and r.trace.replayed, name
+            assert r.trace is not None and r.trace.replayed, (case.id, name)
             assert engine.capabilities.refutes
         else:
             assert engine.capabilities.proves
+
+
+@pytest.mark.parametrize("engine", registry.ENGINES, ids=lambda e: e.name)
+def test_engine_never_contradicts_the_table_and_decides_enough(engine: AnyEngine) -> None:
+    """Every case (but an engine's known bugs): no contradiction, and no more ``unknown``
+    answers in all than :data:`UNKNOWN_CEILING` allows the engine."""
+    unknown: list[str] = []
+    for case in CASES:
+        if engine.name in case.known_bugs:
+            continue
+        result = _run(engine, case)
+        _agrees(engine, case, result)
+        if isinstance(result, Result):
+            unknown += [
+                f"{case.id}:{r.property}" for r in result.results if r.verdict is Verdict.UNKNOWN
+            ]
+    assert len(unknown) <= UNKNOWN_CEILING[engine.name], unknown
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

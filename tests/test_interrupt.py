@@ -51,7 +51,7 @@ def test_sigint_interrupts_a_running_solver_call() -> None:
         timer.cancel()
     # Z3's own Ctrl-C handler used to cancel the call and swallow the signal: no
     # KeyboardInterrupt at all; without the watcher the call would never return
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 60  # never returns without the watcher
 
 
 def test_ctrl_c_ends_under_inside_the_prover_with_statistics() -> None:
@@ -80,11 +80,12 @@ def test_ctrl_c_ends_under_inside_the_prover_with_statistics() -> None:
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert time.monotonic() - sent < 5, "Ctrl-C took effect only after the solver call"
-    if proc.returncode == 130 and "interrupted" in err:
-        pytest.skip("the machine is so loaded that Ctrl-C arrived while the model was loading")
+    # a solver call runs up to 10 s (under's prover timeout): below that, Ctrl-C reached it
+    assert time.monotonic() - sent < 9, "Ctrl-C took effect only after the solver call"
     assert proc.returncode == 3, err
     res = json.loads(out)
+    if not res.get("results"):  # loading or compiling: exit 3, no property results yet
+        pytest.skip("the machine is so loaded that Ctrl-C arrived while the model was loading")
     first = res["results"][0]
     assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
 

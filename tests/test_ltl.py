@@ -299,8 +299,8 @@ def test_simulate_replays_a_saved_lasso(tmp_path: Path) -> None:
     data = json.loads(saved.read_text())
     lasso = next(r for r in data["results"] if r["property"] == "never_0")
     run = run_cli("simulate", model, "--replay", str(saved))
-    assert run.code == 0
-    assert f"step {lasso['cycle_start']}: a lasso" in run.out
+    assert run.code == 1  # the replay ends with the violation: the lasso's cycle
+    assert f"from step {lasso['cycle_start']} on repeat forever" in run.out
     # a tampered trace does not replay: a usage error naming the row
     lasso["trace"][2]["state"]["req"] = 0
     saved.write_text(json.dumps(data))

@@ -332,3 +332,27 @@ def test_a_background_build_found_in_the_cache_does_not_wait_for_the_ski_rental(
     time.sleep(0.3)
     assert other.started and not other.ready()
     other.cancel()
+
+
+@needs_native
+def test_a_library_loaded_from_one_cache_is_not_taken_from_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The libraries loaded in a process are remembered by their cached file: after a change of
+    ``ABSMC_CACHE_DIR`` (each test's own cache) the same source is not cached there, so a build
+    runs the compiler (it used to be found loaded: a test after one that had loaded bakery.gcl's
+    library waited 30 s for a compiler that never started)."""
+    from absmc.native.build import is_cached, load_library, runtime_sources
+    from absmc.native.cgen import CGen
+
+    system = parse_gcl_file(_counter(tmp_path, 50))
+    source = CGen(system, system.properties).source(*runtime_sources())
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path / "a"))
+    first = load_library(source, "-O0")
+    assert is_cached(source, "-O0") and load_library(source, "-O0") is first
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path / "b"))
+    assert not is_cached(source, "-O0")
+    started: list[object] = []
+    load_library(source, "-O0", on_compile=started.append)
+    assert len(started) == 1  # the compiler ran for the new cache
+    assert list((tmp_path / "b").glob("m_*.so"))

@@ -154,6 +154,9 @@ def test_disagreement_exits_4_with_both_answers(
     assert r.code == 4
     assert "engines disagree on 'small': liar proves it holds" in r.err
     assert "counterexample for 'small'" in r.err  # the other answer's trace is shown
+    j = run_cli("check", str(buggy), "--method", "auto", "--json")
+    error = json.loads(j.out)
+    assert j.code == error["exit_code"] == 4 and "engines disagree" in error["error"]
 
 
 def test_a_trace_that_does_not_replay_is_not_accepted(buggy: Path) -> None:
@@ -192,7 +195,8 @@ def test_timeout_ends_with_unknown_and_no_processes_left(endless: Path) -> None:
     res = {x["property"]: x for x in data["results"]}
     assert res["not_two"]["verdict"] == "unknown"
     assert res["not_two"]["stats"]["states"] > 0  # partial statistics of a member
-    assert elapsed < 1 + portfolio_check.GRACE_S + 3
+    # the members search forever without the limit; generous for a loaded machine
+    assert elapsed < 1 + portfolio_check.GRACE_S + 30
     assert _no_children() == []
 
 

@@ -5,6 +5,8 @@ headless Chromium where it is installed."""
 
 from __future__ import annotations
 
+import html
+import itertools
 import json
 import re
 import shutil
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from absmc.report.html import render_html, sequence_chart
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import EXAMPLES, ROOT, run_cli
 
 PINGPONG = EXAMPLES / "promela" / "pingpong_buggy.pml"
 LAMPORT = EXAMPLES / "promela" / "lamport.pml"
@@ -142,3 +144,130 @@ def test_page_loads_in_headless_chromium(pingpong_page: Path, tmp_path: Path) ->
     )
     assert r.returncode == 0 and shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_chart_wraps_labels_and_draws_a_stutter_step_across_the_lifelines() -> None:
+    long = "pc2 == 2 -> e1 := e1 + 1, w1 := 0, pc2 := 3, another_long_name := 12345678901234"
+    trace = [
+        {"step": 0, "state": {}},
+        {"step": 1, "process": "P2", "command": long, "state": {}},
+        {"step": 2, "process": None, "command": "(stutter: the terminal state repeats)"},
+    ]
+    svg = sequence_chart(trace)
+    first = svg.split('<g class="step">', 2)[1]
+    shown = [html.unescape(t) for t in re.findall(r"<tspan[^>]*>([^<]*)</tspan>", first)]
+    assert len(shown) > 2 and all(len(line) <= 24 for line in shown)
+    assert "".join(shown).replace(" ", "") == f"1: {long}".replace(" ", "")  # never cut
+    assert "…" not in svg
+    # one lifeline (P2): the stutter step is a dashed box across it, no "?" lifeline
+    assert svg.count('stroke-dasharray="4 3"') == 1 and ">?<" not in svg
+    assert 'stroke-dasharray="5 3"' in svg.split('<g class="step">', 2)[2]
+
+
+def test_a_lasso_is_marked_in_the_table_and_the_chart() -> None:
+    r = run_cli("check", str(ROOT / "examples" / "ltl" / "never_response.pml"), "--json")
+    data = json.loads(r.out)
+    lasso = next(x for x in data["results"] if x["verdict"] == "violated")
+    c, n = lasso["cycle_start"], len(lasso["trace"])
+    page = render_html(data)
+    table = page.split('<table class="trace">', 1)[1].split("</table>", 1)[0]
+    assert f"<td>{c} ⟲</td>" in table
+    assert table.count('<tr class="cycle">') == n - 1 - c  # the steps that repeat
+    chart = page.split('class="msc"', 1)[1].split("</svg>", 1)[0]
+    assert chart.count('class="step cycle"') == n - 1 - c
+    assert f"state of step {c}" in chart and 'class="cycle-mark"' in chart
+
+
+def test_the_page_template_escapes_every_text() -> None:
+    from importlib import resources
+
+    assert (resources.files("absmc.report") / "templates" / "report.html.j2").is_file()
+    evil = "<script>alert(1)</script>"
+    step = {"step": 1, "process": evil, "command": f"x < 1 && {evil}", "source": evil}
+    data = {
+        "model": evil,
+        "method": "explicit",
+        "verdict": "violated",
+        "notes": [evil],
+        "results": [
+            {
+                "property": evil,
+                "kind": "assert",
+                "method": "explicit",
+                "verdict": "violated",
+                "reason": evil,
+                "stats": {"states": 1, "note": evil},
+                "trace": [{"step": 0, "state": {"v": evil}}, {**step, "state": {"v": 1}}],
+                "trace_note": evil,
+            }
+        ],
+    }
+    page = render_html(data)
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;") >= 9  # title, heading, tables, notes, chart
+
+
+def test_the_counterexample_path_is_drawn_red_and_the_graph_count_explained(
+    tmp_path: Path,
+) -> None:
+    from absmc.report.dot import to_dot, trace_path
+
+    dot = tmp_path / "rax.dot"
+    r = run_cli("check", "examples/gcl/rax.gcl", "--json", "--graph-bound", "60", "--dot", str(dot))
+    data = json.loads(r.out)
+    trace = data["results"][0]["trace"]
+    path = trace_path(data["graphs"][0], trace)
+    assert len(path) == len(trace) == 8  # every state of the 7-step deadlock is drawn
+    edges = {(e["source"], e["target"]) for e in data["graphs"][0]["edges"]}
+    assert all(step in edges for step in itertools.pairwise(path))
+    text = to_dot(data["graphs"][0], path)
+    assert text.count("penwidth=2.5") == 8 + 7  # the path's states and steps
+    assert dot.read_text() == text  # check --dot draws the same path
+    page = " ".join(render_html(data).split())
+    assert "may hold more states than the search's statistics count (29)" in page
+    del data["graphs"]
+    assert "No state graph: the result holds none" in " ".join(render_html(data).split())
+
+
+def test_a_large_graph_is_folded_to_the_counterexamples_neighbourhood() -> None:
+    from absmc.report.dot import fold, trace_path
+
+    r = run_cli("check", "examples/gcl/rax.gcl", "--json", "--html", "/dev/null")
+    data = json.loads(r.out)
+    graph = data["graphs"][0]
+    path = trace_path(graph, data["results"][0]["trace"])
+    small = fold(graph, path)
+    near = {e["target"] for e in graph["edges"] if e["source"] in path}
+    near |= {e["source"] for e in graph["edges"] if e["target"] in path}
+    assert {n["id"] for n in small["nodes"]} == set(path) | near
+    assert len(small["nodes"]) < len(graph["nodes"]) == 60
+    page = " ".join(render_html(data).split())
+    assert f"{len(small['nodes'])} of 60 shown (--dot FILE has them all)" in page
+
+
+def test_graph_edge_labels_are_wrapped_not_cut() -> None:
+    from absmc.report.dot import EDGE_LABEL_CHARS, to_dot
+
+    long = "pc2 == 2 -> e1 := e1 + 1, w1 := 0, pc2 := 3, and_a_very_long_name := 1234567890"
+    graph = {
+        "title": "g",
+        "nodes": [{"id": 0, "label": "x=0", "bad": []}, {"id": 1, "label": "x=1", "bad": []}],
+        "edges": [{"source": 0, "target": 1, "label": long}],
+        "states": 2,
+    }
+    label = to_dot(graph).split("s0 -> s1 [label=", 1)[1].split('"]', 1)[0].strip('"')
+    lines = label.split("\\n")
+    assert len(lines) > 2 and all(len(line) <= EDGE_LABEL_CHARS for line in lines)
+    assert "".join(lines).replace(" ", "") == long.replace(" ", "") and "…" not in label
+
+
+def test_a_python_programs_check_writes_its_page(tmp_path: Path) -> None:
+    page, dot = tmp_path / "bank.html", tmp_path / "bank.dot"
+    bank = str(EXAMPLES / "python" / "bank.py")
+    args = ("--entry", "run", "--component", "Account", "--granularity", "access")
+    r = run_cli("check", bank, *args, "--html", str(page), "--dot", str(dot))
+    assert r.code == 1 and "a Python program's check drew no state graph" in r.err
+    text = page.read_text(encoding="utf-8")
+    assert "Counterexample for" in text and text.count('class="step"') >= 5
+    assert "of a Python program, has none" in " ".join(text.split())
+    assert not dot.exists()

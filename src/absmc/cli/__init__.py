@@ -1,33 +1,66 @@
-"""The ``absmc`` command line: one module per command (``check``, ``simulate``, ``export``,
-``domains``, ``abstract``), shared loading/printing/error handling in :mod:`.common`, and the
-per-method options of ``check`` in :mod:`.methods`.
+"""The ``absmc`` command line: one module per command (``check``, ``simulate``, ``replay``,
+``export``, ``domains``, ``abstract``, ``report``), shared loading/printing/error handling in
+:mod:`.common`, and the per-method options of ``check`` in :mod:`.methods`.
 
 Each command is a plain function (``run_check``, ``run_simulate``, ...) taking its arguments
 and the output and error streams and returning the exit code; the click commands only parse
-arguments and call it. Exit codes: 0 holds, 1 violated, 2 usage or model error, 3 unknown, 4
-internal error (``--debug`` prints its traceback).
+arguments and call it. A command's module is imported when the command runs (the group knows
+each one's name and summary), so ``absmc simulate`` never loads ``check``'s engines. Exit
+codes: 0 holds, 1 violated, 2 usage or model error, 3 unknown, 4 internal error (``--debug``
+prints its traceback); Ctrl-C before a model is being loaded: 130.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import signal
+import sys
 from types import FrameType
+from typing import Any, Final
 
 import click
 
 from absmc import __version__
-from absmc.cli.abstract import abstract_command
-from absmc.cli.check import check_command
-from absmc.cli.common import CONTEXT
-from absmc.cli.domains import domains_command
-from absmc.cli.export import export_command
-from absmc.cli.report import report_command
-from absmc.cli.simulate import simulate_command
 
 __all__ = ["cli", "main"]
 
+_CONTEXT: Final = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
-@click.group(context_settings=CONTEXT)
+#: command name -> (module, name of the click command in it); ``absmc --help`` imports them
+#: all for their summaries, a command imports only its own module
+COMMANDS: Final[dict[str, tuple[str, str]]] = {
+    name: (f"absmc.cli.{name}", f"{name}_command")
+    for name in ("check", "simulate", "replay", "export", "domains", "abstract", "report")
+}
+
+
+def _interrupted(code: int = 130) -> None:
+    sys.stderr.write("absmc: interrupted\n")
+    sys.stderr.flush()
+    sys.exit(code)
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when one is run (or its help is shown)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        spec = COMMANDS.get(cmd_name)
+        if spec is None:
+            return None
+        try:
+            module = importlib.import_module(spec[0])
+        except KeyboardInterrupt:
+            _interrupted()
+        command = getattr(module, spec[1])
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings=_CONTEXT)
 @click.version_option(__version__, prog_name="absmc")
 @click.option(
     "--debug", is_flag=True, help="Print the traceback of an internal error (exit code 4)."
@@ -42,7 +75,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
     \b
     Examples:
-      absmc check examples/gcl/rax.gcl              # find the RAX deadlock
+      absmc check examples/gcl/rax.gcl              # find the RAX deadlock, write its trail
+      absmc replay examples/gcl/rax.gcl             # replay the trail up to the deadlock
       absmc check examples/gcl/peterson.gcl --json  # machine-readable result
       absmc check model.gcl --order dfs --store bitstate --bitstate-bits 30
       absmc simulate examples/gcl/philosophers.gcl --steps 20 --seed 1
@@ -53,21 +87,37 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-cli.add_command(check_command)
-cli.add_command(simulate_command)
-cli.add_command(export_command)
-cli.add_command(domains_command)
-cli.add_command(abstract_command)
-cli.add_command(report_command)
-
-
 def _terminate(signum: int, frame: FrameType | None) -> None:
     """SIGTERM ends a run as Ctrl-C does: the search stops with verdict ``unknown``, reason
     "interrupted", its statistics and (with ``--json``) well-formed JSON; exit 3."""
     raise KeyboardInterrupt
 
 
-def main() -> None:
-    """Console-script entry point."""
-    signal.signal(signal.SIGTERM, _terminate)
-    cli(prog_name="absmc")
+def _usage_error(e: click.ClickException, args: list[str]) -> int:
+    """A command-line error: click's message, or under ``--json`` also one JSON object on
+    standard output (``error``, ``exit_code``; no file position)."""
+    e.show()
+    if "--json" in args:
+        from absmc.kernel.result import SCHEMA_VERSION
+
+        payload: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "error": e.format_message()}
+        payload |= {"file": None, "line": None, "column": None, "exit_code": e.exit_code}
+        sys.stdout.write(json.dumps(payload) + "\n")
+    return e.exit_code
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console-script entry point (``args``: the arguments, default ``sys.argv[1:]``).
+    Ctrl-C or SIGTERM at any moment ends with one line on standard error."""
+    argv = sys.argv[1:] if args is None else list(args)
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+        try:
+            code = cli.main(argv, prog_name="absmc", standalone_mode=False)
+        except click.exceptions.Abort:
+            _interrupted()
+        except click.ClickException as e:
+            sys.exit(_usage_error(e, argv))
+    except KeyboardInterrupt:
+        _interrupted()
+    sys.exit(code if isinstance(code, int) else 0)

@@ -26,8 +26,10 @@ from absmc.cli.common import (
     defines_option,
     echo,
     emit,
+    error_json,
     guarded,
     load,
+    write_file,
 )
 from absmc.cli.component import PY_SUFFIXES, run_component
 from absmc.cli.methods import all_params, method_cli, owners
@@ -35,6 +37,7 @@ from absmc.cli.methods import explicit as explicit_cli
 from absmc.cli.methods import symbolic as symbolic_cli
 from absmc.cli.methods import typeabs as types_cli
 from absmc.cli.methods import under as under_cli
+from absmc.cli.replay import trail_path, trails_off, write_trail
 from absmc.engines import registry
 from absmc.engines.engine import STORES
 from absmc.engines.portfolio import Disagreement
@@ -42,8 +45,8 @@ from absmc.errors import UsageError
 from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
 from absmc.kernel.options import CheckOptions, Limits, StoreKind
-from absmc.kernel.result import Result
-from absmc.report.dot import to_dot
+from absmc.kernel.result import SCHEMA_VERSION, Result
+from absmc.report.dot import to_dot, trace_path
 from absmc.report.html import render_html
 from absmc.report.text import render_result
 
@@ -124,18 +127,21 @@ def report_disagreement(e: Disagreement, err: TextIO) -> None:
 
 def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
     """``--html FILE`` (the report page) and ``--dot FILE`` (the explored state graph, the
-    concrete one when there are several). Raises ``OSError`` when a file cannot be written."""
+    concrete one when there are several). Raises ``UsageError`` when a file cannot be
+    written."""
     if args.html:
-        Path(args.html).write_text(render_html(result.to_json()), encoding="utf-8")
+        write_file(args.html, render_html(result.to_json()))
     if args.dot:
         graphs = sorted(result.graphs, key=lambda g: g.get("kind") != "concrete")
         if not graphs:
-            echo(
-                err,
-                f"absmc: note: --method {args.method} drew no state graph; {args.dot} not written",
-            )
+            who = "a Python program's check" if args.model.endswith(PY_SUFFIXES) else None
+            who = who or f"--method {args.method}"
+            echo(err, f"absmc: note: {who} drew no state graph; {args.dot} not written")
             return
-        Path(args.dot).write_text(to_dot(graphs[0]), encoding="utf-8")
+        traces = [r.trace for r in result.results if r.verdict == "violated" and r.trace]
+        rows = [s.to_json() for s in traces[0].steps] if traces else []
+        path = trace_path(graphs[0], rows)
+        write_file(args.dot, to_dot(graphs[0], path))
 
 
 def _automata(system: System, args: CheckArgs) -> dict[str, str]:
@@ -159,20 +165,28 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
 
     def body() -> int:
         if args.model.endswith(PY_SUFFIXES):
-            return run_component(args, check_options(args, None).limits, out, err)
+            limits = check_options(args, None).limits
+            return run_component(args, limits, out, err, lambda r: write_pictures(r, args, err))
         for flag, field in _PROGRAM_ONLY:
             if not args.is_default(field):
                 raise UsageError(f"{flag} applies to Python programs (.py) only")
         engine = registry.get(args.method)
         _refuse_foreign(args)
+        for flag, target in (("--html", args.html), ("--dot", args.dot), ("--trail", args.trail)):
+            folder = Path(target).parent if target else None
+            if folder is not None and not folder.is_dir():  # say so before the search
+                raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
             loaded = load(args.model, args.defines, args.timeout)
-        except LoadTimeout as e:
+        except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise
             # nothing was checked: no property results, the whole run is unknown
-            payload = {"model": args.model, "method": args.method, "verdict": "unknown"}
-            echo(out, json.dumps({**payload, "results": [], "notes": [str(e)]}))
+            why = str(e) if isinstance(e, LoadTimeout) else "interrupted while loading the model"
+            echo(err, f"absmc: {why} (verdict unknown)")
+            payload = {"schema_version": SCHEMA_VERSION, "model": args.model}
+            payload |= {"method": args.method, "verdict": "unknown"}
+            echo(out, json.dumps({**payload, "results": [], "notes": [why]}))
             return EXIT_UNKNOWN
         system = add_predicates(loaded, args.predicates)
         automata = _automata(system, args) if args.show_automaton is not None else {}
@@ -186,6 +200,8 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             result = registry.run(engine, system, check_options(args, line), own)
         except Disagreement as e:
             report_disagreement(e, err)
+            if args.as_json:
+                echo(out, json.dumps(error_json(f"internal error: {e}", EXIT_INTERNAL)))
             return EXIT_INTERNAL
         finally:
             if line is not None:
@@ -194,11 +210,15 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
         if automata and args.as_json:
             shown = [f"violation automaton of '{n}':\n{t}" for n, t in automata.items()]
             result = dataclasses.replace(result, notes=(*result.notes, *shown))
-        emit(result, args.as_json, out, show_iterations=args.table)
+        trail = None
+        if not (args.no_trail or trails_off()) or args.trail is not None:
+            where = args.trail if args.trail is not None else trail_path(args.model)
+            trail = write_trail(result, args.defines, args.fairness, where, err)
+        emit(result, args.as_json, out, show_iterations=args.table, trail=trail)
         write_pictures(result, args, err)
         return result.exit_code
 
-    return guarded(body, err, debug)
+    return guarded(body, err, debug, out if args.as_json else None)
 
 
 #: the arguments of a component check (a .py program), refused for models
@@ -208,6 +228,7 @@ _PROGRAM_ONLY = (
     ("--component", "component"),
     ("--granularity", "granularity"),
     ("--emit-tests", "emit_tests"),
+    ("--reduce", "reduce"),
 )
 
 
@@ -277,9 +298,9 @@ predicate_option = click.option(
 @click.option(
     "--order",
     type=click.Choice(["bfs", "dfs"]),
-    default="bfs",
-    show_default=True,
-    help="Search order (BFS gives shortest counterexamples).",
+    default=None,
+    help="Search order (BFS gives shortest counterexamples). Default: bfs; dfs for a Python "
+    "program (.py), where it finds bugs in far fewer states, without a depth bound.",
 )
 @click.option(
     "--store",
@@ -354,18 +375,29 @@ predicate_option = click.option(
 @defines_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
+    "--trail",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Where to write the violated properties' traces (default: MODEL.trail.json beside "
+    "the model; absmc replay MODEL replays them).",
+)
+@click.option("--no-trail", is_flag=True, help="Write no trail file (also: ABSMC_NO_TRAIL=1).")
+@click.option(
     "--html",
     type=click.Path(dir_okay=False),
     default=None,
     metavar="FILE",
-    help="Also write the result as one self-contained HTML page (absmc report).",
+    help="Also write the result as one self-contained HTML page (absmc report); its state "
+    "graph is drawn with Graphviz's dot when installed (else listed as tables).",
 )
 @click.option(
     "--dot",
     type=click.Path(dir_okay=False),
     default=None,
     metavar="FILE",
-    help="Write the explored state graph (its first --graph-bound states) for Graphviz.",
+    help="Write the explored state graph (its first --graph-bound states) as Graphviz text "
+    "(draw it with Graphviz: dot -Tsvg FILE).",
 )
 @click.option(
     "--graph-bound",
@@ -399,6 +431,14 @@ predicate_option = click.option(
     default="statement",
     show_default=True,
     help="[.py] One step per statement, or split reads and writes of shared data.",
+)
+@click.option(
+    "--reduce/--no-reduce",
+    "reduce",
+    default=False,
+    show_default=True,
+    help="[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
+    "fewer states stored, more time per state).",
 )
 @click.option(
     "--emit-tests",

@@ -80,40 +80,81 @@ def phrase(err: UsageError) -> str:
     return str(err)
 
 
-def guarded(body: Callable[[], int], err: TextIO, debug: bool = False) -> int:
+#: ``began``: a command of this process started loading a model (so Ctrl-C from then on ends
+#: the run with verdict unknown, exit 3, rather than exit 130)
+LOADING: Final[dict[str, bool]] = {"began": False}
+
+
+def error_json(
+    message: str,
+    exit_code: int,
+    file: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> dict[str, Any]:
+    """The JSON object of an error under ``--json`` (``schema/absmc.schema.json``'s
+    ``error``): the message, where (``file``, 1-based ``line`` and ``column``, each ``null``
+    when unknown) and the exit code."""
+    from absmc.kernel.result import SCHEMA_VERSION
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "error": message,
+        "file": file,
+        "line": line,
+        "column": column,
+        "exit_code": exit_code,
+    }
+
+
+def guarded(
+    body: Callable[[], int], err: TextIO, debug: bool = False, json_out: TextIO | None = None
+) -> int:
     """Run ``body`` and return its exit code; every error becomes one line on ``err`` and an
-    exit code (module docstring), never a traceback unless ``debug`` (or ``ABSMC_DEBUG``)."""
+    exit code (module docstring), never a traceback unless ``debug`` (or ``ABSMC_DEBUG``).
+    With ``json_out`` (``--json`` was asked), an error is also written there as one JSON
+    object (:func:`error_json`). Ctrl-C (or SIGTERM) ends with one line: exit 3 (verdict
+    unknown) once the command began loading its model, else 130."""
     debug = debug or bool(os.environ.get("ABSMC_DEBUG"))
     sys.set_int_max_str_digits(0)  # JSON writes unbounded integers in full (up to MAX_BITS)
+    LOADING["began"] = False
+    where: tuple[str | None, int | None, int | None] = (None, None, None)
     try:
         return body()
     except ModelError as e:
         echo(err, e.render())
+        message, code = e.message, EXIT_USAGE
+        span = e.span
+        where = (span.file, span.line, span.column) if span else (e.file or None, None, None)
     except UsageError as e:
-        echo(err, f"absmc: error: {phrase(e)}")
+        message, code = phrase(e), EXIT_USAGE
+        echo(err, f"absmc: error: {message}")
     except OSError as e:
         name = f" '{e.filename}'" if e.filename else ""
-        echo(err, f"absmc: error: cannot read{name}: {e.strerror or e}")
+        message, code = f"cannot read{name}: {e.strerror or e}", EXIT_USAGE
+        echo(err, f"absmc: error: {message}")
+        where = (str(e.filename) if e.filename else None, None, None)
     except KeyboardInterrupt:
-        echo(err, "absmc: interrupted")
-        return EXIT_INTERRUPTED
+        if LOADING["began"]:
+            message, code = "interrupted (verdict unknown)", EXIT_UNKNOWN
+        else:
+            message, code = "interrupted", EXIT_INTERRUPTED
+        echo(err, f"absmc: {message}")
     except LoadTimeout as e:
-        echo(err, f"absmc: {e} (verdict unknown)")
-        return EXIT_UNKNOWN
+        message, code = f"{e} (verdict unknown)", EXIT_UNKNOWN
+        echo(err, f"absmc: {message}")
     except IntegerTooLarge as e:  # a resource limit met outside a search
-        echo(err, f"absmc: stopped: {e} (verdict unknown)")
-        return EXIT_UNKNOWN
+        message, code = f"stopped: {e} (verdict unknown)", EXIT_UNKNOWN
+        echo(err, f"absmc: {message}")
     except Exception as e:
         if debug:
             traceback.print_exc(file=err)
-        message = str(e).splitlines()[0] if str(e) else ""
-        echo(
-            err,
-            f"absmc: internal error: {type(e).__name__}: {message} "
-            "(this is a bug in absmc; run with --debug for the traceback)",
-        )
-        return EXIT_INTERNAL
-    return EXIT_USAGE
+        first = str(e).splitlines()[0] if str(e) else ""
+        message, code = f"internal error: {type(e).__name__}: {first}", EXIT_INTERNAL
+        echo(err, f"absmc: {message} (this is a bug in absmc; run with --debug for the traceback)")
+    if json_out is not None:
+        echo(json_out, json.dumps(error_json(message, code, *where), ensure_ascii=False))
+    return code
 
 
 class LoadTimeout(Exception):
@@ -128,6 +169,7 @@ def load(model: str, defines: tuple[str, ...] = (), timeout: float | None = None
     """Load a model file with the front end its extension names; ``defines`` are ``-D
     NAME[=VALUE]`` items; ``timeout`` (seconds, main thread only) bounds the loading. Raises
     ``UsageError``, ``ModelError``, ``OSError`` and ``LoadTimeout``."""
+    LOADING["began"] = True
     from absmc.lang.loader import load_model
 
     defs: dict[str, str] = {}
@@ -166,14 +208,26 @@ def add_predicates(system: System, predicates: tuple[str, ...]) -> System:
     return system.with_(predicates=system.predicates + extra)
 
 
-def emit(result: Result, as_json: bool, out: TextIO, show_iterations: bool = False) -> None:
-    """Print a result as one JSON object or as text."""
+def emit(
+    result: Result,
+    as_json: bool,
+    out: TextIO,
+    show_iterations: bool = False,
+    trail: str | None = None,
+) -> None:
+    """Print a result as one JSON object or as text; ``trail``: the trail file written for it
+    (JSON field ``trail``; a last line of text)."""
     if as_json:
-        echo(out, json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        data = result.to_json()
+        if trail is not None:
+            data["trail"] = trail
+        echo(out, json.dumps(data, indent=2, ensure_ascii=False))
     else:
         from absmc.report.text import render_result
 
         render_result(result, console(out), show_iterations)
+        if trail is not None:
+            echo(out, f"trail: {trail} (absmc replay {result.model} shows the violation)")
 
 
 def write_text(text: str, output: str | None, out: TextIO) -> None:
@@ -181,8 +235,17 @@ def write_text(text: str, output: str | None, out: TextIO) -> None:
     if output is None:
         echo(out, text, nl=False)
     else:
-        with open(output, "w", encoding="utf-8") as fh:
+        write_file(output, text)
+
+
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to the file ``path``. Raises ``UsageError`` ("cannot write ...") when
+    it cannot be written (a missing folder, no permission)."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot write '{path}': {e.strerror or e}") from None
 
 
 def read_basl(files: tuple[str, ...]) -> tuple[BaslAbstraction, ...]:

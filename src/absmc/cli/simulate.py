@@ -10,7 +10,16 @@ from typing import Any, TextIO
 import click
 from rich.text import Text
 
-from absmc.cli.common import CONTEXT, console, defines_option, echo, guarded, load
+from absmc.cli.common import (
+    CONTEXT,
+    EXIT_USAGE,
+    console,
+    defines_option,
+    echo,
+    guarded,
+    load,
+)
+from absmc.kernel.result import SCHEMA_VERSION
 
 
 def run_simulate(
@@ -23,17 +32,42 @@ def run_simulate(
     as_json: bool = False,
     debug: bool = False,
     replay: str | None = None,
+    name: str | None = None,
+    stop_at: int | None = None,
+    interactive: bool = False,
+    stdin: TextIO | None = None,
 ) -> int:
-    """With ``replay`` (a JSON file written by ``check --json`` or ``simulate --json``), re-run
-    its trace on ``model`` instead (:func:`run_replay`). Otherwise run ``model`` once for at
-    most ``steps`` steps, choosing among enabled commands at random (``seed``: reproducible),
-    and print the run on ``out``. Returns the exit code: 1 when the run violates a property
-    (an assertion, an invariant, a model error, a deadlock), 3 when Ctrl-C interrupted it (the
-    run so far is printed), else 0. What the model prints (Promela's ``printf``) is written
-    to ``out`` as the run goes, before the run's table (in JSON: ``"output"``)."""
+    """With ``replay`` (a trail, or a JSON file written by ``check --json`` or ``simulate
+    --json``), replay the trace of property ``name`` (default the first) on ``model`` up to its
+    violation instead (:func:`absmc.cli.replay.run_replay`; ``stop_at``: that many steps only;
+    with ``interactive``, then go on interactively). With ``interactive`` alone, a person
+    chooses every step, read from ``stdin`` (:mod:`absmc.cli.interactive`). Otherwise run
+    ``model`` once for at most ``steps`` steps, choosing among enabled commands at random
+    (``seed``: reproducible), and print the run on ``out``. Returns the exit code: 1 when the
+    run violates a property (an assertion, an invariant, a model error, a deadlock), 3 when
+    Ctrl-C interrupted it (the run so far is printed), else 0. What the model prints
+    (Promela's ``printf``) is written to ``out`` as the run goes, before the run's table (in
+    JSON: ``"output"``)."""
 
     if replay is not None:
-        return run_replay(model, replay, out, err, defines, debug)
+        from absmc.cli.replay import run_replay
+
+        if as_json:
+            echo(err, "absmc: error: --replay prints the replayed trace as text; drop --json")
+            return EXIT_USAGE
+        if interactive and stop_at is None:
+            stop_at = 0
+        return run_replay(
+            model, replay, out, err, name, defines, debug, stop_at, interactive, stdin
+        )
+    if name is not None or stop_at is not None:
+        echo(err, "absmc: error: -N/--property and --stop-at apply to --replay")
+        return EXIT_USAGE
+    if interactive:
+        if as_json:
+            echo(err, "absmc: error: -i (interactive) writes no JSON; drop --json")
+            return EXIT_USAGE
+        return run_interactive(model, out, err, steps, defines, debug, stdin)
 
     def body() -> int:
         from absmc.kernel.simulate import simulate as run_simulation
@@ -48,6 +82,7 @@ def run_simulate(
         run = run_simulation(system, steps, seed, None if as_json else show)
         if as_json:
             payload: dict[str, Any] = {
+                "schema_version": SCHEMA_VERSION,
                 "model": model,
                 "seed": run.seed,
                 "ending": run.ending,
@@ -76,65 +111,39 @@ def run_simulate(
             return 1
         return 3 if run.interrupted else 0
 
-    return guarded(body, err, debug)
+    return guarded(body, err, debug, out if as_json else None)
 
 
-def run_replay(
+def run_interactive(
     model: str,
-    saved: str,
     out: TextIO,
     err: TextIO,
+    steps: int = 100,
     defines: tuple[str, ...] = (),
     debug: bool = False,
+    stdin: TextIO | None = None,
 ) -> int:
-    """Replay the first trace of ``saved`` (JSON of ``check --json``: the first result with a
-    trace, a lasso's ``cycle_start`` included; or of ``simulate --json``) on ``model`` and
-    print it. Returns 0 when it replays; a trace that does not replay, or a file without a
-    trace, is a usage error (exit 2)."""
+    """``simulate -i``: a person chooses each of at most ``steps`` steps from the initial
+    state (:func:`absmc.cli.interactive.interact`). Returns 1 when the run ends in a
+    violation, else 0."""
 
     def body() -> int:
-        from absmc.errors import UsageError
+        from absmc.cli.interactive import interact
         from absmc.ir.compile import compile_system
-        from absmc.kernel.trace import ReplayError, replay_saved
-        from absmc.report.text import trace_table
 
-        try:
-            with open(saved, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, ValueError) as e:
-            raise UsageError(f"cannot read the trace file '{saved}': {e}") from None
-        rows, cycle, what = _saved_trace(data)
-        if rows is None:
-            raise UsageError(f"'{saved}' holds no trace")
         system = load(model, defines)
-        try:
-            trace = replay_saved(compile_system(system), rows, cycle)
-        except ReplayError as e:
-            raise UsageError(f"the trace of '{saved}' does not replay on {model}: {e}") from None
-        con = console(out)
-        n = len(trace.steps) - 1
-        con.print(trace_table(trace, f"{model}: {what} replayed ({n} steps)"))
-        if cycle is not None:
-            con.print(Text(f"⟲ the last state is the state of step {cycle}: a lasso"))
-        return 0
+        sem = compile_system(system)
+        state = sem.initial
+        echo(out, f"{model}: interactive run")
+        values = " ".join(f"{n}={v}" for n, v in system.state_dict(state).items())
+        echo(out, f"   0  initial state  {values}")
+        bad = sem.violated(state)
+        if bad:
+            echo(out, f"✗ the initial state violates '{sem.properties[bad[0]].name}'")
+            return 1
+        return interact(sem, state, 0, out, stdin if stdin is not None else sys.stdin, steps)
 
     return guarded(body, err, debug)
-
-
-def _saved_trace(data: Any) -> tuple[list[dict[str, Any]] | None, int | None, str]:
-    if not isinstance(data, dict):
-        return None, None, ""
-    if isinstance(data.get("trace"), list):
-        return data["trace"], None, "random run"
-    for r in data.get("results") or []:
-        if isinstance(r, dict) and isinstance(r.get("trace"), list):
-            cycle = r.get("cycle_start")
-            return (
-                r["trace"],
-                cycle if isinstance(cycle, int) else None,
-                f"trace of '{r.get('property')}'",
-            )
-    return None, None, ""
 
 
 @click.command("simulate", context_settings=CONTEXT)
@@ -154,8 +163,30 @@ def _saved_trace(data: Any) -> tuple[list[dict[str, Any]] | None, int | None, st
     type=click.Path(dir_okay=False),
     default=None,
     metavar="FILE.json",
-    help="Replay the trace saved in FILE.json (check --json or simulate --json; a lasso's "
-    "cycle included) instead of a random run.",
+    help="Replay a saved trace up to its violation instead of a random run (a trail "
+    "MODEL.trail.json, check --json or simulate --json; as absmc replay).",
+)
+@click.option(
+    "-N",
+    "--property",
+    "name",
+    default=None,
+    metavar="NAME",
+    help="With --replay: the property whose trace to replay (default: the first).",
+)
+@click.option(
+    "--stop-at",
+    type=click.IntRange(0),
+    default=None,
+    metavar="N",
+    help="With --replay: replay the first N steps only (with -i: then go on interactively).",
+)
+@click.option(
+    "-i",
+    "--interactive",
+    is_flag=True,
+    help="Choose each step yourself among the enabled ones, typed on standard input (SPIN's "
+    "-i; at most --steps steps).",
 )
 @click.pass_context
 def simulate_command(
@@ -166,9 +197,27 @@ def simulate_command(
     defines: tuple[str, ...],
     as_json: bool,
     replay: str | None,
+    name: str | None,
+    stop_at: int | None,
+    interactive: bool,
 ) -> None:
-    """Run MODEL once, choosing among enabled commands at random, and print the run."""
+    """Run MODEL once, choosing among enabled commands at random (or, with -i, as you choose),
+    and print the run; with --replay, replay a saved counterexample up to its violation."""
     debug = bool(ctx.obj and ctx.obj.get("debug"))
     sys.exit(
-        run_simulate(model, sys.stdout, sys.stderr, steps, seed, defines, as_json, debug, replay)
+        run_simulate(
+            model,
+            sys.stdout,
+            sys.stderr,
+            steps,
+            seed,
+            defines,
+            as_json,
+            debug,
+            replay,
+            name,
+            stop_at,
+            interactive,
+            sys.stdin,
+        )
     )

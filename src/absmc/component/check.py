@@ -15,7 +15,7 @@ import contextlib
 import io
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,6 +23,7 @@ from absmc.component.abstraction import PredicateAbstraction, RangeStore, compil
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
 from absmc.component.memo import SMALL_MEMO_LIMIT
 from absmc.component.program import build_program, load_program
+from absmc.component.reduction import Reduction
 from absmc.component.refinement import (
     ExactnessChecker,
     MatchStore,
@@ -36,6 +37,7 @@ from absmc.component.trace import replay
 from absmc.component.translate import Granularity
 from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
+from absmc.kernel.limits import time_limit
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
@@ -48,6 +50,9 @@ from absmc.kernel.store import (
     not_a_proof,
 )
 from absmc.kernel.trace import ReplayError
+
+#: expansions between two clock reads with the reduction (each runs tens of steps)
+REDUCED_CLOCK_EVERY = 32
 
 #: the stores of a component check
 STORES = ("exact", "hash-compact", "bitstate")
@@ -64,7 +69,9 @@ class ComponentOptions:
     ``abstraction`` (``none``; ``predicates``: match on the control state and the values
     of the branch guards and ``predicates``, Python expressions, thesis ch. 2; ``range``:
     PA+NTP; ``prover``: PA+TP, refined with the prover, :mod:`absmc.component.refinement`),
-    ``record_border`` (keep the environment calls for test generation), ``progress``."""
+    ``record_border`` (keep the environment calls for test generation), ``progress``,
+    ``reduce`` (partial-order reduction of the threads' interleavings,
+    :mod:`absmc.component.reduction`; applies with ``abstraction="none"``)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -79,6 +86,7 @@ class ComponentOptions:
     abstraction: str = "none"
     record_border: bool = False
     progress: Callable[[Progress], None] | None = None
+    reduce: bool = False
 
 
 def _store(options: ComponentOptions) -> Store:
@@ -97,13 +105,27 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
     to standard output and error while it is explored is discarded (it runs many times).
     Raises ``OptionError`` for an unknown store or abstraction or a predicate that is not a
     Python expression."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        sem.guarded(),
+    ):
         return _check(sem, options, model)
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
+    # one deadline for every round of the check (kernel.limits)
+    options = replace(options, limits=options.limits.started())
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
+    # the reduction applies to the concrete search (the refinement rounds observe every
+    # transition of the full graph)
+    concrete = options.abstraction == "none" and not options.predicates
+    if options.reduce and concrete:
+        if sem.reduction is None:
+            sem.reduction = Reduction(sem)
+    else:
+        sem.reduction = None
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     if options.abstraction == "prover":
@@ -126,6 +148,8 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
+            # an expansion with the reduction runs tens of steps: read the clock more often
+            clock_every=REDUCED_CLOCK_EVERY if sem.reduction is not None else CLOCK_EVERY,
         )
     finally:
         sem.restore()
@@ -133,7 +157,7 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
     incomplete = not_a_proof(outcome.states, stats)
     if abstraction is not None:
         incomplete = (
-            f"no violation in {outcome.states} abstract states (predicate abstraction: "
+            f"no violation in {outcome.states:,} abstract states (predicate abstraction: "
             f"branch guards and {len(abstraction.predicates)} predicate(s)); matching on an "
             "abstraction may skip states: not a proof"
         )
@@ -155,6 +179,10 @@ def _results(
     extra["env_calls"] = sem.env_calls
     extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
+    if sem.reduction is not None:
+        extra.update(sem.reduction.stats())
+    else:
+        extra["reduction"] = "none"
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
@@ -203,7 +231,7 @@ def _results(
                         kind,
                         "component",
                         Verdict.HOLDS,
-                        f"no violation in the {outcome.states} reachable states of the component "
+                        f"no violation in the {outcome.states:,} reachable states of the component "
                         "(exhaustive search)",
                         stats,
                     )
@@ -234,10 +262,7 @@ def _check_range(sem: ComponentSemantics, options: ComponentOptions, model: str)
     equalities: list[tuple[str, int]] = []
     rows: list[dict[str, Any]] = []
     total = 0.0
-    deadline = None
-    lim = options.limits
-    if lim.timeout is not None:
-        deadline = time.monotonic() + lim.timeout
+    deadline = options.limits.deadline
     result: Result | None = None
     for it in range(1, RANGE_ITERATIONS + 1):
         store = RangeStore(base.key, equalities)
@@ -279,13 +304,13 @@ def _round(
     left until ``deadline`` (``time.monotonic()`` seconds); a stop at the time limit names the
     round. The program's tracked globals are restored afterwards."""
     lim = options.limits
-    left = None if deadline is None else max(0.001, deadline - time.monotonic())
     try:
         outcome = search(
             sem,
             cast(Store, store),
             order=options.order,
-            limits=Limits(lim.max_states, lim.max_depth, left, lim.max_memory_mb),
+            limits=lim,
+            deadline=deadline,
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
@@ -294,7 +319,7 @@ def _round(
     finally:
         sem.restore()
     if outcome.stopped is not None and outcome.stopped.startswith("time limit"):
-        outcome.stopped = f"time limit of {lim.timeout:g} s reached (refinement round {it})"
+        outcome.stopped = time_limit(lim, f"(refinement round {it})")
     return outcome
 
 
@@ -318,8 +343,7 @@ def _check_prover(sem: ComponentSemantics, options: ComponentOptions, model: str
     prover = new_prover()
     rows: list[dict[str, Any]] = []
     total = 0.0
-    lim = options.limits
-    deadline = None if lim.timeout is None else time.monotonic() + lim.timeout
+    deadline = options.limits.deadline
     prover.deadline = deadline
     result: Result | None = None
     for it in range(1, PROVER_ITERATIONS + 1):
@@ -394,15 +418,16 @@ def _with_rows(result: Result, rows: list[dict[str, Any]], total: float) -> Resu
 def check(
     entry: Callable[..., Any],
     *args: Any,
-    component: Sequence[str] = (),
+    component: str | Sequence[str] = (),
     namespace: dict[str, Any] | None = None,
     kwargs: Mapping[str, Any] | None = None,
     options: ComponentOptions | None = None,
     **option_fields: Any,
 ) -> Result:
     """Model check the component ``component`` (names of functions, classes, ``Class.method``
-    or the module's name, in ``entry``'s module) of the program that ``entry(*args)`` runs.
-    The environment (everything else) runs natively, one atomic step per call.
+    or the module's name, in ``entry``'s module: one name, ``"A,B"`` or a list) of the program
+    that ``entry(*args)`` runs. The environment (everything else) runs natively, one atomic
+    step per call.
 
     Options as :class:`ComponentOptions` (``options=``) or its fields as keywords (``store=
     "bitstate"``, ``granularity="access"``, ``limits=Limits(timeout=10)``, ...). Returns a
@@ -416,6 +441,7 @@ def check(
         print(result.verdict)
     """
     opts = options if options is not None else ComponentOptions(**option_fields)
+    component = component_names(component)
     ns = namespace if namespace is not None else getattr(entry, "__globals__", None)
     if ns is None:
         raise UsageError(f"the entry {entry!r} is not a Python function")
@@ -426,22 +452,30 @@ def check(
     return check_semantics(sem, opts, str(file))
 
 
+def component_names(component: str | Sequence[str]) -> list[str]:
+    """The component's names: a string is one name or several separated by commas."""
+    items = [component] if isinstance(component, str) else list(component)
+    return [n.strip() for item in items for n in item.split(",") if n.strip()]
+
+
 def check_file(
     path: str | Path,
     entry: str,
     args: Sequence[Any],
-    component: Sequence[str],
+    component: str | Sequence[str],
     options: ComponentOptions,
 ) -> tuple[Result, ComponentSemantics]:
     """Load the program at ``path`` and check it as :func:`check` does; also returns the
     semantics (for the environment's border states). Raises as :func:`check`, and
-    ``ModelError`` for a syntax error, ``UsageError`` for an unknown entry."""
-    module = load_program(path)
+    ``ModelError`` for a syntax error or a failed import, ``ImportTimeout`` when importing
+    takes longer than the time limit, ``UsageError`` for an unknown entry."""
+    module = load_program(path, options.limits.timeout)
     ns = module.__dict__
     fn = ns.get(entry)
     if not callable(fn):
         raise UsageError(f"{path}: the program defines no function '{entry}' (--entry)")
     t0 = time.monotonic()
+    component = component_names(component)
     prog, code = build_program(ns, fn, component, options.granularity, options.env_choices)
     sem = ComponentSemantics(prog, code, args, None, record=options.record_border)
     del t0

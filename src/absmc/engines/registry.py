@@ -7,6 +7,7 @@ the CLI's ``--method`` choices and the conformance tests iterate over this list.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from absmc.engines.engine import FEATURES, AnyEngine, checks_property, system_features
@@ -94,6 +95,8 @@ def run(
         )
     selection = select_properties(system, opts)
     refuse_unsupported(eng, system, opts, selection)
+    # the check's one deadline (kernel.limits): every initial state, property and round
+    opts = replace(opts, limits=opts.limits.started())
     if system.init_constraint is None or eng.capabilities.initial_sets:
         return eng.check(system, opts, eopts)
     return check_per_initial_state(eng.check, system, opts, eopts)

@@ -26,6 +26,7 @@ from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import State
 from absmc.ir.system import System
+from absmc.kernel.limits import INTERRUPTED
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 
@@ -37,6 +38,7 @@ __all__ = [
     "mentioned",
     "merge_results",
     "rooted",
+    "stored_states",
 ]
 
 #: the most initial states an enumerating method accepts
@@ -186,12 +188,17 @@ def rooted(system: System, state: tuple[int, ...]) -> System:
     return system.with_(variables=variables, init_constraint=None)
 
 
-def merge_results(results: list[Result]) -> Result:
+def merge_results(
+    results: list[Result], total: int | None = None, stopped: str | None = None
+) -> Result:
     """One Result from the runs from each initial state (same properties in each): per
     property the first ``violated`` one, else the first ``unknown`` one, else ``holds``;
-    statistics added up (depth: the maximum)."""
+    statistics added up (depth: the maximum). ``total``: the number of initial states, when
+    the runs ended early (``stopped``: why; a limit of the check) before all were searched —
+    then nothing that was not violated holds."""
     first = results[0]
-    if len(results) == 1:
+    total = len(results) if total is None else total
+    if len(results) == 1 and total == 1:
         return first
     merged: list[PropertyResult] = []
     for k, base in enumerate(first.results):
@@ -203,14 +210,28 @@ def merge_results(results: list[Result]) -> Result:
             sum(p.stats.transitions for p in per),
             max(p.stats.max_depth for p in per),
             sum(p.stats.time_s for p in per),
-            extra={"initial_states": len(per)},
+            extra={"initial_states": total, "initial_states_searched": len(per)},
         )
         reason = pick.reason
-        if pick.verdict == Verdict.HOLDS:
+        if pick.verdict == Verdict.HOLDS and len(per) < total:
+            why = stopped or "not every initial state was searched"
+            pick = replace(pick, verdict=Verdict.UNKNOWN, trace=None)
+            reason = f"{why} ({len(per)} of {total} initial states searched)"
+        elif pick.verdict == Verdict.HOLDS:
             reason = f"{reason} (from each of the {len(per)} initial states)"
+        elif pick.verdict == Verdict.UNKNOWN and len(per) < total:
+            reason = f"{reason} ({len(per)} of {total} initial states searched)"
         merged.append(replace(pick, stats=st, reason=reason))
-    notes = (*first.notes, f"{len(results)} initial states, one run from each")
+    notes = (*first.notes, f"{total} initial states, one run from each")
+    if len(results) < total:
+        notes = (*first.notes, f"{total} initial states, {len(results)} searched: {stopped}")
     return Result(first.model, first.method, tuple(merged), notes)
+
+
+def stored_states(result: Result) -> int:
+    """The states a run stored: its largest search's (the properties of one search share its
+    statistics; the searches of a run bound their sum themselves)."""
+    return max((p.stats.states for p in result.results), default=0)
 
 
 def check_per_initial_state(
@@ -221,6 +242,25 @@ def check_per_initial_state(
 ) -> Result:
     """Run ``check`` (an engine's ``check``, which reads only declared initial values) once
     from each initial state of ``system``'s ``init:`` constraint and merge the results
-    (:func:`merge_results`). Raises ``ModelError`` when the set is unbounded or too large
-    (:func:`initial_states`)."""
-    return merge_results([check(rooted(system, r), options, own) for r in initial_states(system)])
+    (:func:`merge_results`). The limits are the whole check's (:mod:`absmc.kernel.limits`):
+    one deadline for all runs, ``max_states`` for the states stored by all runs together;
+    no run starts once a limit is used up or after Ctrl-C. Raises ``ModelError`` when the
+    set is unbounded or too large (:func:`initial_states`)."""
+    roots = initial_states(system)
+    limits = options.limits.started()
+    results: list[Result] = []
+    used = 0
+    stopped: str | None = None
+    for r in roots:
+        if results:
+            stopped = limits.exhausted_reason(used)
+            if stopped is not None:
+                break
+        run = replace(options, limits=limits.less(used))
+        res = check(rooted(system, r), run, own)
+        results.append(res)
+        used += stored_states(res)
+        if any(INTERRUPTED in p.reason for p in res.results):
+            stopped = INTERRUPTED
+            break
+    return merge_results(results, len(roots), stopped)

@@ -137,7 +137,7 @@ def ltl_result(
         )
         return PropertyResult(prop.name, "ltl", method, Verdict.VIOLATED, reason, stats, trace, 1)
     if out.stopped is None and exhaustive:
-        reason = f"no acceptance cycle in the {out.states} reachable product states"
+        reason = f"no acceptance cycle in the {out.states:,} reachable product states"
         return PropertyResult(prop.name, "ltl", method, Verdict.HOLDS, reason, stats)
     why = out.stopped or incomplete_reason or "search incomplete"
     return PropertyResult(prop.name, "ltl", method, Verdict.UNKNOWN, why, stats)

@@ -11,6 +11,7 @@ from absmc.ir.ctl import CtlProperty
 from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
+from absmc.kernel.limits import Limits
 
 __all__ = [
     "CheckOptions",
@@ -26,17 +27,6 @@ __all__ = [
 
 StoreKind = Literal["exact", "bitstate", "hash-compact"]
 Order = Literal["bfs", "dfs"]
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits; ``None`` means unlimited. ``timeout`` is wall-clock seconds,
-    ``max_memory_mb`` the resident set size (MiB) at which a search stops."""
-
-    max_states: int | None = None
-    max_depth: int | None = None
-    timeout: float | None = None
-    max_memory_mb: float | None = None
 
 
 @dataclass

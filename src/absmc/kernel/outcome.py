@@ -43,7 +43,7 @@ def results_from_outcome(
                     kind,
                     method,
                     Verdict.HOLDS,
-                    f"no violation in the {outcome.states} reachable states (exhaustive search)",
+                    f"no violation in the {outcome.states:,} reachable states (exhaustive search)",
                     stats,
                 )
             )

@@ -44,6 +44,7 @@ from typing import Any, Protocol
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.steps import Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_limit
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.search import SearchOutcome, Violation
@@ -502,12 +503,13 @@ class _Coordinator:
     def check_limits(self) -> None:
         lim = self.limits
         now = time.monotonic()
-        if lim.timeout is not None and now - self.start >= lim.timeout:
-            self._stop(f"time limit of {lim.timeout:g} s reached")
+        end = lim.end(self.start)
+        if end is not None and now >= end:
+            self._stop(time_limit(lim))
         if lim.max_states is not None and sum(self.states) >= lim.max_states:
-            self._stop(f"state limit of {lim.max_states} states reached")
+            self._stop(state_limit(lim.max_states))
         if lim.max_memory_mb is not None and sum(self.rss) + current_rss_mb() >= lim.max_memory_mb:
-            self._stop(f"memory limit of {lim.max_memory_mb:g} MB reached")
+            self._stop(memory_limit(lim.max_memory_mb))
 
     def search(self) -> None:
         """Run until termination (four-counter waves) or a stop reason."""
@@ -555,7 +557,7 @@ class _Coordinator:
                         Progress(sum(self.states), sum(self.transitions), 0, now - self.start)
                     )
         except KeyboardInterrupt:
-            self._stop("interrupted by the user")
+            self._stop(INTERRUPTED)
 
     def finish(self, grace_s: float = 10.0) -> None:
         """Stop every worker and collect its final statistics."""

@@ -29,6 +29,11 @@ class Verdict(StrEnum):
         return self.value
 
 
+#: the version of the JSON shapes (``Result.to_json``, ``simulate --json``, trails, errors)
+#: described by ``absmc/schema/absmc.schema.json``; raised when a field changes meaning or
+#: disappears (new optional fields keep it)
+SCHEMA_VERSION = 1
+
 #: process exit code for each overall verdict (2 is usage/model error, 4 internal error)
 EXIT_CODES = {Verdict.HOLDS: 0, Verdict.VIOLATED: 1, Verdict.UNKNOWN: 3}
 
@@ -191,8 +196,18 @@ class Result:
         """0 all hold, 1 some violated, 3 unknown."""
         return EXIT_CODES[self.verdict]
 
+    def __repr__(self) -> str:
+        each = ", ".join(f"{r.property!r}: {r.verdict.value}" for r in self.results)
+        return (
+            f"Result(model={self.model!r}, method={self.method!r}, "
+            f"verdict={self.verdict.value!r}, results={{{each}}})"
+        )
+
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON-ready data (the shape ``check --json`` prints; its schema is
+        ``absmc/schema/absmc.schema.json``, version ``schema_version``)."""
         out: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
             "model": self.model,
             "method": self.method,
             "verdict": self.verdict.value,

@@ -30,6 +30,14 @@ from dataclasses import dataclass, field
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.steps import Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.limits import (
+    INTERRUPTED,
+    OUT_OF_MEMORY,
+    depth_limit,
+    memory_limit,
+    state_limit,
+    time_limit,
+)
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Order, Progress
 from absmc.kernel.semantics import Semantics
@@ -149,7 +157,7 @@ class Search:
         self.start = time.monotonic()
         self.last_progress = self.start
         self.last_memory = self.start - _MEMORY_EVERY_S
-        self.deadline = self.start + limits.timeout if limits.timeout is not None else None
+        self.deadline = limits.end(self.start)
         if deadline is not None and (self.deadline is None or deadline < self.deadline):
             self.deadline = deadline
         self.truncated_depth = False
@@ -212,14 +220,11 @@ class Search:
             # reading the resident set size costs a system call: a few times a second
             self.last_memory = now
             if current_rss_mb() >= lim.max_memory_mb:
-                self.out.stopped = f"memory limit of {lim.max_memory_mb:g} MB reached"
+                self.out.stopped = memory_limit(lim.max_memory_mb)
                 self.out.limit_hit = True
                 raise _Stop
         if self.deadline is not None and now >= self.deadline:
-            if lim.timeout is not None:
-                self.out.stopped = f"time limit of {lim.timeout:g} s reached"
-            else:
-                self.out.stopped = "time limit reached"
+            self.out.stopped = time_limit(lim)
             self.out.limit_hit = True
             raise _Stop
         if self.progress is not None and now - self.last_progress >= 1.0:
@@ -240,10 +245,10 @@ class Search:
         except _Stop:
             pass
         except KeyboardInterrupt:
-            self.out.stopped = "interrupted by the user"
+            self.out.stopped = INTERRUPTED
             self.out.limit_hit = True
         except MemoryError:
-            self.out.stopped = "out of memory (the process could not allocate more)"
+            self.out.stopped = OUT_OF_MEMORY
             self.out.limit_hit = True
         except IntegerTooLarge as err:
             self.out.stopped = str(err)
@@ -251,7 +256,7 @@ class Search:
 
     def state_limit(self) -> None:
         noun = self.store.noun
-        self.out.stopped = f"state limit of {self.limits.max_states} {noun} reached"
+        self.out.stopped = state_limit(self.limits.max_states, noun)
         self.out.limit_hit = True
         raise _Stop
 
@@ -523,7 +528,7 @@ class Search:
         else:
             self.dfs()
         if self.truncated_depth and self.out.stopped is None:
-            self.out.stopped = f"depth limit of {self.limits.max_depth} steps reached"
+            self.out.stopped = depth_limit(self.limits.max_depth)
             self.out.limit_hit = True
         self.out.states = self.count
         self.out.time_s = time.monotonic() - self.start

@@ -271,12 +271,12 @@ def not_a_proof(states: int, stats: Mapping[str, Any], detail: str = "") -> str 
     store = stats.get("store")
     if store == "bitstate":
         return (
-            f"bitstate search found no violation in {states} states ({stats['coverage']}); "
+            f"bitstate search found no violation in {states:,} states ({stats['coverage']}); "
             "not a proof"
         )
     if store == "hash-compact":
         more = f" ({detail})" if detail else ""
-        return f"hash-compact search found no violation in {states} states{more}; not a proof"
+        return f"hash-compact search found no violation in {states:,} states{more}; not a proof"
     return None
 
 

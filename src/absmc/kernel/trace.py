@@ -543,7 +543,15 @@ def replay_saved(
     if not rows:
         raise ReplayError("the trace has no rows")
     s = sem.initial
-    if dict(rows[0].get("state", {})) != system.state_dict(s):
+    first = dict(rows[0].get("state", {}))
+    if system.init_constraint is not None:  # any state of the init: set may start it
+        try:
+            s = tuple(int(first[v.name]) for v in system.variables)
+        except (KeyError, TypeError, ValueError):
+            raise ReplayError("row 0: the trace does not give the initial state") from None
+        if not is_initial(system, s):
+            raise ReplayError("row 0: the first state is not an initial state of the model")
+    if first != system.state_dict(s):
         raise ReplayError("row 0: the initial state differs from the model's")
     steps = [TraceStep(0, system.state_dict(s))]
     for k, row in enumerate(rows[1:], start=1):

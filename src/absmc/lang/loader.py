@@ -35,4 +35,7 @@ def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> Sy
 
         return load_promela(p, dict(defines or {}))
     known = ", ".join(GCL_SUFFIXES + PROMELA_SUFFIXES)
-    raise UsageError(f"cannot tell the language of '{path}' from its extension (known: {known})")
+    raise UsageError(
+        f"cannot tell the language of '{path}' from its extension (known: {known}; and .py "
+        "for a Python program, checked with --entry FUNC --component NAME)"
+    )

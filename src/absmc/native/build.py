@@ -140,6 +140,8 @@ def cache_dir() -> Path:
     return base / "absmc" / "native"
 
 
+#: the libraries loaded in this process, by the path of their cached file (a change of the
+#: cache directory, as in tests, is a different library: nothing is taken from another cache)
 _LOADED: dict[str, Any] = {}
 
 
@@ -175,8 +177,8 @@ def is_cached(source: str, opt: str) -> bool:
     cc = find_compiler()
     if cc is None:
         return False
-    key = _cache_key(cc, source, opt)
-    return key in _LOADED or (cache_dir() / f"m_{key}.so").exists()
+    so = cache_dir() / f"m_{_cache_key(cc, source, opt)}.so"
+    return str(so) in _LOADED or so.exists()
 
 
 def load_library(
@@ -197,12 +199,12 @@ def load_library(
     if cc is None:
         raise CompilerError("no C compiler found (set CC or install gcc)")
     key = _cache_key(cc, source, opt)
-    lib = _LOADED.get(key)
+    d = cache_dir()
+    so = d / f"m_{key}.so"
+    lib = _LOADED.get(str(so))
     if lib is not None:
         return lib
-    d = cache_dir()
     d.mkdir(parents=True, exist_ok=True)
-    so = d / f"m_{key}.so"
     if not so.exists():
         with tempfile.TemporaryDirectory(dir=d) as tmp:
             src = Path(tmp) / "model.c"
@@ -226,5 +228,5 @@ def load_library(
                 )
             os.replace(out, so)
     lib = ffi().dlopen(str(so))
-    _LOADED[key] = lib
+    _LOADED[str(so)] = lib
     return lib

@@ -30,6 +30,14 @@ from typing import Any, Literal
 
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.limits import (
+    INTERRUPTED,
+    OUT_OF_MEMORY,
+    depth_limit,
+    memory_limit,
+    state_limit,
+    time_limit,
+)
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.search import HANDED_OVER, SearchOutcome, Violation
@@ -123,7 +131,7 @@ def native_search(
     lib, ffi = sem.lib, sem._ffi
     ncmd = len(sem.system.commands)
     start = time.monotonic()
-    end = start + limits.timeout if limits.timeout is not None else None
+    end = limits.end(start)
     if deadline is not None and (end is None or deadline < end):
         end = deadline
     handle = lib.s_new(
@@ -162,15 +170,11 @@ def native_search(
                     break
                 now = time.monotonic()
                 if end is not None and now >= end:
-                    out.stopped = (
-                        f"time limit of {limits.timeout:g} s reached"
-                        if limits.timeout is not None
-                        else "time limit reached"
-                    )
+                    out.stopped = time_limit(limits)
                     out.limit_hit = True
                     break
                 if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
-                    out.stopped = f"memory limit of {limits.max_memory_mb:g} MB reached"
+                    out.stopped = memory_limit(limits.max_memory_mb)
                     out.limit_hit = True
                     break
                 if progress is not None and now - last_progress >= 1.0:
@@ -184,24 +188,24 @@ def native_search(
                         )
                     )
     except KeyboardInterrupt:
-        out.stopped = "interrupted by the user"
+        out.stopped = INTERRUPTED
         out.limit_hit = True
     if status == _OVERFLOW:
         raise NativeOverflow("a value left the 64-bit range")
     if status == _MEMORY_LIMIT and limits.max_memory_mb is not None:
-        out.stopped = f"memory limit of {limits.max_memory_mb:g} MB reached"
+        out.stopped = memory_limit(limits.max_memory_mb)
         out.limit_hit = True
     elif status == _MEMORY:
-        out.stopped = "out of memory (the process could not allocate more)"
+        out.stopped = OUT_OF_MEMORY
         out.limit_hit = True
     elif status == _STATES:
-        out.stopped = f"state limit of {limits.max_states} states reached"
+        out.stopped = state_limit(limits.max_states)
         out.limit_hit = True
     out.states = int(lib.s_stat(handle, 0))
     out.transitions = int(lib.s_stat(handle, 1))
     out.max_depth = int(lib.s_stat(handle, 2))
     if lib.s_stat(handle, 3) and out.stopped is None:
-        out.stopped = f"depth limit of {limits.max_depth} steps reached"
+        out.stopped = depth_limit(limits.max_depth)
         out.limit_hit = True
     run = NativeRun(
         out,

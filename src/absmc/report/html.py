@@ -9,16 +9,23 @@ step table and as a message sequence chart (processes as lifelines, as SPIN's iS
 them; a send ``c!...`` and the matching receive ``c?...`` of the same channel joined by an
 arrow), the refinement rounds as a table and a plot, and the explored state graphs
 (``graphs``: drawn by Graphviz's ``dot``; a plain list with a note where ``dot`` is absent).
+The page is the Jinja2 template ``templates/report.html.j2`` (autoescaped); the pictures are
+SVG built here, escaping the text they contain.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from absmc.report.dot import to_svg
+import jinja2
+from markupsafe import Markup
+
+from absmc.report.dot import FOLD_ABOVE, fold, to_svg, trace_path
 
 _COLOR = {"holds": "#1a7f37", "violated": "#cf222e", "unknown": "#9a6700"}
 
@@ -34,6 +41,7 @@ td.mono, span.mono { font-family: monospace; }
 .note { color: #57606a; font-size: .9em; }
 svg { max-width: 100%; height: auto; }
 figure { margin: .5em 0; }
+tr.cycle td { background: #fff0f0; }
 """
 
 
@@ -41,28 +49,27 @@ def _e(x: object) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _verdict(v: str) -> str:
-    return f'<span class="verdict" style="color:{_COLOR.get(v, "#000")}">{_e(v)}</span>'
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
-    out = [f'<table class="{cls}"><thead><tr>']
-    out += [f"<th>{_e(h)}</th>" for h in head]
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
 def _cell(v: object) -> str:
+    """A table cell's text (the template escapes it)."""
     if isinstance(v, list):
-        return _e(", ".join(str(x) for x in v) or "-")
+        return ", ".join(str(x) for x in v) or "-"
     if isinstance(v, dict):
-        return _e(", ".join(f"{k}: {x}" for k, x in v.items()))
+        return ", ".join(f"{k}: {x}" for k, x in v.items())
     if isinstance(v, float):
-        return _e(f"{v:.3f}")
-    return _e(v)
+        return f"{v:.3f}"
+    return str(v)
+
+
+@functools.cache
+def _template() -> jinja2.Template:
+    """The page template (``templates/report.html.j2``, package data), autoescaped."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("absmc.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    return env.get_template("report.html.j2")
 
 
 # -- traces ------------------------------------------------------------------------------
@@ -74,43 +81,65 @@ def _changed(trace: Sequence[Mapping[str, Any]], k: int) -> str:
     return " ".join(f"{n}={v}" for n, v in now.items() if before.get(n) != v)
 
 
-def step_table(trace: Sequence[Mapping[str, Any]]) -> str:
-    """A trace (``PropertyResult.to_json()["trace"]``) as a step table."""
-    rows = []
-    for k, s in enumerate(trace):
-        rows.append(
-            [
-                _e(s["step"]),
-                _e(s.get("process") or ""),
-                f'<span class="mono">{_e(s.get("command") or "initial state")}</span>',
-                _e(s.get("source") or ""),
-                f'<span class="mono">{_e(_changed(trace, k))}</span>',
-            ]
-        )
-    return _table(["step", "process", "command", "source", "changed"], rows, "trace")
+#: the command text of a stutter step (kernel.trace.STUTTER_TEXT; the report reads JSON)
+_STUTTER = "(stutter: the terminal state repeats)"
+
+
+def _step_rows(trace: Sequence[Mapping[str, Any]], cycle_start: int | None) -> list[dict[str, Any]]:
+    return [
+        {
+            "step": s["step"],
+            "mark": cycle_start == k,
+            "cycle": cycle_start is not None and k > cycle_start,
+            "process": s.get("process") or "",
+            "command": s.get("command") or "initial state",
+            "source": s.get("source") or "",
+            "changed": _changed(trace, k),
+        }
+        for k, s in enumerate(trace)
+    ]
+
+
+def step_table(trace: Sequence[Mapping[str, Any]], cycle_start: int | None = None) -> str:
+    """A trace (``PropertyResult.to_json()["trace"]``) as a step table (the template's
+    ``step_table`` macro); for a lasso (``cycle_start``: the row whose state the last row
+    returns to) that row is marked ⟲ and the rows of the cycle after it are tinted (class
+    ``cycle``)."""
+    return str(_template().module.step_table(_step_rows(trace, cycle_start)))  # type: ignore[attr-defined]
 
 
 _SEND = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*!!?(?!=)")
 _RECV = re.compile(r"(\w+(?:\[[^\]]*\])?)\s*\?\??(?![<\[])")
 
+#: characters per line of a box's label in the sequence chart (lines are wrapped, never cut)
+_LABEL_WIDTH = 24
+_LINE_H = 13
 
-def _short(text: str, n: int = 28) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+
+def _label_lines(text: str, width: int = _LABEL_WIDTH) -> list[str]:
+    """``text`` wrapped to lines of at most ``width`` characters (long words broken)."""
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
-def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
+def sequence_chart(trace: Sequence[Mapping[str, Any]], cycle_start: int | None = None) -> str:
     """A message sequence chart of a trace as SVG: one lifeline per process (in order of
-    appearance), one box per step on its process's lifeline, and an arrow from each send on a
-    channel to the next receive from that channel (first in, first out)."""
+    appearance), one box per step on its process's lifeline (its label wrapped over as many
+    lines as it needs, the full text also as the box's tooltip), a box across every lifeline
+    for a stutter step, and an arrow from each send on a channel to the next receive from that
+    channel (first in, first out). For a lasso (``cycle_start``) the cycle's boxes are drawn
+    red and a bracket on the left says where the run returns."""
     procs: list[str] = []
     for s in trace[1:]:
-        p = s.get("process") or "?"
-        if p not in procs:
+        p = s.get("process")
+        if p and p not in procs:
             procs.append(p)
-    lane, top, row, box_w = 190, 50, 30, 170
-    width = max(1, len(procs)) * lane + 20
-    height = top + row * max(1, len(trace)) + 20
-    x = {p: 20 + i * lane + lane // 2 for i, p in enumerate(procs)}
+    lane, top, gap, box_w, left = 190, 50, 8, 170, 120 if cycle_start is not None else 20
+    width = left + max(1, len(procs)) * lane
+    x = {p: left + i * lane + lane // 2 for i, p in enumerate(procs)}
+    labels = [_label_lines(f"{k}: {s.get('command') or ''}") for k, s in enumerate(trace) if k > 0]
+    heights = [len(lines) * _LINE_H + 9 for lines in labels]
+    ys = [top + sum(heights[:i]) + gap * i for i in range(len(heights))]
+    height = (ys[-1] + heights[-1] if heights else top) + 20
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
@@ -128,22 +157,35 @@ def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
     pending: dict[str, list[tuple[int, int]]] = {}
     arrows = []
     for k, s in enumerate(trace[1:], start=1):
-        p = s.get("process") or "?"
         cmd = str(s.get("command") or "")
-        y = top + (k - 1) * row
-        px = x[p]
-        out.append(
-            f'<g class="step"><title>{_e(cmd)}</title><rect x="{px - box_w // 2}" y="{y}" '
-            f'width="{box_w}" height="{row - 8}" rx="4" fill="#f6f8fa" stroke="#57606a"/>'
-            f'<text x="{px}" y="{y + 15}" text-anchor="middle">{k}: {_e(_short(cmd))}</text></g>'
+        y, h, lines = ys[k - 1], heights[k - 1], labels[k - 1]
+        in_cycle = cycle_start is not None and k > cycle_start
+        stroke = "#cf222e" if in_cycle else "#57606a"
+        p = s.get("process")
+        if p in x:
+            px, bx, bw = x[p], x[p] - box_w // 2, box_w
+        else:  # a stutter step (no process moves): across every lifeline
+            px, bx, bw = left + (width - left) // 2, left + 10, width - left - 20
+        text = "".join(
+            f'<tspan x="{px}" dy="{_LINE_H if i else 0}">{_e(line)}</tspan>'
+            for i, line in enumerate(lines)
         )
+        dash = ' stroke-dasharray="5 3"' if p not in x else ""
+        cls = "step cycle" if in_cycle else "step"
+        out.append(
+            f'<g class="{cls}"><title>{_e(cmd)}</title><rect x="{bx}" y="{y}" '
+            f'width="{bw}" height="{h}" rx="4" fill="#f6f8fa" stroke="{stroke}"{dash}/>'
+            f'<text x="{px}" y="{y + 14}" text-anchor="middle">{text}</text></g>'
+        )
+        if p not in x:
+            continue
         for m in _SEND.finditer(cmd):
-            pending.setdefault(m.group(1), []).append((px, y + (row - 8) // 2))
+            pending.setdefault(m.group(1), []).append((px, y + h // 2))
         for m in _RECV.finditer(cmd):
             queue = pending.get(m.group(1))
             if queue:
                 sx, sy = queue.pop(0)
-                ry = y + (row - 8) // 2
+                ry = y + h // 2
                 tx = px - box_w // 2 if sx < px else px + box_w // 2
                 fx = sx + box_w // 2 if sx < px else sx - box_w // 2
                 arrows.append(
@@ -152,6 +194,16 @@ def sequence_chart(trace: Sequence[Mapping[str, Any]]) -> str:
                     "</title></line>"
                 )
     out += arrows
+    if cycle_start is not None and cycle_start + 1 < len(trace):
+        y0, y1 = ys[cycle_start], ys[-1] + heights[-1]
+        out.append(
+            f'<g class="cycle-mark"><path d="M{left - 6},{y0} h-10 V{y1} h10" fill="none" '
+            f'stroke="#cf222e" stroke-width="2"/><text x="{left - 20}" y="{(y0 + y1) // 2}" '
+            f'text-anchor="end" fill="#cf222e"><tspan x="{left - 20}">⟲ cycle:</tspan>'
+            f'<tspan x="{left - 20}" dy="{_LINE_H}">back to the</tspan>'
+            f'<tspan x="{left - 20}" dy="{_LINE_H}">state of step {cycle_start}</tspan>'
+            "</text></g>"
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -204,114 +256,115 @@ def rounds_plot(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 # -- graphs ------------------------------------------------------------------------------
-def graph_section(graph: Mapping[str, Any]) -> str:
-    """One state graph: Graphviz's SVG, or a plain list of states and transitions with a note
-    when ``dot`` is not installed."""
+def _graph(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+    """One state graph for the template: its title and Graphviz's SVG with the states and
+    steps of ``trace`` (the first counterexample) drawn red — a graph of more than
+    ``FOLD_ABOVE`` states folded to the counterexample's neighbourhood (:func:`fold`) — or
+    (``svg`` None, ``dot`` not installed) its states and transitions as table rows."""
     title = f"{graph.get('title', 'state space')} ({graph.get('states', 0)} states drawn"
     title += ", cut at the bound)" if graph.get("truncated") else ")"
-    svg = to_svg(graph)
-    if svg is not None:
-        return f'<h3>{_e(title)}</h3><figure class="graph">{svg}</figure>'
-    states = [
-        [_e(n["id"]), f'<span class="mono">{_e(n["label"])}</span>', _e(", ".join(n["bad"]))]
-        for n in graph["nodes"]
-    ]
-    edges = [
-        [_e(e["source"]), _e(e["target"]), f'<span class="mono">{_e(e["label"])}</span>']
-        for e in graph["edges"]
-    ]
-    return (
-        f'<h3>{_e(title)}</h3><p class="note">Graphviz (<code>dot</code>) is not installed: '
-        'the graph is listed instead of drawn.</p><div class="graph">'
-        + _table(["state", "values", "violates"], states)
-        + _table(["from", "to", "command"], edges)
-        + "</div>"
-    )
+    path = trace_path(graph, trace) if trace else []
+    if len(path) > 1 and len(graph["nodes"]) > FOLD_ABOVE:
+        graph = fold(graph, path)
+        title += (
+            f", folded to the counterexample and the states one step from it: "
+            f"{len(graph['nodes'])} of {graph['folded_from']} shown (--dot FILE has them all)"
+        )
+    svg = to_svg(graph, path=path)
+    return {
+        "title": title,
+        "path": len(path),
+        "svg": Markup(svg) if svg is not None else None,
+        "states": [[n["id"], n["label"], ", ".join(n["bad"])] for n in graph["nodes"]],
+        "edges": [[e["source"], e["target"], e["label"]] for e in graph["edges"]],
+    }
 
 
 # -- the page ----------------------------------------------------------------------------
 def render_html(data: Mapping[str, Any]) -> str:
-    """The page for one result (``Result.to_json()``)."""
+    """The page for one result (``Result.to_json()``), rendered from
+    ``templates/report.html.j2``."""
     results = list(data.get("results", []))
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>absmc: {_e(data.get('model', ''))}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_e(data.get('model', ''))}: {_verdict(str(data.get('verdict', '')))}</h1>",
-        f"<p>method <b>{_e(data.get('method', ''))}</b></p>",
-        "<h2>Properties</h2>",
+    properties = [
+        {
+            "property": r["property"],
+            "kind": r["kind"],
+            "verdict": r["verdict"],
+            "decided_by": r.get("decided_by") or r.get("method") or "",
+            "reason": r["reason"],
+        }
+        for r in results
     ]
-    rows = []
-    for r in results:
-        rows.append(
-            [
-                f'<span class="mono">{_e(r["property"])}</span>',
-                _e(r["kind"]),
-                _verdict(r["verdict"]),
-                _e(r.get("decided_by") or r.get("method") or ""),
-                _e(r["reason"]),
-            ]
-        )
-    parts.append(_table(["property", "kind", "verdict", "decided by", "reason"], rows, "verdicts"))
     with_methods = [r for r in results if isinstance(r.get("methods"), dict)]
+    methods = None
     if with_methods:
-        parts.append("<h2>What each method did</h2>")
         names = list(dict.fromkeys(m for r in with_methods for m in r["methods"]))
-        mrows = []
+        rows = []
         for r in with_methods:
-            cells = [f'<span class="mono">{_e(r["property"])}</span>']
+            cells = []
             for m in names:
                 o = r["methods"].get(m, {})
                 role = o.get("role") or o.get("verdict") or ""
-                cells.append(f"<b>{_e(role)}</b> {_e(o.get('rejected') or o.get('reason', ''))}")
-            mrows.append(cells)
-        parts.append(_table(["property", *names], mrows, "methods"))
-    parts.append("<h2>Statistics</h2>")
+                cells.append((role, o.get("rejected") or o.get("reason", "")))
+            rows.append({"property": r["property"], "cells": cells})
+        methods = {"names": names, "rows": rows}
     seen: list[str] = []
-    srows = []
+    stats = []
     for r in results:
         key = repr(sorted(r["stats"].items()))
-        if key in seen:
-            continue
-        seen.append(key)
-        srows.append([_e(r.get("decided_by") or r["method"]), _cell(r["stats"])])
-    parts.append(_table(["method", "statistics"], srows, "stats"))
-    for note in data.get("notes", []):
-        parts.append(f'<p class="note">note: {_e(note)}</p>')
+        if key not in seen:
+            seen.append(key)
+            stats.append([r.get("decided_by") or r["method"], _cell(r["stats"])])
+    traces = []
     for r in results:
         if not r.get("trace"):
             continue
+        cycle = r.get("cycle_start")
+        cycle = cycle if isinstance(cycle, int) else None
         replayed = r["verdict"] == "violated"
-        kind = "Counterexample" if replayed else "Unconfirmed abstract trace"
-        parts.append(
-            f'<h2>{kind} for <span class="mono">{_e(r["property"])}</span> '
-            f"({len(r['trace']) - 1} steps"
-            + (", replayed on the concrete semantics)" if replayed else ")")
-            + "</h2>"
+        traces.append(
+            {
+                "kind": "Counterexample" if replayed else "Unconfirmed abstract trace",
+                "property": r["property"],
+                "steps": len(r["trace"]) - 1,
+                "replayed": replayed,
+                "rows": _step_rows(r["trace"], cycle),
+                "cycle": cycle,
+                "note": r.get("trace_note"),
+                "chart": Markup(sequence_chart(r["trace"], cycle)),
+            }
         )
-        parts.append(f'<section class="trace">{step_table(r["trace"])}</section>')
-        if r.get("trace_note"):
-            parts.append(f'<p class="note">{_e(r["trace_note"])}</p>')
-        parts.append("<h3>Message sequence chart</h3>")
-        parts.append(f"<figure>{sequence_chart(r['trace'])}</figure>")
+    first = next(
+        (r["trace"] for r in results if r["verdict"] == "violated" and r.get("trace")), None
+    )
+    rounds = []
     done: list[str] = []
     for r in results:
         its = r.get("iterations")
         if not its or repr(its) in done:
             continue
         done.append(repr(its))
-        parts.append(f"<h2>Refinement rounds ({_e(r.get('decided_by') or r['method'])})</h2>")
         keys = list(dict.fromkeys(k for row in its for k in row))
-        parts.append(
-            _table(
-                [k.replace("_", " ") for k in keys],
-                [[_cell(row.get(k, "")) for k in keys] for row in its],
-                "rounds",
-            )
+        rounds.append(
+            {
+                "method": r.get("decided_by") or r["method"],
+                "head": [k.replace("_", " ") for k in keys],
+                "rows": [[_cell(row.get(k, "")) for k in keys] for row in its],
+                "plot": Markup(rounds_plot(its)),
+            }
         )
-        parts.append(f"<figure>{rounds_plot(its)}</figure>")
-    graphs = data.get("graphs") or []
-    if graphs:
-        parts.append("<h2>State graphs</h2>")
-        parts += [graph_section(g) for g in graphs]
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return _template().render(
+        css=Markup(_CSS),
+        colors=_COLOR,
+        model=data.get("model", ""),
+        overall=str(data.get("verdict", "")),
+        method=data.get("method", ""),
+        properties=properties,
+        methods=methods,
+        stats=stats,
+        notes=list(data.get("notes", [])),
+        traces=traces,
+        rounds=rounds,
+        graphs=[_graph(g, first) for g in data.get("graphs") or []],
+        states=next((r["stats"].get("states") for r in results if r.get("stats")), None),
+    )

@@ -83,6 +83,8 @@ def format_stats(stats: Stats) -> str:
             parts.append(f"{key.replace('_', ' ')} [{inner}]")
         elif isinstance(value, float) and key.endswith("coverage"):
             parts.append(f"{key.replace('_', ' ')} {value:.4%}")
+        elif isinstance(value, int | float) and key.endswith("_s"):  # seconds: say the unit
+            parts.append(f"{key[:-2].replace('_', ' ')} {value:.3f} s")
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
     return ", ".join(parts)
@@ -110,12 +112,12 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
             console.print(Text(f"    inductive invariant (checked): {cert.get('invariant')}"))
         for line in method_lines(r):
             console.print(Text(line, style="dim"))
-    shown: list[int] = []
+    groups: dict[int, tuple[Stats, list[str]]] = {}  # one line per search, its properties
     for r in result.results:
-        if id(r.stats) in shown:
-            continue
-        shown.append(id(r.stats))
-        console.print(Text("statistics: " + format_stats(r.stats), style="dim"))
+        groups.setdefault(id(r.stats), (r.stats, []))[1].append(r.property)
+    for stats, names in groups.values():
+        which = f" ({', '.join(names)})" if len(groups) > 1 else ""
+        console.print(Text(f"statistics{which}: " + format_stats(stats), style="dim"))
     for note in result.notes:
         console.print(Text(f"note: {note}", style="dim"))
     if show_iterations:

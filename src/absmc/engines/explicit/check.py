@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 from absmc.engines.explicit.ctl import check_ctl
@@ -75,9 +76,12 @@ def check_explicit(
             workers,
         )
     compiled = compile_system(system, selection.user)
+    options = replace(options, limits=options.limits.started())  # one deadline for all
     results = (
         _safety(system, options, compiled, selection, workers, ray) if selection.names() else []
     )
+    # --max-states bounds the states of the safety search and the product searches together
+    used = max((r.stats.states for r in results), default=0)
     for prop in selection.ltl:
         store, nested = make_store(options), make_store(options)
         found = search_ltl(
@@ -85,11 +89,12 @@ def check_explicit(
             prop,
             store,
             nested,
-            options.limits,
+            options.limits.less(used),
             options.progress,
             weakly_fair=options.fairness == "weak",
         )
         out = found.outcome
+        used += out.states
         stats = Stats(
             out.states,
             out.transitions,

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 from absmc.ir.ctl import And, Atom, CtlProperty, Formula, Not, Or, Temporal, Until, to_enf
 from absmc.ir.steps import State
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_limit
+from absmc.kernel.memory import current_rss_mb
+from absmc.kernel.options import CheckOptions, Progress
 from absmc.kernel.result import PropertyResult, Stats, Verdict
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.witness import NoWitness, atom_holds, replay_witness, witness_path
@@ -42,38 +44,51 @@ class Graph:
 
 def explore(sem: Semantics, options: CheckOptions) -> Graph:
     """Breadth-first enumeration of the states reachable from ``sem.initial`` (steps that are
-    model errors are not transitions). Stops at ``--max-states`` or ``--timeout``."""
+    model errors are not transitions). Stops at ``--max-states``, the check's deadline
+    (``--timeout``), ``--max-memory`` and Ctrl-C (each a stop reason of
+    :mod:`absmc.kernel.limits`); ``--progress`` is reported about once a second."""
     start = time.monotonic()
     limits = options.limits
+    end = limits.end(start)
     init = sem.initial
     states = [init]
     index = {init: 0}
     succ: list[list[int]] = []
     queue = deque([0])
     stopped = None
-    while queue:
-        i = queue.popleft()
-        steps, _ = sem.successors(states[i])
-        out: list[int] = []
-        for _, t in steps:
-            j = index.get(t)
-            if j is None:
-                if limits.max_states is not None and len(states) >= limits.max_states:
-                    stopped = f"state limit of {limits.max_states} states reached"
-                    break
-                j = index[t] = len(states)
-                states.append(t)
-                queue.append(j)
-            if j not in out:
-                out.append(j)
-        while len(succ) <= i:
-            succ.append([])
-        succ[i] = out or [i]
-        timeout = limits.timeout
-        if stopped is None and timeout is not None and time.monotonic() - start > timeout:
-            stopped = f"time limit of {limits.timeout:g} s reached"
-        if stopped is not None:
-            break
+    last = start
+    try:
+        while queue:
+            i = queue.popleft()
+            steps, _ = sem.successors(states[i])
+            out: list[int] = []
+            for _, t in steps:
+                j = index.get(t)
+                if j is None:
+                    if limits.max_states is not None and len(states) >= limits.max_states:
+                        stopped = state_limit(limits.max_states)
+                        break
+                    j = index[t] = len(states)
+                    states.append(t)
+                    queue.append(j)
+                if j not in out:
+                    out.append(j)
+            while len(succ) <= i:
+                succ.append([])
+            succ[i] = out or [i]
+            if stopped is None and not i & 255:
+                now = time.monotonic()
+                if end is not None and now >= end:
+                    stopped = time_limit(limits)
+                elif limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
+                    stopped = memory_limit(limits.max_memory_mb)
+                elif options.progress is not None and now - last >= 1.0:
+                    last = now
+                    options.progress(Progress(len(states), sum(map(len, succ)), 0, now - start))
+            if stopped is not None:
+                break
+    except KeyboardInterrupt:
+        stopped = INTERRUPTED
     while len(succ) < len(states):
         succ.append([])
     pred: list[list[int]] = [[] for _ in states]

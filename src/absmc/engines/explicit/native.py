@@ -126,7 +126,7 @@ def _hash_compact_paths(
     again = native_search(
         sem,
         "exact",
-        Limits(max_depth=depth, timeout=options.limits.timeout),
+        Limits(max_depth=depth, timeout=options.limits.timeout, deadline=options.limits.deadline),
         keep_going=True,
         check_deadlock=deadlock,
     )
@@ -258,7 +258,7 @@ def check_with_backend(
         if built is None:
             return first
         sem = built
-    deadline = start + lim.timeout if lim.timeout is not None else None
+    deadline = lim.end(start)
     upgrade = backend == "auto" and os.environ.get(OPT_ENV, "") not in OPT_LEVELS
     try:
         return check_native(system, options, selection, deadline, workers, sem, upgrade)
@@ -266,8 +266,7 @@ def check_with_backend(
         why = str(e)
     except NativeOverflow as e:
         why = str(e)  # the Python back end computes with unbounded integers
-    left = None if deadline is None else max(0.001, deadline - time.monotonic())
-    result: Result = python(replace(options, limits=replace(lim, timeout=left)), workers)
+    result: Result = python(replace(options, limits=lim.started(start)), workers)
     return _noted(result, f"searched in Python: {why}")
 
 

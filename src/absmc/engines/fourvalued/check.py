@@ -50,6 +50,7 @@ from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.graph import bounded_graph
 from absmc.kernel.lasso import refuse_ltl_options
+from absmc.kernel.limits import time_limit
 from absmc.kernel.options import (
     CheckOptions,
     Selection,
@@ -96,6 +97,11 @@ class AbstractRun:
         """The concrete commands an abstract step (a command or a chain label) stands for."""
         origin = self.model.origin
         return tuple(origin[i] for i in self.compiled.commands_of(label) if origin[i] != HELPER)
+
+
+def _not_searched(model: AbstractModel, reason: str) -> AbstractRun:
+    """The run of a search that a used-up limit kept from starting (no state, ``reason``)."""
+    return AbstractRun(model, compile_system(model.system), SearchOutcome(stopped=reason))
 
 
 def _search(model: AbstractModel, options: CheckOptions, deadlock: bool) -> AbstractRun:
@@ -195,6 +201,8 @@ class _Decider:
             steps = [self.may.concrete_commands(label) for label in v.path]
             self.unconfirmed[name] = (steps, err)
             return None, str(err)
+        except IntegerTooLarge as err:  # the concrete run is too big to build
+            return None, f"its concrete replay was not built: {err}"
 
     def abstract_trace(self, v: Violation, why: str) -> Trace:
         """The may System's counterexample as a trace over abstract states (concrete variables
@@ -280,12 +288,12 @@ class _Decider:
         if value is Belnap.TRUE:
             reason = (
                 f"value t: holds in the may-abstraction (over-approximation, "
-                f"{self.may.outcome.states} abstract states)"
+                f"{self.may.outcome.states:,} abstract states)"
             )
             if self.may.model.exact:
                 reason = (
                     f"value t: nothing is abstracted; no violation in the "
-                    f"{self.may.outcome.states} reachable states (exhaustive search)"
+                    f"{self.may.outcome.states:,} reachable states (exhaustive search)"
                 )
             return PropertyResult(name, kind, METHOD, Verdict.HOLDS, reason, stats, extra=extra)
         if value is Belnap.FALSE:
@@ -455,9 +463,11 @@ def check_round(
     if selection.ltl:
         refuse_ltl_options(options, METHOD)
     t0 = time.monotonic()
+    # one deadline for the whole round: the abstraction's prover calls (past it: unknown,
+    # never valid), both searches and the ltl product searches
+    options = dataclasses.replace(options, limits=options.limits.started(t0))
     timeout = options.limits.timeout
-    # every prover call is bounded by the time left of the run (past it: unknown, never valid)
-    prover = Prover(deadline=None if timeout is None else t0 + timeout)
+    prover = Prover(deadline=options.limits.deadline)
     try:
         abstraction = build_abstraction(
             system,
@@ -471,16 +481,20 @@ def check_round(
     except AbstractionIncomplete as err:
         spent = time.monotonic() - t0
         why = str(err)
-        if timeout is not None and (spent >= timeout or prover.deadline_reached):
-            why = f"time limit of {timeout:g} s reached while building the abstraction"
+        if timeout is not None and (options.limits.expired() or prover.deadline_reached):
+            why = time_limit(options.limits, "while building the abstraction")
         return Round(_incomplete(system, selection, why, spent), {}, (), frozenset(), 0, 0)
-    if timeout is not None:  # the searches get what the abstraction left of the time limit
-        left = max(0.001, t0 + timeout - time.monotonic())
-        options = dataclasses.replace(
-            options, limits=dataclasses.replace(options.limits, timeout=left)
-        )
     may = _search(abstraction.may, options, selection.deadlock)
-    must = may if abstraction.must.exact else _search(abstraction.must, options, selection.deadlock)
+    must = may
+    if not abstraction.must.exact:
+        # --max-states bounds both searches together
+        used_up = options.limits.exhausted_reason(may.outcome.states)
+        if used_up is None:
+            limits = options.limits.less(may.outcome.states)
+            more = dataclasses.replace(options, limits=limits)
+            must = _search(abstraction.must, more, selection.deadlock)
+        else:
+            must = _not_searched(abstraction.must, used_up)
     compiled = compile_system(system, selection.user)
     stats = _stats(abstraction, may, must, time.monotonic() - t0)
     decider = _Decider(system, abstraction, may, must, compiled)
@@ -488,9 +502,6 @@ def check_round(
     lassos: dict[str, LassoRefutation] = {}
     if selection.ltl:
         limits = options.limits
-        if timeout is not None:  # what the safety searches left of the time limit
-            left = max(0.001, t0 + timeout - time.monotonic())
-            limits = dataclasses.replace(limits, timeout=left)
         ltl_results, lassos = check_ltl(
             abstraction, compiled, selection.ltl, limits, (may.compiled, must.compiled)
         )

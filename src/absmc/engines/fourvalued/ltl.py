@@ -208,7 +208,7 @@ def _abstract(
             ), None
         reason = (
             f"value t: no accepting lasso in the may-abstraction (over-approximation, "
-            f"{may.found.outcome.states} product states)"
+            f"{may.found.outcome.states:,} product states)"
         )
         return result(Verdict.HOLDS, Belnap.TRUE, reason), None
     failed: list[tuple[str, LassoRefutation]] = []

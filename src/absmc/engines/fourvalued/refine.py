@@ -33,6 +33,7 @@ from absmc.engines.fourvalued.partition import abstractable
 from absmc.ir.expr import Expr, Op, const, disj, free_vars, neg
 from absmc.ir.span import ModelError
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Command, System
+from absmc.kernel.limits import time_limit
 from absmc.kernel.options import CheckOptions, select_properties
 from absmc.kernel.result import PropertyResult, Result, Verdict
 from absmc.kernel.trace import ReplayError, Unconfirmed
@@ -140,7 +141,8 @@ def check_refining(
     ``predicates``, ``may_states``, ``must_states``, ``values`` (property -> t/f/⊥/⊤) and
     ``time_s``."""
     t0 = time.monotonic()
-    timeout = options.limits.timeout
+    # one deadline for all rounds (each round's searches share --max-states)
+    options = dataclasses.replace(options, limits=options.limits.started(t0))
     preds = initial_predicates(system, options, predicates)
     rows: list[dict[str, Any]] = []
     added: list[Expr] = list(preds) if predicates is None and not system.predicates else []
@@ -148,14 +150,9 @@ def check_refining(
     while True:
         t1 = time.monotonic()
         opts = options
-        if timeout is not None:
-            left = timeout - (t1 - t0)
-            if left <= 0 and rows:
-                stop = f"time limit of {timeout:g} s reached"
-                break
-            opts = dataclasses.replace(
-                options, limits=dataclasses.replace(options.limits, timeout=max(left, 0.001))
-            )
+        if options.limits.expired() and rows:
+            stop = time_limit(options.limits)
+            break
         try:
             rnd = check_round(system, opts, preds, shortcut)
         except ModelError as err:

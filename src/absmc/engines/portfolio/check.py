@@ -14,6 +14,7 @@ from absmc.engines.portfolio.members import Member, member_options, plan
 from absmc.engines.portfolio.workers import Pool, Report
 from absmc.ir.compile import compile_system
 from absmc.ir.system import System
+from absmc.kernel.limits import INTERRUPTED
 from absmc.kernel.options import CheckOptions, property_kind, select_properties
 from absmc.kernel.result import Result, Stats
 
@@ -45,8 +46,7 @@ def check_portfolio(
         if m.absent is not None:
             board.note_all(m.engine.name, None, f"sat out: {m.absent}")
     running = [m for m in members if m.runs]
-    timeout = options.limits.timeout
-    deadline = None if timeout is None else t0 + timeout
+    deadline = options.limits.end(t0)
     statuses: dict[str, str] = {}
     graphs: list[dict[str, object]] = []
     stopped_why = "stopped: every property was decided before it answered"
@@ -90,14 +90,14 @@ def check_portfolio(
             if not board.complete and board.first_violation() is not None:
                 stopped_why = f"stopped at the first violation ({board.first_violation()})"
         except KeyboardInterrupt:
-            stopped_why = "interrupted"
+            stopped_why = INTERRUPTED
         for name in pool.stop() + [m.engine.name for m in waiting]:
             statuses[name] = stopped_why
             board.note_all(name, None, stopped_why, _member(running, name).properties)
     total = time.monotonic() - t0
     order = [e.name for e in engines]
     notes = [f"{e}: {statuses.get(e, _absent(members, e))}" for e in order]
-    if stopped_why == "interrupted":
+    if stopped_why == INTERRUPTED:
         notes.append("interrupted: undecided properties are unknown")
     results = board.results(order, Stats(time_s=total))
     # abstract pictures first: they are what only a portfolio with abstraction can show

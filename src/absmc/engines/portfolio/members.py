@@ -4,6 +4,7 @@ and which share of the limits (:mod:`absmc.engines.portfolio`)."""
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -72,13 +73,16 @@ def member_options(
     left of ``--timeout`` (wall clock: the members run side by side) less a margin for
     collecting the answers, and ``1/sharing`` of ``--max-memory``."""
     limits = options.limits
-    timeout = None
+    deadline = None
     if time_left is not None:
-        timeout = max(0.001, time_left - min(MARGIN_S, 0.1 * time_left))
+        # the member's deadline (time.monotonic() is the same clock in every process); its
+        # stop reasons still quote the user's --timeout
+        share = max(0.001, time_left - min(MARGIN_S, 0.1 * time_left))
+        deadline = time.monotonic() + share
     memory = None if limits.max_memory_mb is None else limits.max_memory_mb / max(1, sharing)
     return dataclasses.replace(
         options,
         properties=list(member.properties),
         progress=None,
-        limits=Limits(limits.max_states, limits.max_depth, timeout, memory),
+        limits=Limits(limits.max_states, limits.max_depth, limits.timeout, memory, deadline),
     )

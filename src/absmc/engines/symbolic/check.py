@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
-from absmc.engines.symbolic.budget import Deadline, IslBudget
+from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
@@ -45,11 +45,12 @@ from absmc.ir.ctl import (
     is_universal,
     to_enf,
 )
-from absmc.ir.expr import Expr, conj, const, disj, neg, op
+from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
-from absmc.kernel.options import CheckOptions, select_properties
+from absmc.kernel.limits import INTERRUPTED, Limits, time_limit
+from absmc.kernel.options import CheckOptions, Progress, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay
@@ -84,6 +85,9 @@ def model_error_condition(system: System) -> Expr:
         for n, e in c.updates:
             sort = system.var(n).sort
             if isinstance(sort, RangeSort) and sort.overflow != "wrap":
+                k = as_const(e)
+                if k is not None and sort.lo <= k <= sort.hi:
+                    continue  # a constant in range (no atoms of the guard for CEGAAR's seed)
                 outs.append(disj([op("<", e, const(sort.lo)), op(">", e, const(sort.hi))]))
         if outs:
             parts.append(conj([c.guard, disj(outs)]))
@@ -93,34 +97,40 @@ def model_error_condition(system: System) -> Expr:
 def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) -> Result:
     """Check the selected properties of ``system`` symbolically (see the module doc). Raises
     ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
-    start = time.monotonic()
-    deadline = None if options.limits.timeout is None else start + options.limits.timeout
-    budget = IslBudget(deadline)
+    limits = options.limits.started()
+    budget = IslBudget(limits.deadline)
     try:
-        return _check_all(system, options, own, deadline)
+        return _check_all(system, options, own, limits)
     finally:
         budget.disarm()  # no quota left behind for later isl users of this process
 
 
 def _check_all(
-    system: System, options: CheckOptions, own: SymbolicOptions, deadline: float | None
+    system: System, options: CheckOptions, own: SymbolicOptions, limits: Limits
 ) -> Result:
+    """Every selected property in turn, each ending at the check's deadline (``limits``) or
+    at Ctrl-C/SIGTERM with verdict ``unknown`` and the statistics gathered so far; once the
+    time is up or the run was interrupted, the remaining properties are ``unknown`` at once."""
     selection = select_properties(system, options)
+    deadline = limits.deadline
+    quota = IslBudget(deadline)
     enc = Encoding(system)
     # the relations are built lazily, inside the time limit (between commands, and isl's
     # operation quota within one)
-    tick = IslBudget(deadline).tick
+    tick = quota.tick
+    beat = None if options.progress is None else _Heartbeat(options.progress)
     split = Split(enc, tick=tick)  # one composite encoding shared by the levels
-    concrete = [_fixpoints(split, own, deadline, *level) for level in LEVELS]
+    concrete = [_fixpoints(split, own, deadline, *level, beat) for level in LEVELS]
     abstract = concrete
     if system.predicates:
         model = Split(PartialAbstraction(enc, system.predicates), tick=tick)
-        abstract = [_fixpoints(model, own, deadline, *level) for level in LEVELS]
+        abstract = [_fixpoints(model, own, deadline, *level, beat) for level in LEVELS]
     # the concrete semantics, compiled only when a witness is walked (a proof needs none)
     sem = cache(lambda: compile_system(system, selection.user))
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
     results: list[PropertyResult] = []
+    ended: str | None = None  # the time limit or an interruption: no further property
     for name, kind in names:
         t0 = time.monotonic()
         # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
@@ -132,12 +142,22 @@ def _check_all(
             levels = [fx for pair in zip(abstract, concrete, strict=True) for fx in pair]
         fix = levels[0]
         rounds: list[dict[str, Any]] | None = None
+        on_abstraction = False
         try:
+            if ended is not None:
+                raise _Ended(ended)
             if own.refine and (kind != "ctl" or _actl(system, name)):
                 res, rounds = _refine(system, enc, sem, name, kind, own, deadline)
             # without a conclusive refinement: the (concrete) approximation levels
             todo = levels if rounds is None or res[0] is Verdict.UNKNOWN else []
             refined = res[1] if rounds is not None else None
+            # a CEGAAR proof is on an abstraction unless its predicate set was empty
+            on_abstraction = (
+                bool(rounds)
+                and not todo
+                and rounds is not None
+                and rounds[-1]["predicates"] != "(none)"
+            )
             for k, fix in enumerate(todo):
                 last = k == len(levels) - 1
                 budget = own.witness_budget if last else own.witness_budget // 20
@@ -146,17 +166,28 @@ def _check_all(
                 walk = fix.enc.abstraction is None
                 res = _check_one(system, enc, fix, sem, name, kind, budget, walk=walk)
                 if res[0] != Verdict.UNKNOWN:
+                    on_abstraction = fix.enc.abstraction is not None
                     break
             if todo and refined is not None:
                 res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
-        except Deadline:
-            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
-        except Exception as err:  # isl's operation quota: the time limit inside an operation
-            if not IslBudget.stopped(err):
+        except _Ended as why:
+            on_abstraction = False
+            res = (Verdict.UNKNOWN, str(why), None)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (the CLI turns it into this)
+            ended = INTERRUPTED
+            on_abstraction = False
+            res = (Verdict.UNKNOWN, ended, None)
+        except Exception as err:  # the time limit: between operations, or isl's quota inside
+            if not quota.explains(err):
                 raise
-            res = (Verdict.UNKNOWN, f"time limit of {options.limits.timeout:g} s reached", None)
+            ended = time_limit(limits)
+            on_abstraction = False
+            res = (Verdict.UNKNOWN, ended, None)
         verdict, reason, trace = res
-        size = fix.reach_size()
+        try:
+            size = None if ended == INTERRUPTED else fix.reach_size()
+        except KeyboardInterrupt:
+            ended, size = INTERRUPTED, None
         counted = size if isinstance(size, int) else 0
         reach: dict[str, Any] = {
             "reachable_states": "not computed" if size is None else size,
@@ -168,13 +199,21 @@ def _check_all(
         if notes:
             reach["reachable_states_of"] = ", ".join(notes)
         stats = Stats(counted, 0, 0, time.monotonic() - t0, extra=reach)
-        extra = {} if rounds is None else {"rounds": rounds}
+        extra: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
+        if verdict is Verdict.HOLDS:
+            # how the proof was made: on a predicate abstraction (CEGAAR's or the model's
+            # predicates) or by the fixpoints without abstraction (CEGAAR's fallback)
+            extra["proved_by"] = "abstraction" if on_abstraction else "concrete"
         results.append(
             PropertyResult(
                 name, kind, METHOD, verdict, reason, stats, trace, iterations=rounds, extra=extra
             )
         )
     return Result(system.file or system.name, METHOD, tuple(results))
+
+
+class _Ended(Exception):
+    """A property not checked because the time limit or an interruption ended the run."""
 
 
 #: the approximation levels tried in turn, as (widening delay factor, widening rounds done
@@ -184,15 +223,31 @@ def _check_all(
 LEVELS = ((1, 0), (1, 8), (4, 8))
 
 
+class _Heartbeat:
+    """``--progress`` for the symbolic method: about once a second, the reachability
+    iterations (as the depth) and the time since the check began."""
+
+    def __init__(self, progress: Callable[[Progress], None]) -> None:
+        self.progress = progress
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, iterations: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= 1.0:
+            self.last = now
+            self.progress(Progress(0, 0, iterations, now - self.start))
+
+
 def _fixpoints(
     enc: Split,
     own: SymbolicOptions,
     deadline: float | None,
     delay_factor: int,
     rounds: int,
+    heartbeat: Callable[[int], None] | None = None,
 ) -> Fixpoints:
     delay = own.widen_delay if delay_factor == 1 else max(own.widen_delay * delay_factor, 8)
-    fix = Fixpoints(enc, delay, own.eg_bound, own.restrict, deadline=deadline)
+    fix = Fixpoints(enc, delay, own.eg_bound, own.restrict, deadline=deadline, heartbeat=heartbeat)
     fix.disjunctive_rounds = rounds
     return fix
 
@@ -208,7 +263,14 @@ def _refine(
 ) -> tuple[tuple[Verdict, str, Any], list[dict[str, Any]]]:
     """``--refine``: CEGAAR (:mod:`absmc.engines.symbolic.cegaar`) for one ACTL property."""
     negf = negation_of(system, name, kind)
-    seeds = system.predicates or default_seeds(system, negf)
+    try:
+        seeds = system.predicates or default_seeds(system, negf, enc)
+    except Exception as err:
+        # near the time limit isl's quota fails even a parse (with a misleading message): the
+        # seed is a heuristic, so take the syntactic rule, which needs no isl
+        if not IslBudget(deadline).explains(err):
+            raise
+        seeds = default_seeds(system, negf)
 
     def witness(fix: Fixpoints) -> Any:
         v, _reason, trace = _check_one(

@@ -21,6 +21,7 @@ applied, disjuncts of the final sets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -70,8 +71,12 @@ class Fixpoints:
         restrict: bool = True,
         max_iterations: int = 500,
         deadline: float | None = None,
+        heartbeat: Callable[[int], None] | None = None,
     ) -> None:
         self.enc = enc if isinstance(enc, Split) else Split(enc)
+        #: called between isl operations with the reachability iterations so far
+        #: (``--progress``)
+        self.heartbeat = heartbeat
         self.widen_delay = widen_delay
         self.eg_bound = eg_bound
         self.restrict = restrict
@@ -113,6 +118,8 @@ class Fixpoints:
         """Between isl operations: raise :class:`Deadline` past the deadline, else give isl the
         operation quota of the remaining time (:mod:`absmc.engines.symbolic.budget`)."""
         self.budget.tick()
+        if self.heartbeat is not None:
+            self.heartbeat(self.stats.reach_iterations)
 
     # -- images ----------------------------------------------------------------------------
     def post(self, s: CSet) -> CSet:

@@ -41,6 +41,7 @@ from absmc.ir.arrays import expand_system
 from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 from absmc.kernel.lasso import refuse_ltl_options
+from absmc.kernel.limits import time_limit
 from absmc.kernel.options import (
     CheckOptions,
     OptionError,
@@ -264,21 +265,19 @@ def check_types(
         refuse_ltl_options(options, METHOD)
     lib = library or OperatorLibrary()
     start = time.monotonic()
-    timeout = options.limits.timeout
+    # one deadline for generation, the searches and the ltl product searches
+    limits = options.limits.started(start)
     try:
-        abstraction = build_abstraction(
-            system, types, lib, None if timeout is None else start + timeout
-        )
+        abstraction = build_abstraction(system, types, lib, limits.deadline)
     except GenerationTimeout as err:
         stats = Stats(0, 0, 0, time.monotonic() - start, extra={"store": "exact"})
+        # "time limit reached while ...", worded with the user's --timeout
+        why = time_limit(limits, str(err).removeprefix("time limit reached").strip())
         unknown = [
-            _result(n, property_kind(system, n), Verdict.UNKNOWN, str(err), stats, None, {})
+            _result(n, property_kind(system, n), Verdict.UNKNOWN, why, stats, None, {})
             for n in selection.all_names()
         ]
         return Result(system.file or system.name, METHOD, unknown, [])
-    limits = options.limits
-    if timeout is not None:  # the searches get what generation left of the time limit
-        limits = replace(limits, timeout=max(0.0, start + timeout - time.monotonic()))
     props = _search_properties(abstraction, selection)
     compiled = compile_system(abstraction.system, props)
     outcome = search(
@@ -331,7 +330,7 @@ def check_types(
         if v is None and outcome.stopped is None:
             verdict = Verdict.HOLDS
             reason = (
-                f"holds on the abstraction: no violation in the {outcome.states} reachable "
+                f"holds on the abstraction: no violation in the {outcome.states:,} reachable "
                 "abstract states (exhaustive search)"
             )
         elif cfvs:
@@ -359,9 +358,6 @@ def check_types(
         results.append(_result(name, kind, verdict, reason, stats, trace, abstracted))
     if selection.ltl:
         ltl_limits = limits
-        if timeout is not None:  # what the safety searches left of the time limit
-            left = max(0.001, start + timeout - time.monotonic())
-            ltl_limits = replace(limits, timeout=left)
         more = {k: v for k, v in extra.items() if k != "choose_free_states"}
         for r in check_ltl(abstraction, concrete, selection.ltl, ltl_limits, more):
             results.append(replace(r, extra={"abstracted": abstracted}))

@@ -148,7 +148,7 @@ def _check_one(
         if out.stopped is not None:
             return tally.result(prop, Verdict.UNKNOWN, out.stopped)
         reason = (
-            f"holds on the abstraction: no accepting lasso in the {out.states} "
+            f"holds on the abstraction: no accepting lasso in the {out.states:,} "
             "reachable product states of the abstract program (exhaustive search)"
         )
         return tally.result(prop, Verdict.HOLDS, reason)

@@ -104,7 +104,7 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     system = expand_system(system)  # array reads as case splits (ir.arrays)
     selection = select_properties(system, options)
     compiled = compile_system(system, selection.user)
-    deadline = start + options.limits.timeout if options.limits.timeout is not None else None
+    deadline = options.limits.end(start)
     prover = (
         Prover(timeout_ms=under.prover_timeout_ms, deadline=deadline)
         if under.prover == "z3"
@@ -231,7 +231,7 @@ def _result(
         how = "range-store " if under.store == "range" else how
         reason_holds = (
             f"{how}exact abstraction after {iterations} iteration"
-            f"{'s' if iterations != 1 else ''}: {last.abstract_states} abstract states, "
+            f"{'s' if iterations != 1 else ''}: {last.abstract_states:,} abstract states, "
             f"bisimilar to the concrete system"
         )
     results = results_from_outcome(compiled, selection, outcome, "under", stats, loop.exact)

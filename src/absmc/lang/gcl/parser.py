@@ -72,7 +72,10 @@ def parse_gcl_expr(text: str, system: System, what: str = "expression") -> Expr:
         e = syntax_error(err, parser, what, src)
         assert e.span is not None
         col = max(1, e.span.column - len("predicate "))
-        raise ModelError(e.message, SourceSpan(what, 1, col)) from None
+        message = e.message
+        if col > len(text):  # at the ';' added above: the expression ended too early
+            message = message.replace("unexpected ';'", "unexpected end of the expression", 1)
+        raise ModelError(message, SourceSpan(what, 1, col)) from None
     decls = tree.children
     if len(decls) != 1 or not isinstance(decls[0], Tree) or decls[0].data != "predicate_decl":
         raise ModelError("expected a single expression", SourceSpan(what, 1, 1))

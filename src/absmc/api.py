@@ -1,0 +1,153 @@
+"""The Python API: ``absmc.load`` and ``absmc.check`` (what ``absmc check`` does, as
+functions; README.md, *From Python*).
+
+``check`` takes a model file (``.gcl``, ``.pml``; a ``.py`` program with ``entry=`` and
+``component=``) or a model returned by ``load``, and returns the frozen
+:class:`~absmc.kernel.result.Result`: ``result.verdict`` (a :class:`~absmc.kernel.result.Verdict`,
+a string enum: ``"holds"``, ``"violated"``, ``"unknown"``), ``result.results`` (one
+:class:`~absmc.kernel.result.PropertyResult` per property, with the replayed ``trace`` of a
+violation) and ``result.to_json()`` (the shape of ``check --json``). Errors are exceptions:
+``ModelError`` (an error in the model, with its ``span``), ``UsageError`` (an unknown method,
+property or option), ``OSError`` (a file that cannot be read).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from absmc.errors import UsageError
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.result import Result
+
+__all__ = ["check", "load"]
+
+#: ``check``'s keywords that are fields of :class:`~absmc.kernel.options.CheckOptions`
+_COMMON = {f.name for f in dataclasses.fields(CheckOptions)} - {"properties", "limits"}
+#: ``check``'s keywords that are limits (``timeout`` is its own parameter)
+_LIMITS = {"max_states", "max_depth", "max_memory_mb"}
+
+
+def load(
+    path: str | os.PathLike[str], defines: Mapping[str, object] | Sequence[str] | None = None
+) -> System:
+    """The model in file ``path`` (``.gcl`` or ``.pml``), read by the front end its extension
+    names. ``defines``: Promela preprocessor definitions, as ``{"N": 3}`` or ``["N=3",
+    "DEBUG"]`` (``spin -D``). Raises ``ModelError`` (located), ``UsageError`` (an unknown
+    extension, a ``.py`` program: see :func:`check`) and ``OSError``."""
+    from absmc.lang.loader import load_model
+
+    name = os.fspath(path)
+    if name.endswith(".py"):
+        raise UsageError(
+            f"{name}: a Python program is checked as a component: "
+            "absmc.check(path, entry=FUNC, component=NAMES)"
+        )
+    defs: dict[str, str] = {}
+    if isinstance(defines, Mapping):
+        defs = {str(k): str(v) for k, v in defines.items()}
+    elif defines is not None:
+        if isinstance(defines, str):
+            defines = [defines]
+        for d in defines:
+            key, _, value = d.partition("=")
+            if not key:
+                raise UsageError(f"bad definition '{d}' (expected NAME or NAME=VALUE)")
+            defs[key] = value or "1"
+    return load_model(name, defs or None)
+
+
+def _names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(n.strip() for n in value.split(",") if n.strip())
+    return tuple(value)
+
+
+def check(
+    model: str | os.PathLike[str] | System,
+    method: str = "explicit",
+    properties: str | Sequence[str] | None = None,
+    timeout: float | None = None,
+    defines: Mapping[str, object] | Sequence[str] | None = None,
+    **options: Any,
+) -> Result:
+    """Check ``model`` (a file name or a :class:`~absmc.ir.system.System` from :func:`load`)
+    with ``method`` (``explicit``, ``under``, ``types``, ``fourvalued``, ``symbolic``,
+    ``auto``: README's *Methods*) and return the :class:`~absmc.kernel.result.Result`.
+
+    ``properties``: a name or a list of names (default: every property of the model and the
+    built-in ``no-deadlock`` and ``no-model-error``); ``timeout``: wall seconds, after which
+    the remaining verdicts are ``unknown``; ``defines``: as in :func:`load`. Further keywords
+    are the shared search options (fields of :class:`~absmc.kernel.options.CheckOptions`:
+    ``order="dfs"``, ``store="bitstate"``, ``keep_going=True``, ``check_deadlock=False``,
+    ``ltl="p"``, ``fairness="weak"``, ...), the limits ``max_states``, ``max_depth``,
+    ``max_memory_mb``, ``predicates`` (a GCL expression or a list of them, as
+    ``--predicate``: added to the model's seed predicates) and the fields of the method's own
+    options dataclass (e.g. ``backend="python"`` for ``explicit``). A ``.py`` program takes
+    ``entry`` (the function's name), ``component`` (a name, ``"A,B"`` or a list), ``args``
+    (the entry's arguments) and the fields of :class:`~absmc.component.ComponentOptions`.
+
+    Raises ``UsageError`` for an unknown method, option or property, ``ModelError`` for an
+    error in the model, ``OSError`` for a file that cannot be read."""
+    if not isinstance(model, System) and os.fspath(model).endswith(".py"):
+        return _check_program(os.fspath(model), timeout, options)
+    from absmc.engines import registry
+
+    engine = registry.get(method)
+    system = model if isinstance(model, System) else load(model, defines)
+    name = "<model>" if isinstance(model, System) else os.fspath(model)
+    texts = options.get("predicates")
+    if isinstance(texts, str) or (
+        isinstance(texts, Sequence) and texts and all(isinstance(t, str) for t in texts)
+    ):
+        del options["predicates"]
+        system = _with_predicates(system, [texts] if isinstance(texts, str) else list(texts))
+    limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
+    common = {k: options.pop(k) for k in _COMMON & set(options)}
+    own_fields = {f.name for f in dataclasses.fields(engine.options_type)}
+    unknown = sorted(set(options) - own_fields)
+    if unknown:
+        known = ", ".join(sorted(_COMMON | _LIMITS | own_fields))
+        raise UsageError(f"check() got unknown options {', '.join(unknown)} (known: {known})")
+    own = engine.options_type(**options)
+    chosen = _names(properties)
+    opts = CheckOptions(properties=list(chosen) if chosen else None, limits=limits, **common)
+    result = registry.run(engine, system, opts, own)
+    return dataclasses.replace(result, model=name)
+
+
+def _with_predicates(system: System, texts: Sequence[str]) -> System:
+    """``system`` with predicates (GCL expression syntax, as ``--predicate``) added to its
+    seed predicates. Raises ``ModelError`` (located in ``predicates``) or ``UsageError`` for
+    an expression that is not a condition."""
+    from absmc.lang.gcl import parse_gcl_expr
+
+    extra = tuple(parse_gcl_expr(t, system, "predicates") for t in texts)
+    for text, e in zip(texts, extra, strict=True):
+        if not e.is_bool:
+            raise UsageError(f"predicate {text!r} is not a bool expression")
+    return system.with_(predicates=system.predicates + extra)
+
+
+def _check_program(path: str, timeout: float | None, options: dict[str, Any]) -> Result:
+    """``check`` of a ``.py`` program (:func:`absmc.component.check_file`)."""
+    from absmc.component import ComponentOptions, check_file
+
+    entry = options.pop("entry", None)
+    component = _names(options.pop("component", None))
+    args = tuple(options.pop("args", ()))
+    if not entry or not component:
+        raise UsageError(f"{path}: a Python program needs entry=FUNC and component=NAMES")
+    known = {f.name for f in dataclasses.fields(ComponentOptions)}
+    unknown = sorted(set(options) - known - _LIMITS)
+    if unknown:
+        raise UsageError(f"check() got unknown options {', '.join(unknown)} for a program")
+    limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
+    opts = ComponentOptions(**{"limits": limits, **options})
+    result, _ = check_file(path, entry, args, component, opts)
+    return result
