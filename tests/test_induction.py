@@ -14,7 +14,7 @@ import z3
 
 from absmc.engines import registry
 from absmc.engines.induction import check as induction_check
-from absmc.engines.induction.check import check_induction
+from absmc.engines.induction.check import Budget, check_induction
 from absmc.errors import CapabilityError
 from absmc.ir.expr import FALSE, TRUE, conjuncts
 from absmc.ir.system import System
@@ -24,7 +24,7 @@ from absmc.lang.gcl.parser import parse_gcl, parse_gcl_expr
 from absmc.lang.loader import load_model
 from absmc.logic.certificate import CertificateError, check_certificate
 from absmc.logic.chc import Proved
-from absmc.logic.transition import bad_condition
+from absmc.logic.transition import BadCondition, TransitionSystem, bad_condition
 from tests.conftest import EXAMPLES, run_cli
 from tests.generators import random_model
 from tests.test_symbolic_agreement import random_system
@@ -69,7 +69,7 @@ def test_a_tampered_certificate_is_rejected() -> None:
 def test_an_invariant_that_fails_its_check_is_an_internal_error() -> None:
     system = load_model(SYMBOLIC / "ticket2.gcl")
 
-    def bogus(ts: object, cond: object, budget: object) -> Proved:
+    def bogus(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Proved:
         return Proved(z3.BoolVal(True, ts.ctx), "bogus")
 
     opts = CheckOptions(properties=["mutex"], limits=Limits(timeout=30))
@@ -217,5 +217,6 @@ def test_never_contradicts_symbolic_on_the_unbounded_examples(model: str) -> Non
 
 def test_budget_is_read_in_one_place() -> None:
     b = induction_check.Budget.of(CheckOptions(limits=Limits(max_depth=7, timeout=5)))
-    assert b.max_depth == 7 and b.left() is not None and 0 < b.left() <= 5  # type: ignore[operator]
+    left = b.left()
+    assert b.max_depth == 7 and left is not None and 0 < left <= 5
     assert "5 s" in b.reason()
