@@ -24,6 +24,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from absmc.codegen.python import compile_system
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
@@ -31,7 +32,6 @@ from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.engines.symbolic.options import SymbolicOptions
-from absmc.ir.compile import compile_system
 from absmc.ir.ctl import (
     TRUE_F,
     And,
