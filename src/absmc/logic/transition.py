@@ -2,7 +2,7 @@
 per command, error conditions of safety properties), for the induction engines (``pdr``,
 ``kind``) and the independent check of their certificates.
 
-The formulas follow the concrete semantics of :mod:`absmc.ir.compile` exactly, through
+The formulas follow the concrete semantics of :mod:`absmc.codegen.python` exactly, through
 :mod:`absmc.logic.definedness` (one semantics of model errors for every engine) and
 :mod:`absmc.logic.z3conv` (C division, shifts, ``select``):
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import z3
 
+from absmc.codegen.python import compile_system
 from absmc.engines.engine import is_safety_ctl
 from absmc.engines.induction.options import PdrOptions
-from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Expr
 from absmc.ir.printer import format_expr

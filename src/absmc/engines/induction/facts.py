@@ -16,8 +16,8 @@ import itertools
 
 import z3
 
+from absmc.codegen.python import compile_system
 from absmc.engines.induction.check import Budget
-from absmc.ir.compile import compile_system
 from absmc.ir.expr import (
     Const,
     Expr,
