@@ -29,6 +29,7 @@ from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
 from absmc.ir.sorts import BOOL
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import Command, Print, Process, Property, System, Variable
+from absmc.lang.promela.assigned import written_names
 from absmc.lang.promela.ast import ChanInit, Model, Node, ProcDecl, VarDecl
 from absmc.lang.promela.fsm import D_ATOM, El, ProcFSM, Trans, build_fsm, huntstart
 from absmc.lang.promela.simplify import conj, disj, mk, neg
@@ -227,6 +228,7 @@ class Lowerer:
 
     def global_decls(self) -> None:
         init_env: dict[str, Expr] = {}
+        written = written_names(self.m)
         for d in self.m.globals:
             if d.name in self.globals:
                 raise self.err(f"variable '{d.name}' is declared twice", span=d.span)
@@ -239,6 +241,9 @@ class Lowerer:
                 for lf in leaves:
                     c = self.new_chan(lf.name, d.init)
                     self.chan_of_var[lf.name] = [c.cid]
+                    if d.name in written:  # a variable holding the id (SPIN's mobile2)
+                        self.initial[lf.name] = c.cid
+                        self.add_var(lf.name, lf.lo, lf.hi, c.cid)
                 continue
             if d.hidden:
                 self.hidden.update(lf.name for lf in leaves)
@@ -1757,11 +1762,7 @@ class Lowerer:
                     if tr.is_else:
                         # pan: `else` runs when no transition before it in the state's list
                         # moved (o_pm & 1); later ones (an enclosing do's options) don't count
-                        others = [
-                            self.executable(s, t, o, tmo)
-                            for o in trs[:idx]
-                            if not o.is_else
-                        ]
+                        others = [self.executable(s, t, o, tmo) for o in trs[:idx] if not o.is_else]
                         base = self.transition_paths(s, t, tr, tmo)
                         for q in base:
                             q.conds.append(neg(disj(others)))
