@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.kernel.search import search
 from absmc.kernel.store import ExactStore
 from absmc.lang.gcl import parse_gcl

@@ -26,8 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit.parallel import run_partitioned
-from absmc.ir.compile import compile_system
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, select_properties
 from absmc.kernel.search import search

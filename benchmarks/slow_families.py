@@ -56,8 +56,8 @@ OWN = (ROOT / "benchmarks" / "models" / "array_dstep64.pml",)
 
 def _one(path: str, timeout: float) -> None:
     """Measure absmc on one model in this process and print one JSON line."""
+    from absmc.codegen.python import compile_system
     from absmc.engines import registry
-    from absmc.ir.compile import compile_system
     from absmc.kernel.options import CheckOptions, Limits
     from absmc.lang.loader import load_model
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import z3
 
+from absmc.codegen.python import compile_system
 from absmc.engines import registry
 from absmc.ir.arrays import (
     array_writes,
@@ -24,7 +25,6 @@ from absmc.ir.arrays import (
     select_chain,
     system_has_select,
 )
-from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import evaluate
 from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.simplify import simplify

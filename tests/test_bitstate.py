@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit.check import check_explicit
-from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.kernel.search import search

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
+from absmc.codegen.python import compile_system
 from absmc.ir import System
-from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import EvalError, reference_successors
 from absmc.lang.gcl import parse_gcl
 
@@ -71,8 +71,8 @@ def test_program_counter_dispatch_keeps_left_to_right_guard_evaluation() -> None
 
 
 def test_guard_bounds_remove_needless_wrap_checks_but_keep_needed_ones() -> None:
+    from absmc.codegen.plan import guard_bounds, interval
     from absmc.ir import RangeSort, Variable
-    from absmc.ir.compile import guard_bounds, interval
     from absmc.ir.expr import Var, const, op
 
     x = Var("x", RangeSort(0, 255, "wrap"))

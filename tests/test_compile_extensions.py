@@ -9,8 +9,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from absmc.codegen.python import compile_system
 from absmc.ir import Command, Process, Property, RangeSort, System, Variable
-from absmc.ir.compile import compile_system
 from absmc.ir.expr import FALSE, Const, Op, Var
 from absmc.kernel.search import search
 from absmc.kernel.trace import replay

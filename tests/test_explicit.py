@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.ir import System
-from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits, OptionError
 from absmc.kernel.result import Verdict
 from absmc.kernel.search import search

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.kernel.options import Limits
 from absmc.kernel.search import search
 from absmc.lang.gcl import parse_gcl, parse_gcl_file

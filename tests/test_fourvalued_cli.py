@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from absmc.codegen.python import compile_system
 from absmc.engines.fourvalued.build import build_abstraction
 from absmc.engines.fourvalued.export import to_promela_models
-from absmc.ir.compile import compile_system
 from absmc.kernel.search import search
 from absmc.lang.gcl import parse_gcl_file
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.build import HELPER, build_abstraction
 from absmc.engines.fourvalued.export import to_promela_models
 from absmc.ir import System
-from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result, Verdict
 from absmc.kernel.search import search

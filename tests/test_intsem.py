@@ -8,8 +8,8 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from absmc.codegen.python import PyExpr, compile_expr_fn
 from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
-from absmc.ir.compile import PyExpr, compile_expr_fn
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Const, Op, Var
 from absmc.ir.intsem import RUNTIME, shift, tdiv, tmod, wrap
@@ -115,7 +115,7 @@ def test_compiled_expression_functions_use_the_shared_runtime() -> None:
 
 
 def test_products_past_max_bits_raise_in_every_layer() -> None:
-    from absmc.ir.compile import compile_expr_fn
+    from absmc.codegen.python import compile_expr_fn
     from absmc.ir.evaluate import evaluate
     from absmc.ir.expr import Op, Var
     from absmc.ir.intsem import MAX_BITS, IntegerTooLarge, mul

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
+from absmc.codegen.python import compile_system
 from absmc.engines import registry
 from absmc.engines.fourvalued import FourValuedOptions
 from absmc.engines.typeabs import TypesOptions
-from absmc.ir.compile import compile_system
 from absmc.ir.ltl import NON_PROGRESS
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits

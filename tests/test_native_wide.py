@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.sorts import BOOL, RangeSort
 from absmc.ir.system import Command, Process, System, Variable, make_system

@@ -185,8 +185,8 @@ def test_time_limit_ends_with_unknown_and_statistics(tmp_path: Path) -> None:
 def test_spawned_or_remote_workers_compile_the_pickled_system() -> None:
     import pickle
 
+    from absmc.codegen.python import compile_system
     from absmc.engines.explicit.parallel import CompiledFactory
-    from absmc.ir.compile import compile_system
 
     system = load_model(GCL_EXAMPLES / "peterson.gcl")
     here = compile_system(system)

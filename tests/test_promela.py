@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
-from absmc.ir.compile import compile_system
 from absmc.ir.expr import free_vars
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.search import search

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.kernel.search import search
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.fsm import ATOM, D_ATOM, L_ATOM, _tag_order

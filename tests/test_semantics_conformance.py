@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.ir.evaluate import reference_steps
 from absmc.ir.system import Property, System
 from absmc.kernel.search import search

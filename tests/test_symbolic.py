@@ -305,7 +305,8 @@ def test_cli_refine_table_and_json_rounds() -> None:
 
 
 def test_cegaar_keeps_its_rounds_when_the_time_limit_stops_it() -> None:
-    # airportSM-bk2's six seed predicates take seconds to abstract: the limit stops round 1
+    # airportSM-bk2's four seed predicates take about a second to abstract: the limit stops
+    # round 1
     system = parse_gcl_file(SYMBOLIC / "airport_bk2.gcl")
     opts = CheckOptions(properties=["taxiway"], limits=Limits(timeout=0.5))
     res = registry.run("symbolic", system, opts, SymbolicOptions(refine=True))

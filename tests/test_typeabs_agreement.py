@@ -9,10 +9,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import OperatorLibrary, TypesOptions, build_abstraction, check_types
 from absmc.ir import NO_DEADLOCK, NO_MODEL_ERROR, Command, Op, System
-from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Expr, transform
 from absmc.kernel.options import CheckOptions

@@ -279,7 +279,7 @@ def test_cli_shows_the_unconfirmed_abstract_trace_with_tokens() -> None:
 
 
 def _reachable_abstractions_cover_concrete(system: object, types: TypesOptions) -> None:
-    from absmc.ir.compile import compile_system
+    from absmc.codegen.python import compile_system
     from absmc.kernel.search import search
     from absmc.kernel.store import ExactStore
 

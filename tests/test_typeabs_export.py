@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from absmc.codegen.python import compile_system
 from absmc.engines.typeabs import TypesOptions, build_abstraction
-from absmc.ir.compile import compile_system
 from absmc.kernel.search import search
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_file

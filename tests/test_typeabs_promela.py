@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import TypesOptions, build_abstraction, check_types, infer
 from absmc.engines.typeabs.domains import signs
 from absmc.engines.typeabs.generate import RELEASE, TIMEOUT
 from absmc.ir import System
-from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import PropertyResult, Result, Trace, Verdict
 from absmc.kernel.search import search

@@ -11,10 +11,10 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import OperatorLibrary, TypesOptions, build_abstraction, check_types
 from absmc.ir import TRUE, Property, System
-from absmc.ir.compile import compile_system
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Var, op, substitute
 from absmc.ir.sorts import RangeSort

@@ -15,9 +15,9 @@ import csv
 
 import pytest
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import OperatorLibrary, TypesOptions, check_types
-from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
 from absmc.lang.domains import parse_bindings

@@ -8,10 +8,10 @@ import json
 import pytest
 from hypothesis import given, settings
 
+from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.under import UnderOptions, check_under
 from absmc.ir import System
-from absmc.ir.compile import compile_system
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Result, Verdict
 from absmc.kernel.trace import run_path

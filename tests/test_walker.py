@@ -9,7 +9,7 @@ import sys
 import pytest
 import z3
 
-from absmc.ir.compile import PyExpr, compile_expr_fn
+from absmc.codegen.python import PyExpr, compile_expr_fn
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Const, Expr, Op, Operator, Var
 from absmc.ir.printer import format_expr

@@ -8,14 +8,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class CheckArgs:
-    """Everything ``absmc check`` takes, with its command-line defaults. ``store`` is ``exact``,
+    """Everything ``absmc check`` takes, with its command-line defaults (``order`` None: not
+    given, BFS for models, DFS for Python programs). ``store`` is ``exact``,
     ``bitstate`` or a method's own store (``range`` for ``under``); ``timeout`` in seconds; the
     fields after ``progress`` belong to single methods (:mod:`absmc.cli.methods`)."""
 
     model: str
     method: str = "explicit"
     properties: tuple[str, ...] = ()
-    order: str = "bfs"
+    order: str | None = None
     store: str = "exact"
     bitstate_bits: int = 27
     hash_functions: int = 3
@@ -54,6 +55,7 @@ class CheckArgs:
     component: tuple[str, ...] = ()
     granularity: str = "statement"
     emit_tests: str | None = None
+    reduce: bool = False
     widen_delay: int = 2
     eg_bound: int = 20
     no_restrict: bool = False

@@ -228,6 +228,7 @@ _PROGRAM_ONLY = (
     ("--component", "component"),
     ("--granularity", "granularity"),
     ("--emit-tests", "emit_tests"),
+    ("--reduce", "reduce"),
 )
 
 
@@ -297,9 +298,9 @@ predicate_option = click.option(
 @click.option(
     "--order",
     type=click.Choice(["bfs", "dfs"]),
-    default="bfs",
-    show_default=True,
-    help="Search order (BFS gives shortest counterexamples).",
+    default=None,
+    help="Search order (BFS gives shortest counterexamples). Default: bfs; dfs for a Python "
+    "program (.py), where it finds bugs in far fewer states, without a depth bound.",
 )
 @click.option(
     "--store",
@@ -430,6 +431,14 @@ predicate_option = click.option(
     default="statement",
     show_default=True,
     help="[.py] One step per statement, or split reads and writes of shared data.",
+)
+@click.option(
+    "--reduce/--no-reduce",
+    "reduce",
+    default=False,
+    show_default=True,
+    help="[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
+    "fewer states stored, more time per state).",
 )
 @click.option(
     "--emit-tests",

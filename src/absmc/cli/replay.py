@@ -98,7 +98,7 @@ def run_replay(
     does not replay or the file has none."""
 
     def body() -> int:
-        from absmc.ir.compile import compile_system
+        from absmc.codegen.python import compile_system
         from absmc.kernel.trace import ReplayError, replay_saved
         from absmc.kernel.trail import replay_violation, saved_traces
         from absmc.report.text import trace_table

@@ -129,7 +129,7 @@ def run_interactive(
 
     def body() -> int:
         from absmc.cli.interactive import interact
-        from absmc.ir.compile import compile_system
+        from absmc.codegen.python import compile_system
 
         system = load(model, defines)
         sem = compile_system(system)

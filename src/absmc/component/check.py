@@ -23,6 +23,7 @@ from absmc.component.abstraction import PredicateAbstraction, RangeStore, compil
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
 from absmc.component.memo import SMALL_MEMO_LIMIT
 from absmc.component.program import build_program, load_program
+from absmc.component.reduction import Reduction
 from absmc.component.refinement import (
     ExactnessChecker,
     MatchStore,
@@ -50,6 +51,9 @@ from absmc.kernel.store import (
 )
 from absmc.kernel.trace import ReplayError
 
+#: expansions between two clock reads with the reduction (each runs tens of steps)
+REDUCED_CLOCK_EVERY = 32
+
 #: the stores of a component check
 STORES = ("exact", "hash-compact", "bitstate")
 
@@ -65,7 +69,9 @@ class ComponentOptions:
     ``abstraction`` (``none``; ``predicates``: match on the control state and the values
     of the branch guards and ``predicates``, Python expressions, thesis ch. 2; ``range``:
     PA+NTP; ``prover``: PA+TP, refined with the prover, :mod:`absmc.component.refinement`),
-    ``record_border`` (keep the environment calls for test generation), ``progress``."""
+    ``record_border`` (keep the environment calls for test generation), ``progress``,
+    ``reduce`` (partial-order reduction of the threads' interleavings,
+    :mod:`absmc.component.reduction`; applies with ``abstraction="none"``)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -80,6 +86,7 @@ class ComponentOptions:
     abstraction: str = "none"
     record_border: bool = False
     progress: Callable[[Progress], None] | None = None
+    reduce: bool = False
 
 
 def _store(options: ComponentOptions) -> Store:
@@ -98,7 +105,11 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
     to standard output and error while it is explored is discarded (it runs many times).
     Raises ``OptionError`` for an unknown store or abstraction or a predicate that is not a
     Python expression."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        sem.guarded(),
+    ):
         return _check(sem, options, model)
 
 
@@ -107,6 +118,14 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
     options = replace(options, limits=options.limits.started())
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
+    # the reduction applies to the concrete search (the refinement rounds observe every
+    # transition of the full graph)
+    concrete = options.abstraction == "none" and not options.predicates
+    if options.reduce and concrete:
+        if sem.reduction is None:
+            sem.reduction = Reduction(sem)
+    else:
+        sem.reduction = None
     if options.abstraction == "range":
         return _check_range(sem, options, model)
     if options.abstraction == "prover":
@@ -129,6 +148,8 @@ def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Re
             keep_going=options.keep_going,
             check_deadlock=options.check_deadlock,
             progress=options.progress,
+            # an expansion with the reduction runs tens of steps: read the clock more often
+            clock_every=REDUCED_CLOCK_EVERY if sem.reduction is not None else CLOCK_EVERY,
         )
     finally:
         sem.restore()
@@ -158,6 +179,10 @@ def _results(
     extra["env_calls"] = sem.env_calls
     extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
+    if sem.reduction is not None:
+        extra.update(sem.reduction.stats())
+    else:
+        extra["reduction"] = "none"
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
@@ -442,8 +467,9 @@ def check_file(
 ) -> tuple[Result, ComponentSemantics]:
     """Load the program at ``path`` and check it as :func:`check` does; also returns the
     semantics (for the environment's border states). Raises as :func:`check`, and
-    ``ModelError`` for a syntax error, ``UsageError`` for an unknown entry."""
-    module = load_program(path)
+    ``ModelError`` for a syntax error or a failed import, ``ImportTimeout`` when importing
+    takes longer than the time limit, ``UsageError`` for an unknown entry."""
+    module = load_program(path, options.limits.timeout)
     ns = module.__dict__
     fn = ns.get(entry)
     if not callable(fn):

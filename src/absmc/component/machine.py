@@ -21,6 +21,7 @@ instruction of one thread, and encodes the result again.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import types
 from collections import defaultdict, deque
@@ -28,9 +29,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.guard import (
+    CHECK_CONSTRUCTORS,
+    REAL_THREAD,
+    THREAD_METHODS,
+    NativeComponentCall,
+    NativeUseError,
+    RealThreadStart,
+    call_native,
+    guarded,
+    thread_init,
+    zero_arg_super,
+)
+from absmc.component.guard import STATE as GUARD
 from absmc.component.memo import Memo, step_key
 from absmc.component.memo import apply as memo_apply
 from absmc.component.memo import delta as memo_delta
+from absmc.component.reduction import Reduction, closed_call
 from absmc.component.sync import (
     CONSTRUCTORS,
     REAL_TYPES,
@@ -40,6 +55,7 @@ from absmc.component.sync import (
     take,
 )
 from absmc.component.sync import call as sync_call
+from absmc.component.threads import ThreadSteps
 from absmc.component.translate import (
     ASSERT,
     BRANCH,
@@ -57,6 +73,7 @@ from absmc.component.translate import (
 )
 from absmc.component.values import (
     ENC_TRUE,
+    NESTED,
     UNBOUND,
     Decoder,
     Encoder,
@@ -72,6 +89,7 @@ from absmc.component.values import (
 )
 from absmc.errors import UsageError
 from absmc.ir.expr import Const
+from absmc.ir.span import SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State
 from absmc.ir.system import Property, System
 
@@ -85,11 +103,6 @@ _PROPERTIES = (
     Property(ASSERT_PROPERTY, "assert", Const(True)),
     Property(UNCAUGHT_PROPERTY, "assert", Const(True)),
 )
-
-
-class NativeUseError(UsageError):
-    """The component did something the checker cannot schedule (a synchronization primitive
-    used from natively run code, a thread whose target is not part of the component)."""
 
 
 @dataclass
@@ -125,6 +138,15 @@ class Program:
 
     def __post_init__(self) -> None:
         self.fid_of = {id(fc.func): fc.index for fc in self.funcs}
+        #: nested functions (a new function object per ``def``): by code
+        self.nested_fid = {fc.func.__code__: fc.index for fc in self.funcs if fc.free_slots}
+        self.nested_fid.update(
+            {
+                fc.func.__code__: fc.index
+                for fc in self.funcs
+                if fc.func.__closure__ is not None and fc.func.__code__ in NESTED
+            }
+        )
 
 
 class _Thread:
@@ -159,7 +181,7 @@ class _Raise(Exception):
     """An exception raised in the component at a step (carried to the unwinder)."""
 
 
-class ComponentSemantics:
+class ComponentSemantics(ThreadSteps):
     """The :class:`~absmc.kernel.semantics.Semantics` of a component: ``successors``,
     ``step``, ``valid_end`` (every thread ended, or only daemon threads remain), no state
     properties (assertions and uncaught exceptions are failures of steps)."""
@@ -172,6 +194,7 @@ class ComponentSemantics:
         kwargs: Mapping[str, Any] | None = None,
         record: bool = False,
         memoize: bool = True,
+        reduce: bool = False,
     ) -> None:
         self.prog = program
         #: steps are memoized (:mod:`absmc.component.memo`); ``memo_hits`` counts the reuses
@@ -184,6 +207,8 @@ class ComponentSemantics:
         self.nondeterministic: list[str] = []
         self.border: dict[Any, BorderCall] = {}
         self.env_calls = 0
+        #: environment calls that may touch state outside the component (never reordered)
+        self.hidden_calls = 0
         self.env_time = 0.0
         #: when set, the (function index, pc) of every instruction a step executes, and the
         #: observer told of every transition ``successors`` computes: ``(source, thread,
@@ -193,6 +218,12 @@ class ComponentSemantics:
             Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
         ) = None
         self.memo = Memo()
+        #: the code objects of the translated functions (natively run code may not enter them)
+        self._codes = {fc.func.__code__: fc.name for fc in program.funcs}
+        #: the threads of the step being executed (for threads started by native code)
+        self._stepping: list[_Thread] | None = None
+        #: partial-order reduction (:mod:`absmc.component.reduction`), when set
+        self.reduction: Reduction | None = Reduction(self) if reduce else None
         self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
@@ -239,6 +270,8 @@ class ComponentSemantics:
         return all(t[2] in ("D", "X") or t[4] for t in threads)
 
     def successors(self, s: State) -> Expansion:
+        if self.reduction is not None:
+            return self._reduced_successors(s)
         out: list[tuple[int, State]] = []
         fails: Failures = NO_FAILURES
         threads = cast(Any, s)[2]
@@ -261,6 +294,43 @@ class ComponentSemantics:
                 choice += 1
                 if choice >= nalts:
                     break
+        return out, fails
+
+    def _reduced_successors(self, s: State) -> Expansion:
+        """Every thread's steps, then only those of the threads whose steps form a persistent
+        set (:mod:`absmc.component.reduction`); the failures of all steps are reported."""
+        reduction = self.reduction
+        assert reduction is not None
+        fails: Failures = NO_FAILURES
+        threads = cast(Any, s)[2]
+        by_thread: dict[int, dict[int, tuple[State | None, Failures]]] = {}
+        env: set[int] = set()
+        for tid in range(len(threads)):
+            if threads[tid][2] in ("D", "X"):
+                continue
+            mine: dict[int, tuple[State | None, Failures]] = {}
+            choice = 0
+            calls = self.hidden_calls
+            while True:
+                label = tid * LABELS + choice
+                target, f, nalts = self._run(s, tid, choice, label)
+                if f:
+                    fails += f
+                mine[label] = (target, f)
+                choice += 1
+                if choice >= nalts:
+                    break
+            if self.hidden_calls != calls:
+                env.add(tid)
+            by_thread[tid] = mine
+        keep = reduction.reduce(s, by_thread, env)
+        out = [
+            (label, t)
+            for tid, mine in by_thread.items()
+            if keep is None or tid in keep
+            for label, (t, _) in mine.items()
+            if t is not None
+        ]
         return out, fails
 
     def step(self, label: int, s: State) -> tuple[State | None, Failures]:
@@ -411,9 +481,18 @@ class ComponentSemantics:
     def _execute(
         self, s: State, tid: int, choice: int, label: int
     ) -> tuple[State | None, Failures, int]:
+        g = GUARD
+        if g.owner < 0:
+            # no check installed the guard (a search or replay of the semantics alone): this
+            # step installs its own
+            with self.guarded():
+                return self._execute(s, tid, choice, label)
         d, threads = self.materialize(s, tid)
         th = threads[tid]
         fails: list[Failure] = []
+        at = (th.frames[-1][0], th.frames[-1][1]) if th.frames else None
+        self._stepping = threads
+        g.depth += 1
         try:
             nalts = self._exec(threads, tid, th, choice, label, fails)
             if nalts == 1 and not fails:
@@ -422,21 +501,45 @@ class ComponentSemantics:
                 while th.status == 0 and th.frames and n < MAX_INVISIBLE:
                     if not self._invisible(th.frames[-1]):
                         break
+                    at = (th.frames[-1][0], th.frames[-1][1])
                     self._exec(threads, tid, th, 0, label, fails)
                     n += 1
         except NativeSyncUse as e:
             fr = th.frames[-1] if th.frames else None
-            where = ""
-            if fr is not None:
-                fc = self.prog.funcs[fr[0]]
-                where = f"{fc.file}:{fc.instrs[fr[1]].line}: "
+            span = self._where(fr[0], fr[1]) if fr is not None else None
+            if isinstance(e, (RealThreadStart, NativeComponentCall)):
+                raise NativeUseError(str(e), span) from None
             raise NativeUseError(
-                f"{where}error: {e} used by code that runs natively (the environment or a "
-                "lambda/comprehension of the component); the checker cannot schedule it"
+                f"{e} used by code that runs natively (the environment or a "
+                "lambda/comprehension of the component); the checker cannot schedule it",
+                span,
             ) from None
+        except NativeUseError as e:
+            if e.span is None and at is not None:
+                raise NativeUseError(e.message, self._where(*at)) from None
+            raise
+        finally:
+            g.depth -= 1
+            self._stepping = None
+        if g.violation is not None:
+            raise NativeUseError(g.violation, self._where(*at) if at is not None else None)
         if nalts == 0 or choice >= nalts:
             return None, tuple(fails), nalts
         return self._encode(threads, d), tuple(fails), nalts
+
+    def guarded(self) -> contextlib.AbstractContextManager[Any]:
+        """The guard of :mod:`absmc.component.guard` for this program (every thread and
+        synchronization object created while a step runs is the checker's); a search or
+        replay run inside it does not install it at every step."""
+        return guarded(self.prog.namespace, CONSTRUCTORS, self._native_start)
+
+    def _new_thread(self, name: str, handle: SyncHandle, daemon: bool) -> _Thread:
+        return _Thread(name, handle, 0, [], daemon)
+
+    def _where(self, fid: int, pc: int) -> SourceSpan:
+        fc = self.prog.funcs[fid]
+        ins = fc.instrs[pc]
+        return SourceSpan(fc.file, ins.line, max(ins.col, 1))
 
     def _exec(
         self,
@@ -528,7 +631,7 @@ class ComponentSemantics:
         except _Raise as r:
             self._unwind(th, r.args[0], label, fails)
             return 1
-        except (KeyboardInterrupt, NativeSyncUse, UsageError):
+        except (KeyboardInterrupt, NativeSyncUse, UsageError, NativeUseError):
             raise
         except Exception as exc:
             self._unwind(th, exc, label, fails)
@@ -621,10 +724,20 @@ class ComponentSemantics:
         caller[1] = ins.nxt
 
     def _push(
-        self, th: _Thread, fid: int, args: tuple[Any, ...], kwargs: dict[str, Any], mode: int = 0
+        self,
+        th: _Thread,
+        fid: int,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        mode: int = 0,
+        closure: tuple[Any, ...] | None = None,
     ) -> None:
         fc = self.prog.funcs[fid]
-        th.frames.append([fid, 0, self._bind(fc, args, kwargs), mode])
+        loc = self._bind(fc, args, kwargs)
+        if closure:  # a nested function: its captured values
+            for slot, cell in zip(fc.free_slots, closure, strict=True):
+                loc[slot] = cell.cell_contents
+        th.frames.append([fid, 0, loc, mode])
 
     def _call(
         self,
@@ -642,6 +755,11 @@ class ComponentSemantics:
         fid = None
         if t is types.FunctionType:
             fid = prog.fid_of.get(id(f))
+            if fid is None and f.__closure__ is not None:
+                fid = prog.nested_fid.get(f.__code__)
+                if fid is not None:
+                    self._push(th, fid, args, kwargs, closure=f.__closure__)
+                    return 1
         elif t is types.MethodType:
             fid = prog.fid_of.get(id(f.__func__))
             if fid is not None:
@@ -658,14 +776,21 @@ class ComponentSemantics:
             if ifid is not None:
                 self._push(th, ifid, (obj, *args), kwargs, mode=1)
                 return 1
+            if init is REAL_THREAD.__init__:
+                thread_init(obj, args, kwargs)
+                return self._deliver(frame, ins, obj)
             init(obj, *args, **kwargs)
             return self._deliver(frame, ins, obj)
-        ctor = CONSTRUCTORS.get(f) if _hashable(f) else None
+        ctor = CHECK_CONSTRUCTORS.get(f) if _hashable(f) else None
         if ctor is not None:
-            handle = ctor(*args, **kwargs)
-            if handle.kind == "Thread" and handle.fields[4] is None:
-                handle.fields[4] = f"Thread-{len(threads)}"
-            return self._deliver(frame, ins, handle)
+            return self._deliver(frame, ins, ctor(*args, **kwargs))
+        if f is super and not args and not kwargs:
+            return self._deliver(frame, ins, zero_arg_super(fc, frame))
+        if t is types.MethodType and type(f.__self__) in prog.classes:
+            tm = THREAD_METHODS.get(f.__func__)
+            if tm is not None:
+                obj = f.__self__
+                return self._thread_method(threads, tid, th, frame, ins, obj, tm, args, kwargs)
         if f is time.sleep:
             return self._deliver(frame, ins, None)
         choices = prog.env_choices.get(f) if _hashable(f) else None
@@ -688,14 +813,17 @@ class ComponentSemantics:
         """One call into the environment: executed natively, atomically; with determinism
         checking, its input and output are compared with earlier calls of the same input."""
         self.env_calls += 1
+        if self.reduction is not None and not closed_call(f, args, kwargs, self._owned):
+            self.hidden_calls += 1
         if isinstance(getattr(f, "__self__", None), REAL_TYPES):
             raise NativeUseError(
-                f"{fc.file}:{ins.line}: error: {_callee_name(f)} of a synchronization object "
-                "the checker does not own (created by the environment)"
+                f"{_callee_name(f)} of a real synchronization object the checker does not own "
+                "(created before the check or by a library); the checker cannot schedule it",
+                SourceSpan(fc.file, ins.line, max(ins.col, 1)),
             )
         watched = _watched(f)
         if not watched:
-            return f(*args, **kwargs)
+            return call_native(f, args, kwargs, self._codes)
         owned = self._owned
         key = (
             _callee_name(f),
@@ -705,7 +833,9 @@ class ComponentSemantics:
         raised: BaseException | None = None
         result: Any = None
         try:
-            result = f(*args, **kwargs)
+            result = call_native(f, args, kwargs, self._codes)
+        except NativeSyncUse:
+            raise
         except Exception as e:
             raised = e
         self.env_time += time.perf_counter() - t0
@@ -758,23 +888,7 @@ class ComponentSemantics:
             return threads[t].status in ("D", "X")
 
         def start(h: SyncHandle) -> None:
-            target, targs, tkw = h.fields[1], h.fields[2], h.fields[3]
-            h.fields[0] = len(threads)
-            ft = type(target)
-            fid = None
-            if ft is types.FunctionType:
-                fid = self.prog.fid_of.get(id(target))
-            elif ft is types.MethodType:
-                fid = self.prog.fid_of.get(id(target.__func__))
-                targs = (target.__self__, *targs)
-            if fid is None:
-                raise NativeUseError(
-                    f"the thread target {target!r} is not a function of the component "
-                    "(name it with --component)"
-                )
-            nt = _Thread(str(h.fields[4]), h, 0, [], bool(h.fields[5]))
-            self._push(nt, fid, tuple(targs), dict(tkw))
-            threads.append(nt)
+            self._start_thread(threads, h)
 
         nalts, result, advance = sync_call(
             m.handle, m.name, args, kwargs, tid, waiting, notify, done, start

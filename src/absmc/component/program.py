@@ -8,7 +8,9 @@ environment and runs natively.
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
+import signal
 import sys
 import threading
 import types
@@ -18,40 +20,136 @@ from typing import Any
 
 from absmc.component.machine import Program
 from absmc.component.translate import FuncCode, Granularity, Unsupported, translate
+from absmc.component.values import slot_names
 from absmc.errors import UsageError
 from absmc.ir.span import ModelError, SourceSpan
 
 
-def load_program(path: str | Path) -> types.ModuleType:
+class ImportTimeout(Exception):
+    """Importing the checked program took longer than the run's time limit."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        super().__init__(f"{path}: time limit of {seconds:g} s reached while importing the program")
+
+
+#: modules whose processes, pools or event loops the checker cannot schedule: refused
+REFUSED_MODULES = ("multiprocessing", "concurrent.futures", "asyncio", "_thread")
+
+
+def load_program(path: str | Path, timeout: float | None = None) -> types.ModuleType:
     """Import the program at ``path`` as a fresh module (``__name__`` is not ``"__main__"``,
-    so its ``if __name__ == "__main__"`` block does not run). Raises ``ModelError`` for a
-    syntax error, ``OSError`` when unreadable, ``UsageError`` when importing it raises."""
+    so its ``if __name__ == "__main__"`` block does not run), within ``timeout`` seconds
+    (main thread only). Raises ``ModelError`` for a syntax error, an import of a module in
+    :data:`REFUSED_MODULES`, and — located at the program's line — an exception,
+    ``sys.exit()`` or a ``raise KeyboardInterrupt`` while importing, or threads started by
+    the import; ``ImportTimeout`` past the time limit; ``OSError`` when unreadable."""
     p = Path(path)
     source = p.read_text(encoding="utf-8")
     try:
-        code = compile(source, str(p), "exec")
+        tree = ast.parse(source, str(p))
+        code = compile(tree, str(p), "exec")
     except SyntaxError as e:
         span = SourceSpan(str(p), e.lineno or 1, (e.offset or 0) or 1)
         raise ModelError(f"Python syntax error: {e.msg}", span) from None
+    _refuse_imports(tree, str(p))
     name = f"absmc_program_{p.stem}"
     module = types.ModuleType(name)
     module.__file__ = str(p)
     sys.modules[name] = module
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def recorded_start(thread: threading.Thread) -> None:
+        started.append(thread.name)
+        real_start(thread)
+
+    threading.Thread.start = recorded_start  # type: ignore[method-assign, assignment]
+    use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
+
+    def expire(signum: int, frame: object) -> None:
+        raise ImportTimeout(str(p), timeout or 0.0)
+
+    old = signal.signal(signal.SIGALRM, expire) if use_alarm else None
+    if use_alarm:
+        signal.setitimer(signal.ITIMER_REAL, timeout or 0.0)
     try:
         exec(code, module.__dict__)
-    except Exception as e:
-        raise UsageError(
-            f"{p}: error: importing the program raised {type(e).__name__}: {e}"
+    except ImportTimeout:
+        raise
+    except SystemExit as e:
+        raise ModelError(
+            f"the program called sys.exit({e.code!r}) while it was imported (absmc imports "
+            "the program to check it; move the call under if __name__ == '__main__':)",
+            _raised_at(e, str(p)),
         ) from None
+    except KeyboardInterrupt as e:
+        where = _raised_at(e, str(p))
+        line = source.splitlines()[where.line - 1] if where is not None and where.line else ""
+        if "raise" not in line:
+            raise  # Ctrl-C: the run is interrupted
+        raise ModelError("importing the program raised KeyboardInterrupt", where) from None
+    except Exception as e:
+        raise ModelError(
+            f"importing the program raised {type(e).__name__}: {e}", _raised_at(e, str(p))
+        ) from None
+    finally:
+        threading.Thread.start = real_start  # type: ignore[method-assign]
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    if started:
+        raise ModelError(
+            f"the program started {len(started)} thread(s) while it was imported "
+            f"({', '.join(started)}); they run outside the checker's "
+            "control: start threads from the entry function",
+            None,
+            str(p),
+        )
     return module
 
 
+def _raised_at(e: BaseException, file: str) -> SourceSpan | None:
+    """The innermost line of ``file`` in ``e``'s traceback."""
+    span = None
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == file:
+            span = SourceSpan(file, tb.tb_lineno, 1)
+        tb = tb.tb_next
+    return span
+
+
+def _refuse_imports(tree: ast.Module, file: str) -> None:
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for n in names:
+            for bad in REFUSED_MODULES:
+                if n == bad or n.startswith(bad + "."):
+                    raise Unsupported(
+                        f"import of {bad} (its processes, pools or event loops run outside "
+                        "the checker's control)",
+                        file,
+                        node,
+                    )
+
+
 def _functions_of(cls: type) -> list[types.FunctionType]:
+    """The methods of ``cls`` that are translated: its functions, static and class methods,
+    except the methods ``@dataclass`` generated (``__init__``, ``__repr__``, ``__eq__``, ...:
+    they have no source and run natively, one step each, on the instance)."""
+    generated = hasattr(cls, "__dataclass_fields__")
+    home = getattr(sys.modules.get(cls.__module__), "__file__", None)
     out = []
     for v in vars(cls).values():
         if isinstance(v, (staticmethod, classmethod)):
             v = v.__func__
         if isinstance(v, types.FunctionType):
+            if generated and v.__code__.co_filename != home:
+                continue
             out.append(v)
     return out
 
@@ -89,13 +187,6 @@ def resolve(
         else:
             raise UsageError(f"'{name}' is neither a function nor a class of the program")
     for cls in classes:
-        if issubclass(cls, threading.Thread):
-            raise Unsupported(
-                f"class {cls.__name__} derives from threading.Thread (pass the function as "
-                "Thread(target=...))",
-                inspect.getsourcefile(cls) or "",
-                None,
-            )
         funcs.extend(_functions_of(cls))
     return funcs, classes
 
@@ -129,6 +220,14 @@ def build_program(
         fc = translate(f, granularity, names, methods)
         fc.index = i
         codes.append(fc)
+    # functions defined inside component functions (and inside those)
+    k = 0
+    while k < len(codes):
+        for tmpl in codes[k].nested:
+            fc = translate(tmpl, granularity, names, methods, nested=True)
+            fc.index = len(codes)
+            codes.append(fc)
+        k += 1
     # tracked roots: module globals the component names that hold data
     used: set[str] = set()
     for f in ordered:
@@ -164,7 +263,11 @@ def build_program(
 
 
 def _has_dict(cls: type) -> bool:
-    return bool(getattr(cls, "__dictoffset__", 0))
+    """Instances of ``cls`` are component data (heap objects): they keep their attributes in
+    a ``__dict__`` or ``__slots__``; enumeration members are constants (kept by identity)."""
+    if issubclass(cls, enum.Enum):
+        return False
+    return bool(getattr(cls, "__dictoffset__", 0)) or bool(slot_names(cls))
 
 
 def _is_data(v: Any) -> bool:

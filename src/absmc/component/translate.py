@@ -25,6 +25,7 @@ primitives from inside a comprehension or ``lambda``.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import textwrap
 import types
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from absmc.component.comprehension import ComprehensionLoops
 from absmc.ir.span import ModelError, SourceSpan
 
 Granularity = Literal["statement", "access"]
@@ -58,6 +60,12 @@ SYNC_METHODS = frozenset(
         "set",
         "clear",
         "task_done",
+        "is_alive",
+        "is_set",
+        "locked",
+        "qsize",
+        "empty",
+        "full",
     }
 )
 
@@ -94,6 +102,7 @@ class Instr:
     cell_writes: tuple[tuple[int, int], ...] = ()
     local: bool = False
     kills: tuple[int, ...] = ()
+    col: int = 0
 
 
 @dataclass(eq=False)
@@ -113,6 +122,10 @@ class FuncCode:
     freevars: tuple[str, ...]
     signature: inspect.Signature | None = None
     index: int = -1
+    #: a nested function: the slots its free variables are bound to at each call (from the
+    #: function object's closure), and the nested functions it defines (templates)
+    free_slots: tuple[int, ...] = ()
+    nested: list[types.FunctionType] = field(default_factory=list)
 
 
 @dataclass
@@ -122,13 +135,14 @@ class _Loop:
     depth: int = 0  # len(finally stack) when the loop was entered
 
 
-class _Translator:
+class _Translator(ComprehensionLoops):
     def __init__(
         self,
         func: types.FunctionType,
         granularity: Granularity,
         component_names: frozenset[str],
         method_names: frozenset[str],
+        nested: bool = False,
     ) -> None:
         self.func = func
         self.granularity = granularity
@@ -156,8 +170,14 @@ class _Translator:
         self.slots: list[str] = list(code.co_varnames) + [
             c for c in code.co_cellvars if c not in code.co_varnames
         ]
+        self.free_slots: tuple[int, ...] = ()
+        if nested:
+            # a nested function's free variables are locals bound at each call
+            self.free_slots = tuple(range(len(self.slots), len(self.slots) + len(code.co_freevars)))
+            self.slots.extend(code.co_freevars)
         self.slot_of = {n: i for i, n in enumerate(self.slots)}
-        self.freevars = code.co_freevars
+        self.freevars = () if nested else code.co_freevars
+        self.nested: list[types.FunctionType] = []
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
         for node in ast.walk(fdef):
@@ -233,7 +253,11 @@ class _Translator:
         tuple[tuple[int, int], ...],
     ]:
         """A Python function for a piece: parameters are the locals (and closure cells) it
-        uses; it returns ``expr`` or the tuple of the locals it assigns."""
+        uses; it returns ``expr`` or the tuple of the locals it assigns. The nodes are copied
+        first: renaming must not change a tree that is compiled again (a ``finally`` body or a
+        ``with`` exit copied to every ``return`` and ``break``)."""
+        body = copy.deepcopy(body)
+        expr = copy.deepcopy(expr)
         holder = ast.Module(body=[*body], type_ignores=[])
         if expr is not None:
             holder.body.append(ast.Expr(expr))
@@ -317,13 +341,22 @@ class _Translator:
                 cells=cells,
                 cell_writes=cw,
                 local=self.last_local,
+                col=stmt.col_offset + 1,
             )
         )
 
     def piece_expr(self, op: int, expr: ast.expr, at: ast.AST, text: str) -> Instr:
         fn, slots, must, _, cells, _ = self.compile_piece([], at, None, expr)
         ins = Instr(
-            op, getattr(at, "lineno", 0), text, fn, slots, must, cells=cells, local=self.last_local
+            op,
+            getattr(at, "lineno", 0),
+            text,
+            fn,
+            slots,
+            must,
+            cells=cells,
+            local=self.last_local,
+            col=(getattr(at, "col_offset", 0) or 0) + 1,
         )
         self.emit(ins)
         return ins
@@ -383,9 +416,15 @@ class _Translator:
             return node
         if isinstance(node, ast.Call):
             return self.call(node, -1)
-        if isinstance(
-            node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-        ):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
+            try:
+                self.check_native(node, "a comprehension or lambda")
+            except Unsupported:
+                if not self.reaches_component(node):
+                    raise
+                return self.comprehension(node)
+            return node
+        if isinstance(node, (ast.Lambda, ast.GeneratorExp)):
             self.check_native(node, "a comprehension or lambda")
             return node
         if isinstance(node, ast.BoolOp):
@@ -539,9 +578,6 @@ class _Translator:
 
     def s_ImportFrom(self, s: ast.ImportFrom) -> None:
         self.piece_stmt(EXEC, s)
-
-    def s_FunctionDef(self, s: ast.FunctionDef) -> None:
-        raise self.fail(f"nested function definition {s.name}", s)
 
     def s_AsyncFunctionDef(self, s: ast.AsyncFunctionDef) -> None:
         raise self.fail("async functions", s)
@@ -890,6 +926,7 @@ class _Translator:
             ),
             s,
         )
+        ast.fix_missing_locations(exit_ok)
 
         def on_error(exc: int) -> None:
             en = self.slots[exc]
@@ -905,6 +942,7 @@ class _Translator:
                 ),
                 s,
             )
+            ast.fix_missing_locations(call)
             sup = self.temp()
             self.single.add(sup)
             self.call(call, sup)
@@ -976,6 +1014,8 @@ class _Translator:
             simple,
             self.freevars,
             sig,
+            free_slots=self.free_slots,
+            nested=self.nested,
         )
 
 
@@ -1088,9 +1128,12 @@ def translate(
     granularity: Granularity = "statement",
     component_names: frozenset[str] = frozenset(),
     method_names: frozenset[str] = frozenset(),
+    nested: bool = False,
 ) -> FuncCode:
     """Translate one Python function into a :class:`FuncCode` (Bao's thesis, ch. 3.4).
     ``component_names``/``method_names``: names of the component's functions and methods
-    (calls to them may not be hidden in natively run code). Raises :class:`Unsupported` for a
-    construct that cannot be translated exactly (file:line of the construct)."""
-    return _Translator(func, granularity, component_names, method_names).translate()
+    (calls to them may not be hidden in natively run code); ``nested``: ``func`` is the
+    template of a function defined inside a component function (its free variables become
+    locals bound at each call). Raises :class:`Unsupported` for a construct that cannot be
+    translated exactly (file:line of the construct)."""
+    return _Translator(func, granularity, component_names, method_names, nested).translate()

@@ -15,6 +15,8 @@ value is a tuple whose first item is a tag (user tuples too, so tags never clash
   stop, step)`` (a range), ``("t", items...)`` (a tuple), ``("F", frozenset)``;
 * ``("r", n)`` — a reference to heap cell ``n``;
 * ``("e", type, args)`` — an exception (type as an opaque id, arguments encoded);
+* ``("M", self, function)`` a bound method, ``("P", class, self)`` a ``super()`` object,
+  ``("N", template, captured)`` a function defined inside a component function;
 * ``("o", n)`` — an opaque object of the environment (a function, a class, a module, an
   object of a library) by identity: its inner state belongs to the environment.
 
@@ -26,9 +28,11 @@ fields...)`` (a synchronization object).
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections import defaultdict, deque
 from collections.abc import Callable
-from types import BuiltinMethodType, MethodType, ModuleType
+from types import BuiltinMethodType, CellType, CodeType, FunctionType, MethodType, ModuleType
 from typing import Any, cast
 
 Enc = Any
@@ -88,9 +92,11 @@ class SyncHandle:
         self.kind = kind
         self.fields = fields
 
-    def __getattr__(self, name: str) -> SyncMethod:
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name not in ("__enter__", "__exit__"):
             raise AttributeError(name)
+        if self.kind == "Thread" and name in ("name", "daemon"):
+            return self.fields[4 if name == "name" else 5]
         return SyncMethod(self, name)
 
     def __repr__(self) -> str:
@@ -106,7 +112,7 @@ class SyncHandle:
         if k == "Condition":
             return f"<Condition waiters={list(f[1])}>"
         if k == "Thread":
-            return f"<Thread {f[4]}>"
+            return f"<Thread {f[4]}>" if f[4] is not None else "<Thread (not started)>"
         return f"<{k}>"
 
 
@@ -121,7 +127,21 @@ class SyncMethod:
         self.name = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NativeSyncUse(f"{self.handle.kind}.{self.name}")
+        h = self.handle
+        if (
+            h.kind == "Thread"
+            and self.name == "start"
+            and not args
+            and native_start is not None
+            and native_start(h)
+        ):
+            return None
+        raise NativeSyncUse(f"{h.kind}.{self.name}")
+
+
+#: set by :mod:`absmc.component.guard` while a check runs: registers a checker thread that
+#: natively run code starts (thesis Fig. 3.1); ``False`` when no step is executing
+native_start: Callable[[SyncHandle], bool] | None = None
 
 
 class NativeSyncUse(Exception):
@@ -197,7 +217,7 @@ class Encoder:
             else:
                 self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
             return v if m == n else ref(m)
-        if tag == "t" or tag == "e" or tag == "M" or tag == "B" or tag == "m":
+        if tag in _COMPOUND_TAGS:
             parts = [self.reenc(x) for x in v[1:]]
             for a, b in zip(parts, v[1:], strict=True):
                 if a is not b:
@@ -246,12 +266,19 @@ class Encoder:
             return ("e", self.opaque.key(t), self.enc(obj.args))
         if t is MethodType:
             return ("M", self.enc(obj.__self__), self.enc(obj.__func__))
+        if t is super:
+            return ("P", self.enc(obj.__thisclass__), self.enc(obj.__self__))
         if t is SyncMethod:
             return ("m", self.enc(obj.handle), obj.name)
         if t is BuiltinMethodType:
             owner = obj.__self__
             if owner is not None and not isinstance(owner, ModuleType):
                 return ("B", self.enc(owner), obj.__name__)
+        if t is FunctionType:
+            tmpl = NESTED.get(obj.__code__)
+            if tmpl is not None:
+                cells = tuple(c.cell_contents for c in obj.__closure__ or ())
+                return ("N", self.opaque.key(tmpl), self.enc(cells))
         return ("o", self.opaque.key(obj))
 
     def _cell(self, obj: Any, t: type) -> Any:
@@ -277,10 +304,35 @@ class Encoder:
         if t is SyncHandle:
             return ("$", obj.kind, *[enc(x) for x in obj.fields])
         attrs: list[Any] = ["O", self.opaque.key(t)]
-        for k in sorted(obj.__dict__):
+        try:
+            d = obj.__dict__
+        except AttributeError:
+            d = slot_values(obj)
+        for k in sorted(d):
             attrs.append(k)
-            attrs.append(enc(obj.__dict__[k]))
+            attrs.append(enc(d[k]))
         return tuple(attrs)
+
+
+def slot_names(cls: type) -> tuple[str, ...]:
+    """The ``__slots__`` attributes of ``cls`` and its bases (``__dict__``/``__weakref__``
+    excepted)."""
+    out: list[str] = []
+    for c in cls.__mro__:
+        sl = c.__dict__.get("__slots__", ())
+        for n in (sl,) if isinstance(sl, str) else sl:
+            if n not in ("__dict__", "__weakref__") and n not in out:
+                out.append(n)
+    return tuple(out)
+
+
+def slot_values(obj: Any) -> dict[str, Any]:
+    """The bound slot attributes of an instance of a class with ``__slots__``."""
+    out = {}
+    for n in slot_names(type(obj)):
+        with contextlib.suppress(AttributeError):
+            out[n] = object.__getattribute__(obj, n)
+    return out
 
 
 _CONTAINERS = frozenset({list, dict, set, deque, defaultdict})
@@ -339,9 +391,14 @@ class Decoder:
             cls = self.opaque.objects[cell[1]]
             o = self.objs[n] = cls.__new__(cls)
             self.cell_of[id(o)] = n
-            d = o.__dict__
-            for i in range(2, len(cell), 2):
-                d[cell[i]] = dec(cell[i + 1])
+            try:
+                d = o.__dict__
+            except AttributeError:
+                for i in range(2, len(cell), 2):
+                    object.__setattr__(o, cell[i], dec(cell[i + 1]))
+            else:
+                for i in range(2, len(cell), 2):
+                    d[cell[i]] = dec(cell[i + 1])
         self.cell_of[id(o)] = n
         return o
 
@@ -364,6 +421,20 @@ class Decoder:
             return UNBOUND
         if tag == "M":
             return MethodType(self.dec(v[2]), self.dec(v[1]))
+        if tag == "N":
+            tmpl = self.opaque.objects[v[1]]
+            f = FunctionType(
+                tmpl.__code__,
+                tmpl.__globals__,
+                tmpl.__name__,
+                tmpl.__defaults__,
+                tuple(CellType(x) for x in self.dec(v[2])),
+            )
+            f.__kwdefaults__ = tmpl.__kwdefaults__
+            f.__qualname__ = tmpl.__qualname__
+            return f
+        if tag == "P":
+            return super(self.dec(v[1]), self.dec(v[2]))
         if tag == "B":
             return getattr(self.dec(v[1]), v[2])
         if tag == "m":
@@ -444,7 +515,12 @@ def _copyable_block(old: Decoder, n: int) -> int:
 
 
 #: tags of encoded values that may contain heap references (renumbered by ``reenc``)
-_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F"})
+_REF_TAGS = frozenset({"r", "t", "e", "M", "B", "m", "F", "P", "N"})
+_COMPOUND_TAGS = frozenset({"t", "e", "M", "B", "m", "P", "N"})
+
+#: functions defined inside component functions: their code -> the translated template
+#: (such a function is encoded by value, ``("N", template, captured values)``)
+NESTED: dict[CodeType, FunctionType] = {}
 
 
 def _has_refs(seq: tuple[Any, ...]) -> bool:
@@ -499,6 +575,7 @@ def fingerprint(value: Any, opaque: Opaque, owned: Callable[[type], bool]) -> tu
 
 
 _OBJECT_REPR: Any = object.__repr__
+_THREAD_REPR: Any = threading.Thread.__repr__
 
 
 def render(value: Any, depth: int = 0) -> str:
@@ -514,8 +591,15 @@ def render(value: Any, depth: int = 0) -> str:
         return (
             "{" + ", ".join(f"{render(k)}: {render(v, depth + 1)}" for k, v in value.items()) + "}"
         )
-    if getattr(type(value), "__repr__", None) is _OBJECT_REPR and hasattr(value, "__dict__"):
-        attrs = ", ".join(f"{k}={render(v, depth + 1)}" for k, v in sorted(vars(value).items()))
+    rep = getattr(type(value), "__repr__", None)
+    if (rep is _OBJECT_REPR or rep is _THREAD_REPR) and hasattr(value, "__dict__"):
+        items = sorted(vars(value).items())
+        if rep is _THREAD_REPR:  # a component Thread subclass: its own attributes
+            items = [(k, v) for k, v in items if not k.startswith("_")]
+        attrs = ", ".join(f"{k}={render(v, depth + 1)}" for k, v in items)
         return f"{type(value).__name__}({attrs})"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception as e:  # a half-initialized object of the program
+        text = f"<{type(value).__name__} (repr raised {type(e).__name__})>"
     return text if len(text) <= 80 else text[:77] + "..."

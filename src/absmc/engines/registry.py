@@ -18,6 +18,7 @@ from absmc.engines.symbolic import ENGINE as SYMBOLIC
 from absmc.engines.typeabs import ENGINE as TYPES
 from absmc.engines.under import ENGINE as UNDER
 from absmc.errors import CapabilityError, UsageError
+from absmc.ir.depth import deep_recursion
 from absmc.ir.system import System
 from absmc.kernel.initial import check_per_initial_state
 from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
@@ -89,6 +90,7 @@ def run(
     refuse_unsupported(eng, system, opts, selection)
     # the check's one deadline (kernel.limits): every initial state, property and round
     opts = replace(opts, limits=opts.limits.started())
-    if system.init_constraint is None or eng.capabilities.initial_sets:
-        return eng.check(system, opts, eopts)
-    return check_per_initial_state(eng.check, system, opts, eopts)
+    with deep_recursion():  # the recursive walkers take expressions MAX_EXPR_DEPTH deep
+        if system.init_constraint is None or eng.capabilities.initial_sets:
+            return eng.check(system, opts, eopts)
+        return check_per_initial_state(eng.check, system, opts, eopts)

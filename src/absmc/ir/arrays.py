@@ -11,9 +11,10 @@ that a code generator stores ``v`` at one computed position instead of testing e
 
 What uses what:
 
-* the concrete back ends (``ir/compile.py``, a native one) read a ``select`` whose elements are
-  state variables at evenly spaced positions (:func:`strided_slots`) as one indexed load from
-  the state with a bounds test, and emit :func:`array_writes` groups as indexed stores;
+* the concrete back ends (``codegen/python.py``, ``native/cgen.py``) read a ``select`` whose
+  elements are state variables at evenly spaced positions (:func:`strided_slots`) as one
+  indexed load from the state with a bounds test, and emit :func:`array_writes` groups as
+  indexed stores;
 * the reference evaluator and the logic layer (``logic/z3conv.py``) give ``select`` the value of
   its case split;
 * the abstraction engines (under, types, fourvalued) and the exporters see no ``select`` at all:

@@ -1,7 +1,7 @@
 """Reference (tree-walking) evaluation of IR expressions and commands.
 
 This is the *definition* of the concrete semantics, kept deliberately simple: the compiled
-successor functions of :mod:`absmc.ir.compile` must agree with it (tests check this on random
+successor functions of :mod:`absmc.codegen.python` must agree with it (tests check this on random
 systems). It is too slow for search; engines use the compiled code.
 """
 

@@ -1,7 +1,7 @@
 """Integer semantics of the IR in one place: C division and remainder, shifts, wrap-around.
 
 Every layer that computes with IR integers uses these definitions: the reference evaluator
-(:mod:`absmc.ir.evaluate`), the generated Python code (:mod:`absmc.ir.compile`, whose code runs
+(:mod:`absmc.ir.evaluate`), the generated Python code (:mod:`absmc.codegen.python`, whose code runs
 in :data:`RUNTIME`), the Promela front end's constant folding (:mod:`absmc.lang.promela.simplify`)
 and the abstraction function of paper 000 (:mod:`absmc.engines.under.abstraction`). The logic
 layer (:mod:`absmc.logic.z3conv`) encodes the same functions as Z3 terms; a test compares the two
@@ -107,7 +107,7 @@ ARITHMETIC: Final[Mapping[str, Callable[[int, int], int]]] = MappingProxyType(
 
 #: The namespace generated code executes in (copy it before ``exec``, which adds names):
 #: ``_tdiv``, ``_tmod``, ``_shift(a, b, left)`` and ``_mul`` as above. Generated source refers
-#: to these names only; :class:`absmc.ir.compile.PyExpr` emits calls to them.
+#: to these names only; :class:`absmc.codegen.python.PyExpr` emits calls to them.
 RUNTIME: Final[Mapping[str, Any]] = MappingProxyType(
     {"_tdiv": tdiv, "_tmod": tmod, "_shift": shift, "_mul": mul}
 )

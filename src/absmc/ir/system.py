@@ -79,7 +79,7 @@ class Command:
     ``updates`` is a tuple of ``(variable name, expression)`` pairs, applied simultaneously; each
     name occurs at most once. ``index`` is the command's position in ``System.commands`` (set by
     :class:`System`). The GCL front end uses none of the following; the Promela front end needs
-    them (SPIN's semantics), and every engine built on :mod:`absmc.ir.compile` honours them:
+    them (SPIN's semantics), and every engine built on :mod:`absmc.codegen.python` honours them:
 
     * ``flags``: ``"timeout"`` — the command is considered only in states where no command
       without this flag is enabled (SPIN's ``timeout``: the guard was written with ``timeout``
@@ -88,7 +88,7 @@ class Command:
       (Promela's ``atomic``): the next step must be one of its commands; the state in between is
       *not* a stored state; only when that process has no enabled command there does the state
       become an ordinary (stored) state from which every process may move. Successor functions
-      return such a chain of commands as one step (see :mod:`absmc.ir.compile`).
+      return such a chain of commands as one step (see :mod:`absmc.codegen.python`).
     * ``asserts``: ``(property name, condition over the pre-state)`` pairs: executing the command
       in a state where a condition is false violates that ``assert``-kind property (Promela's
       ``assert``); the command still executes (as SPIN with ``-c0``).

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from absmc.ir.compile import compile_expr_fn
+from absmc.codegen.python import compile_expr_fn
 from absmc.ir.ltl import Automaton
 from absmc.ir.steps import NO_FAILURES, Expansion, Failures, State
 from absmc.ir.system import Property, System

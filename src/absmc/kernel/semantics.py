@@ -3,7 +3,7 @@ concrete semantics, and nothing more.
 
 Implementations:
 
-* :class:`absmc.ir.compile.CompiledSystem` — generated Python (the fast back end);
+* :class:`absmc.codegen.python.CompiledSystem` — generated Python (the fast back end);
 * :class:`ReferenceSemantics` — tree-walking evaluation with :mod:`absmc.ir.evaluate` (slow,
   obviously right: the definition the others are tested against).
 
@@ -172,7 +172,7 @@ class ReferenceSemantics:
             if owner is None:
                 out.append((ci, t))
                 continue
-            # follow exclusive control: one step per maximal chain (module doc of ir.compile)
+            # follow exclusive control: one step per maximal chain (module doc of codegen.python)
             stack: list[tuple[tuple[int, ...], State, str]] = [((ci,), t, owner)]
             seen = {(t, owner)}
             while stack:

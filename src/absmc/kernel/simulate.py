@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from absmc.ir.compile import compile_system
+from absmc.codegen.python import compile_system
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Print, System

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from absmc.errors import UsageError
+from absmc.ir.depth import check_depth
 from absmc.ir.system import System
 
 GCL_SUFFIXES = (".gcl",)
@@ -18,9 +19,18 @@ def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> Sy
     ``defines`` are preprocessor definitions (``-D NAME=VALUE``) for front ends that have a
     preprocessor. Raises ``ModelError`` for errors in the model, ``OSError`` when the file
     cannot be read, ``UsageError`` for an unknown extension or options the front end does not
-    take.
+    take. A model whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a
+    located ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
+    (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`).
     """
-    p = Path(path)
+    system = _load(Path(path), defines)
+    check_depth(system)
+    return system
+
+
+def _load(p: Path, defines: Mapping[str, str] | None) -> System:
+    """The front end's System for ``p``."""
+    path = p
     suffix = p.suffix.lower()
     if suffix in GCL_SUFFIXES:
         if defines:

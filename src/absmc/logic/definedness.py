@@ -1,7 +1,7 @@
 """When evaluating an IR expression or executing a command is a *model error* (one semantics
 for every engine).
 
-The compiled and reference semantics (``absmc.ir.compile`` / ``absmc.ir.evaluate``) evaluate
+The compiled and reference semantics (``absmc.codegen.python`` / ``absmc.ir.evaluate``) evaluate
 left to right with short-circuit ``&& || => ?:``; a division or remainder by zero is a model
 error, not a value (C makes it undefined behaviour). The solver's encoding of ``x / 0``
 (``absmc.logic.z3conv``) is an unspecified value, so a formula that reads an expression must be

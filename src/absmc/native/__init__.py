@@ -2,7 +2,7 @@
 cffi and cached (see ``docs/ARCHITECTURE.md``, section *Native back end*).
 
 * :class:`NativeSemantics` — the kernel's ``Semantics`` protocol in C (same steps, failures,
-  chains and timeout as :mod:`absmc.ir.compile`);
+  chains and timeout as :mod:`absmc.codegen.python`);
 * :func:`absmc.native.search.native_search` — the breadth-first search loop in C with a packed
   open-addressing store (exact or hash-compact), paths back to Python for replay;
 * :func:`native_available` — whether a C compiler is present.

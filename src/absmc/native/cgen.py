@@ -1,6 +1,6 @@
 """C source for a System: the model-specific part of the native back end.
 
-The generated code has the same semantics as :mod:`absmc.ir.compile` (the generated-Python back
+The generated code has the same semantics as :mod:`absmc.codegen.python` (the generated-Python back
 end): commands in order, dispatched on program counters, timeout commands only when nothing else
 is enabled, exclusive chains followed depth-first and cut at a repeated (state, process) pair,
 model errors and failed assertions as failures (kinds below), C division and remainder,
@@ -22,17 +22,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from absmc.ir.arrays import ArrayWrite, array_writes, strided_slots
-from absmc.ir.compile import (
-    _dispatch_value,
-    _runs,
-    _strip_dispatch,
+from absmc.codegen.plan import (
+    FULL64,
+    Interval,
     choose_dispatch_var,
+    dispatch_value,
     may_raise,
-    system_depth,
+    op_interval,
+    runs,
+    split_timeout,
+    storable_stacks,
+    strip_dispatch,
 )
+from absmc.ir.arrays import ArrayWrite, strided_slots
+from absmc.ir.depth import system_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts
-from absmc.ir.intsem import MAX_SHIFT
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
@@ -53,10 +57,7 @@ class Unsupported(Exception):
     bits, very deep expressions."""
 
 
-Interval = tuple[int, int]
-
-#: the values of an ``int64_t`` expression; :data:`FULL128` those of an ``__int128`` one
-FULL64: Interval = (INT64_MIN, INT64_MAX)
+#: the values of an ``__int128`` expression (:data:`absmc.codegen.plan.FULL64`: ``int64_t``)
 FULL128: Interval = (INT128_MIN, INT128_MAX)
 
 
@@ -85,40 +86,6 @@ def is_wide(iv: Interval) -> bool:
     """Whether an expression with values ``iv`` is computed as ``__int128`` (its values leave
     64 bits; by construction they stay within 128)."""
     return not _fits64(iv)
-
-
-def _pow2_bound(iv: Interval) -> Interval:
-    """An interval ``[-2^k, 2^k - 1]`` containing ``iv`` (what bitwise results stay within)."""
-    m = max(abs(iv[0]), abs(iv[1]) + 1)
-    k = m.bit_length()
-    return (-(1 << k), (1 << k) - 1)
-
-
-def _hull(points: Sequence[int]) -> Interval:
-    return (min(points), max(points))
-
-
-#: shift counts past this give the same result as this one for 128-bit operands (>> only)
-_SHR_CAP = 130
-
-
-def _shl_interval(x: Interval, y: Interval) -> Interval:
-    """Values of ``x << y`` under :func:`absmc.ir.intsem.shl` (a count below 0 or above
-    ``MAX_SHIFT`` gives 0)."""
-    lo, hi = max(y[0], 0), min(y[1], MAX_SHIFT)
-    pts = [0] if y[0] < 0 or y[1] > MAX_SHIFT or lo > hi else []
-    if lo <= hi:
-        pts += [x[0] << lo, x[0] << hi, x[1] << lo, x[1] << hi]
-    return _hull(pts)
-
-
-def _shr_interval(x: Interval, y: Interval) -> Interval:
-    """Values of ``x >> y`` (arithmetic; a negative count gives 0)."""
-    lo, hi = max(y[0], 0), min(max(y[1], 0), _SHR_CAP)
-    pts = [0] if y[0] < 0 else []
-    if y[1] >= 0:
-        pts += [x[0] >> lo, x[0] >> hi, x[1] >> lo, x[1] >> hi]
-    return _hull(pts)
 
 
 class CExpr(ExprWalker[tuple[str, Interval]]):
@@ -192,39 +159,26 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
         s = [x[0] for x in a]
         ivs = [x[1] for x in a]
         any_wide = any(is_wide(x) for x in ivs)
+        iv = op_interval(o, ivs)  # exact; _typed narrows it to what the C type holds
         if o in ("==", "!=", "<", "<=", ">", ">="):
-            return f"({s[0]} {o} {s[1]})", (0, 1)
+            return f"({s[0]} {o} {s[1]})", iv
         if o == "&&":
-            return "(" + " && ".join(s) + ")", (0, 1)
+            return "(" + " && ".join(s) + ")", iv
         if o == "||":
-            return "(" + " || ".join(s) + ")", (0, 1)
+            return "(" + " || ".join(s) + ")", iv
         if o == "!":
-            return f"(!{s[0]})", (0, 1)
+            return f"(!{s[0]})", iv
         if o == "=>":
-            return f"(!{s[0]} || {s[1]})", (0, 1)
+            return f"(!{s[0]} || {s[1]})", iv
         if o == "ite":
-            b, c = ivs[1], ivs[2]
-            return f"({s[0]} ? {s[1]} : {s[2]})", (min(b[0], c[0]), max(b[1], c[1]))
+            return f"({s[0]} ? {s[1]} : {s[2]})", iv
         if o == "neg":
-            x = ivs[0]
             return self._typed(
-                (-x[1], -x[0]),
-                any_wide,
-                f"(-{s[0]})",
-                f"(-(__int128){s[0]})",
-                f"ck_neg128(C, {s[0]})",
+                iv, any_wide, f"(-{s[0]})", f"(-(__int128){s[0]})", f"ck_neg128(C, {s[0]})"
             )
         if o == "~":
-            x = ivs[0]
-            return f"(~{s[0]})", (-x[1] - 1, -x[0] - 1)
+            return f"(~{s[0]})", iv
         if o in ("+", "-", "*"):
-            x, y = ivs
-            if o == "+":
-                iv = (x[0] + y[0], x[1] + y[1])
-            elif o == "-":
-                iv = (x[0] - y[1], x[1] - y[0])
-            else:
-                iv = _hull([u * w for u in x for w in y])
             fn = {"+": "ck_add", "-": "ck_sub", "*": "ck_mul"}[o]
             return self._typed(
                 iv,
@@ -234,41 +188,22 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
                 f"{fn}128(C, {s[0]}, {s[1]})",
             )
         if o in ("/", "%"):
-            x, y = ivs
-            m = max(abs(x[0]), abs(x[1]))
-            if o == "%":
-                m = min(m, max(0, max(abs(y[0]), abs(y[1])) - 1))
-            neg, pos = (-m if x[0] < 0 else 0), (m if x[1] > 0 else 0)
-            if o == "%" or y[0] >= 0:  # the sign of the dividend
-                iv = (neg, pos)
-            elif y[1] <= 0:  # the opposite sign
-                iv = (-pos, -neg)
-            else:
-                iv = (-m, m)
             fn = "i_div" if o == "/" else "i_mod"
             call = f"{fn}128(C, {s[0]}, {s[1]})"
             return self._typed(iv, any_wide, f"{fn}(C, {s[0]}, {s[1]})", call, call)
         if o in ("&", "|", "^"):
-            x, y = ivs
-            px, py = _pow2_bound(x), _pow2_bound(y)
-            iv = (min(px[0], py[0]), max(px[1], py[1]))
-            if o == "&" and (x[0] >= 0 or y[0] >= 0):
-                iv = (0, min(z[1] for z in (x, y) if z[0] >= 0))
             src = f"({s[0]} {o} {s[1]})"
             return self._typed(iv, any_wide, src, src, src)
         if o == "<<":
-            iv = _shl_interval(ivs[0], ivs[1])
             call = f"i_shl128(C, {s[0]}, {s[1]})"
             return self._typed(iv, any_wide, f"i_shl(C, {s[0]}, {s[1]})", call, call)
         if o == ">>":
-            iv = _shr_interval(ivs[0], ivs[1])
             call = f"i_shr128({s[0]}, {s[1]})"
             return self._typed(iv, any_wide, f"i_shr({s[0]}, {s[1]})", call, call)
         if o == "select":
             # element i, the last one when i is out of range (ir.arrays; the reference
             # evaluator's meaning): only the chosen element is evaluated
             elems = s[1:]
-            iv = (min(x[0] for x in ivs[1:]), max(x[1] for x in ivs[1:]))
             self.n_select = getattr(self, "n_select", 0) + 1
             t = f"_si{self.n_select}"  # a fresh name: selects may nest
             slots = self.strided(e.args[1:])
@@ -438,7 +373,7 @@ class CGen:
         self.emit(i, "int64_t x;")
         self.emit(i, "C->err = 0;")
         for k, (cond, _msg) in enumerate(c.errors):
-            cnd = cond if var is None else _strip_dispatch(cond, var, value)
+            cnd = cond if var is None else strip_dispatch(cond, var, value)
             self.emit(i, f"x = {tr.cb(cnd)};")
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
             self.emit(i, f"if (x) {{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}")
@@ -529,46 +464,40 @@ class CGen:
         self, c: Command
     ) -> tuple[list[tuple[str, Expr]], list[tuple[ArrayWrite, int, int, RangeSort]]]:
         """The command's updates without the array writes that become indexed stores, and
-        those stores ``(write, slot, stride, sort)`` in execution order (as
-        the Python back end in :mod:`absmc.ir.compile`, with :func:`absmc.ir.arrays.array_writes`;
-        the stored variables keep their innermost ``rest``, dropped when it is the variable
-        itself, since ``t`` starts as a copy of ``v``). A write stack is stored so only when
-        nothing in it can divide by zero, its variables share one range sort of at most 64
-        bits at evenly spaced slots, and each value fits that range or wraps into it: then
+        those stores ``(write, slot, stride, sort)`` in execution order (the plan's
+        :func:`absmc.codegen.plan.storable_stacks`, as in the Python back end; the stored
+        variables keep their innermost ``rest``, dropped when it is the variable itself, since
+        ``t`` starts as a copy of ``v``). A write stack is stored so only when nothing in it
+        can divide by zero, its variables share one range sort of at most 64 bits at evenly
+        spaced slots, and each value fits that range or wraps into it: then
         the stores have the per-element updates' exact semantics."""
-        if len(c.updates) < 4:
-            return list(c.updates), []
         sys = self.system
-        _plain, stacks = array_writes(c.updates, sys.index_of)
-        stores: list[tuple[ArrayWrite, int, int, RangeSort]] = []
-        rests: dict[str, Expr] = {}
-        for stack in stacks:
-            sorts = {sys.by_name[n].sort for n in stack[0].names}
-            sort = next(iter(sorts))
+        where: dict[str, tuple[int, int]] = {}
+
+        def write_ok(stack: list[ArrayWrite], sort: RangeSort) -> bool:
             pos = self.tr.strided([Var(n) for n in stack[0].names])
-            if len(sorts) != 1 or not isinstance(sort, RangeSort) or pos is None:
-                continue
+            if pos is None:
+                return False
             wraps = sort.overflow == "wrap" and _fits64((sort.lo, sort.size))
-            ok = True
             for w in stack:
-                if any(may_raise(x) for x in (w.index, w.value, *w.rests)):
-                    ok = False
-                    break
                 ix, vx = self.tr.walk(w.index)[1], self.tr.walk(w.value)[1]
                 fits = sort.lo <= vx[0] and vx[1] <= sort.hi
                 if is_wide(ix) or is_wide(vx) or not (fits or wraps):
-                    ok = False
-                    break
-            if ok:
-                stores += [(w, pos[0], pos[1], sort) for w in stack]
-                rests.update(zip(stack[0].names, stack[0].rests, strict=True))
-        if not stores:
-            return list(c.updates), []
-        out = [(n, e) for n, e in c.updates if n not in rests]
-        out += [
-            (n, r)
-            for n, _ in c.updates
-            if n in rests and not (isinstance(r := rests[n], Var) and r.name == n)
+                    return False
+            where[stack[0].names[0]] = pos
+            return True
+
+        updates, stacks = storable_stacks(sys, c, write_ok)
+        stores: list[tuple[ArrayWrite, int, int, RangeSort]] = []
+        for stack in stacks:
+            sort = sys.by_name[stack[0].names[0]].sort
+            assert isinstance(sort, RangeSort)
+            slot, stride = where[stack[0].names[0]]
+            stores += [(w, slot, stride, sort) for w in stack]
+        # ``t`` starts as a copy of ``v``: a stored variable whose rest is itself needs no update
+        stored = {n for stack in stacks for n in stack[0].names}
+        out = [
+            (n, r) for n, r in updates if not (n in stored and isinstance(r, Var) and r.name == n)
         ]
         return out, stores
 
@@ -598,9 +527,9 @@ class CGen:
 
     def block(self, ind: int, cmds: Sequence[Command], mode: str) -> None:
         """``cmds`` in order, dispatched on program counters where possible (as in
-        :mod:`absmc.ir.compile`)."""
+        :mod:`absmc.codegen.python`)."""
         sys = self.system
-        for run in _runs(cmds):
+        for run in runs(cmds):
             var = choose_dispatch_var(sys, run)
             if var is not None and self.layout.fields[sys.index_of[var]].wide:
                 var = None  # C switches on 64-bit values only
@@ -610,14 +539,14 @@ class CGen:
                 continue
             groups: dict[int, list[Command]] = {}
             for c in run:
-                value = _dispatch_value(c, var)
+                value = dispatch_value(c, var)
                 assert value is not None
                 groups.setdefault(value, []).append(c)
             self.emit(ind, f"switch (v[{self.layout.fields[sys.index_of[var]].slot}]) {{")
             for value, grp in groups.items():
                 self.emit(ind, f"case {c_const(value)}: {{")
                 for c in grp:
-                    guard = conj(list(conjuncts(_strip_dispatch(c.guard, var, value))))
+                    guard = conj(list(conjuncts(strip_dispatch(c.guard, var, value))))
                     self.command(ind + 1, c, guard, var, value, mode)
                 self.emit(ind + 1, "break;")
                 self.emit(ind, "}")
@@ -630,9 +559,8 @@ class CGen:
         function calls the process functions (each command's code exists once); otherwise it
         has its own copy of the commands."""
         sys = self.system
-        normal = [c for c in sys.commands if "timeout" not in c.flags]
-        timeout = [c for c in sys.commands if "timeout" in c.flags]
-        runs_n, runs_t = _runs(normal), _runs(timeout)
+        normal, timeout = split_timeout(sys.commands)
+        runs_n, runs_t = runs(normal), runs(timeout)
         compact = all(len({r[0].process for r in runs}) == len(runs) for runs in (runs_n, runs_t))
         mode = "both" if compact else "fn"
         for p in sys.processes:
@@ -640,9 +568,9 @@ class CGen:
             mine = [c for c in sys.commands if c.process == p.name]
             self.emit(0, f"static void fn{k}(ctx_t *C, const int64_t *v, int flags) {{")
             self.emit(1, "if (flags & FN_NORMAL) {")
-            self.block(2, [c for c in mine if "timeout" not in c.flags], mode)
+            nmine, tmine = split_timeout(mine)
+            self.block(2, nmine, mode)
             self.emit(1, "}")
-            tmine = [c for c in mine if "timeout" in c.flags]
             if tmine:
                 self.emit(1, "if (flags & FN_TIMEOUT) {")
                 self.block(2, tmine, mode)

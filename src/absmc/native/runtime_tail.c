@@ -56,7 +56,7 @@ static void stk_push(ctx_t *C, int off, int len, const int64_t *t, int f) {
 }
 
 /* Follow exclusive control from t (reached by command ci; process function f holds it): the
- * depth-first walk of ir/compile.py's _close, one step per maximal chain, cut at a repeated
+ * depth-first walk of codegen/python.py's close, one step per maximal chain, cut at a repeated
  * (state, function) pair. */
 static void close_chain(ctx_t *C, int ci, const int64_t *t, int f) {
     int64_t st[NVA];

@@ -5,7 +5,7 @@ Each call converts the state tuple to an ``int64_t`` array (two slots for a valu
 bits: :meth:`~absmc.native.cgen.Layout.to_slots`), runs the C function and reads the results
 back. When a value leaves the 64-bit range (unbounded ``INT`` data) or a state passed in
 does not fit its variables' ranges, the call is answered by the generated-Python back end
-(:func:`absmc.ir.compile.compile_system`, built on first need) — so answers never differ from
+(:func:`absmc.codegen.python.compile_system`, built on first need) — so answers never differ from
 the Python back end's; ``fallbacks`` counts such calls.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from absmc.ir.compile import CompiledSystem, compile_system
+from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.ir.printer import format_expr
 from absmc.ir.steps import Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Property, System
@@ -52,7 +52,7 @@ class NativeSemantics:
     Raises :class:`~absmc.native.cgen.Unsupported` when the System cannot be translated and
     :class:`~absmc.native.build.CompilerError` when it cannot be compiled.
 
-    Chain labels are interned as in :class:`~absmc.ir.compile.CompiledSystem` (append-only,
+    Chain labels are interned as in :class:`~absmc.codegen.python.CompiledSystem` (append-only,
     ``len(commands) + k``)."""
 
     def __init__(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
+from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.engines.explicit.ctl import check_ctl
 from absmc.engines.explicit.parallel import run_partitioned
 from absmc.errors import OptionError
-from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.system import System
 from absmc.kernel.graph import bounded_graph
 from absmc.kernel.ltl import ltl_result, search_ltl

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.errors import OptionError
-from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.system import Property, System
 from absmc.kernel.options import CheckOptions, Selection
 from absmc.kernel.partitioned import PartitionConfig, PartitionStats, Transport, coordinate

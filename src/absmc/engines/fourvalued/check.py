@@ -10,7 +10,7 @@ explicit engine. For each property:
   the must-path has a successor in the next abstract state, so a concrete counterexample exists.
   It is built step by step from the initial state (IR commands are deterministic and the
   initial state is unique, so the solver has nothing left to choose): of the concrete
-  successors (a step may be an atomic chain, see ``ir.compile``) one that executes the same
+  successors (a step may be an atomic chain, see ``codegen.python``) one that executes the same
   concrete commands as the abstract step and lies in the next must-state's concretization is
   taken (any successor in the concretization if the chains differ, e.g. where the concrete
   chain was cut at a repeated state); for a failing transition (model error, assertion) the
@@ -32,6 +32,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from absmc.codegen.python import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.engines.fourvalued.bilattice import BOT, TOP, Belnap, combine, negate
 from absmc.engines.fourvalued.build import (
     HELPER,
@@ -43,7 +44,6 @@ from absmc.engines.fourvalued.build import (
 from absmc.engines.fourvalued.effect import AbstractionIncomplete
 from absmc.engines.fourvalued.ltl import LassoRefutation, check_ltl, ltl_atoms
 from absmc.ir.arrays import expand_system
-from absmc.ir.compile import CompiledSystem, State, compile_expr_fn, compile_system
 from absmc.ir.expr import Expr
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.sorts import BoolSort

@@ -43,6 +43,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from absmc.codegen.plan import may_raise
 from absmc.engines.fourvalued.bilattice import Belnap, all_of, any_of, consensus_all
 from absmc.engines.fourvalued.partition import Partition, negation_of
 from absmc.engines.fourvalued.semantics import (
@@ -54,7 +55,6 @@ from absmc.engines.fourvalued.semantics import (
     error_condition,
     range_ok,
 )
-from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
     BIT_OPS,
     FALSE,

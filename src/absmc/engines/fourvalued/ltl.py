@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from absmc.codegen.python import CompiledSystem, State, compile_system
 from absmc.engines.fourvalued.bilattice import Belnap
 from absmc.engines.fourvalued.build import HELPER, AbstractModel, FourValuedAbstraction
-from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.expr import Expr, disj
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.sorts import BoolSort

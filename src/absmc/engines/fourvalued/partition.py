@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from absmc.codegen.plan import may_raise
 from absmc.engines.fourvalued.semantics import command_reads
-from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
     BIT_OPS,
     NEGATED_COMPARISON,

@@ -1,6 +1,6 @@
 """The concrete semantics of one guarded command as formulas, for the SMT enumeration.
 
-The compiled and reference semantics (``absmc.ir.compile`` / ``absmc.ir.evaluate``) evaluate a
+The compiled and reference semantics (``absmc.codegen.python`` / ``absmc.ir.evaluate``) evaluate a
 command as: the ``errors`` conditions first (one that holds, or whose evaluation divides by
 zero, is a *model error*); then the guard left to right with short-circuit ``&& || => ?:``;
 when it holds, every right-hand side in the old state, then the ``asserts`` conditions in order

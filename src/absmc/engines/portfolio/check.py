@@ -7,12 +7,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from absmc.codegen.python import compile_system
 from absmc.engines.engine import Engine
 from absmc.engines.portfolio.decide import Board, LassoCheck
 from absmc.engines.portfolio.engine import METHOD, PortfolioOptions
 from absmc.engines.portfolio.members import Member, member_options, plan
 from absmc.engines.portfolio.workers import Pool, Report
-from absmc.ir.compile import compile_system
 from absmc.ir.system import System
 from absmc.kernel.limits import INTERRUPTED
 from absmc.kernel.options import CheckOptions, property_kind, select_properties

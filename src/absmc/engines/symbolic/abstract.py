@@ -35,6 +35,7 @@ from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.expr import Expr, free_vars, neg
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.steps import State
+from absmc.ir.system import System
 
 __all__ = ["PartialAbstraction"]
 
@@ -48,17 +49,20 @@ class PartialAbstraction:
         self.enc = enc
         self.system = enc.system
         self.predicates = predicates
-        mentioned = set().union(*(_subject(p) for p in predicates)) if predicates else set()
-        self.abstracted = [
-            i
-            for i, v in enumerate(enc.system.variables)
-            if v.name in mentioned and not v.is_control
-        ]
+        self.abstracted = self.abstracted_of(enc.system, predicates)
         self.kept = [i for i in range(enc.n) if i not in self.abstracted]
         k = len(predicates)
         self.anames = [f"u{i}" for i in self.kept] + [f"b{j}" for j in range(k)]
         self.n = len(self.anames)
         self._points: dict[State, isl.Set] = {}
+
+    @staticmethod
+    def abstracted_of(system: System, predicates: tuple[Expr, ...]) -> list[int]:
+        """The indices of the variables ``predicates`` abstract (see the module doc)."""
+        mentioned = set().union(*(_subject(p) for p in predicates)) if predicates else set()
+        return [
+            i for i, v in enumerate(system.variables) if v.name in mentioned and not v.is_control
+        ]
 
     # -- spaces ----------------------------------------------------------------------------
     def _tuple(self, names: list[str]) -> str:

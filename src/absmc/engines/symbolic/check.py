@@ -24,6 +24,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from absmc.codegen.python import compile_system
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
@@ -31,7 +32,6 @@ from absmc.engines.symbolic.composite import Split
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.engines.symbolic.options import SymbolicOptions
-from absmc.ir.compile import compile_system
 from absmc.ir.ctl import (
     TRUE_F,
     And,
@@ -45,7 +45,7 @@ from absmc.ir.ctl import (
     is_universal,
     to_enf,
 )
-from absmc.ir.expr import Expr, conj, const, disj, neg, op
+from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
@@ -85,6 +85,9 @@ def model_error_condition(system: System) -> Expr:
         for n, e in c.updates:
             sort = system.var(n).sort
             if isinstance(sort, RangeSort) and sort.overflow != "wrap":
+                k = as_const(e)
+                if k is not None and sort.lo <= k <= sort.hi:
+                    continue  # a constant in range (no atoms of the guard for CEGAAR's seed)
                 outs.append(disj([op("<", e, const(sort.lo)), op(">", e, const(sort.hi))]))
         if outs:
             parts.append(conj([c.guard, disj(outs)]))
@@ -139,6 +142,7 @@ def _check_all(
             levels = [fx for pair in zip(abstract, concrete, strict=True) for fx in pair]
         fix = levels[0]
         rounds: list[dict[str, Any]] | None = None
+        on_abstraction = False
         try:
             if ended is not None:
                 raise _Ended(ended)
@@ -147,6 +151,13 @@ def _check_all(
             # without a conclusive refinement: the (concrete) approximation levels
             todo = levels if rounds is None or res[0] is Verdict.UNKNOWN else []
             refined = res[1] if rounds is not None else None
+            # a CEGAAR proof is on an abstraction unless its predicate set was empty
+            on_abstraction = (
+                bool(rounds)
+                and not todo
+                and rounds is not None
+                and rounds[-1]["predicates"] != "(none)"
+            )
             for k, fix in enumerate(todo):
                 last = k == len(levels) - 1
                 budget = own.witness_budget if last else own.witness_budget // 20
@@ -155,18 +166,22 @@ def _check_all(
                 walk = fix.enc.abstraction is None
                 res = _check_one(system, enc, fix, sem, name, kind, budget, walk=walk)
                 if res[0] != Verdict.UNKNOWN:
+                    on_abstraction = fix.enc.abstraction is not None
                     break
             if todo and refined is not None:
                 res = (res[0], f"{refined}; then without abstraction: {res[1]}", res[2])
         except _Ended as why:
+            on_abstraction = False
             res = (Verdict.UNKNOWN, str(why), None)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (the CLI turns it into this)
             ended = INTERRUPTED
+            on_abstraction = False
             res = (Verdict.UNKNOWN, ended, None)
         except Exception as err:  # the time limit: between operations, or isl's quota inside
             if not quota.explains(err):
                 raise
             ended = time_limit(limits)
+            on_abstraction = False
             res = (Verdict.UNKNOWN, ended, None)
         verdict, reason, trace = res
         try:
@@ -184,7 +199,11 @@ def _check_all(
         if notes:
             reach["reachable_states_of"] = ", ".join(notes)
         stats = Stats(counted, 0, 0, time.monotonic() - t0, extra=reach)
-        extra = {} if rounds is None else {"rounds": rounds}
+        extra: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
+        if verdict is Verdict.HOLDS:
+            # how the proof was made: on a predicate abstraction (CEGAAR's or the model's
+            # predicates) or by the fixpoints without abstraction (CEGAAR's fallback)
+            extra["proved_by"] = "abstraction" if on_abstraction else "concrete"
         results.append(
             PropertyResult(
                 name, kind, METHOD, verdict, reason, stats, trace, iterations=rounds, extra=extra
@@ -244,7 +263,14 @@ def _refine(
 ) -> tuple[tuple[Verdict, str, Any], list[dict[str, Any]]]:
     """``--refine``: CEGAAR (:mod:`absmc.engines.symbolic.cegaar`) for one ACTL property."""
     negf = negation_of(system, name, kind)
-    seeds = system.predicates or default_seeds(system, negf)
+    try:
+        seeds = system.predicates or default_seeds(system, negf, enc)
+    except Exception as err:
+        # near the time limit isl's quota fails even a parse (with a misleading message): the
+        # seed is a heuristic, so take the syntactic rule, which needs no isl
+        if not IslBudget(deadline).explains(err):
+            raise
+        seeds = default_seeds(system, negf)
 
     def witness(fix: Fixpoints) -> Any:
         v, _reason, trace = _check_one(

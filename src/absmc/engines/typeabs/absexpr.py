@@ -26,10 +26,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from absmc.codegen.plan import may_raise
 from absmc.engines.typeabs.domains import Domain
 from absmc.engines.typeabs.infer import Typing, join
 from absmc.engines.typeabs.operators import GenerationTimeout, OperatorLibrary
-from absmc.ir.compile import may_raise
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import (
     COMPARE_OPS,

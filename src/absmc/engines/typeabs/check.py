@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from absmc.codegen.python import CompiledSystem, State, compile_system
 from absmc.engines.typeabs.absexpr import GenerationTimeout
 from absmc.engines.typeabs.basl import basl_domains
 from absmc.engines.typeabs.domains import Domain, DomainError, resolve_domain
@@ -38,7 +39,6 @@ from absmc.engines.typeabs.ltl import check_ltl
 from absmc.engines.typeabs.operators import OperatorLibrary
 from absmc.engines.typeabs.options import METHOD, TypesOptions
 from absmc.ir.arrays import expand_system
-from absmc.ir.compile import CompiledSystem, State, compile_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 from absmc.kernel.lasso import refuse_ltl_options
 from absmc.kernel.limits import time_limit

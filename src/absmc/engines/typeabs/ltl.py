@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.engines.typeabs.absexpr import GenerationTimeout
 from absmc.engines.typeabs.generate import CUT_VAR, Abstraction
-from absmc.ir.compile import CompiledSystem, compile_system
 from absmc.ir.expr import Expr, Var, conj, const, op
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.sorts import RangeSort

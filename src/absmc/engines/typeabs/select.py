@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from absmc.codegen.plan import may_raise
 from absmc.engines.typeabs.infer import is_data, value_vars
 from absmc.errors import UsageError
 from absmc.ir.arrays import expand_selects, expand_system
-from absmc.ir.compile import may_raise
 from absmc.ir.expr import (
     COMPARE_OPS,
     SWAPPED_COMPARISON,

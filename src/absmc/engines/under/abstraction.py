@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.compile import PyExpr, may_raise, unbounded_ints
+from absmc.codegen.plan import may_raise
+from absmc.codegen.python import PyExpr, unbounded_ints
 from absmc.ir.expr import Expr, conj, const, substitute
 from absmc.ir.intsem import runtime_namespace
 from absmc.ir.printer import format_expr
@@ -102,7 +103,7 @@ class Abstraction:
 
     def _compile(self) -> Callable[[tuple[int, ...]], AbstractState]:
         sys = self.system
-        tr = PyExpr(dict(sys.index_of), unbounded_ints(sys))
+        tr = PyExpr(dict(sys.index_of), unbounded_ints(sys), split=True)
         n = len(sys.variables)
         lines = ["def alpha(s):"]
         if n:
@@ -125,7 +126,7 @@ class Abstraction:
         ctrl = ", ".join(f"v{sys.index_of[v.name]}" for v in self.control)
         lines.append(f"    return ({ctrl}{', ' if ctrl else ''}b,)")
         ns: dict[str, Any] = runtime_namespace()
-        exec(compile("\n".join(lines) + "\n", "<absmc-alpha>", "exec"), ns)
+        exec(compile("\n".join(lines + tr.helpers) + "\n", "<absmc-alpha>", "exec"), ns)
         fn: Callable[[tuple[int, ...]], AbstractState] = ns["alpha"]
         return fn
 

@@ -8,12 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from absmc.codegen.plan import choose_dispatch_var
+from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.engines.under.abstraction import Abstraction, Predicate, PredicateSet
 from absmc.engines.under.checks import PrecisionChecks
 from absmc.engines.under.options import UnderOptions
 from absmc.engines.under.search import SearchRun, alpha_search
 from absmc.ir.arrays import expand_system
-from absmc.ir.compile import CompiledSystem, choose_dispatch_var, compile_system
 from absmc.ir.expr import Const, Expr, Op, const
 from absmc.ir.linear import canonical_atom
 from absmc.ir.printer import format_expr

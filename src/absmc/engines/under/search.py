@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from absmc.codegen.python import CompiledSystem
 from absmc.engines.under.abstraction import Abstraction, AbstractState
 from absmc.engines.under.checks import PrecisionChecks
-from absmc.ir.compile import CompiledSystem
 from absmc.ir.expr import Expr
 from absmc.ir.steps import State, Successors
 from absmc.ir.system import STATE_PROPERTY_KINDS

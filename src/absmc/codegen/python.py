@@ -34,17 +34,32 @@ commands at its current location. The generated code agrees with :mod:`absmc.ir.
 
 from __future__ import annotations
 
+import itertools
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from absmc.ir.arrays import ArrayWrite, array_writes, strided_slots
+from absmc.codegen.plan import (
+    Interval,
+    chain_holders,
+    choose_dispatch_var,
+    dispatch_value,
+    fits,
+    guard_bounds,
+    may_raise,
+    runs,
+    split_timeout,
+    storable_stacks,
+    strip_dispatch,
+)
+from absmc.ir.arrays import ArrayWrite, strided_slots
+from absmc.ir.depth import ExprDepth, check_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import INT, BoolSort, RangeSort
-from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
@@ -55,18 +70,32 @@ __all__ = ["CompiledSystem", "Expansion", "Failure", "State", "Successors", "com
 class PyExpr(ExprWalker[str]):
     """Translates IR expressions into Python source over local names ``v0, v1, ...`` (the
     index of the variable in ``index_of``); ``/``, ``%``, ``<<`` and ``>>`` become calls of
-    :data:`absmc.ir.intsem.RUNTIME`'s functions. An iterative walk: any depth translates (Python's
-    own ``compile`` may still refuse very deeply nested source).
+    :data:`absmc.ir.intsem.RUNTIME`'s functions. An iterative walk: any depth translates (without
+    ``split``, Python's own ``compile`` refuses source nested ~200 parentheses deep).
 
     A product of two non-constant operands that both mention a variable of ``unbounded`` (the
     unbounded ``int`` variables) becomes ``_mul(a, b)``, which stops a product growing past
-    :data:`absmc.ir.intsem.MAX_BITS` bits (``IntegerTooLarge``)."""
+    :data:`absmc.ir.intsem.MAX_BITS` bits (``IntegerTooLarge``).
 
-    def __init__(self, index_of: dict[str, int], unbounded: frozenset[str] = frozenset()) -> None:
+    With ``split``, a subexpression :data:`SPLIT_DEPTH` levels deep becomes a call of a helper
+    function ``_dN(v3, v7, s)`` (over its variables, and the state ``s`` for indexed reads)
+    whose definition goes to :attr:`helpers`, which the caller executes in the same namespace:
+    the source of any expression then nests at most ``SPLIT_DEPTH`` levels (Python's parser
+    refuses ~200 nested parentheses), and each call is evaluated exactly where its text would
+    be, so short-circuit evaluation and exceptions are unchanged."""
+
+    def __init__(
+        self, index_of: dict[str, int], unbounded: frozenset[str] = frozenset(), split: bool = False
+    ) -> None:
         super().__init__(transient=True)
         self.index_of = index_of
         self.unbounded = _Mentions(unbounded) if unbounded else None
         self.n_index = 0  # walrus names of computed array indices
+        self.split = split
+        #: module-level definitions of the helper functions of split expressions (source lines)
+        self.helpers: list[str] = []
+        self._calls: dict[str, str] = {}  # helper calls by the text they stand for
+        self._depths: dict[int, int] = {}  # id of a result text -> its nesting depth
 
     def name(self, var: str) -> str:
         """The local name of variable ``var``."""
@@ -76,13 +105,45 @@ class PyExpr(ExprWalker[str]):
         """Python source of ``e``."""
         if isinstance(e, Var):
             return f"v{self.index_of[e.name]}"
-        return self.walk(e)
+        if not self.split:
+            return self.walk(e)
+        try:
+            return self.walk(e)
+        finally:
+            self._depths = {}
+
+    def _hoisted(self, args: list[str]) -> int:
+        """Replace (in place) the arguments nested :data:`SPLIT_DEPTH` levels deep by calls of
+        new helper functions; returns the depth of a node over the (new) arguments."""
+        depths = self._depths
+        deepest = 0
+        for k, text in enumerate(args):
+            d = depths.get(id(text), 0)
+            if d >= SPLIT_DEPTH:
+                call = self._calls.get(text)
+                if call is None:
+                    name = f"_d{next(_HELPER_IDS)}"
+                    params = sorted(set(_VAR_NAME.findall(text)), key=lambda v: int(v[1:]))
+                    if _STATE_READ.search(text):
+                        params.append("s")
+                    self.helpers += [f"def {name}({', '.join(params)}):", f"    return {text}"]
+                    call = self._calls[text] = f"{name}({', '.join(params)})"
+                args[k] = call
+                d = 1
+            deepest = max(deepest, d)
+        return deepest + 1
 
     def walk_const(self, e: Const) -> str:
-        return str(e.value)
+        out = str(e.value)
+        if self.split:
+            self._depths[id(out)] = 0
+        return out
 
     def walk_var(self, e: Var) -> str:
-        return f"v{self.index_of[e.name]}"
+        out = f"v{self.index_of[e.name]}"
+        if self.split:
+            self._depths[id(out)] = 0
+        return out
 
     def walk_and(self, e: Op, a: list[str]) -> str:
         return "(" + " and ".join(a) + ")"
@@ -100,7 +161,8 @@ class PyExpr(ExprWalker[str]):
         # Python's conditional expression is right-associative: a chain of them in the else
         # branch needs no parentheses (Python's parser refuses ~200 nested ones)
         other = e.args[2]
-        els = a[2][1:-1] if isinstance(other, Op) and other.op == "ite" else a[2]
+        chained = isinstance(other, Op) and other.op == "ite" and a[2].startswith("(")
+        els = a[2][1:-1] if chained else a[2]
         return f"({a[1]} if {a[0]} else {els})"
 
     def walk_select(self, e: Op, a: list[str]) -> str:
@@ -170,6 +232,30 @@ class PyExpr(ExprWalker[str]):
         return f"({first} {e.op} {a[1]})"
 
 
+def _splitting(handler: Callable[[PyExpr, Op, list[str]], str]) -> Any:
+    """``handler`` with :meth:`PyExpr._hoisted` applied to its arguments (when splitting)."""
+
+    def split_handler(self: PyExpr, e: Op, args: list[str]) -> str:
+        if not self.split:
+            return handler(self, e, args)
+        depth = self._hoisted(args)
+        out = handler(self, e, args)
+        self._depths[id(out)] = depth
+        return out
+
+    return split_handler
+
+
+PyExpr._table = {o: _splitting(fn) for o, fn in PyExpr._table.items()}
+
+#: a split :class:`PyExpr` moves a subexpression this deep into a helper function (each level
+#: adds at most two parentheses to the source; Python's parser stops at 200)
+SPLIT_DEPTH = 40
+_HELPER_IDS = itertools.count(1)
+_VAR_NAME = re.compile(r"\bv[0-9]+\b")
+_STATE_READ = re.compile(r"\bs\[")
+
+
 class _Mentions(ExprWalker[bool]):
     """Does an expression mention one of ``names``? (memoized across walks)"""
 
@@ -192,44 +278,16 @@ def unbounded_ints(system: System) -> frozenset[str]:
     return frozenset(v.name for v in system.variables if v.sort == INT)
 
 
-class _Depth(ExprWalker[int]):
-    """Nesting depth of an expression (a leaf is 1)."""
-
-    def walk_const(self, e: Const) -> int:
-        return 1
-
-    def walk_var(self, e: Var) -> int:
-        return 1
-
-    def walk_op(self, e: Op, a: list[int]) -> int:
-        return 1 + max(a, default=0)
-
-
-#: the deepest expression the compiled back end accepts (Python's compiler recurses on it)
-MAX_NESTING = 100_000
+#: the deepest expression the compiled back end accepts when called directly (models loaded
+#: from files stop at :data:`absmc.ir.depth.MAX_EXPR_DEPTH`; helper functions of split
+#: expressions call each other once per :data:`SPLIT_DEPTH` levels)
+MAX_NESTING = 20_000
 
 
 def system_depth(system: System) -> int:
     """The nesting depth of the deepest expression of ``system``. Raises ``ModelError`` at the
     command (or property) when it exceeds :data:`MAX_NESTING`."""
-    walker = _Depth(memoize_across_walks=True)
-    deepest = 1
-    items: list[tuple[Expr, SourceSpan | None]] = []
-    for c in system.commands:
-        exprs = [c.guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]
-        exprs += [e for e, _ in c.errors]
-        items += [(e, c.span) for e in exprs]
-    items += [(p.expr, p.span) for p in system.properties]
-    if system.valid_end is not None:
-        items.append((system.valid_end, None))
-    for e, span in items:
-        d = walker.walk(e)
-        if d > MAX_NESTING:
-            raise ModelError(
-                f"expression nesting deeper than {MAX_NESTING} levels", span, system.file
-            )
-        deepest = max(deepest, d)
-    return deepest
+    return check_depth(system, MAX_NESTING)
 
 
 def _compile_deep(source: str, name: str, depth: int) -> Any:
@@ -248,71 +306,6 @@ def _compile_deep(source: str, name: str, depth: int) -> Any:
 
 #: operators Python evaluates left to right at one precedence level, by group
 _CHAIN = {"+": 0, "-": 0, "*": 1}
-
-
-def may_raise(e: Expr) -> bool:
-    """True when evaluating ``e`` can divide by zero (a ``/`` or ``%`` by a non-constant or by
-    the constant 0)."""
-    for x in subexpressions(e):
-        if isinstance(x, Op) and x.op in ("/", "%"):
-            d = x.args[1]
-            if not isinstance(d, Const) or d.value == 0:
-                return True
-    return False
-
-
-def _dispatch_value(c: Command, var: str) -> int | None:
-    """The constant ``var`` is compared with in a top-level conjunct of the guard — only when
-    no conjunct before it can raise (``&&`` evaluates left to right: testing the program
-    counter first must not skip a division by zero the guard would meet)."""
-    for part in conjuncts(c.guard):
-        if may_raise(part):
-            return None
-        if isinstance(part, Op) and part.op == "==":
-            a, b = part.args
-            if isinstance(a, Var) and a.name == var and isinstance(b, Const):
-                return b.value
-            if isinstance(b, Var) and b.name == var and isinstance(a, Const):
-                return a.value
-    return None
-
-
-def _strip_dispatch(guard: Expr, var: str, value: int) -> Expr:
-    kept = []
-    for part in conjuncts(guard):
-        if isinstance(part, Op) and part.op == "==":
-            a, b = part.args
-            if (
-                isinstance(a, Var) and a.name == var and isinstance(b, Const) and b.value == value
-            ) or (
-                isinstance(b, Var) and b.name == var and isinstance(a, Const) and a.value == value
-            ):
-                continue
-        kept.append(part)
-    return conj(kept)
-
-
-def choose_dispatch_var(system: System, cmds: Sequence[Command]) -> str | None:
-    """A control variable every command in ``cmds`` compares with a constant at top level
-    (preferring the process's declared program counter), or ``None``."""
-    if len(cmds) < 2:
-        return None
-    candidates: list[str] = []
-    proc = next((p for p in system.processes if p.name == cmds[0].process), None)
-    if proc is not None and proc.pc is not None:
-        candidates.append(proc.pc)
-    for part in conjuncts(cmds[0].guard):
-        if isinstance(part, Op) and part.op == "==":
-            for x in part.args:
-                if isinstance(x, Var) and x.name not in candidates:
-                    candidates.append(x.name)
-    for name in candidates:
-        v = system.by_name.get(name)
-        if v is None or not v.is_control:
-            continue
-        if all(_dispatch_value(c, name) is not None for c in cmds):
-            return name
-    return None
 
 
 @dataclass(frozen=True)
@@ -369,12 +362,13 @@ class CompiledSystem:
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:
     """``e`` as a Python function of a state tuple."""
-    tr = PyExpr(dict(system.index_of), unbounded_ints(system))
+    tr = PyExpr(dict(system.index_of), unbounded_ints(system), split=True)
     used = sorted({system.index_of[n] for n in _names(e)})
     body = "".join(f"    v{i} = s[{i}]\n" for i in used)
     src = f"def f(s):\n{body}    return {tr(e)}\n"
+    src += "".join(line + "\n" for line in tr.helpers)
     ns: dict[str, Any] = dict(RUNTIME)
-    exec(_compile_deep(src, "<absmc-expr>", _Depth().walk(e)), ns)
+    exec(_compile_deep(src, "<absmc-expr>", ExprDepth().walk(e)), ns)
     fn: Callable[[State], Any] = ns["f"]
     return fn
 
@@ -405,104 +399,14 @@ def _list_updates(slots: list[str], changed: list[int]) -> list[str]:
     return out
 
 
-Interval = tuple[int, int]
-
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
-
-
-def guard_bounds(system: System, guard: Expr) -> dict[str, Interval]:
-    """Intervals of range variables implied by the top-level conjuncts ``x op c`` (or
-    ``c op x``) of ``guard``, intersected with their sorts."""
-    out: dict[str, Interval] = {}
-    for part in conjuncts(guard):
-        if not (isinstance(part, Op) and part.op in _FLIP):
-            continue
-        a, b = part.args
-        o: str = part.op
-        if isinstance(b, Var) and isinstance(a, Const):
-            a, b, o = b, a, _FLIP[o]
-        if not (isinstance(a, Var) and isinstance(b, Const)):
-            continue
-        sort = system.by_name[a.name].sort
-        if not isinstance(sort, RangeSort):
-            continue
-        lo, hi = out.get(a.name, (sort.lo, sort.hi))
-        c = b.value
-        if o == "<":
-            hi = min(hi, c - 1)
-        elif o == "<=":
-            hi = min(hi, c)
-        elif o == ">":
-            lo = max(lo, c + 1)
-        elif o == ">=":
-            lo = max(lo, c)
-        else:
-            lo, hi = max(lo, c), min(hi, c)
-        out[a.name] = (lo, hi)
-    return out
-
-
-def interval(system: System, e: Expr, bounds: dict[str, Interval]) -> Interval | None:
-    """An interval containing every value of the integer expression ``e`` when the variables
-    lie in ``bounds`` (or their range sorts); ``None`` when unknown (unbounded ints, ...)."""
-    if isinstance(e, Const):
-        return (e.value, e.value)
-    if isinstance(e, Var):
-        if e.name in bounds:
-            return bounds[e.name]
-        s = system.by_name[e.name].sort
-        return (s.lo, s.hi) if isinstance(s, RangeSort) else None
-    if not isinstance(e, Op):
-        return None
-    if e.op == "ite" or e.op == "select":
-        parts = [interval(system, x, bounds) for x in e.args[1:]]
-        if any(p is None for p in parts):
-            return None
-        return (min(p[0] for p in parts if p), max(p[1] for p in parts if p))
-    if e.op == "neg":
-        a = interval(system, e.args[0], bounds)
-        return (-a[1], -a[0]) if a else None
-    if e.op in ("+", "-", "*"):
-        a, b = interval(system, e.args[0], bounds), interval(system, e.args[1], bounds)
-        if a is None or b is None:
-            return None
-        if e.op == "+":
-            return (a[0] + b[0], a[1] + b[1])
-        if e.op == "-":
-            return (a[0] - b[1], a[1] - b[0])
-        products = [x * y for x in a for y in b]
-        return (min(products), max(products))
-    return None
-
-
-def _fits(
-    system: System, e: Expr, sort: RangeSort, bounds: dict[str, Interval] | None = None
-) -> bool:
-    """``e`` is known to lie in ``sort``'s range, by interval arithmetic over the variables'
-    ranges narrowed by ``bounds`` (e.g. from the command's guard)."""
-    iv = interval(system, e, bounds or {})
-    return iv is not None and sort.lo <= iv[0] and iv[1] <= sort.hi
-
-
 def _names(e: Expr) -> set[str]:
     return {x.name for x in subexpressions(e) if isinstance(x, Var)}
-
-
-def _runs(cmds: Sequence[Command]) -> list[list[Command]]:
-    """Consecutive runs of commands of one process, in order."""
-    runs: list[list[Command]] = []
-    for c in cmds:
-        if runs and runs[-1][0].process == c.process:
-            runs[-1].append(c)
-        else:
-            runs.append([c])
-    return runs
 
 
 class _Gen:
     def __init__(self, system: System, props: Sequence[Property]) -> None:
         self.system = system
-        self.tr = PyExpr(dict(system.index_of), unbounded_ints(system))
+        self.tr = PyExpr(dict(system.index_of), unbounded_ints(system), split=True)
         self.lines: list[str] = []
         self.n = len(system.variables)
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
@@ -571,7 +475,7 @@ class _Gen:
             self.emit(indent, "try:")
             indent += 1
         errors = [
-            (list(conjuncts(cond if var is None else _strip_dispatch(cond, var, value))), msg)
+            (list(conjuncts(cond if var is None else strip_dispatch(cond, var, value))), msg)
             for cond, msg in c.errors
         ]
         indent = self.tests(indent, c.index, errors, list(conjuncts(guard)))
@@ -585,7 +489,7 @@ class _Gen:
             src = tr(rhs)
             if isinstance(sort, BoolSort) and not isinstance(rhs, (Var, Const)):
                 src = f"(1 if {src} else 0)"
-            in_range = not isinstance(sort, RangeSort) or _fits(sys, rhs, sort, bounds)
+            in_range = not isinstance(sort, RangeSort) or fits(sys, rhs, sort, bounds)
             if in_range and isinstance(rhs, (Var, Const)):
                 slots[i] = src  # a constant or a copy goes straight into the new tuple
                 continue
@@ -684,37 +588,15 @@ class _Gen:
         self, c: Command, bounds: dict[str, Interval]
     ) -> tuple[list[tuple[str, Expr]], list[list[ArrayWrite]]]:
         """The command's updates without the array writes emitted as indexed stores
-        (:func:`absmc.ir.arrays.array_writes`; the stored variables keep their innermost
-        ``rest``), and those writes. A write is only stored so when nothing in it can divide by
-        zero (the stores evaluate eagerly what the per-element form evaluates lazily) and its
-        variables are wrapping or the value fits them."""
-        if len(c.updates) < 4:
-            return list(c.updates), []
-        sys = self.system
-        _plain, stacks = array_writes(c.updates, sys.index_of)
-        if not stacks:
-            return list(c.updates), []
-        kept: list[list[ArrayWrite]] = []
-        rests: dict[str, Expr] = {}
-        for stack in stacks:
-            sorts = {sys.by_name[n].sort for n in stack[0].names}
-            sort = next(iter(sorts))
-            ok = len(sorts) == 1 and isinstance(sort, RangeSort)
-            for w in stack:
-                ok = ok and not any(may_raise(x) for x in (w.index, w.value, *w.rests))
-                ok = ok and (
-                    (isinstance(sort, RangeSort) and sort.overflow == "wrap")
-                    or (isinstance(sort, RangeSort) and _fits(sys, w.value, sort, bounds))
-                )
-            if ok:
-                kept.append(stack)
-                rests.update(zip(stack[0].names, stack[0].rests, strict=True))
-        if not kept:
-            return list(c.updates), []
-        grouped = {n for stack in kept for n in stack[0].names}
-        out = [(n, e) for n, e in c.updates if n not in grouped]
-        out += [(n, rests[n]) for n, _ in c.updates if n in grouped]
-        return out, kept
+        (:func:`absmc.codegen.plan.storable_stacks`), and those writes: here a write is stored
+        so when its variables wrap or its value fits them."""
+
+        def write_ok(stack: list[ArrayWrite], sort: RangeSort) -> bool:
+            return sort.overflow == "wrap" or all(
+                fits(self.system, w.value, sort, bounds) for w in stack
+            )
+
+        return storable_stacks(self.system, c, write_ok)
 
     def stores(self, indent: int, stacks: list[list[ArrayWrite]]) -> None:
         """``_l[position] = value`` for each write of ``stacks`` whose index is in range (in
@@ -732,7 +614,7 @@ class _Gen:
                 at = f"{off} + {k}" if w.stride == 1 else f"{off} + {w.stride} * {k}"
                 self.emit(indent, f"if {w.first} <= {k} < {w.first + w.length}:")
                 src = self.tr(w.value)
-                if _fits(sys, w.value, sort, {}):
+                if fits(sys, w.value, sort, {}):
                     self.emit(indent + 1, f"_l[{at}] = {src}")
                     continue
                 self.emit(indent + 1, f"_x = {src}")
@@ -749,14 +631,14 @@ class _Gen:
     def block(self, indent: int, cmds: Sequence[Command], mode: str) -> None:
         """Code for ``cmds`` (in order), dispatched on program counters where possible."""
         sys = self.system
-        for run in _runs(cmds):
+        for run in runs(cmds):
             var = choose_dispatch_var(sys, run)
             if var is None:
                 self.factored(indent, [(c, list(conjuncts(c.guard))) for c in run], None, 0, mode)
                 continue
             groups: dict[int, list[Command]] = {}
             for c in run:
-                value = _dispatch_value(c, var)
+                value = dispatch_value(c, var)
                 assert value is not None
                 groups.setdefault(value, []).append(c)
             # order is kept: in a given state only the commands of one group can be enabled,
@@ -766,7 +648,7 @@ class _Gen:
             for value, grp in groups.items():
                 self.emit(indent, f"{'if' if first else 'elif'} {pv} == {value}:")
                 first = False
-                items = [(c, list(conjuncts(_strip_dispatch(c.guard, var, value)))) for c in grp]
+                items = [(c, list(conjuncts(strip_dispatch(c.guard, var, value)))) for c in grp]
                 self.factored(indent + 1, items, var, value, mode)
 
     def factored(
@@ -803,8 +685,7 @@ class _Gen:
 
     def successors(self) -> None:
         sys = self.system
-        normal = [c for c in sys.commands if "timeout" not in c.flags]
-        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        normal, timeout = split_timeout(sys.commands)
         self.emit(0, "def successors(s):")
         self.unpack(1)
         self.emit(1, "out = []")
@@ -817,8 +698,7 @@ class _Gen:
             self.block(2, timeout, "main")
         self.emit(1, "return out, _e")
         # one-step successors of the processes that can hold exclusive control
-        targets = {c.exclusive for c in sys.commands if c.exclusive is not None}
-        self.process_fns([p.name for p in sys.processes if p.name in targets])
+        self.process_fns(chain_holders(sys))
 
     def expander(self) -> None:
         """``_expand(frontier, sid, seen, p_app, v_app, n_app)``: the successors of a list of
@@ -828,8 +708,7 @@ class _Gen:
         successors, errors)`` for the states the search must look at (no successor, or errors
         met). Only generated without state properties (there is nothing to check on arrival)."""
         sys = self.system
-        normal = [c for c in sys.commands if "timeout" not in c.flags]
-        timeout = [c for c in sys.commands if "timeout" in c.flags]
+        normal, timeout = split_timeout(sys.commands)
         self.emit(0, "def _expand(frontier, sid, seen, p_app, v_app, n_app):")
         self.emit(1, "seen_add = seen.add")
         self.emit(1, "size = len(seen)")
@@ -863,8 +742,8 @@ class _Gen:
             self.emit(1, "out = []")
             self.emit(1, "app = out.append")
             self.emit(1, "_e = ()")
-            self.block(1, [c for c in mine if "timeout" not in c.flags], "fn")
-            tmine = [c for c in mine if "timeout" in c.flags]
+            nmine, tmine = split_timeout(mine)
+            self.block(1, nmine, "fn")
             if tmine:
                 self.emit(1, "if tmo:")
                 self.block(2, tmine, "fn")
@@ -951,7 +830,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     gen.properties(props)
     gen.violated(props)
     gen.valid_end()
-    source = "\n".join(gen.lines) + "\n"
+    source = "\n".join(gen.lines + gen.tr.helpers) + "\n"
     chains: list[tuple[int, ...]] = []
     chain_ids: dict[tuple[int, ...], int] = {}
     ncmd = len(system.commands)
@@ -1010,7 +889,8 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
         if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
             g2 = _Gen(system, props)
             g2.process_fns([p.name for p in system.processes])
-            exec(_compile_deep("\n".join(g2.lines) + "\n", "<absmc-compiled steps>", depth), ns)
+            src = "\n".join(g2.lines + g2.tr.helpers) + "\n"
+            exec(_compile_deep(src, "<absmc-compiled steps>", depth), ns)
             lazy["fns"] = ns["_PROC_FN"]
         succ, errs = lazy["fns"][ci](s, True)
         mine = tuple(e for e in errs if e[0] == ci)

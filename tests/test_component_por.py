@@ -1,0 +1,186 @@
+"""Partial-order reduction of the component's threads (absmc.component.reduction): the same
+verdicts as the full interleaving search on the example programs and on generated threaded
+programs, fewer states where threads are independent, counterexamples that replay, and the
+statistics in ``--json``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from absmc.component import ComponentOptions, check_file
+
+from .component_threads_gen import component, program
+from .conftest import EXAMPLES, run_cli
+
+PY = EXAMPLES / "python"
+
+#: (file, entry, component, options): the example programs, each run with and without
+EXAMPLES_FAST: list[tuple[str, str, list[str], dict[str, Any]]] = [
+    ("philosophers.py", "dinner", ["philosopher"], {}),
+    ("bank.py", "run", ["Account"], {"granularity": "access"}),
+    ("bank.py", "run_locked", ["Account"], {"granularity": "access"}),
+    ("producer_consumer.py", "run_queue", ["queue_producer", "queue_consumer"], {}),
+    ("lost_wakeup.py", "run", ["waiter", "signaller"], {}),
+    ("lost_wakeup.py", "run_fixed", ["waiter_fixed", "signaller"], {}),
+    ("reader_writer.py", "run_unlocked", ["Store", "reader_unlocked", "writer_unlocked"], {}),
+]
+
+EXAMPLES_SLOW: list[tuple[str, str, list[str], dict[str, Any]]] = [
+    ("philosophers.py", "dinner_ordered", ["philosopher"], {}),
+    ("producer_consumer.py", "run_if", ["Buffer", "consumer_if"], {}),
+    ("producer_consumer.py", "run", ["Buffer", "producer", "consumer"], {}),
+    ("reader_writer.py", "run", ["Store", "reader", "writer"], {}),
+    ("allocator.py", "main_bug", ["Allocator"], {}),
+    ("sorting.py", "main_bug", ["selection_sort_bug"], {}),
+    ("por_jobqueue.py", "main_if", ["JobQueue", "submitter", "worker", "run"], {"order": "dfs"}),
+]
+
+
+def _verdicts(path: Path, entry: str, comp: list[str], reduce: bool, **opts: Any) -> Any:
+    result, _ = check_file(path, entry, [], comp, ComponentOptions(reduce=reduce, **opts))
+    return result
+
+
+def _same(path: Path, entry: str, comp: list[str], **opts: Any) -> tuple[Any, Any]:
+    full = _verdicts(path, entry, comp, False, **opts)
+    reduced = _verdicts(path, entry, comp, True, **opts)
+    assert {r.property: r.verdict.value for r in reduced.results} == {
+        r.property: r.verdict.value for r in full.results
+    }, path
+    assert reduced.results[0].stats.states <= full.results[0].stats.states
+    for r in reduced.results:
+        if r.trace is not None:
+            # a violation's trace was re-executed on the concrete semantics
+            assert "counterexample of" in r.reason
+    return full, reduced
+
+
+@pytest.mark.parametrize(("file", "entry", "comp", "opts"), EXAMPLES_FAST)
+def test_reduction_keeps_the_verdicts_of_the_examples(
+    file: str, entry: str, comp: list[str], opts: dict[str, Any]
+) -> None:
+    _same(PY / file, entry, comp, **opts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("file", "entry", "comp", "opts"), EXAMPLES_SLOW)
+def test_reduction_keeps_the_verdicts_of_the_larger_examples(
+    file: str, entry: str, comp: list[str], opts: dict[str, Any]
+) -> None:
+    _same(PY / file, entry, comp, **opts)
+
+
+def _generated(tmp_path: Path, seed: int, threads: int, ops: int) -> tuple[Any, Any]:
+    """Program ``seed`` checked exhaustively (every property to its end, ``keep_going``)
+    with and without the reduction."""
+    path = tmp_path / f"gen_{seed}.py"
+    path.write_text(program(seed, threads, ops))
+    return _same(path, "main", component(seed, threads), keep_going=True)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_reduction_keeps_the_verdicts_of_generated_programs(tmp_path: Path, seed: int) -> None:
+    _generated(tmp_path, seed, 2, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10, 130))
+def test_reduction_keeps_the_verdicts_of_more_generated_programs(tmp_path: Path, seed: int) -> None:
+    _generated(tmp_path, seed, 2 + seed % 2, 2 + seed % 2)
+
+
+def test_generated_programs_have_every_kind_of_verdict(tmp_path: Path) -> None:
+    """The differential test above means something: its programs hold and fail."""
+    seen: set[tuple[str, str]] = set()
+    for seed in range(10):
+        path = tmp_path / f"gen_{seed}.py"
+        path.write_text(program(seed, 2, 2))
+        result = _verdicts(path, "main", component(seed, 2), True, keep_going=True)
+        for r in result.results:
+            seen.add((r.property, r.verdict.value))
+    assert ("assert", "violated") in seen
+    assert ("assert", "holds") in seen
+    assert ("no-deadlock", "violated") in seen
+
+
+INDEPENDENT = """
+import threading
+
+
+def work(k, out):
+    mine = []
+    mine.append(k)
+    mine.append(k + 1)
+    mine.append(k + 2)
+    out.append(len(mine))
+
+
+def main():
+    a = []
+    b = []
+    t1 = threading.Thread(target=work, args=(1, a))
+    t2 = threading.Thread(target=work, args=(2, b))
+    t1.start()
+    t2.start()
+    t1.join()
+    t2.join()
+    assert a == [3] and b == [3]
+"""
+
+
+def test_reduction_stores_fewer_states_on_independent_threads(tmp_path: Path) -> None:
+    path = tmp_path / "independent.py"
+    path.write_text(INDEPENDENT)
+    full, reduced = _same(path, "main", ["main", "work"])
+    assert full.verdict.value == "holds"
+    assert reduced.results[0].stats.states < full.results[0].stats.states
+    assert reduced.results[0].stats.extra["reduced_expansions"] > 0
+    assert full.results[0].stats.extra["reduction"] == "none"
+
+
+def test_reduced_deadlock_trace_replays() -> None:
+    """The two-philosopher deadlock is found with the reduction; its trace re-executes."""
+    result = _verdicts(PY / "philosophers.py", "dinner", ["philosopher"], True)
+    dead = next(r for r in result.results if r.property == "no-deadlock")
+    assert dead.verdict.value == "violated"
+    assert dead.trace is not None and len(dead.trace.steps) > 1
+
+
+def test_json_says_the_reduction_ran(tmp_path: Path) -> None:
+    path = tmp_path / "independent.py"
+    path.write_text(INDEPENDENT)
+    base = ["check", str(path), "--entry", "main", "--component", "main,work", "--json"]
+    on = json.loads(run_cli(*base, "--reduce").out)
+    off = json.loads(run_cli(*base).out)
+    on_stats = on["results"][0]["stats"]
+    off_stats = off["results"][0]["stats"]
+    assert on_stats["reduction"] == "persistent-sets"
+    assert off_stats["reduction"] == "none"
+    assert on_stats["states"] < off_stats["states"]
+    assert on["verdict"] == off["verdict"] == "holds"
+
+
+def test_reduce_applies_to_python_programs_only() -> None:
+    out = run_cli("check", "examples/gcl/bakery.gcl", "--reduce")
+    assert out.code == 2
+    assert "--reduce applies to Python programs" in out.err
+
+
+def test_python_programs_are_searched_depth_first_unless_bfs_is_asked() -> None:
+    """The default order of a .py check is DFS (fewer states to the philosophers' deadlock
+    than BFS, which --order bfs still gives)."""
+    base = ["check", "examples/python/philosophers.py", "--entry", "dinner"]
+    base += ["--component", "philosopher", "--json"]
+    dfs = json.loads(run_cli(*base).out)
+    bfs = json.loads(run_cli(*base, "--order", "bfs").out)
+    assert dfs["verdict"] == bfs["verdict"] == "violated"
+    dfs_states = dfs["results"][0]["stats"]["states"]
+    assert (
+        dfs_states
+        == json.loads(run_cli(*base, "--order", "dfs").out)["results"][0]["stats"]["states"]
+    )
+    assert dfs_states < bfs["results"][0]["stats"]["states"]
