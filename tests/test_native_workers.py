@@ -89,8 +89,8 @@ def test_limits_stop_the_threads_with_unknown(tmp_path: Any) -> None:
     assert "state limit of 100000 states" in res["results"][0]["reason"]
     assert stats["states"] == 100_000 and stats["workers"] == 2
     code, res = cli_json(
-        "check", str(model), "--backend", "native", "--workers", "2", "--timeout", "0.3"
-    )
+        "check", str(model), "--backend", "native", "--workers", "2", "--timeout", "1"
+    )  # (--timeout bounds loading too: 0.3 s could end a loaded machine's run while loading)
     assert code == 3 and "time limit" in res["results"][0]["reason"]
     assert 0 < res["results"][0]["stats"]["states"] < 2001 * 2001
     # a budget of 40 MB beside this process: 4 million states at >= 24 bytes each do not fit

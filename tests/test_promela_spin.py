@@ -2,8 +2,10 @@
 
 * the control-flow automata absmc builds are SPIN's (``pan -d``), for the corpus and for the
   feature models in tests/promela_models;
-* each feature model has SPIN's number of reachable states (``spin -o1``, ``-DNOREDUCE``) and
-  is violated exactly when SPIN counts errors;
+* each feature model has SPIN's number of reachable states and transitions (``spin -o1``,
+  ``-DNOREDUCE``) and is violated exactly when SPIN counts errors (the ``else_*`` models: an
+  ``else`` runs when no transition before it in pan's list for its state moved);
+* two ``else`` at one state are refused, as pan refuses them;
 * ``-D NAME=VALUE`` reaches the preprocessor as with ``spin -D``.
 """
 
@@ -92,6 +94,28 @@ def test_feature_model_matches_spin(path: Path, tmp_path: Path) -> None:
     assert bool(ours.violations) == (spin.errors > 0), list(ours.violations)
     if path.stem not in VERDICT_ONLY:
         assert ours.states == spin.states
+        # pan counts stored + matched states: every transition, plus the initial state
+        assert ours.transitions + 1 == spin.transitions
+
+
+def test_two_else_at_one_state_are_refused_as_by_pan(tmp_path: Path) -> None:
+    model = tmp_path / "m.pml"
+    model.write_text(
+        "byte x;\n"
+        "active proctype P() {\n"
+        "  if\n"
+        "  :: if\n"
+        "     :: x == 0 -> x++\n"
+        "     :: else -> skip\n"
+        "     fi\n"
+        "  :: else -> x = 2\n"
+        "  fi\n"
+        "}\n"
+    )
+    r = run_cli("check", str(model))
+    assert r.code == 2
+    assert f"{model}:8:6: error: proctype 'P' state" in r.err
+    assert "inherits 2 'else' statements" in r.err
 
 
 def test_defines_reach_the_preprocessor(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
+from absmc.ir.ctl import And, Atom, Formula, Implies, Not, Or, Temporal
 from absmc.ir.expr import Const, Op, free_vars, subexpressions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
@@ -61,6 +62,35 @@ class Capabilities:
     proves: bool = True
     refutes: bool = True
     initial_sets: bool = False
+    #: the engine checks a ``ctl`` property only when it is ``AG`` of a state formula (a
+    #: safety property); the registry refuses the others by name, a portfolio does not give
+    #: them to it, and the engine skips them when no property is named
+    ctl_safety_only: bool = False
+
+
+def is_safety_ctl(f: Formula) -> bool:
+    """``f`` is ``AG p`` with ``p`` a state formula (no temporal operator)."""
+    return isinstance(f, Temporal) and f.op == "AG" and _state_formula(f.arg)
+
+
+def _state_formula(f: Formula) -> bool:
+    if isinstance(f, Atom):
+        return True
+    if isinstance(f, Not):
+        return _state_formula(f.arg)
+    if isinstance(f, (And, Or, Implies)):
+        return _state_formula(f.left) and _state_formula(f.right)
+    return False
+
+
+def checks_property(caps: Capabilities, system: System, name: str, kind: str) -> bool:
+    """Whether an engine with ``caps`` checks property ``name`` (of kind ``kind``) of
+    ``system``."""
+    if kind not in caps.property_kinds:
+        return False
+    if kind == "ctl" and caps.ctl_safety_only:
+        return any(p.name == name and is_safety_ctl(p.formula) for p in system.ctl)
+    return True
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from absmc.engines.engine import FEATURES, AnyEngine, system_features
+from absmc.engines.engine import FEATURES, AnyEngine, checks_property, system_features
 from absmc.engines.explicit import ENGINE as EXPLICIT
 from absmc.engines.fourvalued import ENGINE as FOURVALUED
+from absmc.engines.induction import ENGINE as PDR
+from absmc.engines.induction import KIND_ENGINE as KIND
 from absmc.engines.portfolio import portfolio_engine
 from absmc.engines.symbolic import ENGINE as SYMBOLIC
 from absmc.engines.typeabs import ENGINE as TYPES
@@ -25,7 +27,7 @@ from absmc.kernel.options import CheckOptions, Selection, property_kind, select_
 from absmc.kernel.result import Result
 
 #: the engines a portfolio (``--method auto``) chooses from, by their capabilities
-MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC)
+MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC, PDR, KIND)
 
 #: every engine, in the order ``--help`` lists them
 ENGINES: Final[tuple[AnyEngine, ...]] = (*MEMBERS, portfolio_engine(MEMBERS))
@@ -50,18 +52,24 @@ def refuse_unsupported(
     """Raise ``CapabilityError`` when ``engine`` cannot check the selected property kinds,
     does not support a feature ``system`` uses, or cannot search with ``options.store``."""
     caps = engine.capabilities
-    kinds = [property_kind(system, n) for n in selection.all_names()]
-    kinds += ["ctl" for _ in selection.ctl]
+    named = [(n, property_kind(system, n)) for n in selection.all_names()]
+    named += [(p.name, "ctl") for p in selection.ctl]
     for feature in sorted(system_features(system)):
         if feature not in caps.features:
             others = [e.name for e in ENGINES if feature in e.capabilities.features]
             raise CapabilityError(engine.name, "feature", feature, FEATURES[feature], others)
-    for kind in kinds:
+    for name, kind in named:
         if kind == "ctl" and options.properties is None:
             continue  # not named: a method without CTL skips the model's ctl properties
         if kind not in caps.property_kinds:
             others = [e.name for e in ENGINES if kind in e.capabilities.property_kinds]
             raise CapabilityError(engine.name, "property kind", kind, f"{kind} properties", others)
+        if not checks_property(caps, system, name, kind):
+            others = [
+                e.name for e in ENGINES if checks_property(e.capabilities, system, name, kind)
+            ]
+            what = f"the CTL property '{name}' (only AG of a state formula)"
+            raise CapabilityError(engine.name, "property kind", kind, what, others)
     if options.store not in caps.stores:
         others = [e.name for e in ENGINES if options.store in e.capabilities.stores]
         usable = " or ".join(sorted(caps.stores))

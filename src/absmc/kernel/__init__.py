@@ -7,6 +7,8 @@
   violation recording, deadlock, and ``SearchHooks`` (the extension point);
 * :mod:`~absmc.kernel.trace` — replay, concretization of abstract paths, trace rows;
 * :mod:`~absmc.kernel.outcome` — verdicts from a search outcome;
+* :mod:`~absmc.kernel.limits` — one check's limits (a wall-clock deadline shared by everything
+  the check runs) and the one wording of stop reasons;
 * :mod:`~absmc.kernel.result` and :mod:`~absmc.kernel.options` — the result shape every engine
   returns and the options every method shares.
 """

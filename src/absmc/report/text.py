@@ -107,6 +107,9 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
     console.print(Text(f"{result.model}: method {result.method}", style="bold"))
     for r in result.results:
         console.print(_verdict_line(r))
+        cert = r.extra.get("certificate")
+        if isinstance(cert, dict) and r.verdict is Verdict.HOLDS:
+            console.print(Text(f"    inductive invariant (checked): {cert.get('invariant')}"))
         for line in method_lines(r):
             console.print(Text(line, style="dim"))
     groups: dict[int, tuple[Stats, list[str]]] = {}  # one line per search, its properties

@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from absmc.engines.engine import FEATURES, AnyEngine, system_features
+from absmc.engines.engine import FEATURES, AnyEngine, checks_property, system_features
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits, property_kind
 
@@ -48,7 +48,7 @@ def plan(
     out: list[Member] = []
     for eng in engines:
         caps = eng.capabilities
-        mine = tuple(n for n in names if kinds[n] in caps.property_kinds)
+        mine = tuple(n for n in names if checks_property(caps, system, n, kinds[n]))
         missing = sorted(features - caps.features)
         absent: str | None = None
         joined: object = eng.for_portfolio(given.get(eng.name, eng.default_options()))

@@ -566,6 +566,7 @@ def run_cegaar(
     ``holds``, ``violated`` or ``unknown``. ``witness(fix)`` tries a concrete witness on a
     round's fixpoints and returns a replayed trace or ``None``."""
     work = Worklist(seeds)
+    quota = IslBudget(deadline)
     rows: list[dict[str, Any]] = []
     preds: tuple[Expr, ...] | None = None
     wd, eb = widen_delay, eg_bound
@@ -612,7 +613,7 @@ def run_cegaar(
             mode, kind = "ABS", "ABS"
             work.extend(preds, new)
         except Exception as err:  # the time limit: the rounds so far are the statistics
-            if not IslBudget(deadline).explains(err):
+            if not quota.explains(err):  # (a budget made here would re-arm the quota)
                 raise
             if preds is not None and len(rows) == recorded:
                 spent = time.monotonic() - t0  # in the abstraction (abs_s 0) or the fixpoints

@@ -97,12 +97,30 @@ def model_error_condition(system: System) -> Expr:
 def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) -> Result:
     """Check the selected properties of ``system`` symbolically (see the module doc). Raises
     ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
-    limits = options.limits.started()
+    start = time.monotonic()
+    limits = options.limits.started(start)
     budget = IslBudget(limits.deadline)
     try:
         return _check_all(system, options, own, limits)
+    except KeyboardInterrupt:  # while the model was encoded: nothing checked yet
+        return _unchecked(system, options, INTERRUPTED, time.monotonic() - start)
+    except Exception as err:
+        if not budget.explains(err):
+            raise
+        return _unchecked(system, options, time_limit(limits), time.monotonic() - start)
     finally:
         budget.disarm()  # no quota left behind for later isl users of this process
+
+
+def _unchecked(system: System, options: CheckOptions, reason: str, spent: float) -> Result:
+    """Every selected property ``unknown`` for ``reason`` (a limit met while the model was
+    encoded, before any property was checked)."""
+    selection = select_properties(system, options)
+    names = [(n, _kind(system, n)) for n in selection.names()]
+    names += [(p.name, "ctl") for p in selection.ctl]
+    stats = Stats(0, 0, 0, spent, extra={"reachable_states": "not computed"})
+    results = [PropertyResult(n, k, METHOD, Verdict.UNKNOWN, reason, stats) for n, k in names]
+    return Result(system.file or system.name, METHOD, tuple(results))
 
 
 def _check_all(
@@ -110,7 +128,7 @@ def _check_all(
 ) -> Result:
     """Every selected property in turn, each ending at the check's deadline (``limits``) or
     at Ctrl-C/SIGTERM with verdict ``unknown`` and the statistics gathered so far; once the
-    time is up or the run was interrupted, the remaining properties are ``unknown`` at once."""
+    run was interrupted, the remaining properties are ``unknown`` at once."""
     selection = select_properties(system, options)
     deadline = limits.deadline
     quota = IslBudget(deadline)
@@ -130,7 +148,7 @@ def _check_all(
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
     results: list[PropertyResult] = []
-    ended: str | None = None  # the time limit or an interruption: no further property
+    ended: str | None = None  # an interruption: no further property is checked
     for name, kind in names:
         t0 = time.monotonic()
         # predicate abstraction preserves ACTL only (Lemma 2.3): other formulas stay concrete
@@ -180,12 +198,13 @@ def _check_all(
         except Exception as err:  # the time limit: between operations, or isl's quota inside
             if not quota.explains(err):
                 raise
-            ended = time_limit(limits)
+            # the next properties meet the deadline at their first tick (CEGAAR still
+            # records its round)
             on_abstraction = False
-            res = (Verdict.UNKNOWN, ended, None)
+            res = (Verdict.UNKNOWN, time_limit(limits), None)
         verdict, reason, trace = res
         try:
-            size = None if ended == INTERRUPTED else fix.reach_size()
+            size = None if ended is not None else fix.reach_size()
         except KeyboardInterrupt:
             ended, size = INTERRUPTED, None
         counted = size if isinstance(size, int) else 0
@@ -263,12 +282,13 @@ def _refine(
 ) -> tuple[tuple[Verdict, str, Any], list[dict[str, Any]]]:
     """``--refine``: CEGAAR (:mod:`absmc.engines.symbolic.cegaar`) for one ACTL property."""
     negf = negation_of(system, name, kind)
+    quota = IslBudget(deadline)  # made before: a budget arms the quota when made
     try:
         seeds = system.predicates or default_seeds(system, negf, enc)
     except Exception as err:
         # near the time limit isl's quota fails even a parse (with a misleading message): the
         # seed is a heuristic, so take the syntactic rule, which needs no isl
-        if not IslBudget(deadline).explains(err):
+        if not quota.explains(err):
             raise
         seeds = default_seeds(system, negf)
 

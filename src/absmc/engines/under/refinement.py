@@ -20,6 +20,7 @@ from absmc.ir.linear import canonical_atom
 from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.system import Command, System
+from absmc.kernel.limits import INTERRUPTED
 from absmc.kernel.options import CheckOptions, Selection, select_properties
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
@@ -115,83 +116,88 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
     loop = _Loop()
     streak: dict[int, int] = {}
     iteration = 0
-    while True:
-        iteration += 1
-        t0 = time.monotonic()
-        calls0 = prover.stats.calls if prover else 0
-        hits0 = prover.stats.cache_hits if prover else 0
-        alpha = Abstraction(system, phi)
-        checks = None if under.store == "range" else PrecisionChecks(system, alpha, prover)
-        run = alpha_search(
-            compiled,
-            alpha,
-            checks,
-            order=options.order,
-            keep_going=options.keep_going,
-            check_deadlock=selection.deadlock,
-            limits=options.limits,
-            deadline=deadline,
-            track_ranges=under.store == "range",
-            progress=options.progress,
-        )
-        loop.last = run
-        nxt = phi.copy()
-        added: list[Predicate] = []
-
-        def add(p: Predicate, nxt: PredicateSet = nxt, added: list[Predicate] = added) -> None:
-            if nxt.add(p):
-                added.append(p)
-
-        if under.store == "range":
-            for _, name, low in run.merged:
-                ref = system.ref(name)
-                add(Predicate(canonical_atom(_eq(ref, const(low)), dict(system.index_of))))
-        else:
-            locate = _Locator(system, alpha)
-            for r in run.refinements:
-                loc = None
-                if under.local_predicates and r.command is not None and r.source is not None:
-                    loc = locate(system.commands[r.command], r.source)
-                add(Predicate(r.atom, loc))
-            if under.concrete_after is not None:
-                for ci in list(streak):
-                    if ci not in run.inexact:
-                        del streak[ci]
-                for ci, sources in run.inexact.items():
-                    streak[ci] = streak.get(ci, 0) + 1
-                    if streak[ci] >= under.concrete_after:
-                        for atom in _concrete_state_predicates(system, sources):
-                            if not isinstance(simplify(atom), Const):
-                                add(Predicate(atom))
-        loop.rows.append(
-            {
-                "iteration": iteration,
-                "concrete_states": run.concrete_states,
-                "abstract_states": run.abstract_states,
-                "new_predicates": [str(p) for p in added],
-                "prover_calls": (prover.stats.calls - calls0) if prover else 0,
-                "cache_hits": (prover.stats.cache_hits - hits0) if prover else 0,
-                "time_s": round(time.monotonic() - t0, 6),
-            }
-        )
-        for name, found in run.violations.items():
-            loop.violations.setdefault(name, found)  # the first iteration that found it
-        if run.violations and not options.keep_going:
-            loop.stopped = run.stopped
-            break
-        if run.stopped is not None:
-            loop.stopped = run.stopped
-            break
-        if not added:
-            loop.exact = True
-            break
-        if iteration >= under.max_iterations:
-            loop.stopped = (
-                f"no exact abstraction after {under.max_iterations} iterations "
-                f"({len(nxt)} predicates)"
+    try:
+        while True:
+            iteration += 1
+            t0 = time.monotonic()
+            calls0 = prover.stats.calls if prover else 0
+            hits0 = prover.stats.cache_hits if prover else 0
+            alpha = Abstraction(system, phi)
+            checks = None if under.store == "range" else PrecisionChecks(system, alpha, prover)
+            run = alpha_search(
+                compiled,
+                alpha,
+                checks,
+                order=options.order,
+                keep_going=options.keep_going,
+                check_deadlock=selection.deadlock,
+                limits=options.limits,
+                deadline=deadline,
+                track_ranges=under.store == "range",
+                progress=options.progress,
             )
-            break
-        phi = nxt
+            loop.last = run
+            nxt = phi.copy()
+            added: list[Predicate] = []
+
+            def add(p: Predicate, nxt: PredicateSet = nxt, added: list[Predicate] = added) -> None:
+                if nxt.add(p):
+                    added.append(p)
+
+            if under.store == "range":
+                for _, name, low in run.merged:
+                    ref = system.ref(name)
+                    add(Predicate(canonical_atom(_eq(ref, const(low)), dict(system.index_of))))
+            else:
+                locate = _Locator(system, alpha)
+                for r in run.refinements:
+                    loc = None
+                    if under.local_predicates and r.command is not None and r.source is not None:
+                        loc = locate(system.commands[r.command], r.source)
+                    add(Predicate(r.atom, loc))
+                if under.concrete_after is not None:
+                    for ci in list(streak):
+                        if ci not in run.inexact:
+                            del streak[ci]
+                    for ci, sources in run.inexact.items():
+                        streak[ci] = streak.get(ci, 0) + 1
+                        if streak[ci] >= under.concrete_after:
+                            for atom in _concrete_state_predicates(system, sources):
+                                if not isinstance(simplify(atom), Const):
+                                    add(Predicate(atom))
+            loop.rows.append(
+                {
+                    "iteration": iteration,
+                    "concrete_states": run.concrete_states,
+                    "abstract_states": run.abstract_states,
+                    "new_predicates": [str(p) for p in added],
+                    "prover_calls": (prover.stats.calls - calls0) if prover else 0,
+                    "cache_hits": (prover.stats.cache_hits - hits0) if prover else 0,
+                    "time_s": round(time.monotonic() - t0, 6),
+                }
+            )
+            for name, found in run.violations.items():
+                loop.violations.setdefault(name, found)  # the first iteration that found it
+            if run.violations and not options.keep_going:
+                loop.stopped = run.stopped
+                break
+            if run.stopped is not None:
+                loop.stopped = run.stopped
+                break
+            if not added:
+                loop.exact = True
+                break
+            if iteration >= under.max_iterations:
+                loop.stopped = (
+                    f"no exact abstraction after {under.max_iterations} iterations "
+                    f"({len(nxt)} predicates)"
+                )
+                break
+            phi = nxt
+    except KeyboardInterrupt:  # Ctrl-C between two searches (a search ends on its own)
+        if loop.last is None:
+            raise
+        loop.stopped, loop.exact = INTERRUPTED, False
     return _result(system, compiled, selection, loop, phi, prover, start, under)
 
 

@@ -261,6 +261,12 @@ class Commands(Processes):
         fsm = t.fsm
         for st in fsm.reachable():
             trs = fsm.trans.get(st, [])
+            elses = [tr for tr in trs if tr.is_else]
+            if len(elses) > 1:  # pan refuses this at start-up
+                raise self.err(
+                    f"proctype '{t.decl.name}' state {st} inherits {len(elses)} 'else' statements",
+                    elses[1].first.n,
+                )
             for idx, tr in enumerate(trs):
                 self.seen_errors = set()
                 text = _stmt_text(tr)
@@ -276,11 +282,9 @@ class Commands(Processes):
                         else TRUE
                     )
                     if tr.is_else:
-                        others = [
-                            self.executable(s, t, o, tmo)
-                            for j, o in enumerate(trs)
-                            if j != idx and not o.is_else
-                        ]
+                        # pan: `else` runs when no transition before it in the state's list
+                        # moved (o_pm & 1); later ones (an enclosing do's options) don't count
+                        others = [self.executable(s, t, o, tmo) for o in trs[:idx] if not o.is_else]
                         base = self.transition_paths(s, t, tr, tmo)
                         for q in base:
                             q.conds.append(neg(disj(others)))

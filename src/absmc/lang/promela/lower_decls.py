@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from absmc.ir.expr import Const, Expr
 from absmc.ir.system import Variable
+from absmc.lang.promela.assigned import written_names
 from absmc.lang.promela.ast import ChanInit, Node, VarDecl
 from absmc.lang.promela.lower_base import (
     MAX_STATE_VARIABLES,
@@ -70,6 +71,7 @@ class Declarations(LowererBase):
 
     def global_decls(self) -> None:
         init_env: dict[str, Expr] = {}
+        written = written_names(self.m)
         for d in self.m.globals:
             if d.name in self.globals:
                 raise self.err(f"variable '{d.name}' is declared twice", span=d.span)
@@ -82,6 +84,9 @@ class Declarations(LowererBase):
                 for lf in leaves:
                     c = self.new_chan(lf.name, d.init)
                     self.chan_of_var[lf.name] = [c.cid]
+                    if d.name in written:  # a variable holding the id (SPIN's mobile2)
+                        self.initial[lf.name] = c.cid
+                        self.add_var(lf.name, lf.lo, lf.hi, c.cid)
                 continue
             if d.hidden:
                 self.hidden.update(lf.name for lf in leaves)
