@@ -32,10 +32,11 @@ MODELS = sorted((ROOT / "examples" / "symbolic").glob("*.gcl"))
 LATE_S = 5.0
 
 
-def arguments(rng: random.Random) -> tuple[float, list[str]]:
-    """One random run: its timeout (s) and its ``absmc check`` arguments."""
+def arguments(rng: random.Random, models: list[Path] | None = None) -> tuple[float, list[str]]:
+    """One random run over ``models`` (default: every symbolic example): its timeout (s) and
+    its ``absmc check`` arguments."""
     timeout = round(rng.uniform(1.0, 4.0), 2)
-    model = rng.choice(MODELS)
+    model = rng.choice(models or MODELS)
     args = [str(model.relative_to(ROOT)), "--method", "symbolic", "--timeout", str(timeout)]
     if rng.random() < 0.5:
         args.append("--refine")

@@ -69,9 +69,13 @@ def test_an_error_while_the_quota_is_spent_is_the_time_limit() -> None:
 def test_random_symbolic_runs_with_a_timeout_never_end_in_an_internal_error() -> None:
     import random
 
+    # the two- and three-process examples: the four-process chardrv4/airport models still meet
+    # the isl quota's known overrun with --refine (docs/symbolic.md; 27 s past --timeout 2.96
+    # once), which the slow 500-run test and benchmarks/symbolic_timeouts.py count
+    models = [SYMBOLIC_EXAMPLES / f"{n}.gcl" for n in ("bakery2", "ticket2", "ticket3", "chardrv2")]
     rng = random.Random(5)
     for _ in range(3):
-        timeout, args = arguments(rng)
+        timeout, args = arguments(rng, models)
         code, out, err = run_once(args, fresh=False)
         assert code in (0, 1, 3), (args, err)
         spent = run_time(out)

@@ -26,7 +26,7 @@ import sys
 import types
 from typing import Any
 
-from absmc.component.oracle import primitives
+import absmc.component.oracle.primitives as primitives
 
 _SCALARS = (int, float, str, bool, type(None), complex, bytes)
 

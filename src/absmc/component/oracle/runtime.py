@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from absmc.component.oracle import primitives
+import absmc.component.oracle.primitives as primitives
 from absmc.component.oracle.fingerprint import state_key
 from absmc.component.oracle.lines import LineInfo, analyse
 
