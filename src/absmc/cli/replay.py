@@ -110,8 +110,8 @@ def run_replay(
 
     def body() -> int:
         from absmc.codegen.python import compile_system
-        from absmc.kernel.trace import ReplayError, replay_saved
-        from absmc.kernel.trail import replay_violation, saved_traces
+        from absmc.kernel.trace import ReplayError, replay_saved, replay_violation
+        from absmc.kernel.trail import saved_traces
         from absmc.report.text import trace_table
 
         if model.endswith(".py"):
