@@ -158,3 +158,10 @@ def test_a_registered_engine_cannot_redeclare_a_shared_option(
     monkeypatch.setattr(registry, "ENGINES", (*registry.ENGINES, clash))
     with pytest.raises(ValueError, match="'timeout' is declared twice"):
         check_module.make_check_command()
+
+
+def test_messages_name_options_by_their_declared_flags() -> None:
+    r = run_cli("check", "prog.py", "--entry", "main", "--component", "f", "-D", "N=2")
+    assert r.code == 2 and "-D applies to models, not to Python programs" in r.err
+    r = run_cli("check", RAX, "--widen-delay", "3", "--no-trail")
+    assert r.code == 2 and "--widen-delay applies to --method symbolic" in r.err
