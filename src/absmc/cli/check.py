@@ -96,6 +96,7 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         ltl=args.ltl,
         fairness="weak" if args.fairness == "weak" else "none",
         non_progress=args.non_progress,
+        reduce=args.reduce is not False,
     )
 
 
@@ -228,7 +229,6 @@ _PROGRAM_ONLY = (
     ("--component", "component"),
     ("--granularity", "granularity"),
     ("--emit-tests", "emit_tests"),
-    ("--reduce", "reduce"),
 )
 
 
@@ -435,10 +435,10 @@ predicate_option = click.option(
 @click.option(
     "--reduce/--no-reduce",
     "reduce",
-    default=False,
-    show_default=True,
-    help="[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
-    "fewer states stored, more time per state).",
+    default=None,
+    help="Reductions of the explicit search: for models on by default (partial-order "
+    "reduction of the safety search; --no-reduce gives the full state space, SPIN's "
+    "-o1 -DNOREDUCE counts); [.py] off by default (persistent sets of the threads' steps).",
 )
 @click.option(
     "--emit-tests",
