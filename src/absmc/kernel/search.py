@@ -272,7 +272,6 @@ class Search:
         if self.reduce is not None:
             found = self.reduce.ample(state, succ)
             if found is not None:
-                self.reduced += 1
                 return found
         return succ, []
 
@@ -370,6 +369,7 @@ class Search:
                                 self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
                             nxt.append(t)
                         if fresh or not rest:
+                            self.reduced += bool(rest)
                             break
                         steps, rest = rest, []  # the cycle proviso: expand fully
                     if hooks is not None:
@@ -454,6 +454,7 @@ class Search:
                     count += 1
                     n_app(t)
                 if fresh or not rest:
+                    self.reduced += bool(rest)
                     break
                 steps, rest = rest, []  # the cycle proviso: expand fully
             expanded += 1
@@ -540,6 +541,7 @@ class Search:
                         positions[-1] = 0
                         transitions += len(pending[-1])
                         continue
+                    self.reduced += bool(rests[-1])
                     if hooks is not None:
                         hooks.finished(len(states) - 1, states[-1])
                     states.pop()
@@ -621,7 +623,7 @@ def search(
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
     ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.por`; the
     cycle proviso is applied here: a state whose ample steps do not all insert new states is
-    expanded fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set.
+    expanded fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
     """
     s = Search(
         semantics,

@@ -155,9 +155,7 @@ def _safety(
         }
     else:
         ample = (
-            AmpleSets(system, compiled.properties, compiled.commands_of)
-            if options.reduce
-            else None
+            AmpleSets(system, compiled.properties, compiled.commands_of) if options.reduce else None
         )
         outcome = search(
             compiled,
