@@ -159,7 +159,7 @@ def safe_locations(
         if pc is None:
             locations: list[int | None] = [None]
         else:
-            locations = sorted({d.location for d in mine if d.location is not None})
+            locations = [*sorted({d.location for d in mine if d.location is not None})]
             if not locations:
                 continue
         safe: set[int | None] = set()

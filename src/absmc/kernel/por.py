@@ -25,7 +25,7 @@ from absmc.ir.dependency import safe_locations, visible_variables
 from absmc.ir.steps import State, Successors
 from absmc.ir.system import Property, System
 
-__all__ = ["AmpleSets", "POR"]
+__all__ = ["POR", "AmpleSets"]
 
 #: the name of the reduction in ``--json`` statistics (``"reductions"``)
 POR = "partial-order"

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from absmc.ir.dependency import safe_locations, visible_variables
 from absmc.codegen.plan import (
     FULL64,
     Interval,
@@ -36,6 +35,7 @@ from absmc.codegen.plan import (
     strip_dispatch,
 )
 from absmc.ir.arrays import ArrayWrite, strided_slots
+from absmc.ir.dependency import safe_locations, visible_variables
 from absmc.ir.depth import system_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
