@@ -150,7 +150,9 @@ def run_absmc(
         args += ["--timeout", f"{limit_s:g}"]
     if backend is not None:
         args += ["--backend", backend]
-    args += list(extra_args)
+    # the full state space, as SPIN's -DNOREDUCE (older checkouts accept --no-reduce too: it
+    # was the default of their Python programs' option)
+    args += ["--no-reduce", *extra_args]
     # no trail file beside the model (the corpus is read-only; its JSON costs time after the
     # verdict); an environment variable, which older checkouts (--against) ignore
     extra = {"ABSMC_NO_TRAIL": "1", **(env or {})}

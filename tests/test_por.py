@@ -97,8 +97,7 @@ def test_promela_differential_many(tmp_path: Path) -> None:
 def test_safe_locations_follow_spin(tmp_path: Path) -> None:
     p = tmp_path / "m.pml"
     p.write_text(
-        "byte g;\n"
-        "active [2] proctype P() { byte l; do :: l < 2 -> l++ :: else -> break od; g++ }\n"
+        "byte g;\nactive [2] proctype P() { byte l; do :: l < 2 -> l++ :: else -> break od; g++ }\n"
     )
     system = load_model(str(p))
     safe = safe_locations(system)

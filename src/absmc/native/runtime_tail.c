@@ -243,7 +243,7 @@ typedef struct search_s {
     int32_t bnsteps[256], bsstart[256], bfstart[256], bfn[256], bdead[256], bamp[256];
     /* partial-order reduction (kernel/por.py): on, and states expanded by an ample set */
     int por;
-    int64_t por_reduced;
+    int64_t por_reduced, par_reduced;
     uint64_t *bw, *bh;
     int64_t *blab, *bv;
     int bcap;
@@ -805,7 +805,7 @@ static int64_t par_queue_bytes(search_t *S);
  * hash-compact, or bitstate; no depth bound, more than one thread asked for, and at least
  * par_after states stored */
 static int par_ready(search_t *S) {
-    return S->nthreads > 1 && !S->por && (S->hc || S->mapped) && S->max_depth < 0 &&
+    return S->nthreads > 1 && (S->hc || S->mapped) && S->max_depth < 0 &&
            (S->par || S->count >= S->par_after);
 }
 
@@ -850,7 +850,7 @@ static int por_order(const search_t *S, const int64_t *v, const ctx_t *C, int32_
 }
 
 /* partial-order reduction on (1) or off (0); returns whether it is on (0 when there is no
- * safe location). A reducing search runs in one thread (par_ready). */
+ * safe location). The threads (runtime_par.c) reduce alike: por_order, the same proviso. */
 int s_set_reduce(search_t *S, int on) {
     S->por = on && POR_ROWS > 0;
     return S->por;
@@ -1054,7 +1054,7 @@ int64_t s_stat(search_t *S, int which) {
     case 9: return par_threads(S);
     case 7: return S->depth;
     case 8: return NW;
-    case 10: return S->por_reduced;
+    case 10: return S->por_reduced + S->par_reduced;
     default: return -1;
     }
 }

@@ -129,7 +129,7 @@ def native_search(
     ran. ``hand_over(states stored)``, asked between two slices, ends the search with
     ``stopped`` = :data:`~absmc.kernel.search.HANDED_OVER` when it returns true. ``reduce``:
     partial-order reduction (:mod:`absmc.kernel.por`; ``por_pick`` in runtime_tail.c) where
-    a location is safe; a reducing search runs in one thread; ``reduced`` in the run counts
+    a location is safe (threads too: the same ample sets and proviso); ``reduced`` in the run counts
     the states expanded by an ample set (``None``: no reduction ran). Raises
     :class:`NativeOverflow` when a value leaves 128 bits, ``MemoryError`` when the store cannot
     be allocated."""
