@@ -60,18 +60,46 @@ def reads_of(exprs: Iterable[Expr]) -> frozenset[str]:
     return frozenset(out)
 
 
+def pc_tests(
+    e: Expr, pcs: frozenset[str]
+) -> tuple[dict[str, tuple[tuple[str, int], ...]], list[Expr]]:
+    """The atoms of ``e`` (under ``&& || ! =>``) that compare a program counter of ``pcs`` with
+    a constant (``pc == k``, ``pc != k``, either way round), as ``{pc name: ((op, k), ...)}``,
+    and the other atoms."""
+    tests: dict[str, list[tuple[str, int]]] = {}
+    rest: list[Expr] = []
+    stack = [e]
+    seen: set[int] = set()
+    while stack:
+        c = stack.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        if isinstance(c, Op) and c.op in ("&&", "||", "!", "=>"):
+            stack.extend(c.args)
+            continue
+        if isinstance(c, Op) and c.op in ("==", "!=") and len(c.args) == 2:
+            a, b = c.args
+            if isinstance(b, Var) and isinstance(a, Const):
+                a, b = b, a
+            if isinstance(a, Var) and isinstance(b, Const) and a.name in pcs:
+                tests.setdefault(a.name, []).append((str(c.op), int(b.value)))
+                continue
+        rest.append(c)
+    return {k: tuple(v) for k, v in tests.items()}, rest
+
+
 def pc_conjuncts(e: Expr, pcs: frozenset[str]) -> dict[str, int]:
     """The ``pc == k`` (or ``k == pc``) top-level conjuncts of ``e`` for the program counters
     ``pcs``: ``{pc name: k}`` (a pc constrained twice to different values keeps the first)."""
     out: dict[str, int] = {}
     for c in conjuncts(e):
-        if not (isinstance(c, Op) and c.op == "==" and len(c.args) == 2):
-            continue
-        a, b = c.args
-        if isinstance(b, Var) and isinstance(a, Const):
-            a, b = b, a
-        if isinstance(a, Var) and isinstance(b, Const) and a.name in pcs:
-            out.setdefault(a.name, int(b.value))
+        if isinstance(c, Op) and c.op == "==" and len(c.args) == 2:
+            a, b = c.args
+            if isinstance(b, Var) and isinstance(a, Const):
+                a, b = b, a
+            if isinstance(a, Var) and isinstance(b, Const) and a.name in pcs:
+                out.setdefault(a.name, int(b.value))
     return out
 
 
@@ -80,11 +108,15 @@ class Event:
     """One way a command acts: executing it (``reads``: guard, right-hand sides, assertions;
     ``writes``: assigned variables) or failing one of its model-error conditions (``reads``: the
     condition; no writes). ``pcs``: the program counters the event's condition pins to one
-    value (``{pc name: k}``): elsewhere it cannot happen."""
+    value (``{pc name: k}``): elsewhere it cannot happen. ``tests``: the program counters the
+    condition reads only in atoms ``pc == k`` / ``pc != k`` under ``&& || ! =>`` (``{pc name:
+    ((op, k), ...)}``; such a pc is not in ``reads``): a move of that process between two
+    locations that agree on every test does not change the event."""
 
     reads: frozenset[str]
     writes: frozenset[str]
     pcs: Mapping[str, int]
+    tests: Mapping[str, tuple[tuple[str, int], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,18 +141,21 @@ def command_dependencies(system: System) -> tuple[CommandDeps, ...]:
     return tuple(_deps(c, pc_of[c.process], pcs) for c in system.commands)
 
 
+def _event(cond: Expr, more: list[Expr], writes: frozenset[str], pcs: frozenset[str]) -> Event:
+    tests, rest = pc_tests(cond, pcs)
+    reads = reads_of([*rest, *more])
+    only = {k: v for k, v in tests.items() if k not in reads}
+    return Event(reads | (tests.keys() - only.keys()), writes, pc_conjuncts(cond, pcs), only)
+
+
 def _deps(c: Command, pc: str | None, pcs: frozenset[str]) -> CommandDeps:
-    guard_pcs = pc_conjuncts(c.guard, pcs)
-    main = Event(
-        reads_of([c.guard, *(e for _, e in c.updates), *(e for _, e in c.asserts)]),
-        c.assigned,
-        guard_pcs,
-    )
+    more = [*(e for _, e in c.updates), *(e for _, e in c.asserts)]
+    main = _event(c.guard, more, c.assigned, pcs)
     events = [main]
     for cond, _ in c.errors:
-        events.append(Event(reads_of([cond]), frozenset(), pc_conjuncts(cond, pcs)))
-    location = guard_pcs.get(pc) if pc is not None else None
-    reads = frozenset().union(*(e.reads for e in events))
+        events.append(_event(cond, [], frozenset(), pcs))
+    location = main.pcs.get(pc) if pc is not None else None
+    reads = frozenset().union(*(e.reads | e.tests.keys() for e in events))
     return CommandDeps(c.index, c.process, location, reads, c.assigned, tuple(events))
 
 
@@ -144,12 +179,15 @@ def safe_locations(
     # per variable, the events that write it and the events that read it, with their process
     writers: dict[str, list[tuple[str, Event]]] = {}
     readers: dict[str, list[tuple[str, Event]]] = {}
+    testers: dict[str, list[tuple[str, Event]]] = {}
     for d in deps:
         for ev in d.events:
             for v in ev.writes:
                 writers.setdefault(v, []).append((d.process, ev))
             for v in ev.reads:
                 readers.setdefault(v, []).append((d.process, ev))
+            for v in ev.tests:
+                testers.setdefault(v, []).append((d.process, ev))
     out: dict[str, frozenset[int | None]] = {}
     for proc in system.processes:
         if proc.name in handed:
@@ -165,7 +203,7 @@ def safe_locations(
         safe: set[int | None] = set()
         for loc in locations:
             here = [d for d in mine if d.location is None or d.location == loc]
-            if _safe(system, here, proc.name, pc, loc, visible, writers, readers):
+            if _safe(system, here, proc.name, pc, loc, visible, (writers, readers, testers)):
                 safe.add(loc)
         if safe:
             out[proc.name] = frozenset(safe)
@@ -179,13 +217,20 @@ def _safe(
     pc: str | None,
     loc: int | None,
     visible: frozenset[str],
-    writers: Mapping[str, list[tuple[str, Event]]],
-    readers: Mapping[str, list[tuple[str, Event]]],
+    index: tuple[Mapping[str, list[tuple[str, Event]]], ...],
 ) -> bool:
+    writers, readers, testers = index
+    targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
     for d in here:
         c = system.commands[d.index]
         if "timeout" in c.flags or c.exclusive is not None:
             return False
+        to = c.update_map().get(pc) if pc is not None else None
+        if to is not None and targets is not None:
+            if isinstance(to, Const):
+                targets.add(int(to.value))
+            else:
+                targets = None
     reads = frozenset().union(*(d.reads for d in here))
     writes = frozenset().union(*(d.writes for d in here))
     if writes & visible:
@@ -202,5 +247,13 @@ def _safe(
     for v in writes:
         for who, ev in readers.get(v, ()):
             if who != process and possible(ev):
+                return False
+        for who, ev in testers.get(v, ()):
+            if who == process or not possible(ev):
+                continue
+            # a test of this process's pc that no move from loc changes does not count
+            if v != pc or targets is None:
+                return False
+            if any(k == loc or k in targets for _, k in ev.tests[v]):
                 return False
     return True
