@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The threads of the C search on one many-core machine: 1, 2, 4, 8, 16 threads (issue 24 item 4).
 
-    PYTHONPATH=src python benchmarks/threads_scaling.py              # the table (~1-3 min on 16 cores)
+    PYTHONPATH=src python benchmarks/threads_scaling.py    # the table (~1-3 min on 16 cores)
     PYTHONPATH=src python benchmarks/threads_scaling.py --threads 1,2 --scale 0.0625  # a smoke run
 
 Four models, all generated here or taken from ``examples/`` (nothing outside the repository):
@@ -180,7 +180,7 @@ def main() -> int:
                 run = native_search(
                     sem,
                     "exact",
-                    check_deadlock=False,  # bakery's bound ends in a deadlock (bakery2's end labels)
+                    check_deadlock=False,  # bakery's bound ends in a deadlock
                     workers=n,
                     parallel_after=args.parallel_after,
                     deadline=w0 + args.run_limit,
