@@ -126,6 +126,12 @@ def models(scale: float) -> list[tuple[str, str]]:
     ]
 
 
+#: other values of runtime_par.c's STEAL_MIN, WAKE_MIN, SPIN_PASSES (defaults 4, 32, 64) tried
+#: on the thin and medium models after the table (environment variables read under PAR_TUNE)
+TUNABLES = ("ABSMC_STEAL_MIN", "ABSMC_WAKE_MIN", "ABSMC_SPIN")
+ALTERNATIVES = [("2", "64", "64"), ("8", "32", "64"), ("4", "32", "8")]
+
+
 def cpu_s() -> float:
     """User + system CPU seconds of this process, all threads."""
     r = resource.getrusage(resource.RUSAGE_SELF)
@@ -141,13 +147,29 @@ def main() -> int:
     ap.add_argument("--run-limit", type=float, default=40.0, help="seconds per run (default 40)")
     ap.add_argument("--budget", type=float, default=300.0, help="seconds in all (default 300)")
     ap.add_argument("--parallel-after", type=int, default=50_000, help="as the CLI (50,000)")
+    ap.add_argument(
+        "--no-alternatives",
+        dest="alternatives",
+        action="store_false",
+        help="skip the runs with other STEAL_MIN / WAKE_MIN / SPIN_PASSES",
+    )
     ap.add_argument("--wheels", type=Path, default=ROOT / ".whl", help="wheels of lark, cffi")
     args = ap.parse_args()
     ensure_deps(args.wheels)
 
     from absmc.lang.gcl import parse_gcl
     from absmc.native import NativeSemantics
+    from absmc.native.build import runtime_sources
+    from absmc.native.cgen import CGen
     from absmc.native.search import native_search
+
+    def compile_model(label: str, source: str) -> NativeSemantics:
+        # PAR_TUNE: the ABSMC_* variables of ALTERNATIVES override runtime_par.c's constants
+        system = parse_gcl(source, label.split()[0] + ".gcl")
+        gen = CGen(system, system.properties)
+        return NativeSemantics(
+            system, prepared=(gen, "#define PAR_TUNE 1\n" + gen.source(*runtime_sources()))
+        )
 
     counts = [int(x) for x in args.threads.split(",")]
     t_start = time.monotonic()
@@ -162,6 +184,8 @@ def main() -> int:
     )
     print(header)
     chosen = [m for m in args.only.split(",") if m]
+    sems: dict[str, NativeSemantics] = {}
+    ones: dict[str, float] = {}
     for label, source in models(args.scale):
         if chosen and label.split()[0] not in chosen:
             continue
@@ -169,7 +193,8 @@ def main() -> int:
             print(f"{label:20s} skipped: the --budget of {args.budget:.0f} s is spent")
             continue
         c0 = time.monotonic()
-        sem = NativeSemantics(parse_gcl(source, label.split()[0] + ".gcl"))
+        sem = compile_model(label, source)
+        sems[label] = sem
         compile_s = time.monotonic() - c0
         best: dict[int, tuple[float, float, int, int, str]] = {}
         for _ in range(args.repeat):
@@ -193,6 +218,7 @@ def main() -> int:
         if 1 not in best:
             continue
         w1, c1, s1, t1, _ = best[1]
+        ones[label] = w1
         for n in counts:
             if n not in best:
                 continue
@@ -204,6 +230,34 @@ def main() -> int:
                 flush=True,
             )
         print(f"{'':20s} (compiled in {compile_s:.1f} s)", flush=True)
+    if args.alternatives and time.monotonic() - t_start < args.budget:
+        print("alternatives (ABSMC_STEAL_MIN / ABSMC_WAKE_MIN / ABSMC_SPIN; one run each):")
+        for label, sem in sems.items():
+            if label not in ones or label.startswith("phils"):
+                continue
+            for env in ALTERNATIVES:
+                for n in (2, 4, 16):
+                    if time.monotonic() - t_start > args.budget:
+                        break
+                    os.environ.update(zip(TUNABLES, env, strict=True))
+                    cpu0, w0 = cpu_s(), time.monotonic()
+                    run = native_search(
+                        sem,
+                        "exact",
+                        check_deadlock=False,
+                        workers=n,
+                        parallel_after=args.parallel_after,
+                        deadline=w0 + args.run_limit,
+                    )
+                    wall, cpu = time.monotonic() - w0, cpu_s() - cpu0
+                    print(
+                        f"{label:20s} {'/'.join(env):>10s} {n:3d} threads {wall:8.3f} s "
+                        f"{ones[label] / wall:6.2f}x  CPU {cpu:7.2f} s  "
+                        f"{run.outcome.states:,d} states",
+                        flush=True,
+                    )
+        for k in TUNABLES:
+            os.environ.pop(k, None)
     print(
         f"({time.monotonic() - t_start:.0f} s in all; load {os.getloadavg()[0]:.2f} at the end; "
         "wall = best of the repeats; CPU = that run's user + sys, all threads; speed-up = "

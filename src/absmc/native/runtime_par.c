@@ -194,8 +194,8 @@ static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew, int share) {
 /* work distribution (par_thread): a thread steals only from a queue of at least STEAL_MIN
  * entries, wakes a sleeping thread once its own queue holds WAKE_MIN, and sleeps after
  * SPIN_PASSES looks for work that found none */
-#define STEAL_MIN 2
-#define WAKE_MIN 64
+#define STEAL_MIN 4
+#define WAKE_MIN 32
 #define SPIN_PASSES 64
 
 /* move the older half of victim's entries (at least one, at most STEAL_MAX) to thief's queue
