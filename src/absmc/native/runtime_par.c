@@ -10,8 +10,10 @@
  *
  * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; it takes up to
  * POP_BATCH of them at a time (all of a short queue: the batch's table slots are prefetched
- * together; only while a thread is idle does it leave half to it), and a thread whose queue is
- * empty steals the older half of another's. No barrier per BFS level (the scaling
+ * together; only while a thread looks for work does it leave half of a long queue to it), and
+ * a thread whose queue is empty steals the older half of the longest other queue, or sleeps
+ * when none has a surplus (par_thread: the threads that run follow the work there is). No
+ * barrier per BFS level (the scaling
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
  * shortest one. The search is over when every thread is idle (see par_thread). The table grows
