@@ -145,7 +145,7 @@ def main() -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the bounds")
     ap.add_argument("--only", default="", help="comma-separated model names (bakery,lamport,...)")
     ap.add_argument("--run-limit", type=float, default=40.0, help="seconds per run (default 40)")
-    ap.add_argument("--budget", type=float, default=300.0, help="seconds in all (default 300)")
+    ap.add_argument("--budget", type=float, default=280.0, help="seconds in all (default 280)")
     ap.add_argument("--parallel-after", type=int, default=50_000, help="as the CLI (50,000)")
     ap.add_argument(
         "--no-alternatives",
