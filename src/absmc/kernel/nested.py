@@ -13,7 +13,9 @@ bitstate outer store it is a second bit array (SPIN keeps two bits per state).
 
 A violation is a *lasso*: the labels from the initial state to the seed (the outer stack), then
 the second search's labels to the stack state closing the cycle; ``cycle_start`` is the depth
-of that stack state (the index, in the path's states, where the cycle starts).
+of that stack state (the index, in the path's states, where the cycle starts). The first
+lasso stops the search even when it keeps going past other violations (SPIN's ``-a``: the
+search for one claim ends at its first acceptance cycle).
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ class NestedDfs(SearchHooks):
             if j is not None:
                 if self.lasso is None:
                     self.lasso = Lasso([*search.path_to(node), *labels, label], j)
-                search.record(self.prop, self.lasso_path, self.message)
+                search.record(self.prop, self.lasso_path, self.message, stop=True)
                 return
             if not insert(t):
                 continue
