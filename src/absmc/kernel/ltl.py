@@ -69,6 +69,7 @@ def search_ltl(
     safety: bool = False,
     deadlock: bool = False,
     keep_going: bool = False,
+    spin_order: bool = False,
 ) -> LtlOutcome:
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
@@ -79,7 +80,9 @@ def search_ltl(
     the search also checks ``sem``'s failures and state properties (and, with ``deadlock``,
     its invalid end states) on the product (:class:`~absmc.kernel.product.ProductSemantics`),
     stopping at the first such violation unless ``keep_going`` (SPIN's ``-c1``; the first
-    cycle stops it either way)."""
+    cycle stops it either way). ``spin_order``: SPIN's order of the steps (highest process
+    first) and its early cycle detection in the outer search (:class:`NestedDfs` ``early``),
+    which find SPIN's short lassos sooner."""
     aut = automaton_of(prop)
     product = ProductSemantics(
         sem,
@@ -87,6 +90,7 @@ def search_ltl(
         stutter=stutter and prop.name != NON_PROGRESS,
         safety=safety,
         deadlock=deadlock,
+        spin_order=spin_order,
     )
     searched: ProductSemantics | FairSemantics = product
     if weakly_fair:
@@ -97,6 +101,7 @@ def search_ltl(
         prop.name,
         f"ltl '{prop.name}' violated: an accepting cycle",
         nested_store,
+        early=spin_order,
     )
     outcome = search(
         searched,

@@ -144,7 +144,9 @@ class ProductSemantics:
     :class:`~absmc.kernel.semantics.Semantics`; ``step`` is not offered (replay goes through
     :func:`absmc.kernel.trace.replay_lasso` on the base semantics). With ``safety`` the base's
     failures and state properties are reported on the product's steps and states, with
-    ``deadlock`` (and ``safety``) also its invalid end states (see the module docstring)."""
+    ``deadlock`` (and ``safety``) also its invalid end states (see the module docstring). With
+    ``spin_order`` the system's steps come in SPIN's order (:meth:`_rank`), which decides where a
+    depth-first search meets its first cycle (not what it finds in the end)."""
 
     def __init__(
         self,
@@ -153,11 +155,14 @@ class ProductSemantics:
         stutter: bool = True,
         safety: bool = False,
         deadlock: bool = False,
+        spin_order: bool = False,
     ) -> None:
         self.base = base
         self.stutter = stutter
         self.safety = safety
         self.deadlock = safety and deadlock
+        #: with ``spin_order``: system label -> sort key (highest process first), filled lazily
+        self.rank: dict[int, int] | None = {} if spin_order else None
         self.automaton = automaton
         self.size = automaton.size
         system = base.system
@@ -207,6 +212,8 @@ class ProductSemantics:
         if not targets:
             return [], NO_FAILURES
         succ, fails = self.base.successors(s)
+        if self.rank is not None and len(succ) > 1:
+            succ = sorted(succ, key=self._rank)
         found = NO_FAILURES
         if self.safety and (fails or not succ):
             found = self._failures(s, succ, fails, targets[0])
@@ -215,6 +222,20 @@ class ProductSemantics:
                 return [], found
             return [((STUTTER + 1) * size + q, (*s, q)) for q in targets], found
         return [((ci + 1) * size + q, (*t, q)) for q in targets for ci, t in succ], found
+
+    def _rank(self, step: tuple[int, State]) -> int:
+        """Sort key of a system step in SPIN's order: the highest-numbered process first (pan
+        tries ``_nr_pr - 1`` down to 0), a process's steps in their own order."""
+        assert self.rank is not None
+        ci = step[0]
+        key = self.rank.get(ci)
+        if key is None:
+            system = self.base.system
+            names = {p.name: i for i, p in enumerate(system.processes)}
+            cmds = self.base.commands_of(ci)
+            key = -names.get(system.commands[cmds[0]].process, 0) if cmds else 0
+            self.rank[ci] = key
+        return key
 
     def _failures(self, s: State, succ: Successors, fails: Failures, q: int) -> Failures:
         """The base's failures at ``s`` as product failures (claim move to ``q``), and the

@@ -136,6 +136,7 @@ def _linear_time(
             safety=True,
             deadlock=selection.deadlock and not claim_only,
             keep_going=options.keep_going or not claim_only,
+            spin_order=True,
         )
         out = found.outcome
         used += out.states
