@@ -164,10 +164,22 @@ def test_json_says_the_reduction_ran(tmp_path: Path) -> None:
     assert on["verdict"] == off["verdict"] == "holds"
 
 
-def test_reduce_applies_to_python_programs_only() -> None:
-    out = run_cli("check", "examples/gcl/bakery.gcl", "--reduce")
-    assert out.code == 2
-    assert "--reduce applies to Python programs" in out.err
+def test_reduce_also_names_the_models_partial_order_reduction(tmp_path: Path) -> None:
+    # --reduce/--no-reduce apply to models too (on by default there, docs/reductions.md)
+    model = tmp_path / "m.pml"
+    model.write_text(
+        "byte g;\n"
+        "active [3] proctype P() { byte l; do :: l < 4 -> l++ :: l >= 4 -> break od;"
+        " g++; assert(g <= 3) }\n"
+    )
+    runs = {
+        f: run_cli("check", str(model), *f, "--json") for f in ((), ("--reduce",), ("--no-reduce",))
+    }
+    stats = {f: json.loads(r.out)["results"][0]["stats"] for f, r in runs.items()}
+    assert all(r.code == 0 for r in runs.values())
+    assert stats[()]["states"] == stats[("--reduce",)]["states"] == 55  # SPIN's POR count
+    assert stats[("--no-reduce",)]["states"] == 585
+    assert stats[("--no-reduce",)]["reductions"] == []
 
 
 def test_python_programs_are_searched_depth_first_unless_bfs_is_asked() -> None:
