@@ -294,6 +294,20 @@ def test_json_lists_the_reduction_and_no_reduce_turns_it_off(tmp_path: Path) -> 
     assert text.code == 0 and f"reductions {DEAD_VARIABLE_RESET}" in text.out
 
 
+def test_api_check_of_a_file_reduces_unless_told_not_to(tmp_path: Path) -> None:
+    import absmc
+
+    model = tmp_path / "m.pml"
+    model.write_text(RULES["read_by_condition"][0])
+    on = absmc.check(model)
+    off = absmc.check(model, reduce=False)
+    assert on.results[0].stats.extra["reductions"] == [DEAD_VARIABLE_RESET]
+    assert "reductions" not in off.results[0].stats.extra
+    assert on.results[0].stats.states < off.results[0].stats.states
+    assert absmc.load(model).reductions == ()  # load: the model as written
+    assert absmc.load(model, reduce=True).reductions == (DEAD_VARIABLE_RESET,)
+
+
 def test_reduce_is_the_default_for_models() -> None:
     """``--reduce`` is accepted for models (where it is the default; GCL has no reduction)."""
     r = run_cli("check", "examples/gcl/peterson.gcl", "--reduce", "--json")
