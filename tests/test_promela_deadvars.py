@@ -212,26 +212,29 @@ def _differential(seed: int, tmp_path: Path) -> tuple[SearchOutcome, SearchOutco
         on = _absmc(model, True, max_states=100_000)
     except ModelError:
         return None
-    assert not off.stopped and not on.stopped, random_promela(seed)
+    if off.stopped or on.stopped:  # a few generated models exceed the state limit
+        return None
     # each property's verdict is the same with and without the reset
     assert sorted(on.violations) == sorted(off.violations), random_promela(seed)
     return off, on
 
 
 def test_generated_models_keep_their_verdicts(tmp_path: Path) -> None:
-    changed = 0
+    changed = compared = 0
     for seed in range(24):
         pair = _differential(seed, tmp_path)
+        compared += pair is not None
         if pair is not None and pair[1].states != pair[0].states:
             changed += 1
-    assert changed >= 2  # the reset applies to some of them
+    assert compared >= 22 and changed >= 2  # the reset applies to some of them
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("block", range(20))
 def test_generated_models_keep_their_verdicts_1000(block: int, tmp_path: Path) -> None:
-    for seed in range(1000 + block * 50, 1000 + block * 50 + 50):
-        _differential(seed, tmp_path)
+    seeds = range(1000 + block * 50, 1000 + block * 50 + 50)
+    compared = sum(_differential(seed, tmp_path) is not None for seed in seeds)
+    assert compared >= 45
 
 
 def _spin_differential(seed: int, tmp_path: Path) -> bool:
