@@ -2,7 +2,8 @@
 
 SPIN runs as the corpus numbers were made: ``spin -o1 -a`` (no dead-variable reset, the
 semantics absmc reproduces), ``gcc -O2 -DNOREDUCE -DNOCLAIM -DSAFETY``, ``pan -c0 -n``.
-absmc runs as a user runs it: ``absmc check MODEL --keep-going --json`` in a subprocess.
+absmc runs as a user runs it: ``absmc check MODEL --keep-going --json`` in a subprocess, with
+``--no-reduce`` (no dead-variable reset either: the counts compare with ``spin -o1``'s).
 """
 
 from __future__ import annotations
@@ -156,15 +157,15 @@ def run_absmc(
     (its default; otherwise ``--no-reduce``: the full state space, as SPIN's -DNOREDUCE).
     ``reductions`` in the result: those the run applied."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
+    if not reduce:
+        args.append("--no-reduce")
     for x in defines:
         args += ["-D", x]
     if limit_s is not None:
         args += ["--timeout", f"{limit_s:g}"]
     if backend is not None:
         args += ["--backend", backend]
-    # the full state space, as SPIN's -DNOREDUCE (older checkouts accept --no-reduce too: it
-    # was the default of their Python programs' option)
-    args += [*([] if reduce else ["--no-reduce"]), *extra_args]
+    args += list(extra_args)
     # no trail file beside the model (the corpus is read-only; its JSON costs time after the
     # verdict); an environment variable, which older checkouts (--against) ignore
     extra = {"ABSMC_NO_TRAIL": "1", **(env or {})}

@@ -182,6 +182,13 @@ def test_reduce_also_names_the_models_partial_order_reduction(tmp_path: Path) ->
     assert stats[("--no-reduce",)]["reductions"] == []
 
 
+def test_models_take_reduce_and_no_reduce() -> None:
+    """Models reduce by default (``--reduce`` is accepted there, ``--no-reduce`` turns the
+    reductions off); a Python program's partial-order reduction stays opt-in."""
+    assert run_cli("check", "examples/gcl/peterson.gcl", "--reduce").code == 0
+    assert run_cli("check", "examples/gcl/peterson.gcl", "--no-reduce").code == 0
+
+
 def test_python_programs_are_searched_depth_first_unless_bfs_is_asked() -> None:
     """The default order of a .py check is DFS (fewer states to the philosophers' deadlock
     than BFS, which --order bfs still gives)."""

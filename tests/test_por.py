@@ -19,7 +19,7 @@ from absmc.native import native_available
 
 from .conftest import SHARED, run_cli
 from .generators import random_model
-from .promela_gen import random_promela
+from .por_gen import random_promela
 
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
@@ -137,7 +137,7 @@ def test_no_reduce_gives_the_full_counts_and_json_names_the_reduction(tmp_path: 
     )
     on = json.loads(run_cli("check", str(p), "--json", "--backend", "python").out)
     off = json.loads(run_cli("check", str(p), "--json", "--no-reduce", "--backend", "python").out)
-    assert on["results"][0]["stats"]["reductions"] == ["partial-order"]
+    assert on["results"][0]["stats"]["reductions"][-1] == "partial-order"
     assert off["results"][0]["stats"]["reductions"] == []
     # SPIN 6.5.2: 55 states with its default partial-order reduction, 585 with -DNOREDUCE
     assert on["results"][0]["stats"]["states"] == 55

@@ -178,7 +178,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
-            loaded = load(args.model, args.defines, args.timeout)
+            loaded = load(args.model, args.defines, args.timeout, reduce=args.reduce is not False)
         except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise
@@ -438,9 +438,11 @@ predicate_option = click.option(
     "--reduce/--no-reduce",
     "reduce",
     default=None,
-    help="Reductions of the explicit search: for models on by default (partial-order "
-    "reduction of the safety search; --no-reduce gives the full state space, SPIN's "
-    "-o1 -DNOREDUCE counts); [.py] off by default (persistent sets of the threads' steps).",
+    help="State-space reductions. Models: on unless --no-reduce (partial-order reduction of "
+    "the explicit safety search, docs/reductions.md; SPIN's dead-variable reset for Promela; "
+    "--no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
+    "partial-order reduction of the threads' interleavings (persistent sets, fewer states "
+    "stored, more time per state).",
 )
 @click.option(
     "--emit-tests",
