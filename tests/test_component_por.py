@@ -179,7 +179,7 @@ def test_reduce_also_names_the_models_partial_order_reduction(tmp_path: Path) ->
     assert all(r.code == 0 for r in runs.values())
     assert stats[()]["states"] == stats[("--reduce",)]["states"] == 55  # SPIN's POR count
     assert stats[("--no-reduce",)]["states"] == 585
-    assert stats[("--no-reduce",)]["reductions"] == []
+    assert "reductions" not in stats[("--no-reduce",)]
 
 
 def test_models_take_reduce_and_no_reduce() -> None:

@@ -138,7 +138,7 @@ def test_no_reduce_gives_the_full_counts_and_json_names_the_reduction(tmp_path: 
     on = json.loads(run_cli("check", str(p), "--json", "--backend", "python").out)
     off = json.loads(run_cli("check", str(p), "--json", "--no-reduce", "--backend", "python").out)
     assert on["results"][0]["stats"]["reductions"][-1] == "partial-order"
-    assert off["results"][0]["stats"]["reductions"] == []
+    assert "reductions" not in off["results"][0]["stats"]
     # SPIN 6.5.2: 55 states with its default partial-order reduction, 585 with -DNOREDUCE
     assert on["results"][0]["stats"]["states"] == 55
     assert off["results"][0]["stats"]["states"] == 585

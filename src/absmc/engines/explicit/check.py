@@ -258,8 +258,8 @@ def _safety(
             reduce=ample,
         )
         extra = store.stats(outcome.stopped)
-        extra["reductions"] = [POR] if ample is not None and ample.active else []
-        if extra["reductions"]:
+        if ample is not None and ample.active:  # absent when no reduction ran
+            extra["reductions"] = [POR]
             extra["reduced_states"] = outcome.reduced
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra

@@ -202,9 +202,9 @@ def check_native(
         "bytes_per_state": round(run.bytes_per_state, 1),
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
-        "reductions": [POR] if run.reduced is not None else [],
     }
-    if run.reduced is not None:
+    if run.reduced is not None:  # absent when no reduction ran
+        extra["reductions"] = [POR]
         extra["reduced_states"] = run.reduced
     detail = ""
     if run.coverage is not None:
