@@ -164,6 +164,24 @@ def test_json_says_the_reduction_ran(tmp_path: Path) -> None:
     assert on["verdict"] == off["verdict"] == "holds"
 
 
+def test_reduce_also_names_the_models_partial_order_reduction(tmp_path: Path) -> None:
+    # --reduce/--no-reduce apply to models too (on by default there, docs/reductions.md)
+    model = tmp_path / "m.pml"
+    model.write_text(
+        "byte g;\n"
+        "active [3] proctype P() { byte l; do :: l < 4 -> l++ :: l >= 4 -> break od;"
+        " g++; assert(g <= 3) }\n"
+    )
+    runs = {
+        f: run_cli("check", str(model), *f, "--json") for f in ((), ("--reduce",), ("--no-reduce",))
+    }
+    stats = {f: json.loads(r.out)["results"][0]["stats"] for f, r in runs.items()}
+    assert all(r.code == 0 for r in runs.values())
+    assert stats[()]["states"] == stats[("--reduce",)]["states"] == 55  # SPIN's POR count
+    assert stats[("--no-reduce",)]["states"] == 585
+    assert "reductions" not in stats[("--no-reduce",)]
+
+
 def test_models_take_reduce_and_no_reduce() -> None:
     """Models reduce by default (``--reduce`` is accepted there, ``--no-reduce`` turns the
     reductions off); a Python program's partial-order reduction stays opt-in."""

@@ -56,6 +56,11 @@ class CheckOptions:
     ``hand_over``: called with the number of stored states about every thousand expansions
     of a one-process explicit search; when it returns true the search stops (``unknown``, "handed
     over") because the caller goes on elsewhere (``--backend auto`` moving to C).
+    ``reduce``: apply the explicit search's reductions (partial-order reduction of the safety
+    search, :mod:`absmc.kernel.por`) where they are sound for what is checked; off here (the
+    engines' programmatic default gives the full state space, SPIN's ``-o1 -DNOREDUCE``
+    counts), on by default in ``absmc check`` (``--no-reduce`` turns it off) and
+    :func:`absmc.check`.
     """
 
     properties: Sequence[str] | None = None
@@ -72,6 +77,7 @@ class CheckOptions:
     fairness: Literal["none", "weak"] = "none"
     non_progress: bool = False
     hand_over: Callable[[int], bool] | None = None
+    reduce: bool = False
 
 
 @dataclass
