@@ -69,10 +69,11 @@ class Budget:
 
     @staticmethod
     def of(options: CheckOptions) -> Budget:
-        """The budget of a run with ``options`` starting now."""
-        timeout = options.limits.timeout
-        deadline = None if timeout is None else time.monotonic() + timeout
-        return Budget(deadline, options.limits.max_depth, timeout)
+        """The budget of a run with ``options`` starting now: the check's deadline when it is
+        fixed (the registry's, or a portfolio member's time slice), else ``--timeout`` from
+        now."""
+        limits = options.limits
+        return Budget(limits.end(time.monotonic()), limits.max_depth, limits.timeout)
 
     def left(self) -> float | None:
         """Seconds left (``None``: no limit; at least a millisecond)."""

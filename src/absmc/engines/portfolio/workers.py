@@ -151,6 +151,18 @@ class Pool:
                 self.running.pop(report.engine).join(timeout=5)
             yield report
 
+    def stop_one(self, name: str) -> None:
+        """End the process of engine ``name`` (SIGTERM, SIGKILL after a second)."""
+        p = self.running.pop(name, None)
+        if p is None:
+            return
+        if p.is_alive():
+            p.terminate()
+        p.join(timeout=1)
+        if p.is_alive() and p.pid is not None:
+            os.kill(p.pid, signal.SIGKILL)
+            p.join()
+
     def stop(self) -> list[str]:
         """End every running process (SIGTERM, SIGKILL after a second); their names."""
         names = list(self.running)
