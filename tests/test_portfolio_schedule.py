@@ -105,3 +105,37 @@ def test_workers_bounds_the_member_processes_and_is_reported() -> None:
     for res in data["results"]:
         assert res["decided_by"] == "explicit"
         assert res["methods"]["kind"]["reason"] == "not started: every property was decided first"
+
+
+def _early_then_hang(system: System, options: CheckOptions, _own: object) -> Result:
+    """Decides every property at once (CheckOptions.decided), then never ends."""
+    assert options.decided is not None
+    for r in _answer(system, options, Verdict.HOLDS, "early").results:
+        options.decided(r)
+    time.sleep(3600)
+    return _answer(system, options, Verdict.UNKNOWN, "early")
+
+
+def test_a_member_s_early_answers_decide_before_it_ends() -> None:
+    caps = Capabilities(
+        property_kinds=frozenset({"invariant", "deadlock", "model-error"}), initial_sets=True
+    )
+    eng: AnyEngine = Engine("early", PortfolioOptions, caps, "answers early", _early_then_hang)
+    system = parse_gcl(COUNTER, "counter.gcl")
+    result = check_portfolio(
+        system, CheckOptions(limits=Limits(timeout=600)), PortfolioOptions(workers=1), [eng]
+    )
+    # decided long before the time limit: the member's process is stopped once all are in
+    assert [r.verdict for r in result.results] == [Verdict.HOLDS] * len(result.results)
+    assert {r.extra["decided_by"] for r in result.results} == {"early"}
+    assert any(n.startswith("early: stopped: every property was decided") for n in result.notes)
+    assert _no_children() == []
+
+
+def test_kind_reports_each_decided_property_early() -> None:
+    seen: list[str] = []
+    system = load_model(EXAMPLES / "symbolic" / "bakery2.gcl")
+    opts = CheckOptions(properties=["mutex"], decided=lambda r: seen.append(r.property))
+    res = registry.run("kind", system, opts)
+    assert [r.property for r in res.results if r.verdict is Verdict.HOLDS] == seen
+    assert "mutex" in seen

@@ -132,13 +132,23 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
         if is_safety_ctl(p.formula):
             names.append((p.name, "ctl"))
         else:
-            notes.append(f"skipped CTL property '{p.name}': only AG of a state formula is checked")
+            at = f" ({p.span})" if p.span is not None else ""
+            notes.append(
+                f"skipped CTL property '{p.name}'{at}: only AG of a state formula is checked "
+                "(liveness is not reduced to safety, see docs/pdr.md)"
+            )
     ts = TransitionSystem(system)
     sem = cache(lambda: compile_system(system, selection.user))
     results = []
+
+    def early(r: PropertyResult) -> PropertyResult:
+        if options.decided is not None and r.verdict is not Verdict.UNKNOWN:
+            options.decided(r)
+        return r
+
     for i, (n, k) in enumerate(names):
         mine = budget.share(len(names) - i)
-        results.append(_check_one(system, ts, sem, n, k, method, solve, mine))
+        results.append(early(_check_one(system, ts, sem, n, k, method, solve, mine)))
     # a second pass gives what the first one left of the time to the properties that ran out
     # of their share
     again = [i for i, r in enumerate(results) if r.reason.startswith("its share")]
@@ -146,7 +156,8 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
         if budget.left() is not None and budget.left() < SECOND_PASS_MIN_S:  # type: ignore[operator]
             break
         n, k = names[i]
-        results[i] = _check_one(system, ts, sem, n, k, method, solve, budget.share(len(again) - j))
+        mine = budget.share(len(again) - j)
+        results[i] = early(_check_one(system, ts, sem, n, k, method, solve, mine))
     return Result(system.file or system.name, method, tuple(results), tuple(notes))
 
 

@@ -55,6 +55,7 @@ def check_portfolio(
     limit = max(1, own.workers or os.cpu_count() or 1)
     waiting = start_order(running, system)
     slices = Slices(t0, deadline, limit, len(running))
+    early: dict[str, int] = {}  # member -> properties it sent as soon as it decided them
     with Pool() as pool:
         try:
 
@@ -79,10 +80,18 @@ def check_portfolio(
             while (pool.running or waiting or slices.again) and not done():
                 launch()
                 for report in pool.reports(slices.wake(grace)):
+                    member = _member(running, report.engine)
+                    if report.early:  # one property, the member goes on
+                        early[report.engine] = early.get(report.engine, 0) + 1
+                        n = early[report.engine]
+                        statuses[report.engine] = f"decided {n} early, still running"
+                        _take(board, report, member)
+                        if done():
+                            break
+                        continue
                     statuses[report.engine] = _status(report)
                     if report.result is not None:
                         graphs += report.result.graphs
-                    member = _member(running, report.engine)
                     _take(board, report, member)
                     if done():
                         break
@@ -100,7 +109,8 @@ def check_portfolio(
         except KeyboardInterrupt:
             stopped_why = INTERRUPTED
         for name in pool.stop():
-            statuses[name] = stopped_why
+            n = early.get(name, 0)
+            statuses[name] = stopped_why if not n else f"{stopped_why}; it decided {n} early"
             board.note_all(name, None, stopped_why, _member(running, name).properties)
         for m in waiting + slices.again:
             why = "not started: " + _not_started(stopped_why, board)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import dataclasses
 import multiprocessing
 import os
 import pickle
@@ -23,19 +24,22 @@ from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.kernel.initial import check_per_initial_state
 from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.result import PropertyResult, Result
 
 
 @dataclass(frozen=True)
 class Report:
     """What a member process sends back: its ``result``, or ``error`` (a typed error's message,
-    or with ``internal`` an exception that is a bug); ``time_s`` its wall time."""
+    or with ``internal`` an exception that is a bug); ``time_s`` its wall time. ``early``: one
+    property's conclusive result sent as soon as the engine had it (``CheckOptions.decided``);
+    the process goes on."""
 
     engine: str
     result: Result | None
     error: str | None = None
     internal: bool = False
     time_s: float = 0.0
+    early: bool = False
 
 
 def _context() -> Any:
@@ -70,9 +74,16 @@ def _member(
     _die_with_parent()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool.start
     t0 = time.monotonic()
+
+    def decided(r: PropertyResult) -> None:
+        partial = Result(system.file or system.name, engine.name, (r,))
+        spent = time.monotonic() - t0
+        out.put(pickle.dumps(Report(engine.name, partial, time_s=spent, early=True)))
+
     try:
         if system.init_constraint is None or engine.capabilities.initial_sets:
-            result = engine.check(system, options, own)
+            # one run over all initial states: its early answers are answers for the model
+            result = engine.check(system, dataclasses.replace(options, decided=decided), own)
         else:  # as the registry runs it: once per initial state (a ModelError if unbounded)
             result = check_per_initial_state(engine.check, system, options, own)
         report = Report(engine.name, result)
@@ -147,7 +158,7 @@ class Pool:
                         yield Report(name, None, f"its process ended ({p.exitcode})", True, spent)
                 continue
             report: Report = pickle.loads(data)
-            if report.engine in self.running:
+            if report.engine in self.running and not report.early:
                 self.running.pop(report.engine).join(timeout=5)
             yield report
 
