@@ -139,26 +139,31 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
             )
     ts = TransitionSystem(system)
     sem = cache(lambda: compile_system(system, selection.user))
-    results = []
+    results: list[PropertyResult | None] = [None] * len(names)
 
     def early(r: PropertyResult) -> PropertyResult:
         if options.decided is not None and r.verdict is not Verdict.UNKNOWN:
             options.decided(r)
         return r
 
-    for i, (n, k) in enumerate(names):
-        mine = budget.share(len(names) - i)
-        results.append(early(_check_one(system, ts, sem, n, k, method, solve, mine)))
+    # no-deadlock last: it is seldom inductive without strong invariants, and the properties
+    # before it are reported (CheckOptions.decided) as soon as they are decided
+    order = sorted(range(len(names)), key=lambda i: names[i][1] == "deadlock")
+    for j, i in enumerate(order):
+        n, k = names[i]
+        mine = budget.share(len(names) - j)
+        results[i] = early(_check_one(system, ts, sem, n, k, method, solve, mine))
     # a second pass gives what the first one left of the time to the properties that ran out
     # of their share
-    again = [i for i, r in enumerate(results) if r.reason.startswith("its share")]
+    again = [i for i in order if results[i].reason.startswith("its share")]  # type: ignore[union-attr]
     for j, i in enumerate(again):
         if budget.left() is not None and budget.left() < SECOND_PASS_MIN_S:  # type: ignore[operator]
             break
         n, k = names[i]
         mine = budget.share(len(again) - j)
         results[i] = early(_check_one(system, ts, sem, n, k, method, solve, mine))
-    return Result(system.file or system.name, method, tuple(results), tuple(notes))
+    done = tuple(r for r in results if r is not None)
+    return Result(system.file or system.name, method, done, tuple(notes))
 
 
 def _check_one(
