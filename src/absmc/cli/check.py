@@ -271,8 +271,10 @@ predicate_option = click.option(
     "ltl",
     default=None,
     metavar="NAME",
-    help="Check only this ltl block or never claim (SPIN's -N; default: each in turn, each "
-    "with its own result).",
+    help="Check only this ltl block or never claim, as SPIN's -N: one product search, which "
+    "reports assertion violations and model errors it meets (stopping at the first unless "
+    "--keep-going) and no deadlocks (default: each block in turn, each with its own result, "
+    "and the safety properties; docs/ltl.md).",
 )
 @click.option(
     "--fairness",
