@@ -116,7 +116,10 @@ class Pool:
             target=_member,
             args=(engine, system, options, own, self._queue),
             name=f"absmc-{engine.name}",
-            daemon=True,
+            # not a daemon: a member may start processes of its own (symbolic's deadline
+            # child, kernel/isolate.py); stop() ends every member, and each dies with the
+            # portfolio (die_with_parent)
+            daemon=False,
         )
         old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
