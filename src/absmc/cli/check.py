@@ -177,7 +177,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
-            loaded = load(args.model, args.defines, args.timeout)
+            loaded = load(args.model, args.defines, args.timeout, reduce=args.reduce is not False)
         except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise
@@ -228,7 +228,6 @@ _PROGRAM_ONLY = (
     ("--component", "component"),
     ("--granularity", "granularity"),
     ("--emit-tests", "emit_tests"),
-    ("--reduce", "reduce"),
 )
 
 
@@ -437,10 +436,11 @@ predicate_option = click.option(
 @click.option(
     "--reduce/--no-reduce",
     "reduce",
-    default=False,
-    show_default=True,
-    help="[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
-    "fewer states stored, more time per state).",
+    default=None,
+    help="State-space reductions. Models: on unless --no-reduce (SPIN's dead-variable reset "
+    "for Promela; --no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
+    "partial-order reduction of the threads' interleavings (persistent sets, fewer states "
+    "stored, more time per state).",
 )
 @click.option(
     "--emit-tests",
