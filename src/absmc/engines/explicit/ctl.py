@@ -23,6 +23,7 @@ from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_lim
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import CheckOptions, Progress
 from absmc.kernel.result import PropertyResult, Stats, Verdict
+from absmc.kernel.semantics import Semantics
 from absmc.kernel.witness import NoWitness, atom_holds, replay_witness, witness_path
 
 __all__ = ["Graph", "check_ctl", "explore", "label"]
@@ -42,7 +43,7 @@ class Graph:
     stopped: str | None = None
 
 
-def explore(sem: IRSemantics, options: CheckOptions) -> Graph:
+def explore(sem: Semantics, options: CheckOptions) -> Graph:
     """Breadth-first enumeration of the states reachable from ``sem.initial`` (steps that are
     model errors are not transitions). Stops at ``--max-states``, the check's deadline
     (``--timeout``), ``--max-memory`` and Ctrl-C (each a stop reason of
