@@ -245,19 +245,16 @@ class ComponentSemantics(ThreadSteps):
 
     @property
     def dependencies(self) -> None:
-        """Not known per step label (the reduction of :mod:`absmc.component.reduction`
-        computes its own, per state)."""
+        """Unknown per label (:mod:`absmc.component.reduction` computes its own per state)."""
         return None
 
     def describe_state(self, s: State) -> dict[str, StateValue]:
-        """The tracked globals, each thread's status and its running function's locals, as
-        text (:func:`absmc.component.trace.state_view`, which traces show)."""
+        """As traces show ``s`` (:func:`absmc.component.trace.state_view`)."""
         from absmc.component.trace import state_view
 
         return state_view(self, s)
 
     def describe_step(self, label: int) -> str:
-        """``thread N`` (and the choice, for a step with several outcomes)."""
         tid, choice = divmod(label, LABELS)
         return f"thread {tid}" + (f" choice {choice}" if choice else "")
 
