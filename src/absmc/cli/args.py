@@ -49,8 +49,10 @@ SHARED: Final[tuple[Option, ...]] = (
     Option(
         "ltl",
         ("-N", "--ltl"),
-        "Check only this ltl block or never claim (SPIN's -N; default: each in turn, each "
-        "with its own result).",
+        "Check only this ltl block or never claim, as SPIN's -N: one product search, which "
+        "reports assertion violations and model errors it meets (stopping at the first unless "
+        "--keep-going) and no deadlocks (default: each block in turn, each with its own result, "
+        "and the safety properties; docs/ltl.md).",
         metavar="NAME",
         group=_PROPS,
     ),
@@ -138,6 +140,17 @@ SHARED: Final[tuple[Option, ...]] = (
         ("--keep-going",),
         "Continue after a violation and count them all (SPIN's -c0).",
         kind="flag",
+        group=_SEARCH,
+    ),
+    Option(
+        "reduce",
+        ("--reduce/--no-reduce",),
+        "State-space reductions. Models: on unless --no-reduce (partial-order reduction of "
+        "the explicit safety search, docs/reductions.md; SPIN's dead-variable reset for Promela; "
+        "--no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
+        "partial-order reduction of the threads' interleavings (persistent sets, fewer states "
+        "stored, more time per state).",
+        kind="switch",
         group=_SEARCH,
     ),
     replace(DEFINES, group=_SEARCH),
@@ -310,16 +323,6 @@ PROGRAM: Final[tuple[Option, ...]] = (
         group=_PROGRAM,
     ),
     Option(
-        "reduce",
-        ("--reduce/--no-reduce",),
-        "[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
-        "fewer states stored, more time per state).",
-        default=False,
-        kind="switch",
-        show_default=True,
-        group=_PROGRAM,
-    ),
-    Option(
         "emit_tests",
         ("--emit-tests",),
         "[.py] Write the environment calls seen as a pytest file (border states).",
@@ -342,7 +345,8 @@ _D: Final = defaults((*SHARED, *METHOD_SHARED, *PROGRAM, *ENGINE_OPTIONS))
 @dataclass(frozen=True)
 class CheckArgs:
     """Everything ``absmc check`` takes; each default is its declaration's (``order`` None: not
-    given, BFS for models, DFS for Python programs). ``store`` is ``exact``, ``bitstate`` or a
+    given, BFS for models, DFS for Python programs; ``reduce`` None: not given, the reductions
+    on for models, off for Python programs). ``store`` is ``exact``, ``bitstate`` or a
     method's own store (``range`` for ``under``); ``timeout`` in seconds; the fields after
     ``progress`` belong to single methods (:mod:`absmc.cli.methods`); ``engine_args`` holds
     the values of options an engine declares without a field here (``name, value`` pairs;
@@ -390,7 +394,7 @@ class CheckArgs:
     component: tuple[str, ...] = _D["component"]
     granularity: str = _D["granularity"]
     emit_tests: str | None = _D["emit_tests"]
-    reduce: bool = _D["reduce"]
+    reduce: bool | None = _D["reduce"]
     widen_delay: int = _D["widen_delay"]
     eg_bound: int = _D["eg_bound"]
     no_restrict: bool = _D["no_restrict"]

@@ -101,6 +101,7 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         ltl=args.ltl,
         fairness="weak" if args.fairness == "weak" else "none",
         non_progress=args.non_progress,
+        reduce=args.reduce is not False,
     )
 
 
@@ -182,7 +183,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
-            loaded = load(args.model, args.defines, args.timeout)
+            loaded = load(args.model, args.defines, args.timeout, reduce=args.reduce is not False)
         except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise

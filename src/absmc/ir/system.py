@@ -20,16 +20,13 @@ from absmc.ir.ltl import LtlProperty
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
 from absmc.ir.span import SourceSpan
+from absmc.ir.steps import NO_DEADLOCK as NO_DEADLOCK  # defined with the shapes every model shares
+from absmc.ir.steps import NO_MODEL_ERROR as NO_MODEL_ERROR
 
 PropertyKind = Literal["invariant", "unreachable", "assert"]
 PROPERTY_KINDS: Final = ("invariant", "unreachable", "assert")
 #: the property kinds checked on every stored state (``assert`` is checked on transitions)
 STATE_PROPERTY_KINDS: Final = ("invariant", "unreachable")
-
-#: Built-in properties every search checks unless told not to (SV-COMP style names; not valid
-#: GCL identifiers, so they never clash with a user's property names).
-NO_DEADLOCK: Final = "no-deadlock"
-NO_MODEL_ERROR: Final = "no-model-error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +166,11 @@ class System:
     ``init_constraint`` (GCL ``init: EXPR;``; ``None``: none) makes every state satisfying it
     whose variables not mentioned in it have their declared initial value an initial state (see
     :mod:`absmc.kernel.initial` for the enumeration); ``ctl`` are the model's CTL properties
-    (:mod:`absmc.ir.ctl`). Raises ``ValueError`` on internally inconsistent input (duplicate
-    variable names, commands of unknown processes, updates of unknown variables); front ends
-    report user errors before building a System.
+    (:mod:`absmc.ir.ctl`); ``reductions`` name the state-space reductions the front end built
+    into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`). Raises
+    ``ValueError`` on internally inconsistent input (duplicate variable names, commands of
+    unknown processes, updates of unknown variables); front ends report user errors before
+    building a System.
     """
 
     variables: tuple[Variable, ...]
@@ -185,6 +184,7 @@ class System:
     ltl: tuple[LtlProperty, ...] = ()
     init_constraint: Expr | None = None
     ctl: tuple[CtlProperty, ...] = ()
+    reductions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

@@ -12,14 +12,17 @@ copy ``k + 1`` is the accepting copy and returns to copy 0. An accepting cycle o
 is exactly a weakly fair accepting cycle of the original one; the nested DFS searches it
 unchanged.
 
-Labels: ``product label * (k + 2) + c'`` (:func:`fair_decode`).
+Labels: ``product label * (k + 2) + c'`` (:func:`fair_decode`). The product's failures and
+state properties (its ``safety``) pass through unchanged but for the labels.
 """
 
 from __future__ import annotations
 
-from absmc.ir.steps import NO_FAILURES, Expansion, Failures, State
-from absmc.ir.system import Property, System
+from collections.abc import Mapping
+
+from absmc.ir.steps import Expansion, Failure, Failures, State
 from absmc.kernel.product import STUTTER, ProductSemantics, decode
+from absmc.kernel.semantics import ModelWrapper
 
 
 def fair_decode(label: int, processes: int) -> tuple[int, int]:
@@ -27,28 +30,18 @@ def fair_decode(label: int, processes: int) -> tuple[int, int]:
     return label // (processes + 2), label % (processes + 2)
 
 
-class FairSemantics:
-    """``product`` with SPIN's weak-fairness counter (see the module docstring)."""
+class FairSemantics(ModelWrapper):
+    """``product`` with SPIN's weak-fairness counter (see the module docstring); properties
+    and state checks are the product's (:class:`~absmc.kernel.semantics.ModelWrapper`)."""
 
     def __init__(self, product: ProductSemantics) -> None:
+        super().__init__(product)
         self.product = product
         system = product.system
         self.names = [p.name for p in system.processes]
         self.k = len(self.names)
         index = {n: i for i, n in enumerate(self.names)}
         self.process_of = [index[c.process] for c in system.commands]
-
-    @property
-    def system(self) -> System:
-        return self.product.system
-
-    @property
-    def properties(self) -> tuple[Property, ...]:
-        return ()
-
-    @property
-    def state_checks(self) -> bool:
-        return False
 
     @property
     def initial(self) -> State:
@@ -74,10 +67,12 @@ class FairSemantics:
 
     def successors(self, fs: State) -> Expansion:
         ps, c = fs[:-1], fs[-1]
-        succ, _ = self.product.successors(ps)
-        if not succ:
-            return [], NO_FAILURES
+        succ, fails = self.product.successors(ps)
         k, width = self.k, self.k + 2
+        if fails:
+            fails = tuple(Failure(f[0] * width, f[1], f[2]) for f in fails)
+        if not succ:
+            return [], fails
         out = []
         if c == 0:
             nc = 1 if self.product.is_accepting(ps) else 0
@@ -90,22 +85,34 @@ class FairSemantics:
             for label, t in succ:
                 nc = c + 1 if blocked or proc in self.movers(label) else c
                 out.append((label * width + nc, (*t, nc)))
-        return out, NO_FAILURES
+        return out, fails
 
     def step(self, label: int, fs: State) -> tuple[State | None, Failures]:
         raise NotImplementedError("fair product steps are replayed on the base semantics")
 
     def ok(self, fs: State) -> bool:
-        return True
+        return self.product.ok(fs[:-1])
 
     def violated(self, fs: State) -> list[int]:
-        return []
+        return self.product.violated(fs[:-1])
 
     def valid_end(self, fs: State) -> bool:
         return True
 
     def commands_of(self, label: int) -> tuple[int, ...]:
         return self.product.commands_of(label // (self.k + 2))
+
+    def describe_state(self, fs: State) -> Mapping[str, object]:
+        """The product's description, and the fairness counter as ``@fair``."""
+        return {**self.product.describe_state(fs[:-1]), "@fair": fs[-1]}
+
+    def describe_step(self, label: int) -> str:
+        return self.product.describe_step(label // (self.k + 2))
+
+    @property
+    def dependencies(self) -> None:
+        """Unknown (as the product's)."""
+        return None
 
     def is_accepting(self, fs: State) -> bool:
         """The accepting copy ``k + 1``."""

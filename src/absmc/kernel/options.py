@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from absmc.errors import OptionError
 from absmc.ir.ctl import CtlProperty
@@ -12,6 +12,9 @@ from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 from absmc.kernel.limits import Limits
+
+if TYPE_CHECKING:
+    from absmc.kernel.result import PropertyResult
 
 __all__ = [
     "CheckOptions",
@@ -48,12 +51,22 @@ class CheckOptions:
     ``graph_bound``: when set, engines add a picture of (at most this many states of) the state
     space they explored to ``Result.graphs`` (:mod:`absmc.kernel.graph`).
     ``ltl``: the one linear-time property (``ltl`` block or never claim) to check (SPIN's
-    ``-N NAME``; ``None``: all of them, each with its own result). ``fairness``: ``"weak"``
-    restricts the cycles of linear-time properties to weakly fair ones (SPIN's ``-f``).
+    ``-N NAME``: only its product search, which reports the safety violations it meets;
+    ``None``: all of them, each with its own result, and the safety properties).
+    ``fairness``: ``"weak"`` restricts the cycles of linear-time properties to weakly fair
+    ones (SPIN's ``-f``).
     ``non_progress``: also look for non-progress cycles (SPIN's ``-l``).
     ``hand_over``: called with the number of stored states about every thousand expansions
     of a one-process explicit search; when it returns true the search stops (``unknown``, "handed
     over") because the caller goes on elsewhere (``--backend auto`` moving to C).
+    ``reduce``: apply the explicit search's reductions (partial-order reduction of the safety
+    search, :mod:`absmc.kernel.por`) where they are sound for what is checked; off here (the
+    engines' programmatic default gives the full state space, SPIN's ``-o1 -DNOREDUCE``
+    counts), on by default in ``absmc check`` (``--no-reduce`` turns it off) and
+    :func:`absmc.check`.
+    ``decided``: called with a property's conclusive result as soon as an engine that reports
+    early has it (before its ``Result``; the induction engines do): a portfolio member sends
+    it to the portfolio at once.
     """
 
     properties: Sequence[str] | None = None
@@ -70,6 +83,8 @@ class CheckOptions:
     fairness: Literal["none", "weak"] = "none"
     non_progress: bool = False
     hand_over: Callable[[int], bool] | None = None
+    reduce: bool = False
+    decided: Callable[[PropertyResult], None] | None = None
 
 
 @dataclass

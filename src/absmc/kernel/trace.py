@@ -42,6 +42,7 @@ from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty, non_progress_prop
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.initial import is_initial
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.product import STUTTER, decode, encode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
@@ -116,13 +117,12 @@ def command_row(system: System, k: int, state: State, ci: int, suffix: str = "")
 
 def run_path(sem: Semantics, path: Sequence[int], start: State | None = None) -> list[State]:
     """The states visited by executing ``path`` (step labels) from the initial state (or from
-    ``start``, one of the initial states of an ``init:`` constraint).
+    ``start``, one of the initial states of an ``init:`` constraint, which the caller checks:
+    :func:`replay`).
 
     Raises ``ReplayError`` when a label is not among the steps where the path uses it, or
     causes a model error (the caller handles a final failing step separately).
     """
-    if start is not None and not is_initial(sem.system, start):
-        raise ReplayError("the start state is not an initial state")
     state = sem.initial if start is None else start
     states = [state]
     for k, ci in enumerate(path, start=1):
@@ -151,14 +151,14 @@ def chain_rows(sem: Semantics, state: State, commands: Sequence[int]) -> list[tu
 
 
 def to_trace(
-    sem: Semantics, states: Sequence[State], path: Sequence[int], note: str | None = None
+    sem: IRSemantics, states: Sequence[State], path: Sequence[int], note: str | None = None
 ) -> Trace:
     """The user-facing trace of a replayed run (``len(states) == len(path) + 1``); a chain of
     commands (exclusive control) shows one row per command."""
     return Trace(tuple(_rows(sem, states, path)), replayed=True, note=note)
 
 
-def _rows(sem: Semantics, states: Sequence[State], path: Sequence[int]) -> list[TraceStep]:
+def _rows(sem: IRSemantics, states: Sequence[State], path: Sequence[int]) -> list[TraceStep]:
     system = sem.system
     steps = [TraceStep(0, system.state_dict(states[0]))]
     for i, label in enumerate(path):
@@ -170,7 +170,7 @@ def _rows(sem: Semantics, states: Sequence[State], path: Sequence[int]) -> list[
     return steps
 
 
-def _failing(sem: Semantics, prop: str, path: Sequence[int], start: State | None) -> Trace:
+def _failing(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None) -> Trace:
     """Replay a path whose last label fails (a model error or a failed assertion)."""
     system = sem.system
     if not path:
@@ -217,7 +217,7 @@ def deadlock_end(sem: Semantics, last: State) -> None:
         raise ReplayError("in the final state of the deadlock trace a command is a model error")
 
 
-def replay(sem: Semantics, prop: str, path: Sequence[int], start: State | None = None) -> Trace:
+def replay(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None = None) -> Trace:
     """Replay a counterexample for property ``prop`` on ``sem`` and return its trace (from
     ``sem.initial``, or from ``start`` when given: an initial state of an ``init:`` set).
 
@@ -231,6 +231,8 @@ def replay(sem: Semantics, prop: str, path: Sequence[int], start: State | None =
 
     Raises ``ReplayError`` when any of this fails.
     """
+    if start is not None and not is_initial(sem.system, start):
+        raise ReplayError("the start state is not an initial state")
     if is_failing_property(sem.system, prop):
         return _failing(sem, prop, path, start)
     states = run_path(sem, path, start)
@@ -298,7 +300,7 @@ def concretize(
 
 
 def _matching_step(
-    sem: Semantics, rows: Sequence[TraceStep], i: int, succ: Sequence[tuple[int, State]]
+    sem: IRSemantics, rows: Sequence[TraceStep], i: int, succ: Sequence[tuple[int, State]]
 ) -> tuple[int, State, int] | None:
     """The step among ``succ`` whose chain of commands is rows ``i``... (their
     ``command_index``) and reaches the state of its last row: ``(label, target, next row)``."""
@@ -312,7 +314,7 @@ def _matching_step(
     return None
 
 
-def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
+def replay_trace(sem: IRSemantics, prop: str, trace: Trace) -> Trace:
     """Replay a reported counterexample ``trace`` of ``prop`` once more on ``sem`` (e.g. one
     that came back from another process): its rows (``command_index`` and state of each) are
     matched step by step with the successors of ``sem`` (a chain of exclusive commands covers
@@ -369,7 +371,7 @@ def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) 
 
 
 def replay_lasso(
-    sem: Semantics,
+    sem: IRSemantics,
     aut: Automaton,
     path: Sequence[int],
     cycle_start: int,
@@ -435,12 +437,12 @@ def replay_lasso(
     return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])
 
 
-def _trace_start(sem: Semantics, trace: Trace) -> State:
+def _trace_start(sem: IRSemantics, trace: Trace) -> State:
     """The initial state a trace starts in (:func:`start_state` of its first row)."""
     return start_state(sem, trace.steps[0].state)
 
 
-def start_state(sem: Semantics, first: Mapping[str, Any]) -> State:
+def start_state(sem: IRSemantics, first: Mapping[str, Any]) -> State:
     """The initial state a trace's first row (``first``: variable -> value) shows: the
     model's, or one of its ``init:`` set. Raises ``ReplayError`` when the row is neither."""
     system = sem.system
@@ -457,7 +459,7 @@ def start_state(sem: Semantics, first: Mapping[str, Any]) -> State:
     return s
 
 
-def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], int | None]:
+def replay_rows(sem: IRSemantics, trace: Trace) -> tuple[list[int], list[State], int | None]:
     """Group a trace's rows into steps of ``sem`` (labels, or STUTTER for a stutter row of a
     terminal state): the labels, the states before each step and after the last, and, for a
     lasso (``trace.cycle_start``), the step where the cycle starts, whose state must be the
@@ -495,7 +497,7 @@ def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], i
     return labels, states, start
 
 
-def replay_lasso_rows(sem: Semantics, aut: Automaton, trace: Trace, weakly_fair: bool) -> Trace:
+def replay_lasso_rows(sem: IRSemantics, aut: Automaton, trace: Trace, weakly_fair: bool) -> Trace:
     """Replay a lasso given as trace rows (``command_index`` and state per row, stutter rows,
     ``cycle_start``): group the rows into steps of ``sem``, search the product of the lasso's
     ultimately periodic word with ``aut`` for an accepting run (the cycle may have to be
@@ -565,7 +567,7 @@ def replay_lasso_rows(sem: Semantics, aut: Automaton, trace: Trace, weakly_fair:
 
 
 def replay_saved(
-    sem: Semantics, rows: Sequence[Mapping[str, Any]], cycle_start: int | None = None
+    sem: IRSemantics, rows: Sequence[Mapping[str, Any]], cycle_start: int | None = None
 ) -> Trace:
     """Re-execute a saved trace (the ``trace`` rows of a JSON result: ``state`` maps and
     ``command`` texts, one row per command) on ``sem``: each row must be a command of the
@@ -614,7 +616,7 @@ class Ending:
     failing: int | None = None
 
 
-def _ltl_property(sem: Semantics, name: str) -> LtlProperty | None:
+def _ltl_property(sem: IRSemantics, name: str) -> LtlProperty | None:
     found = next((p for p in sem.system.ltl if p.name == name), None)
     if found is None and name == NON_PROGRESS:
         return non_progress_property(FALSE)
@@ -622,7 +624,7 @@ def _ltl_property(sem: Semantics, name: str) -> LtlProperty | None:
 
 
 def failing_step(
-    sem: Semantics, trace: Trace, prop: str, note: str | None = None
+    sem: IRSemantics, trace: Trace, prop: str, note: str | None = None
 ) -> tuple[int, str] | None:
     """The command that fails ``prop`` (an assertion or ``no-model-error``) in the last state
     of ``trace`` and its message: ``(command index, message)``, or ``None``. Where several
@@ -641,7 +643,7 @@ def failing_step(
     return best[0] if best else None
 
 
-def replay_violation(sem: Semantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
+def replay_violation(sem: IRSemantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
     """Replay ``saved`` on ``sem`` (a compiled System with all its properties) and confirm the
     violation it ends in (module docstring). Rows are matched by command text and state
     (:func:`~absmc.kernel.trace.replay_saved`); then the violation is checked as the search
@@ -701,7 +703,7 @@ def replay_violation(sem: Semantics, saved: SavedTrace, weakly_fair: bool = Fals
 
 
 # -- witnesses of CTL formulas (absmc.kernel.witness) ----------------------------------------
-def replay_witness(sem: Semantics, w: Witness, what: str) -> Trace:
+def replay_witness(sem: IRSemantics, w: Witness, what: str) -> Trace:
     """Re-execute a witness (:class:`absmc.kernel.witness.Witness`) on ``sem`` from its start
     state: every step must be a step of the semantics (:func:`run_path`); a lasso's last state
     must equal its loop state; a dead end must have no successor. Returns the trace (its

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.steps import State
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.irsemantics import IRSemantics
 
 __all__ = ["NoWitness", "Witness", "atom_holds", "witness_path"]
 
@@ -60,7 +60,7 @@ class Witness:
     dead: bool = False
 
 
-def atom_holds(sem: Semantics, expr: object, state: State) -> bool:
+def atom_holds(sem: IRSemantics, expr: object, state: State) -> bool:
     """An atom's value on a concrete state (an evaluation error counts as false)."""
     from absmc.ir.expr import Expr
 
@@ -72,7 +72,7 @@ def atom_holds(sem: Semantics, expr: object, state: State) -> bool:
 
 
 def witness_path(
-    sem: Semantics, start: State, formula: Formula, holds: Holds, budget: int = 100_000
+    sem: IRSemantics, start: State, formula: Formula, holds: Holds, budget: int = 100_000
 ) -> Witness:
     """A concrete run from ``start`` along which the ENF ``formula`` is witnessed (see the
     module doc). ``holds`` answers for temporal subformulas; atoms are evaluated concretely.
@@ -83,7 +83,7 @@ def witness_path(
 
 
 class _Walker:
-    def __init__(self, sem: Semantics, holds: Holds, budget: int) -> None:
+    def __init__(self, sem: IRSemantics, holds: Holds, budget: int) -> None:
         self.sem = sem
         self.holds = holds
         self.budget = budget

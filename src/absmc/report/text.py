@@ -78,11 +78,17 @@ def format_stats(stats: Stats) -> str:
             continue
         if (key == "store" and value == "exact") or key == "coverage":
             continue  # the bitstate coverage statement is in the verdict's reason
+        if key == "reductions":  # the names of the reductions applied (none: nothing said)
+            if value:
+                parts.append(f"reductions {', '.join(value)}")
+            continue
         if isinstance(value, dict):  # a method's group of figures (symbolic: fixpoint)
             inner = " ".join(f"{k.replace('_', ' ')}={v}" for k, v in value.items())
             parts.append(f"{key.replace('_', ' ')} [{inner}]")
         elif isinstance(value, float) and key.endswith("coverage"):
             parts.append(f"{key.replace('_', ' ')} {value:.4%}")
+        elif isinstance(value, list):  # names: the reductions applied
+            parts.append(f"{key.replace('_', ' ')} {' '.join(str(v) for v in value)}")
         elif isinstance(value, int | float) and key.endswith("_s"):  # seconds: say the unit
             parts.append(f"{key[:-2].replace('_', ' ')} {value:.3f} s")
         else:

@@ -72,7 +72,8 @@ OPTIONS = (
         ("--workers",),
         "[explicit] Search in N threads (--backend native|auto: a shared lock-free store; "
         "default: the machine's cores, from 50,000 states on) or N processes (--backend python: "
-        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster).",
+        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster). "
+        "[auto] Run N member engines at once (default: the machine's cores).",
         default=ExplicitOptions.workers,
         kind="int",
         min=0,
@@ -94,7 +95,9 @@ ENGINE = Engine(
     name="explicit",
     options_type=ExplicitOptions,
     capabilities=Capabilities(
-        property_kinds=PROPERTY_KINDS, stores=frozenset({"exact", "bitstate", "hash-compact"})
+        property_kinds=PROPERTY_KINDS,
+        stores=frozenset({"exact", "bitstate", "hash-compact"}),
+        exhaustive=True,
     ),
     description="exhaustive explicit-state search (exact, bitstate or hash-compact store)",
     check=_check,
