@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -165,3 +166,65 @@ def test_messages_name_options_by_their_declared_flags() -> None:
     assert r.code == 2 and "-D applies to models, not to Python programs" in r.err
     r = run_cli("check", RAX, "--widen-delay", "3", "--no-trail")
     assert r.code == 2 and "--widen-delay applies to --method symbolic" in r.err
+
+
+# -- --reduce/--no-reduce: one declared default, the same in every entry point ---------------
+
+_POR_MODEL = (  # three independent loops: SPIN's partial-order reduction stores 55 of 585
+    "byte g;\n"
+    "active [3] proctype P() { byte l; do :: l < 4 -> l++ :: l >= 4 -> break od;"
+    " g++; assert(g <= 3) }\n"
+)
+
+
+def test_reduce_has_one_default_for_models_and_one_for_programs(tmp_path: Path) -> None:
+    import absmc
+    from absmc.cli.args import declared
+    from absmc.cli.check import check_options
+    from absmc.component import ComponentOptions
+    from absmc.kernel.options import reduces
+    from absmc.lang.loader import load_model
+
+    assert declared("reduce").value_when_absent is None  # not given: the kind of input decides
+    assert reduces(None) is True and reduces(None, program=True) is False
+    assert reduces(False) is False and reduces(True, program=True) is True
+    assert CheckOptions().reduce is reduces(None)  # engines called directly: as absmc check
+    assert ComponentOptions().reduce is reduces(None, program=True)
+    assert check_options(CheckArgs(model="m.pml"), None).reduce is True
+    assert check_options(CheckArgs(model="m.pml", reduce=False), None).reduce is False
+    model = tmp_path / "m.pml"
+    model.write_text(_POR_MODEL)
+    cli = json.loads(run_cli("check", str(model), "--json", "--no-trail").out)
+    api = absmc.check(model)
+    engine = registry.run("explicit", load_model(model, reduce=True))
+    full = absmc.check(model, reduce=False)
+    counts = [cli["results"][0]["stats"]["states"]] + [
+        r.results[0].stats.states for r in (api, engine, full)
+    ]
+    assert counts == [55, 55, 55, 585]
+
+
+def test_a_program_reduces_only_when_asked(tmp_path: Path) -> None:
+    import absmc
+
+    path = tmp_path / "two.py"
+    path.write_text(
+        "import threading\n\n"
+        "def work(box: list[int], i: int) -> None:\n"
+        "    box[i] = box[i] + 1\n"
+        "    box[i] = box[i] + 1\n\n"
+        "def main() -> None:\n"
+        "    box = [0, 0]\n"
+        "    ts = [threading.Thread(target=work, args=(box, i)) for i in range(2)]\n"
+        "    for t in ts:\n"
+        "        t.start()\n"
+        "    for t in ts:\n"
+        "        t.join()\n"
+        "    assert box == [2, 2]\n"
+    )
+    given: dict[str, Any] = {"entry": "main", "component": "main,work"}
+    default = absmc.check(path, **given).results[0].stats.extra["reduction"]
+    asked = absmc.check(path, reduce=True, **given).results[0].stats.extra["reduction"]
+    base = ("check", str(path), "--entry", "main", "--component", "main,work", "--json")
+    cli = json.loads(run_cli(*base).out)["results"][0]["stats"]["reduction"]
+    assert (default, cli, asked) == ("none", "none", "persistent-sets")

@@ -51,7 +51,7 @@ from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
 from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
-from absmc.kernel.options import CheckOptions, Limits, StoreKind
+from absmc.kernel.options import CheckOptions, Limits, StoreKind, reduces
 from absmc.kernel.result import SCHEMA_VERSION, Result
 from absmc.option import defaults
 from absmc.report.dot import to_dot, trace_path
@@ -101,7 +101,7 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         ltl=args.ltl,
         fairness="weak" if args.fairness == "weak" else "none",
         non_progress=args.non_progress,
-        reduce=args.reduce is not False,
+        reduce=reduces(args.reduce),
     )
 
 
@@ -183,7 +183,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
-            loaded = load(args.model, args.defines, args.timeout, reduce=args.reduce is not False)
+            loaded = load(args.model, args.defines, args.timeout, reduce=reduces(args.reduce))
         except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from absmc.cli.args import CheckArgs, flag_of
 from absmc.cli.common import EXIT_UNKNOWN, ProgressLine, echo, emit
 from absmc.errors import UsageError
-from absmc.kernel.options import Limits
+from absmc.kernel.options import Limits, reduces
 from absmc.kernel.result import Result
 
 #: the check arguments that apply to models only
@@ -85,7 +85,7 @@ def run_component(
         predicates=tuple(p for p in args.predicates if p != "guards"),
         abstraction=abstraction,
         progress=line,
-        reduce=args.reduce is True,
+        reduce=reduces(args.reduce, program=True),
     )
     try:
         result, sem = check_file(
