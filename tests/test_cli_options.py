@@ -228,3 +228,23 @@ def test_a_program_reduces_only_when_asked(tmp_path: Path) -> None:
     base = ("check", str(path), "--entry", "main", "--component", "main,work", "--json")
     cli = json.loads(run_cli(*base).out)["results"][0]["stats"]["reduction"]
     assert (default, cli, asked) == ("none", "none", "persistent-sets")
+
+
+def test_a_programs_options_are_declared_in_the_component_package() -> None:
+    import subprocess
+    import sys
+
+    from absmc.component import ComponentOptions
+    from absmc.component.options import OPTIONS
+
+    assert PROGRAM is OPTIONS  # the CLI lists the component checker's declarations
+    granularity = next(o for o in OPTIONS if o.name == "granularity")
+    assert granularity.default == ComponentOptions().granularity
+    probe = (
+        "import sys, absmc.cli.check, absmc.component\n"
+        "print('absmc.component.check' in sys.modules, absmc.component.check.__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "check"]  # the checker loads when used; check is the function

@@ -2,10 +2,11 @@
 and its parsed arguments (:class:`CheckArgs`, field names are the declarations' names).
 
 :data:`SHARED` are the options of every check, :data:`METHOD_SHARED` those several methods
-read, :data:`PROGRAM` those of a Python program's check (the component checker); each engine
-declares its own in its package (``Engine.options``). The click command
-(:mod:`absmc.cli.check`), its grouped ``--help``, the defaults of :class:`CheckArgs` and the
-flag named in "applies to --method ..." messages all come from these declarations.
+read, :data:`PROGRAM` those of a Python program's check (the component checker, declared in
+:mod:`absmc.component.options`); each engine declares its own in its package
+(``Engine.options``). The click command (:mod:`absmc.cli.check`), its grouped ``--help``,
+the defaults of :class:`CheckArgs` and the flag named in "applies to --method ..." messages
+all come from these declarations.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Final
 
 from absmc.cli.common import DEFINES
+from absmc.component import options as component_options
 from absmc.engines import explicit, symbolic, typeabs, under
 from absmc.option import Option, defaults
 
@@ -24,7 +26,6 @@ _PROPS = "Properties"
 _SEARCH = "Search"
 _LIMITS = "Limits (verdict unknown when one is reached)"
 _OUTPUT = "Output"
-_PROGRAM = "Python programs (.py)"
 _ABSTRACTION = "Abstraction (--method under, fourvalued, symbolic)"
 
 #: the options of every check (``--method``'s choices and help come from the registry)
@@ -294,42 +295,9 @@ METHOD_SHARED: Final[tuple[Option, ...]] = (
     ),
 )
 
-#: the options of a Python program's check (:mod:`absmc.cli.component`), refused for models
-PROGRAM: Final[tuple[Option, ...]] = (
-    Option(
-        "entry",
-        ("--entry",),
-        "[.py] The function the program starts in (ARGS are its arguments, Python literals).",
-        metavar="FUNC",
-        group=_PROGRAM,
-    ),
-    Option(
-        "component",
-        ("--component",),
-        "[.py] The component: functions, classes, Class.method or the module; the rest of "
-        "the program runs natively (paper 003).",
-        metavar="NAME[,NAME...]",
-        multiple=True,
-        group=_PROGRAM,
-    ),
-    Option(
-        "granularity",
-        ("--granularity",),
-        "[.py] One step per statement, or split reads and writes of shared data.",
-        default="statement",
-        kind="choice",
-        choices=("statement", "access"),
-        show_default=True,
-        group=_PROGRAM,
-    ),
-    Option(
-        "emit_tests",
-        ("--emit-tests",),
-        "[.py] Write the environment calls seen as a pytest file (border states).",
-        metavar="FILE",
-        group=_PROGRAM,
-    ),
-)
+#: the options of a Python program's check (:mod:`absmc.cli.component`), refused for models:
+#: declared in the component checker's package
+PROGRAM: Final[tuple[Option, ...]] = component_options.OPTIONS
 
 #: the options the built-in engines declare (each engine package's ``OPTIONS``)
 ENGINE_OPTIONS: Final[tuple[Option, ...]] = (
