@@ -19,7 +19,7 @@ from absmc.native import native_available
 
 from .conftest import SHARED, run_cli
 from .generators import random_model
-from .por_gen import random_promela
+from .promela_gen import random_promela_por
 
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
@@ -52,7 +52,7 @@ def _compare(path: Path, backend: str = "python") -> tuple[int, int]:
 
 def _write(tmp: Path, seed: int) -> Path:
     p = tmp / f"m{seed}.pml"
-    p.write_text(random_promela(seed))
+    p.write_text(random_promela_por(seed))
     return p
 
 
