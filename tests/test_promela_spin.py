@@ -30,8 +30,9 @@ from .spin import require_spin, run_spin
 
 MODELS = Path(__file__).resolve().parent / "promela_models"
 FEATURES = sorted(MODELS.glob("*.pml"))
-CORPUS = sorted((SHARED / "benchmarks" / "promela").glob("*.p*")) + sorted(
-    (SHARED / "benchmarks" / "promela").glob("*.sumo")
+#: the corpus models (by suffix: a trail written beside a model, m.pml.trail.json, is none)
+CORPUS = sorted(
+    p for p in (SHARED / "benchmarks" / "promela").glob("*") if p.suffix in (".pml", ".pm", ".sumo")
 )
 #: SPIN goes on after an out-of-bounds write (it writes beside the array); absmc stops there
 VERDICT_ONLY = {"oob"}
