@@ -71,8 +71,9 @@ def _differential(tmp: Path, seeds: range, backend: str = "python") -> int:
 
 
 def test_promela_differential_python(tmp_path: Path) -> None:
-    # 100 models: verdicts equal; most of them are reduced (the generator has local variables)
-    assert _differential(tmp_path, range(100)) >= 50
+    # 40 models (1,000 more under -m slow): verdicts equal; most of them are reduced (the
+    # generator has local variables; 35 of these 40)
+    assert _differential(tmp_path, range(40)) >= 30
 
 
 def test_gcl_differential_python(tmp_path: Path) -> None:
@@ -89,7 +90,7 @@ def test_promela_differential_native(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_promela_differential_many(tmp_path: Path) -> None:
-    assert _differential(tmp_path, range(100, 1100)) >= 500
+    assert _differential(tmp_path, range(40, 1100)) >= 530
     if native_available():
         _differential(tmp_path, range(1100, 1300), "native")
 
