@@ -259,8 +259,9 @@ def _spin_differential(seed: int, tmp_path: Path) -> bool:
 
 
 def test_generated_models_have_spins_counts(tmp_path: Path) -> None:
-    compared = sum(_spin_differential(seed, tmp_path) for seed in (6, 15, 161, 225, 296))
-    assert compared == 5
+    # 3 models in CI (the first 200 seeds, these among them, under -m slow)
+    compared = sum(_spin_differential(seed, tmp_path) for seed in (6, 161, 296))
+    assert compared == 3
 
 
 @pytest.mark.slow
