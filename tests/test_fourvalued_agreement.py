@@ -186,7 +186,14 @@ SMALL = ["abp.pml", "protocols.1.pm", "p117.pml", "peterson.pml", "phils.2.pm", 
          "telephony.1.pm", "test-04-gcd.sumo", "lamport.1.pm", "at.1.pm"]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize(
+    "name",
+    # the two slowest (~5 s each) only under -m slow
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in ("at.1.pm", "lamport.1.pm") else n
+        for n in SMALL
+    ],
+)
 def test_corpus_models_with_a_random_data_predicate(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
