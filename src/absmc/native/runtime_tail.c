@@ -821,7 +821,7 @@ static int por_pick(const int64_t *v, const ctx_t *C) {
             int64_t x = v[sl];
             int ok = 0;
             for (int j = m_por_off[r]; j < m_por_off[r + 1]; j++)
-                if (m_por_locs[j] == x) { ok = 1; break; }
+                if (m_por_locs[j] == x) { ok = m_por_cond(j, v, (ctx_t *)C); break; }
             if (!ok) continue;
         }
         int p = m_por_proc[r], k = 0;
