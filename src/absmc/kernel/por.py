@@ -66,6 +66,8 @@ class AmpleSets:
         self._proc_of_cmd = [pos[c.process] for c in system.commands]
         self._commands_of = commands_of
         self._chain_proc: dict[int, int] = {}
+        # SPIN tries the processes from the youngest (highest pid) down (pan's do_reach)
+        self.rows.reverse()
         self.active = bool(self.rows)
 
     def process_of(self, label: int) -> int:

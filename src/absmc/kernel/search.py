@@ -323,6 +323,8 @@ class Search:
                     if frontier:
                         depth += 1
                     continue
+                later: set[State] = set()  # the states inserted in this level's expansion
+                reducing = self.reduce is not None
                 for s in frontier:
                     sid += 1
                     succ, fails = successors(s)
@@ -351,8 +353,12 @@ class Search:
                                 self.check_state(t, lambda sid=sid, ci=ci: [*path_of(sid), ci])  # type: ignore[misc]
                             if exact:
                                 if t in seen:
-                                    fresh = False
+                                    # the cycle proviso holds for a state inserted after s
+                                    # (in this level's expansion: the next level)
+                                    fresh = fresh and t in later
                                     continue
+                                if reducing:
+                                    later.add(t)
                             elif not insert(t):
                                 fresh = False
                                 continue
@@ -426,6 +432,7 @@ class Search:
                 self.tick(depth)
             return sid, transitions, expanded
         reduce = self.reduce
+        later: set[State] = set()  # the states inserted in this level's expansion
         for s in frontier:
             sid += 1
             succ, fails = successors(s)
@@ -439,8 +446,11 @@ class Search:
                     # one hash lookup per transition: add, and see whether the set grew
                     seen_add(t)
                     if len(seen) == size:
-                        fresh = False
+                        # the cycle proviso holds for a state inserted after s (the next level)
+                        fresh = fresh and t in later
                         continue
+                    if reduce is not None:
+                        later.add(t)
                     size += 1
                     if count == limit:
                         seen.discard(t)
