@@ -29,6 +29,11 @@ process can execute while the process stays there, and none of them can be enabl
 by another process: the enabled commands of that process form an ample set (C0, C1) that is
 invisible (C2); the search adds the cycle proviso (C3, :mod:`absmc.kernel.por`). Soundness over
 reduction: anything not understood makes a location unsafe.
+
+:func:`safe_conditions` adds SPIN's *conditionally safe* locations: Promela's exclusive channels
+(``xr``/``xs``, :class:`~absmc.ir.system.ChannelClaim`; SPIN's pangen2.c ``has_global`` and
+``valTpe``, pangen2.h ``mark_safety``/``retrans``, pan's ``q_cond``), safe in the states where
+each channel a command there receives from is non-empty and each it sends to is not full.
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ conditions C0–C2 of Clarke, Grumberg & Peled, *Model Checking*, ch. 10; SPIN's
 process, Holzmann & Peled 1994, with SPIN's conditional safety of ``xr``/``xs`` channels) and
 that has at least one enabled step; without one the state is expanded fully.
 
-The cycle proviso (C3) is the same for BFS, DFS and the threaded C search: a state is expanded
-only by its ample set when every ample successor was *newly inserted into the store by this
-expansion*; if one was already there (or two ample steps meet), the state is expanded fully.
-Then on every cycle of reduced expansions each state would have been inserted after its
-predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
+The processes are tried from the last declared (the youngest, highest pid) down, as pan's
+``do_reach`` does. The cycle proviso (C3): a state is expanded only by its ample set when every
+ample successor was *inserted into the store after it* — newly inserted by this expansion, or
+(BFS with the exact store, Python and C) already stored in the next level; if not, the state is
+expanded fully (DFS, hash-compact and bitstate stores and the threads know only "newly
+inserted"). Then on every cycle of reduced expansions each state would have been inserted after
+its predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
 applies it (:func:`absmc.kernel.search.search`, ``reduce=``); this module only picks the ample
 set. Failures (assertions, model errors) and deadlocks are checked on the full expansion of
 every expanded state, so what the reduction preserves is what the search checks: deadlocks

@@ -634,8 +634,9 @@ def search(
     expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
     ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.por`; the
-    cycle proviso is applied here: a state whose ample steps do not all insert new states is
-    expanded fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
+    cycle proviso is applied here: a state whose ample steps do not all reach states inserted
+    after it — new ones, or in BFS with the exact store ones of the next level — is expanded
+    fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
     """
     s = Search(
         semantics,
