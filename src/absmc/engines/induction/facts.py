@@ -138,9 +138,144 @@ def candidates(system: System) -> list[Expr]:
             at = op("==", v.ref(), const(value))
             guarded += [op("=>", at, a) for a in local]
     persisted = _persisted_guards(system, names)
-    return list(dict.fromkeys(basic + persisted + guarded + _distinct(system, owners, names)))[
-        :MAX_CANDIDATES
-    ]
+    counting = counting_candidates(system, names)
+    every = basic + counting + persisted + guarded + _distinct(system, owners, names)
+    return list(dict.fromkeys(every))[:MAX_CANDIDATES]
+
+
+def counting_candidates(system: System, names: set[str]) -> list[Expr]:
+    """``x - y == d_1(pc_1) + ... + d_n(pc_n)`` for two integers ``x``, ``y`` that commands
+    change only by constant increments (``x := x + c``), where ``d_P(v)`` is how far process
+    ``P`` at ``pc_P == v`` has moved ``x - y`` since its control variable's initial value: the
+    potential of ``x - y`` along the edges of ``P``'s control graph (the classic counting
+    invariant of ticket and semaphore protocols, e.g. ``rt - rs`` = the number of processes
+    holding a runway ticket; with pairwise distinct tickets it gives deadlock freedom by
+    pigeonhole). Also ``x == c + d_1(pc_1) + ...`` for such an ``x`` with a fixed initial
+    value ``c``. Empty for a pair when some process's control graph has no consistent
+    potential (or a command changes ``x`` or ``y`` otherwise, or leaves its location open)."""
+    mentioned = free_vars(system.init_constraint) if system.init_constraint is not None else set()
+    counters = [n for n in sorted(names) if _increments(system, n) is not None]
+    out: list[Expr] = []
+    terms: list[tuple[dict[str, int], Expr]] = []
+    for x in counters:
+        inc = _increments(system, x)
+        assert inc is not None
+        terms.append((inc, Var(x, INT)))
+    for (ix, ex), (iy, ey) in itertools.combinations(terms, 2):
+        delta = {k: ix.get(k, 0) - iy.get(k, 0) for k in set(ix) | set(iy)}
+        total = _potential_sum(system, delta)
+        if total is not None:
+            out.append(op("==", op("-", ex, ey), total))
+    for inc, ex in terms:
+        assert isinstance(ex, Var)
+        if ex.name in mentioned:
+            continue
+        total = _potential_sum(system, inc)
+        if total is not None:
+            start = const(system.by_name[ex.name].init)
+            out.append(op("==", op("-", ex, start), total))
+    return out
+
+
+def _increments(system: System, name: str) -> dict[int, int] | None:
+    """Command index -> the constant ``c`` of its update ``name := name + c`` (commands that do
+    not assign ``name`` are absent); ``None`` when some command assigns it otherwise or no
+    command changes it."""
+    out: dict[int, int] = {}
+    for c in system.commands:
+        for n, rhs in c.updates:
+            if n != name:
+                continue
+            step = _step_of(rhs, name)
+            if step is None:
+                return None
+            out[c.index] = step
+    return out if any(out.values()) else None
+
+
+def _step_of(rhs: Expr, name: str) -> int | None:
+    """``c`` when ``rhs`` is ``name + c``, ``c + name`` or ``name - c`` (``name``: 0)."""
+    if isinstance(rhs, Var) and rhs.name == name:
+        return 0
+    if not (isinstance(rhs, Op) and rhs.op in ("+", "-") and len(rhs.args) == 2):
+        return None
+    a, b = rhs.args
+    if isinstance(a, Var) and a.name == name and isinstance(b, Const):
+        return int(b.value) if rhs.op == "+" else -int(b.value)
+    if rhs.op == "+" and isinstance(b, Var) and b.name == name and isinstance(a, Const):
+        return int(a.value)
+    return None
+
+
+def _potential_sum(system: System, delta: dict[int, int]) -> Expr | None:
+    """``d_1(pc_1) + ... + d_n(pc_n)`` (as nested ``ite``) for the commands' effects
+    ``delta`` (command index -> change), or ``None`` (see :func:`counting_candidates`)."""
+    by_process: dict[str, list[int]] = {}
+    for c in system.commands:
+        by_process.setdefault(c.process, []).append(c.index)
+    parts: list[Expr] = []
+    for proc, indices in by_process.items():
+        if not any(delta.get(i, 0) for i in indices):
+            continue
+        term = _process_potential(system, proc, indices, delta)
+        if term is None:
+            return None
+        parts.append(term)
+    if not parts:
+        return None
+    total = parts[0]
+    for p in parts[1:]:
+        total = op("+", total, p)
+    return total
+
+
+def _process_potential(
+    system: System, proc: str, indices: list[int], delta: dict[int, int]
+) -> Expr | None:
+    """``d_P(pc)`` of one process as ``ite(pc == v1, d1, ite(...))``: for each command from
+    ``pc == v`` to ``pc := v'``, ``d(v') - d(v)`` is its change; ``d(init) = 0``."""
+    edges: list[tuple[str, int, int, int]] = []
+    for i in indices:
+        c = system.commands[i]
+        found = None
+        for g in conjuncts(c.guard):
+            if (
+                isinstance(g, Op)
+                and g.op == "=="
+                and isinstance(g.args[0], Var)
+                and isinstance(g.args[1], Const)
+                and isinstance(system.by_name[g.args[0].name].sort, RangeSort)
+            ):
+                pc = g.args[0].name
+                target = dict(c.updates).get(pc, g.args[1])
+                if isinstance(target, Const):
+                    found = (pc, int(g.args[1].value), int(target.value), delta.get(i, 0))
+                    break
+        if found is None:
+            return None
+        edges.append(found)
+    pcs = {e[0] for e in edges}
+    if len(pcs) != 1:
+        return None
+    (pc,) = pcs
+    var = system.by_name[pc]
+    d: dict[int, int] = {int(var.init): 0}
+    changed = True
+    while changed:
+        changed = False
+        for _, v, w, k in edges:
+            for a, b, s in ((v, w, k), (w, v, -k)):
+                if a in d:
+                    if b not in d:
+                        d[b] = d[a] + s
+                        changed = True
+                    elif d[b] != d[a] + s:
+                        return None
+    term: Expr = const(0)
+    for v, k in sorted(d.items(), reverse=True):
+        if k != 0:
+            term = op("ite", op("==", var.ref(), const(v)), const(k), term)
+    return term
 
 
 def _persisted_guards(system: System, names: set[str]) -> list[Expr]:
