@@ -47,6 +47,8 @@ MAX_CANDIDATES = 6000
 SAMPLE_STATES = 3000
 #: control variables with at most this many values give implications ``pc == v => a``
 MAX_CONTROL_VALUES = 8
+#: a process's locations for counting candidates: tuples of at most this many control variables
+MAX_LOCATION_VARIABLES = 3
 
 
 def strengthening_facts(system: System, ts: TransitionSystem, budget: Budget) -> list[Expr]:
@@ -166,14 +168,30 @@ def counting_candidates(system: System, names: set[str]) -> list[Expr]:
         total = _potential_sum(system, delta)
         if total is not None:
             out.append(op("==", op("-", ex, ey), total))
+    fixed = _init_values(system)
     for inc, ex in terms:
         assert isinstance(ex, Var)
-        if ex.name in mentioned:
+        if ex.name in mentioned and ex.name not in fixed:
             continue
         total = _potential_sum(system, inc)
         if total is not None:
-            start = const(system.by_name[ex.name].init)
-            out.append(op("==", op("-", ex, start), total))
+            start = fixed.get(ex.name, int(system.by_name[ex.name].init))
+            out.append(op("==", op("-", ex, const(start)) if start else ex, total))
+    return out
+
+
+def _init_values(system: System) -> dict[str, int]:
+    """The variables the ``init:`` constraint fixes by a conjunct ``x == c``."""
+    out: dict[str, int] = {}
+    if system.init_constraint is None:
+        return out
+    for c in conjuncts(system.init_constraint):
+        if isinstance(c, Op) and c.op == "==":
+            a, b = c.args
+            if isinstance(a, Var) and isinstance(b, Const):
+                out[a.name] = int(b.value)
+            elif isinstance(b, Var) and isinstance(a, Const):
+                out[b.name] = int(a.value)
     return out
 
 
@@ -232,49 +250,69 @@ def _potential_sum(system: System, delta: dict[int, int]) -> Expr | None:
 def _process_potential(
     system: System, proc: str, indices: list[int], delta: dict[int, int]
 ) -> Expr | None:
-    """``d_P(pc)`` of one process as ``ite(pc == v1, d1, ite(...))``: for each command from
-    ``pc == v`` to ``pc := v'``, ``d(v') - d(v)`` is its change; ``d(init) = 0``."""
-    edges: list[tuple[str, int, int, int]] = []
+    """``d_P`` of one process as ``ite(loc == l1, d1, ite(...))`` over its locations: the
+    tuples of values of its small control variables (those only it assigns). For each command
+    and each pair of a location its guard's equalities ``pc == v`` allow and a location its
+    updates lead to (a variable assigned a non-constant: any value), ``d(to) - d(from)`` is
+    its change; ``d`` of the initial location is 0."""
+    owners = _owners(system)
+    controls = [
+        v
+        for v in system.variables
+        if owners.get(v.name) == proc
+        and isinstance(v.sort, RangeSort)
+        and v.sort.hi - v.sort.lo < MAX_CONTROL_VALUES
+    ]
+    if not controls or len(controls) > MAX_LOCATION_VARIABLES:
+        return None
+    domains = [range(v.sort.lo, v.sort.hi + 1) for v in controls]  # type: ignore[attr-defined]
+    edges: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
     for i in indices:
         c = system.commands[i]
-        found = None
+        fixed: dict[str, int] = {}
         for g in conjuncts(c.guard):
             if (
                 isinstance(g, Op)
                 and g.op == "=="
                 and isinstance(g.args[0], Var)
                 and isinstance(g.args[1], Const)
-                and isinstance(system.by_name[g.args[0].name].sort, RangeSort)
             ):
-                pc = g.args[0].name
-                target = dict(c.updates).get(pc, g.args[1])
-                if isinstance(target, Const):
-                    found = (pc, int(g.args[1].value), int(target.value), delta.get(i, 0))
-                    break
-        if found is None:
-            return None
-        edges.append(found)
-    pcs = {e[0] for e in edges}
-    if len(pcs) != 1:
-        return None
-    (pc,) = pcs
-    var = system.by_name[pc]
-    d: dict[int, int] = {int(var.init): 0}
+                fixed[g.args[0].name] = int(g.args[1].value)
+        updates = dict(c.updates)
+        sources = [
+            dom if v.name not in fixed else (fixed[v.name],)
+            for v, dom in zip(controls, domains, strict=True)
+        ]
+        for src in itertools.product(*sources):
+            targets: list[tuple[int, ...]] = []
+            for v, dom, now in zip(controls, domains, src, strict=True):
+                rhs = updates.get(v.name)
+                if rhs is None:
+                    targets.append((now,))
+                elif isinstance(rhs, Const):
+                    targets.append((int(rhs.value),))
+                else:
+                    targets.append(tuple(dom))
+            for dst in itertools.product(*targets):
+                edges.append((src, dst, delta.get(i, 0)))
+    d: dict[tuple[int, ...], int] = {tuple(int(v.init) for v in controls): 0}
     changed = True
     while changed:
         changed = False
-        for _, v, w, k in edges:
-            for a, b, s in ((v, w, k), (w, v, -k)):
+        for v0, w0, k in edges:
+            for a, b, step in ((v0, w0, k), (w0, v0, -k)):
                 if a in d:
                     if b not in d:
-                        d[b] = d[a] + s
+                        d[b] = d[a] + step
                         changed = True
-                    elif d[b] != d[a] + s:
+                    elif d[b] != d[a] + step:
                         return None
     term: Expr = const(0)
-    for v, k in sorted(d.items(), reverse=True):
+    for loc, k in sorted(d.items(), reverse=True):
         if k != 0:
-            term = op("ite", op("==", var.ref(), const(v)), const(k), term)
+            at = [op("==", v.ref(), const(x)) for v, x in zip(controls, loc, strict=True)]
+            cond = at[0] if len(at) == 1 else op("&&", *at)
+            term = op("ite", cond, const(k), term)
     return term
 
 
