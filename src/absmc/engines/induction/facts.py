@@ -33,13 +33,20 @@ from absmc.ir.expr import (
     op,
     subexpressions,
 )
-from absmc.ir.sorts import INT, IntSort, RangeSort
+from absmc.ir.sorts import BOOL, INT, IntSort, RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.logic.kinduction import houdini
 from absmc.logic.transition import TransitionSystem
 
-__all__ = ["MAX_CANDIDATES", "candidates", "related_pairs", "strengthening_facts"]
+__all__ = [
+    "MAX_CANDIDATES",
+    "candidates",
+    "counting_candidates",
+    "reachable_set",
+    "related_pairs",
+    "strengthening_facts",
+]
 
 #: the most candidate facts Houdini starts from
 MAX_CANDIDATES = 6000
@@ -55,39 +62,71 @@ def strengthening_facts(system: System, ts: TransitionSystem, budget: Budget) ->
     """Houdini's inductive subset of :func:`candidates`, after dropping the candidates that
     some concretely reachable state falsifies (a breadth-first search of at most
     :data:`SAMPLE_STATES` states from a few initial states: cheap, and most false candidates go
-    there instead of in a solver query)."""
+    there instead of in a solver query). When that search saw every initial state and closed
+    (a finite system of at most :data:`SAMPLE_STATES` reachable states), the disjunction of the
+    reachable states (:func:`reachable_set`) is a candidate too: the exact reachable set, so
+    inductive, and a certificate of every safety property that holds."""
     cands = candidates(system)
     props = tuple(Property(f"candidate{i}", "invariant", e) for i, e in enumerate(cands))
     sem = compile_system(system.with_(properties=props), props)
     alive = [True] * len(cands)
-    seen = set(initial_samples(ts, budget))
+    starts, every_start = initial_states(ts, budget)
+    seen = set(starts)
     frontier = list(seen)
-    while frontier and len(seen) < SAMPLE_STATES and not budget.expired():
+    closed = every_start
+    while frontier and not budget.expired():
         nxt = []
         for s in frontier:
             for k in sem.violated(s):
                 alive[k] = False
             for _, t in sem.successors(s)[0]:
-                if t not in seen and len(seen) < SAMPLE_STATES:
-                    seen.add(t)
-                    nxt.append(t)
+                if t in seen:
+                    continue
+                if len(seen) >= SAMPLE_STATES:
+                    closed = False
+                    continue
+                seen.add(t)
+                nxt.append(t)
         frontier = nxt
+        if len(seen) >= SAMPLE_STATES and not closed:
+            break
     for s in frontier:
         for k in sem.violated(s):
             alive[k] = False
     kept = [e for e, ok in zip(cands, alive, strict=True) if ok]
+    if closed and not frontier and all(len(st) == len(system.variables) for st in seen):
+        kept.append(reachable_set(system, sorted(seen)))
     return houdini(ts, kept, budget.deadline)
 
 
-def initial_samples(ts: TransitionSystem, budget: Budget, count: int = 4) -> list[State]:
-    """Up to ``count`` distinct initial states (models of the initial condition)."""
+def reachable_set(system: System, states: list[State]) -> Expr:
+    """The disjunction over ``states`` of ``x1 == v1 && ... && xn == vn`` (one conjunct per
+    variable of ``system``, in its order)."""
+    cubes: list[Expr] = []
+    for st in states:
+        eqs = [
+            op("==", v.ref(), const(bool(x) if v.sort == BOOL else x))
+            for v, x in zip(system.variables, st, strict=True)
+        ]
+        cubes.append(eqs[0] if len(eqs) == 1 else op("&&", *eqs))
+    if not cubes:
+        return const(False)
+    return cubes[0] if len(cubes) == 1 else op("||", *cubes)
+
+
+def initial_states(ts: TransitionSystem, budget: Budget, count: int = 4) -> tuple[list[State], bool]:
+    """Up to ``count`` distinct initial states (models of the initial condition), and whether
+    they are all of them (the solver found no other)."""
     s = z3.Solver(ctx=ts.ctx)
     left = budget.left()
     if left is not None:
         s.set("timeout", max(1, int(left * 1000)))
     s.add(ts.init())
     out: list[State] = []
-    while len(out) < count and s.check() == z3.sat:
+    while len(out) < count:
+        answer = s.check()
+        if answer != z3.sat:
+            return out, answer == z3.unsat
         state = ts.state_of(s.model())
         out.append(state)
         s.add(
@@ -99,7 +138,7 @@ def initial_samples(ts: TransitionSystem, budget: Budget, count: int = 4) -> lis
                 ts.ctx,
             )
         )
-    return out
+    return out, False
 
 
 def candidates(system: System) -> list[Expr]:
