@@ -253,3 +253,60 @@ def test_airport_bk4_taxiway_holds_with_a_checked_certificate(method: str) -> No
     assert r.verdict is Verdict.HOLDS, r.reason
     inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
     assert check_certificate(system, bad_condition(system, "taxiway", "ctl"), inv).valid
+
+
+def test_counting_candidates_relate_ticket_counters_to_locations() -> None:
+    from absmc.engines.induction.facts import counting_candidates
+    from absmc.ir.sorts import IntSort
+
+    system = load_model(SYMBOLIC / "ticket2.gcl")
+    names = {v.name for v in system.variables if isinstance(v.sort, IntSort)}
+    texts = {format_expr(e) for e in counting_candidates(system, names)}
+    # s - t is minus the number of processes holding a ticket (locations 1 and 2)
+    assert "s - t == (pc1 == 1 ? -1 : pc1 == 2 ? -1 : 0) + (pc2 == 1 ? -1 : pc2 == 2 ? -1 : 0)" in (
+        texts
+    )
+
+
+def _kind_deadlock(system: System) -> Any:
+    opts = CheckOptions(limits=Limits(timeout=60, max_depth=2), properties=["no-deadlock"])
+    return registry.run("kind", system, opts).results[0]
+
+
+def test_counting_candidates_prove_ticket_deadlock_freedom(monkeypatch: pytest.MonkeyPatch) -> None:
+    from absmc.engines.induction import facts
+
+    system = load_model(SYMBOLIC / "ticket3.gcl")
+    r = _kind_deadlock(system)
+    assert r.verdict is Verdict.HOLDS, r.reason
+    inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
+    assert check_certificate(system, bad_condition(system, "no-deadlock", "deadlock"), inv).valid
+    # without the counting invariant neither Houdini nor 2-induction proves it
+    monkeypatch.setattr(facts, "counting_candidates", lambda system, names: [])
+    assert _kind_deadlock(system).verdict is Verdict.UNKNOWN
+
+
+DOUBLING = """
+var x : int;
+init: x == 1;
+process P {
+  true -> x := (2 * x) % 31;
+}
+invariant not3: x != 3;
+"""
+
+
+def test_a_closed_finite_search_gives_the_reachable_set_as_certificate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from absmc.engines.induction import facts
+
+    system = parse_gcl(DOUBLING, "doubling.gcl")
+    opts = CheckOptions(limits=Limits(timeout=60, max_depth=2), properties=["not3"])
+    r = registry.run("kind", system, opts).results[0]
+    # 3 -> 6 -> 12 -> 24 -> 17 -> 3 is an unreachable cycle: no 2-induction alone, but the
+    # reachable set {1, 2, 4, 8, 16} is closed
+    assert r.verdict is Verdict.HOLDS, r.reason
+    assert "1 == x || 2 == x || 4 == x || 8 == x || 16 == x" in r.extra["certificate"]["invariant"]
+    monkeypatch.setattr(facts, "SAMPLE_STATES", 2)  # the search no longer closes
+    assert registry.run("kind", system, opts).results[0].verdict is Verdict.UNKNOWN

@@ -114,7 +114,9 @@ def reachable_set(system: System, states: list[State]) -> Expr:
     return cubes[0] if len(cubes) == 1 else op("||", *cubes)
 
 
-def initial_states(ts: TransitionSystem, budget: Budget, count: int = 4) -> tuple[list[State], bool]:
+def initial_states(
+    ts: TransitionSystem, budget: Budget, count: int = 4
+) -> tuple[list[State], bool]:
     """Up to ``count`` distinct initial states (models of the initial condition), and whether
     they are all of them (the solver found no other)."""
     s = z3.Solver(ctx=ts.ctx)
