@@ -33,7 +33,7 @@ from absmc.ir.expr import (
     op,
     subexpressions,
 )
-from absmc.ir.sorts import BOOL, INT, IntSort, RangeSort
+from absmc.ir.sorts import BOOL, INT, IntSort, RangeSort, Sort
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.logic.kinduction import houdini
@@ -197,13 +197,12 @@ def counting_candidates(system: System, names: set[str]) -> list[Expr]:
     value ``c``. Empty for a pair when some process's control graph has no consistent
     potential (or a command changes ``x`` or ``y`` otherwise, or leaves its location open)."""
     mentioned = free_vars(system.init_constraint) if system.init_constraint is not None else set()
-    counters = [n for n in sorted(names) if _increments(system, n) is not None]
-    out: list[Expr] = []
-    terms: list[tuple[dict[str, int], Expr]] = []
-    for x in counters:
+    terms: list[tuple[dict[int, int], Var]] = []
+    for x in sorted(names):
         inc = _increments(system, x)
-        assert inc is not None
-        terms.append((inc, Var(x, INT)))
+        if inc is not None:
+            terms.append((inc, Var(x, INT)))
+    out: list[Expr] = []
     for (ix, ex), (iy, ey) in itertools.combinations(terms, 2):
         delta = {k: ix.get(k, 0) - iy.get(k, 0) for k in set(ix) | set(iy)}
         total = _potential_sum(system, delta)
@@ -211,7 +210,6 @@ def counting_candidates(system: System, names: set[str]) -> list[Expr]:
             out.append(op("==", op("-", ex, ey), total))
     fixed = _init_values(system)
     for inc, ex in terms:
-        assert isinstance(ex, Var)
         if ex.name in mentioned and ex.name not in fixed:
             continue
         total = _potential_sum(system, inc)
@@ -306,7 +304,7 @@ def _process_potential(
     ]
     if not controls or len(controls) > MAX_LOCATION_VARIABLES:
         return None
-    domains = [range(v.sort.lo, v.sort.hi + 1) for v in controls]  # type: ignore[attr-defined]
+    domains = [_domain(v.sort) for v in controls]
     edges: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
     for i in indices:
         c = system.commands[i]
@@ -355,6 +353,11 @@ def _process_potential(
             cond = at[0] if len(at) == 1 else op("&&", *at)
             term = op("ite", cond, const(k), term)
     return term
+
+
+def _domain(sort: Sort) -> range:
+    """The values of a range sort (empty for another sort)."""
+    return range(sort.lo, sort.hi + 1) if isinstance(sort, RangeSort) else range(0)
 
 
 def _persisted_guards(system: System, names: set[str]) -> list[Expr]:
