@@ -16,6 +16,7 @@ two processes (:func:`_distinct`). At most :data:`MAX_CANDIDATES`.
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 import z3
 
@@ -36,16 +37,19 @@ from absmc.ir.expr import (
 from absmc.ir.sorts import BOOL, INT, IntSort, RangeSort, Sort
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
+from absmc.logic.chc import Proved
 from absmc.logic.kinduction import houdini
-from absmc.logic.transition import TransitionSystem
+from absmc.logic.transition import BadCondition, TransitionSystem
 
 __all__ = [
     "MAX_CANDIDATES",
+    "Strengthening",
     "candidates",
     "counting_candidates",
+    "reachable_proof",
     "reachable_set",
     "related_pairs",
-    "strengthening_facts",
+    "strengthening",
 ]
 
 #: the most candidate facts Houdini starts from
@@ -58,14 +62,24 @@ MAX_CONTROL_VALUES = 8
 MAX_LOCATION_VARIABLES = 3
 
 
-def strengthening_facts(system: System, ts: TransitionSystem, budget: Budget) -> list[Expr]:
+class Strengthening(NamedTuple):
+    """What :func:`strengthening` found: Houdini's ``facts`` and, when the concrete sample
+    closed, the exact ``reachable`` set (:func:`reachable_set`; else ``None``)."""
+
+    facts: list[Expr]
+    reachable: Expr | None
+
+
+def strengthening(system: System, ts: TransitionSystem, budget: Budget) -> Strengthening:
     """Houdini's inductive subset of :func:`candidates`, after dropping the candidates that
     some concretely reachable state falsifies (a breadth-first search of at most
     :data:`SAMPLE_STATES` states from a few initial states: cheap, and most false candidates go
     there instead of in a solver query). When that search saw every initial state and closed
-    (a finite system of at most :data:`SAMPLE_STATES` reachable states), the disjunction of the
-    reachable states (:func:`reachable_set`) is a candidate too: the exact reachable set, so
-    inductive, and a certificate of every safety property that holds."""
+    (a finite system of at most :data:`SAMPLE_STATES` reachable states), also the disjunction
+    of the reachable states if Houdini confirms it inductive: the exact reachable set, a
+    certificate of every safety property that holds (:func:`reachable_proof`). It is not one
+    of the facts: as a strengthening of k-induction's simple paths it makes a pigeonhole
+    problem of every step query."""
     cands = candidates(system)
     props = tuple(Property(f"candidate{i}", "invariant", e) for i, e in enumerate(cands))
     sem = compile_system(system.with_(properties=props), props)
@@ -94,9 +108,28 @@ def strengthening_facts(system: System, ts: TransitionSystem, budget: Budget) ->
         for k in sem.violated(s):
             alive[k] = False
     kept = [e for e, ok in zip(cands, alive, strict=True) if ok]
+    reachable = None
     if closed and not frontier and all(len(st) == len(system.variables) for st in seen):
-        kept.append(reachable_set(system, sorted(seen)))
-    return houdini(ts, kept, budget.deadline)
+        exact = reachable_set(system, sorted(seen))
+        if houdini(ts, [exact], budget.deadline) == [exact]:
+            reachable = exact
+    return Strengthening(houdini(ts, kept, budget.deadline), reachable)
+
+
+def reachable_proof(
+    ts: TransitionSystem, reachable: Expr, cond: BadCondition, budget: Budget
+) -> Proved | None:
+    """``reachable`` (an inductive invariant, :func:`strengthening`) as the proof of
+    ``cond`` when no state in it is bad; ``None`` when one is or the solver does not decide."""
+    inv = ts.term(reachable)
+    s = z3.Solver(ctx=ts.ctx)
+    left = budget.left()
+    if left is not None:
+        s.set("timeout", max(1, int(left * 1000)))
+    s.add(ts.domain(), inv, ts.bad(cond))
+    if s.check() != z3.unsat:
+        return None
+    return Proved(inv, "the reachable set of a closed concrete search")
 
 
 def reachable_set(system: System, states: list[State]) -> Expr:
