@@ -10,7 +10,9 @@ guards and properties, and ``x != c`` for each of their equalities ``x == c``; e
 variable of one process under each value of that process's small control variables
 (``pc == v => a``); each integer conjunct ``g`` of a command's guard at the location ``v'`` the
 command moves its process to (``pc == v' => g``: the guard persists); and distinct tickets of
-two processes (:func:`_distinct`). At most :data:`MAX_CANDIDATES`.
+two processes (:func:`_distinct`); counting invariants ``x - y == d_1(loc_1) + ...``
+(:func:`counting_candidates`). At most :data:`MAX_CANDIDATES`. When the concrete sample closes
+(a finite system), its reachable set is a proof of its own (:func:`reachable_proof`).
 """
 
 from __future__ import annotations
