@@ -36,7 +36,7 @@ OPTS = CheckOptions(limits=Limits(timeout=60))
 
 def _by_name(method: str, path: Path | System, **kw: object) -> dict[str, Any]:
     system = path if isinstance(path, System) else load_model(path)
-    res = registry.run(method, system, CheckOptions(limits=Limits(timeout=60), **kw))  # type: ignore[arg-type]
+    res = registry.run(method, system, CheckOptions(limits=Limits(timeout=240), **kw))  # type: ignore[arg-type]
     return {r.property: r for r in res.results}
 
 
@@ -125,7 +125,7 @@ def test_promela_byte_wraps_as_spin(
     system = load_model(path)
     exact = registry.run("explicit", system, CheckOptions(keep_going=True)).results
     assert {r.property: r.verdict for r in exact}[prop] is expected
-    res = registry.run(method, system, CheckOptions(properties=[prop], limits=Limits(timeout=60)))
+    res = registry.run(method, system, CheckOptions(properties=[prop], limits=Limits(timeout=240)))
     r = next(r for r in res.results if r.property == prop)
     assert r.verdict is expected, r.reason
     if expected is Verdict.VIOLATED:
