@@ -5,7 +5,6 @@ CPython, fixed versions proved; the 4-thread programs of issue 27 proved under `
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -169,8 +168,7 @@ def test_stable_attribute_scan(tmp_path: Path, source: str, unstable: set[str]) 
         "def f(a):\n setattr(a, 'x', 1)\n",
         "def f(a):\n a.__dict__['x'] = 1\n",
         "def f(a):\n a.__class__ = int\n",
-        "class A:\n def __init__(self):\n  self.a = 1\n def reset(self):\n"
-        "  super().__init__()\n",
+        "class A:\n def __init__(self):\n  self.a = 1\n def reset(self):\n  super().__init__()\n",
         "def f(a):\n a.__init__()\n",
     ],
 )
