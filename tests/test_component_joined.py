@@ -133,6 +133,45 @@ def test_a_library_call_given_a_component_object_reruns_without_joins(tmp_path: 
     assert sem.stable_broken and sem.unstable is None
 
 
+RACE = """
+import threading
+
+
+class Box:
+    def __init__(self):
+        self.items = []
+
+    def fill(self):
+        self.items.append(1)
+        if self.items:
+            return
+        assert False, "emptied between the append and the test"
+
+    def empty(self):
+        self.items.clear()
+
+
+def run():
+    box = Box()
+    ts = [threading.Thread(target=box.fill), threading.Thread(target=box.empty)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+"""
+
+
+def test_a_test_of_a_lists_contents_is_never_joined(tmp_path: Path) -> None:
+    """``if self.items`` reads the list's contents (not only the stable attribute): joined
+    to the ``append`` before it, the other thread's ``clear`` in between would be lost."""
+    path = tmp_path / "race.py"
+    path.write_text(RACE)
+    result, _ = check_file(path, "run", [], ["Box", "run"], ComponentOptions())
+    bad = next(r for r in result.results if r.property == "assert")
+    assert bad.verdict.value == "violated"
+    assert bad.extra["cpython"] == "confirmed"
+
+
 @pytest.mark.parametrize(
     ("source", "unstable"),
     [

@@ -274,10 +274,11 @@ def attr_reads(
 ) -> tuple[tuple[int, str, bool], ...] | None:
     """The reads of a piece made of local nodes and attribute loads of locals (``x.a``):
     ``(slot, attribute or "", operand)`` per local read; ``operand`` when an operator (a
-    comparison, arithmetic, a test) uses the value, not when it is only stored, returned or
-    passed on (an assignment's whole value, an element of a tuple or dict so used, a call's
-    callee or argument). ``None`` for a piece with any other node (a subscript, a call of a
-    non-local, a global). ``local_nodes``: the node types of a piece on locals alone."""
+    comparison, arithmetic, a branch's or assertion's test, a returned value, unpacking,
+    hashing) uses the value, not when it is only passed on (the whole value of ``x = ...``,
+    a call's callee or argument, an element of a tuple or dict value so used). ``None``
+    for a piece with any other node (a subscript, a call of a non-local, a global, an
+    augmented assignment). ``local_nodes``: the node types of a piece on locals alone."""
     parent: dict[int, ast.AST] = {}
     for node in ast.walk(holder):
         for child in ast.iter_child_nodes(node):
@@ -285,16 +286,24 @@ def attr_reads(
 
     def bare(node: ast.AST) -> bool:
         p = parent.get(id(node))
-        if isinstance(p, (ast.Expr, ast.Return)):
-            return True
+        if isinstance(p, ast.Expr):
+            # a call's packed (callee, args, kwargs); any other expression is tested
+            # (a branch, an assertion) or returned: its value is an operand
+            return isinstance(node, ast.Tuple)
         if isinstance(p, ast.Assign):
-            return p.value is node
-        if isinstance(p, (ast.Tuple, ast.Dict)):
+            # ``x = value``, not unpacking (which iterates the value)
+            return p.value is node and all(isinstance(t, ast.Name) for t in p.targets)
+        if isinstance(p, ast.Tuple):
             return bare(p)
+        if isinstance(p, ast.Dict):
+            # a key is hashed
+            return any(v is node for v in p.values) and bare(p)
         return False
 
     out: list[tuple[int, str, bool]] = []
     for sub in ast.walk(holder):
+        if isinstance(sub, ast.AugAssign):
+            return None  # ``x += ...`` reads ``x`` (a shared list, perhaps) in place
         if isinstance(sub, ast.Attribute):
             base = sub.value
             if not (
