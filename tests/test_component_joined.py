@@ -191,6 +191,12 @@ def test_a_test_of_a_lists_contents_is_never_joined(tmp_path: Path) -> None:
         ("class A:\n def __init__(self):\n  self.a = 1\n  self.go()\n", {"a"}),
         # a lambda in ``__init__`` captures ``self``
         ("class A:\n def __init__(self):\n  self.a = lambda: self.b\n", {"a"}),
+        # ``__new__`` may hand the instance out before ``__init__`` runs
+        (
+            "class A:\n def __new__(cls):\n  return super().__new__(cls)\n"
+            " def __init__(self):\n  self.a = 1\n",
+            {"a"},
+        ),
         # a class attribute store and an augmented store outside ``__init__``
         ("class A:\n n = 0\ndef f(a):\n A.n = 1\n a.k += 1\n", {"n", "k"}),
     ],

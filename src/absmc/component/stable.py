@@ -12,8 +12,8 @@ or deletes an attribute ``m`` (``x.m = ...``, ``x.m += ...``, ``del x.m``, ``for
 anywhere other than ``self.m = ...`` in an ``__init__`` that does not publish ``self`` (every
 use of ``self`` in it is ``self.a`` read or written, never passed on, called as
 ``self.method(...)`` or captured by a nested function, lambda or comprehension; a
-``super().__init__(...)`` call is allowed; when some ``__init__`` publishes ``self``, no
-constructor store is exempt). Any ``setattr``, ``delattr``, ``vars``,
+``super().__init__(...)`` call is allowed; when some ``__init__`` publishes ``self`` or a
+class defines ``__new__``, no constructor store is exempt). Any ``setattr``, ``delattr``, ``vars``,
 ``__dict__``, ``__setattr__``, ``__delattr__``, ``__class__``, ``exec``, ``eval``,
 ``compile``, or a use of ``__init__`` other than ``super().__init__`` inside an
 ``__init__`` makes every name
@@ -89,6 +89,8 @@ def _scan(tree: ast.AST, unstable: set[str]) -> bool:
             in_init.update(id(sub) for sub in ast.walk(node))
         if isinstance(node, ast.ClassDef):
             for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__new__":
+                    published = True  # may hand the instance out before ``__init__``
                 if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                     targets = _init_targets(item)
                     if targets is None:
@@ -238,6 +240,9 @@ def plain_attribute(obj: Any, attr: str) -> Any:
     an atomic class attribute), else ``NOT_PLAIN``."""
     cls: Any = type(obj)
     if cls.__getattribute__ is not _OBJECT_GETATTRIBUTE or hasattr(cls, "__getattr__"):
+        return NOT_PLAIN
+    if any(k.__module__ == "threading" for k in cls.__mro__):
+        # a ``Thread`` subclass: the checker writes its ``_name`` when it starts
         return NOT_PLAIN
     found: Any = NOT_PLAIN
     for k in cls.__mro__:
