@@ -67,6 +67,30 @@ def test_imports_point_down() -> None:
     assert bad == []
 
 
+#: the explorers: they consume the model interface (:mod:`absmc.kernel.semantics`) and never
+#: the IR's System (``kernel/por.py`` still builds its ample sets from the System's commands,
+#: ``kernel/product.py`` compiles automaton guards over it: both take it explicitly)
+EXPLORERS = [
+    "kernel/semantics.py",
+    "kernel/search.py",
+    "kernel/nested.py",
+    "kernel/partitioned.py",
+    "kernel/partition_mp.py",
+    "kernel/partition_ray.py",
+    "kernel/graph.py",
+    "kernel/fairness.py",
+    "kernel/ltl.py",
+    "native/search.py",
+]
+
+
+def test_explorers_do_not_import_the_ir_system() -> None:
+    bad = [
+        f"{m} imports {i}" for m in EXPLORERS for i in _imports(SRC / m) if i == "absmc.ir.system"
+    ]
+    assert bad == []
+
+
 def test_model_errors_have_no_side_channel() -> None:
     offenders = [
         str(p.relative_to(SRC))

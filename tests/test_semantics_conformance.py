@@ -16,10 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from absmc.codegen.python import compile_system
+from absmc.codegen.reference import ReferenceSemantics
 from absmc.ir.evaluate import reference_steps
 from absmc.ir.system import Property, System
 from absmc.kernel.search import search
-from absmc.kernel.semantics import ReferenceSemantics, Semantics
+from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import replay
 from absmc.lang.gcl import parse_gcl_file
 from absmc.native import NativeSemantics, native_available
