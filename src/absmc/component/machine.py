@@ -518,7 +518,7 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
         try:
             nalts = self._exec(threads, tid, th, choice, label, fails)
             if nalts == 1 and not fails:
-                # invisible steps of the same thread (its locals only) join this transition
+                # both-mover steps of the same thread join this transition (joined.py)
                 n = 0
                 while th.status == 0 and th.frames and n < MAX_INVISIBLE:
                     if not self._invisible(th.frames[-1], len(th.frames)):
