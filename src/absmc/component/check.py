@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
-from absmc.component.memo import SMALL_MEMO_LIMIT
+from absmc.component.memo import SMALL_MEMO_LIMIT, Memo
 from absmc.component.native_replay import (
     CONFIRMED,
     NOT_APPLICABLE,
@@ -120,7 +120,14 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
         contextlib.redirect_stderr(io.StringIO()),
         sem.guarded(),
     ):
-        return _check(sem, options, model)
+        result = _check(sem, options, model)
+        if sem.stable_used and sem.stable_broken:
+            # a library call received a component object: it might write attributes whose
+            # reads were joined (absmc.component.stable) — search again without joining them
+            sem.unstable = None
+            sem.memo = Memo()
+            result = _check(sem, options, model)
+        return result
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:

@@ -550,6 +550,10 @@ def _none() -> None:
     return None
 
 
+#: the piece of the ``return None`` that ends every translated body
+NONE_PIECE = _none
+
+
 def _no_args() -> ast.arguments:
     return ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from absmc.component.comprehension import ComprehensionLoops
+from absmc.component.stable import attr_reads
 from absmc.ir.span import ModelError, SourceSpan
 
 Granularity = Literal["statement", "access"]
@@ -88,6 +89,11 @@ class Instr:
     local: bool = False
     kills: tuple[int, ...] = ()
     col: int = 0
+    #: a piece that reads only locals and attributes of locals (``x.a``): per read
+    #: ``(slot, attribute or "", operand)`` (``operand``: the value is used by an operator,
+    #: else only passed on as a reference); ``None`` for any other piece
+    #: (:meth:`ComponentSemantics._invisible`)
+    attrs: tuple[tuple[int, str, bool], ...] | None = None
 
 
 @dataclass(eq=False)
@@ -181,6 +187,7 @@ class ExprTranslator(ComprehensionLoops):
         self.excs: list[int] = []  # exception slots of the enclosing except handlers
         self.ntemp = 0
         self.last_local = False
+        self.last_attrs: tuple[tuple[int, str, bool], ...] | None = None
         self.last_kills: tuple[int, ...] = ()
         #: temporaries read exactly once (unbound again after their use)
         self.single: set[int] = set()
@@ -212,6 +219,9 @@ class ExprTranslator(ComprehensionLoops):
 
     def local(self, name: str) -> bool:
         return name in self.slot_of and name not in self.globals
+
+    def pure_builtin(self, name: str) -> bool:
+        return name in _PURE_BUILTINS and name not in self.func.__globals__
 
     # -- native pieces -----------------------------------------------------------------
     def names_in(self, node: ast.AST) -> tuple[list[str], list[str]]:
@@ -310,6 +320,11 @@ class ExprTranslator(ComprehensionLoops):
         fn = types.FunctionType(fcode, self.func.__globals__, "_absmc_piece")
         write_slots = tuple(self.slot_of[w] for w in stored if w in self.slot_of)
         self.last_local = not cells and not cell_writes and _thread_local(holder, self)
+        self.last_attrs = (
+            None
+            if cells or cell_writes
+            else attr_reads(holder, self.local, self.slot_of, self.pure_builtin, _LOCAL_NODES)
+        )
         self.last_kills = tuple(
             self.slot_of[n] for n in reads if self.slot_of.get(n, -1) in self.single
         )
@@ -329,6 +344,7 @@ class ExprTranslator(ComprehensionLoops):
                 cells=cells,
                 cell_writes=cw,
                 local=self.last_local,
+                attrs=self.last_attrs,
                 col=stmt.col_offset + 1,
             )
         )
@@ -344,6 +360,7 @@ class ExprTranslator(ComprehensionLoops):
             must,
             cells=cells,
             local=self.last_local,
+            attrs=self.last_attrs,
             col=(getattr(at, "col_offset", 0) or 0) + 1,
         )
         self.emit(ins)
