@@ -24,11 +24,14 @@ from absmc.errors import OptionError
 
 if TYPE_CHECKING:
     from absmc.engines.explicit.check import Backend
+from absmc.codegen.python import CompiledSystem
+from absmc.ir.ltl import NON_PROGRESS, LtlProperty
 from absmc.ir.system import System
+from absmc.kernel.ltl import LtlOutcome
 from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.por import POR
-from absmc.kernel.result import Result, Stats
+from absmc.kernel.result import PropertyResult, Result, Stats
 from absmc.kernel.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.store import bitstate_stats, not_a_proof
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
@@ -243,9 +246,11 @@ def check_with_backend(
     model, e.g. values past 128 bits). Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
+    if selection.ltl and not selection.ctl and not options.graph_bound:
+        return check_ltl_with_backend(system, options, selection, backend, python, workers)
     why = native_refusal(options)
     if why is None and (selection.ltl or selection.ctl):
-        why = "the native back end checks safety properties only (no ltl or ctl properties)"
+        why = "the native back end checks no ctl properties"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:
@@ -271,6 +276,71 @@ def check_with_backend(
         why = str(e)
     except NativeOverflow as e:
         why = str(e)  # the Python back end computes with unbounded integers
+    result: Result = python(replace(options, limits=lim.started(start)), workers)
+    return _noted(result, f"searched in Python: {why}")
+
+
+def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
+    """Why the linear-time properties of ``selection`` cannot be searched in C with
+    ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
+    one thread, the exact store, no weak fairness and no non-progress cycles."""
+    if not native_available():
+        return "no C compiler was found (set CC or install gcc)"
+    if options.fairness == "weak":
+        return "the native back end has no weak fairness (-f) yet"
+    if any(p.name == NON_PROGRESS for p in selection.ltl):
+        return "the native back end has no non-progress cycles (-l) yet"
+    if options.store != "exact":
+        return f"the native LTL search has no {options.store} store yet"
+    return None
+
+
+def check_ltl_with_backend(
+    system: System,
+    options: CheckOptions,
+    selection: Selection,
+    backend: Backend,
+    python: Any,
+    workers: int = 0,
+) -> Result:
+    """The linear-time properties (and the safety properties beside them) with each product
+    search in C (:class:`~absmc.native.ltl.NativeLtl`; ``auto`` and ``native`` alike compile
+    the model with its automata at once), the rest of the check as the Python back end does
+    it (``python(options, workers, ltl_search, safety_search)``; the safety search beside the
+    product searches, where one runs, is :func:`check_native`'s). Where C cannot serve
+    (:func:`ltl_refusal`, a model the generator does not translate, a value past 64 bits, a safety violation met in
+    a product search, whose path the Python search reports) the whole check runs in Python,
+    with the reason in each result's ``native_fallback``; ``native`` raises ``OptionError``
+    for a refusal of the options."""
+    from absmc.native.ltl import NativeLtl, SafetyMet
+
+    why = ltl_refusal(options, selection)
+    if why is not None:
+        if backend == "native":
+            raise OptionError(why, "backend")
+        return _noted(python(options, workers), f"searched in Python: {why}")
+    start = time.monotonic()
+    lim = options.limits
+    try:
+        # every ltl block of the model in one library (the same for each -N NAME)
+        claims = [p for p in system.ltl if p.name != NON_PROGRESS]
+        native = NativeLtl(system, selection.user, claims)
+
+        def ltl_search(
+            compiled: CompiledSystem, prop: LtlProperty, limits: Limits, deadlock: bool
+        ) -> LtlOutcome:
+            return native.search(
+                compiled, prop, limits, options.progress, safety=True, deadlock=deadlock
+            )
+
+        def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
+            if native_refusal(o) is not None:
+                return None
+            return list(check_native(system, o, selection, None, workers, native.sem).results)
+
+        return python(options, workers, ltl_search, safety_search)  # type: ignore[no-any-return]
+    except (Unsupported, CompilerError, NativeOverflow, SafetyMet) as e:
+        why = str(e)
     result: Result = python(replace(options, limits=lim.started(start)), workers)
     return _noted(result, f"searched in Python: {why}")
 
@@ -324,8 +394,10 @@ __all__ = [
     "AUTO_COMPILE_AFTER_S",
     "AUTO_SWITCH_STATES",
     "PARALLEL_AFTER",
+    "check_ltl_with_backend",
     "check_native",
     "check_with_backend",
     "default_workers",
+    "ltl_refusal",
     "native_refusal",
 ]
