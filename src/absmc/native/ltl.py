@@ -23,6 +23,7 @@ in Python, which reports it with its path.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -135,7 +136,8 @@ def lasso_labels(
 class NativeLtl:
     """The model of ``system`` (``properties``: the selected safety properties) with the
     automata of ``ltl`` compiled into one library (``opt``: as
-    :class:`~absmc.native.semantics.NativeSemantics`). Raises
+    :class:`~absmc.native.semantics.NativeSemantics`; ``on_compile``: as
+    :func:`~absmc.native.build.load_library`). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -144,6 +146,7 @@ class NativeLtl:
         properties: Sequence[Property],
         ltl: Sequence[LtlProperty],
         opt: str | None = None,
+        on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
     ) -> None:
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
@@ -155,7 +158,7 @@ class NativeLtl:
             + _runtime_ltl()
         )
         opt = opt or default_opt(len(source))
-        load_library(source, opt)  # compiled and cached once for both handles below
+        load_library(source, opt, on_compile)  # compiled and cached once for both handles below
         self.sem = NativeSemantics(system, properties, opt, prepared=(gen, source))
         self.lib: Any = self.sem.lib
         self.ffi: Any = self.sem._ffi

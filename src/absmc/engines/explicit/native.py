@@ -15,6 +15,8 @@ bits (unbounded data) is run again in Python.
 from __future__ import annotations
 
 import os
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,7 +38,7 @@ from absmc.kernel.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.store import bitstate_stats, not_a_proof
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
-from absmc.native.build import OPT_ENV, OPT_LEVELS
+from absmc.native.build import OPT_ENV, OPT_LEVELS, kill_compiler
 from absmc.native.search import (
     NativeOverflow,
     NativeRun,
@@ -304,14 +306,16 @@ def check_ltl_with_backend(
     workers: int = 0,
 ) -> Result:
     """The linear-time properties (and the safety properties beside them) with each product
-    search in C (:class:`~absmc.native.ltl.NativeLtl`; ``auto`` and ``native`` alike compile
-    the model with its automata at once), the rest of the check as the Python back end does
-    it (``python(options, workers, ltl_search, safety_search)``; the safety search beside the
-    product searches, where one runs, is :func:`check_native`'s). Where C cannot serve
-    (:func:`ltl_refusal`, a model the generator does not translate, a value past 64 bits, a safety violation met in
-    a product search, whose path the Python search reports) the whole check runs in Python,
-    with the reason in each result's ``native_fallback``; ``native`` raises ``OptionError``
-    for a refusal of the options."""
+    search in C (:class:`~absmc.native.ltl.NativeLtl`: the model with the automata of all its
+    ltl blocks, one library for every ``-N NAME``), the rest of the check as the Python back
+    end does it (``python(options, workers, ltl_search, safety_search)``; the safety search
+    beside the product searches, where one runs, is :func:`check_native`'s). Where C cannot serve
+    (:func:`ltl_refusal`, a model the generator does not translate, a value past 64 bits, a
+    safety violation met in a product search, whose path the Python search reports) the whole
+    check runs in Python, with the reason in each result's ``native_fallback``; ``native``
+    raises ``OptionError`` for a refusal of the options. ``auto`` follows the safety rule: the
+    Python check first, bounded by :data:`AUTO_SWITCH_STATES` states, with the C library
+    compiled beside it; past the bound the check starts again with the searches in C."""
     from absmc.native.ltl import NativeLtl, SafetyMet
 
     why = ltl_refusal(options, selection)
@@ -321,10 +325,36 @@ def check_ltl_with_backend(
         return _noted(python(options, workers), f"searched in Python: {why}")
     start = time.monotonic()
     lim = options.limits
+    # every ltl block of the model in one library (the same for each -N NAME)
+    claims = [p for p in system.ltl if p.name != NON_PROGRESS]
+    built: list[NativeLtl | Exception] = []
+    if backend == "auto":
+        # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
+        # (the compiler runs beside the Python search and is ended when that search decides)
+        if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
+            return python(options, workers)  # type: ignore[no-any-return]
+        procs: list[subprocess.Popen[str]] = []
+
+        def build() -> None:
+            try:
+                built.append(NativeLtl(system, selection.user, claims, None, procs.append))
+            except Exception as e:  # reported below when C is needed
+                built.append(e)
+
+        builder = threading.Thread(target=build, daemon=True)
+        builder.start()
+        capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
+        first: Result = python(capped, workers)
+        if not _hit_state_cap(first, AUTO_SWITCH_STATES):
+            for proc in procs:
+                kill_compiler(proc)
+            return first
+        builder.join()
     try:
-        # every ltl block of the model in one library (the same for each -N NAME)
-        claims = [p for p in system.ltl if p.name != NON_PROGRESS]
-        native = NativeLtl(system, selection.user, claims)
+        if built and isinstance(built[0], Exception):
+            raise built[0]
+        native = built[0] if built else NativeLtl(system, selection.user, claims)
+        assert isinstance(native, NativeLtl)
 
         def ltl_search(
             compiled: CompiledSystem, prop: LtlProperty, limits: Limits, deadlock: bool
