@@ -146,3 +146,20 @@ def test_response_verdicts_and_lasso_in_c() -> None:
     # without fairness Q may run forever: P's x stays put
     assert c["inf3"].verdict is Verdict.VIOLATED
     assert c["stable"].verdict is Verdict.VIOLATED
+
+
+def test_auto_answers_a_small_product_in_python() -> None:
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    auto = _by_name(system, CheckOptions(ltl="stable"), "auto")
+    assert auto["stable"].verdict is Verdict.VIOLATED
+    assert "backend" not in auto["stable"].stats.extra  # decided before the 50,000-state cap
+
+
+@needs_shared
+@pytest.mark.slow
+def test_auto_moves_a_large_product_to_c() -> None:
+    system = load_model(CORPUS / "train.pml")
+    auto = _by_name(system, CheckOptions(ltl="c1"), "auto")
+    assert auto["c1"].verdict is Verdict.HOLDS
+    assert auto["c1"].stats.extra["backend"] == "native"
+    assert auto["c1"].stats.states == 101_561

@@ -345,7 +345,10 @@ def check_ltl_with_backend(
         builder.start()
         capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
         first: Result = python(capped, workers)
-        if not _hit_state_cap(first, AUTO_SWITCH_STATES):
+        # the cap is shared by the run's searches (Limits.less): any state limit is the cap's
+        if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
+            "state limit of" in r.reason for r in first.results
+        ):
             for proc in procs:
                 kill_compiler(proc)
             return first
