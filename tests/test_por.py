@@ -19,7 +19,7 @@ from absmc.native import native_available
 
 from .conftest import SHARED, run_cli
 from .generators import random_model
-from .por_gen import random_promela
+from .promela_gen import random_promela_por
 
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
@@ -52,7 +52,7 @@ def _compare(path: Path, backend: str = "python") -> tuple[int, int]:
 
 def _write(tmp: Path, seed: int) -> Path:
     p = tmp / f"m{seed}.pml"
-    p.write_text(random_promela(seed))
+    p.write_text(random_promela_por(seed))
     return p
 
 
@@ -71,8 +71,9 @@ def _differential(tmp: Path, seeds: range, backend: str = "python") -> int:
 
 
 def test_promela_differential_python(tmp_path: Path) -> None:
-    # 100 models: verdicts equal; most of them are reduced (the generator has local variables)
-    assert _differential(tmp_path, range(100)) >= 50
+    # 40 models (1,000 more under -m slow): verdicts equal; most of them are reduced (the
+    # generator has local variables; 35 of these 40)
+    assert _differential(tmp_path, range(40)) >= 30
 
 
 def test_gcl_differential_python(tmp_path: Path) -> None:
@@ -89,7 +90,7 @@ def test_promela_differential_native(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_promela_differential_many(tmp_path: Path) -> None:
-    assert _differential(tmp_path, range(100, 1100)) >= 500
+    assert _differential(tmp_path, range(40, 1100)) >= 530
     if native_available():
         _differential(tmp_path, range(1100, 1300), "native")
 

@@ -37,9 +37,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from absmc.ir.expr import Const, Expr, Op, Var, conjuncts
+from absmc.ir.steps import GroupDeps
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 
-__all__ = ["CommandDeps", "Event", "command_dependencies", "reads_of", "safe_locations"]
+__all__ = [
+    "CommandDeps",
+    "Event",
+    "command_dependencies",
+    "group_dependencies",
+    "reads_of",
+    "safe_locations",
+]
 
 
 def reads_of(exprs: Iterable[Expr]) -> frozenset[str]:
@@ -139,6 +147,28 @@ def command_dependencies(system: System) -> tuple[CommandDeps, ...]:
     pc_of = {p.name: p.pc for p in system.processes}
     pcs = frozenset(pc for pc in pc_of.values() if pc is not None)
     return tuple(_deps(c, pc_of[c.process], pcs) for c in system.commands)
+
+
+def group_dependencies(system: System) -> tuple[GroupDeps, ...]:
+    """The model interface's dependency information (:class:`~absmc.ir.steps.GroupDeps`) of
+    every command of ``system``, in command order: :func:`command_dependencies` without the
+    events, plus the variables each command shares with another process's commands."""
+    deps = command_dependencies(system)
+    users: dict[str, set[str]] = {}
+    for d in deps:
+        for v in d.reads | d.writes:
+            users.setdefault(v, set()).add(d.process)
+    return tuple(
+        GroupDeps(
+            d.index,
+            d.process,
+            d.location,
+            d.reads,
+            d.writes,
+            frozenset(v for v in d.reads | d.writes if users[v] - {d.process}),
+        )
+        for d in deps
+    )
 
 
 def _event(cond: Expr, more: list[Expr], writes: frozenset[str], pcs: frozenset[str]) -> Event:

@@ -20,16 +20,13 @@ from absmc.ir.ltl import LtlProperty
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
 from absmc.ir.span import SourceSpan
+from absmc.ir.steps import NO_DEADLOCK as NO_DEADLOCK  # defined with the shapes every model shares
+from absmc.ir.steps import NO_MODEL_ERROR as NO_MODEL_ERROR
 
 PropertyKind = Literal["invariant", "unreachable", "assert"]
 PROPERTY_KINDS: Final = ("invariant", "unreachable", "assert")
 #: the property kinds checked on every stored state (``assert`` is checked on transitions)
 STATE_PROPERTY_KINDS: Final = ("invariant", "unreachable")
-
-#: Built-in properties every search checks unless told not to (SV-COMP style names; not valid
-#: GCL identifiers, so they never clash with a user's property names).
-NO_DEADLOCK: Final = "no-deadlock"
-NO_MODEL_ERROR: Final = "no-model-error"
 
 
 @dataclass(frozen=True, slots=True)

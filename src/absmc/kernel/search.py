@@ -28,8 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from absmc.ir.intsem import IntegerTooLarge
-from absmc.ir.steps import Failures, State, Successors
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, Failures, State, Successors
 from absmc.kernel.limits import (
     INTERRUPTED,
     OUT_OF_MEMORY,
