@@ -38,7 +38,7 @@ from absmc.kernel.nested import Lasso
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.product import ProductSemantics
 from absmc.kernel.search import SearchOutcome
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen, c_const
 from absmc.native.search import SLICE_S, NativeOverflow
@@ -116,7 +116,7 @@ def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
 
 
 def lasso_labels(
-    sem: Semantics, aut: Automaton, states: Sequence[State], stutter: bool
+    sem: IRSemantics, aut: Automaton, states: Sequence[State], stutter: bool
 ) -> list[int]:
     """The product labels (:mod:`absmc.kernel.product`) of a path given by its product states
     ``states`` (each ``system state + (q,)``), found among the successors of ``sem`` × ``aut``
@@ -165,7 +165,7 @@ class NativeLtl:
 
     def search(
         self,
-        python: Semantics,
+        python: IRSemantics,
         prop: LtlProperty,
         limits: Limits | None = None,
         progress: Callable[[Progress], None] | None = None,
