@@ -31,6 +31,7 @@ from typing import Any
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
 from absmc.kernel.ltl import LtlOutcome, automaton_of
 from absmc.kernel.memory import current_rss_mb
@@ -38,7 +39,6 @@ from absmc.kernel.nested import Lasso
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.product import ProductSemantics
 from absmc.kernel.search import SearchOutcome
-from absmc.kernel.irsemantics import IRSemantics
 from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen, c_const
 from absmc.native.search import SLICE_S, NativeOverflow
