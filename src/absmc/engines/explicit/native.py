@@ -334,10 +334,12 @@ def check_ltl_with_backend(
         if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
             return python(options, workers)  # type: ignore[no-any-return]
         procs: list[subprocess.Popen[str]] = []
+        # at AUTO_OPT, as safety's auto: the compiler's time counts most below ~10^6 states
+        opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
 
         def build() -> None:
             try:
-                built.append(NativeLtl(system, selection.user, claims, None, procs.append))
+                built.append(NativeLtl(system, selection.user, claims, opt, procs.append))
             except Exception as e:  # reported below when C is needed
                 built.append(e)
 
