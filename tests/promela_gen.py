@@ -13,8 +13,10 @@ and blocking statements give violations and deadlocks. The same seed always give
 * :func:`random_promela_por` (partial-order reduction: :mod:`tests.test_por`): two or three
   process types (some with several instances) with local and global variables, a buffered or
   rendezvous channel (or none), ``if``/``do`` with ``else``, ``atomic`` blocks, assertions over
-  locals and globals, ``timeout``, ``run`` of a helper process, and blocking guards (invalid end
-  states).
+  locals and globals, ``timeout``, ``run`` of a helper process, blocking guards (invalid end
+  states), and SPIN's exclusive channels: a second buffered channel and ``xr``/``xs``
+  declarations (sometimes broken by another process's receive or send, or by two claims: pan's
+  "xr/xs assertion violated" model errors).
 """
 
 from __future__ import annotations
@@ -130,6 +132,27 @@ class _PorGen(_Gen):
         self.chan = rng.random() < 0.7
         self.rendezvous = self.chan and rng.random() < 0.3
         self.helper = rng.random() < 0.3
+        self.chans = ["c"]
+        self.xu = False
+        if self.chan and not self.rendezvous and rng.random() < 0.5:
+            self.xu = True
+            if rng.random() < 0.6:
+                self.chans.append("d")
+
+    def ch(self) -> str:
+        return self.rng.choice(self.chans)
+
+    def claims(self) -> str:
+        r = self.rng
+        if not self.xu:
+            return ""
+        out = []
+        for ch in self.chans:
+            if r.random() < 0.4:
+                out.append(f"xr {ch}; ")
+            if r.random() < 0.4:
+                out.append(f"xs {ch}; ")
+        return "".join(out)
 
     def expr(self) -> str:
         r = self.rng
@@ -153,9 +176,9 @@ class _PorGen(_Gen):
         if k == 5:
             return f"{self.cond()} -> skip" if r.random() < 0.7 else "skip"
         if k == 6 and self.chan:
-            return f"c!{self.var()}"
+            return f"{self.ch()}!{self.var()}"
         if k == 7 and self.chan:
-            return f"c?{r.choice(self.locals)}"
+            return f"{self.ch()}?{r.choice(self.locals)}"
         if k == 8:
             return "timeout -> skip" if r.random() < 0.2 else f"{r.choice(self.locals)}++"
         if k == 9:
@@ -172,18 +195,20 @@ class _PorGen(_Gen):
     def proc(self, name: str, count: int) -> str:
         active = f"active [{count}] " if count > 1 else "active "
         body = self.seq(2, 5)
-        return f"{active}proctype {name}() {{ byte l0, l1; {body} }}"
+        return f"{active}proctype {name}() {{ byte l0, l1; {self.claims()}{body} }}"
 
     def model(self) -> str:
         r = self.rng
         lines = ["byte g0, g1;"]
         if self.chan:
             lines.append(f"chan c = [{0 if self.rendezvous else r.randint(1, 2)}] of {{ byte }};")
+        if "d" in self.chans:
+            lines.append(f"chan d = [{r.randint(1, 2)}] of {{ byte }};")
         for i in range(r.randint(2, 3)):
             lines.append(self.proc(f"P{i}", r.choice([1, 1, 2])))
         if self.helper:
             self.helper = False  # H runs no process
-            lines.append(f"proctype H() {{ byte l0, l1; {self.seq(1, 3)} }}")
+            lines.append(f"proctype H() {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}")
         return "\n".join(lines) + "\n"
 
 
