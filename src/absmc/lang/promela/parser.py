@@ -30,6 +30,7 @@ from absmc.lang.promela.ast import (
 )
 from absmc.lang.promela.lexprep import prepare
 from absmc.lang.promela.preprocess import LineMap, preprocess
+from absmc.lang.promela.structmsg import flatten_struct_messages
 
 
 @cache
@@ -70,6 +71,7 @@ def parse_promela(
             f"nesting deeper than {MAX_NESTING} (statements and expressions)", deep
         )
     model = _Builder(file, lines).build(tree)
+    flatten_struct_messages(model)
     for b in ltls:
         model.ltl.append((b.name, b.formula, lines.span(b.line, b.column)))
     return model
