@@ -416,6 +416,8 @@ class _Builder:
             return Node("printm", [self.expr(ch[0])], span=sp)
         if d == "inline_call":
             iname, *iargs = ch
+            if _tok(iname) == "set_priority":  # SPIN 6.2's built-in (get_priority too)
+                raise self.err("'set_priority' is not supported (priorities are ignored)", iname)
             return Node(
                 "inline_call",
                 [self.expr(a) for a in iargs if a is not None],
