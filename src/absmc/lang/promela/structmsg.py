@@ -71,12 +71,31 @@ def _decls(body: Any) -> list[VarDecl]:
     return out
 
 
-def _expand(m: Model, a: Any, types: dict[str, str]) -> list[Any]:
-    """Send/receive argument ``a``: the field references of a whole structure variable, or
-    ``[a]``."""
-    if not (isinstance(a, Node) and a.kind == "var" and a.args and a.args[1] is None):
-        return [a]
+def _chain_type(m: Model, a: Node, types: dict[str, str]) -> str | None:
+    """The type of variable reference ``a`` (``v``, ``v[i]``, ``v.f[j].g``...), or ``None``."""
     typ = types.get(a.name or "")
+    sub = a.args[1] if len(a.args) > 1 else None
+    while typ is not None and isinstance(sub, Node):
+        td = m.typedefs.get(typ)
+        fld = next((f for f in td.fields if f.name == sub.name), None) if td else None
+        typ = fld.type if fld is not None else None
+        sub = sub.args[1] if len(sub.args) > 1 else None
+    return typ
+
+
+def _with_tail(a: Node, tail: Node) -> Node:
+    """Reference ``a`` with the field reference ``tail`` appended to its chain."""
+    sub = a.args[1] if len(a.args) > 1 else None
+    inner = _with_tail(sub, tail) if isinstance(sub, Node) else tail
+    return Node("var", [a.args[0], inner], name=a.name, span=a.span)
+
+
+def _expand(m: Model, a: Any, types: dict[str, str]) -> list[Any]:
+    """Send/receive argument ``a``: the field references of a whole structure (a variable,
+    an array element or a structure field), or ``[a]``."""
+    if not (isinstance(a, Node) and a.kind == "var" and len(a.args) == 2):
+        return [a]
+    typ = _chain_type(m, a, types)
     if typ is None or typ not in m.typedefs:
         return [a]
     out: list[Any] = []
@@ -85,7 +104,8 @@ def _expand(m: Model, a: Any, types: dict[str, str]) -> list[Any]:
         for fname, idx in reversed(path):
             ix = Node("const", val=idx, span=a.span) if idx is not None else None
             sub = Node("var", [ix, sub], name=fname, span=a.span)
-        out.append(Node("var", [a.args[0], sub], name=a.name, span=a.span))
+        assert sub is not None
+        out.append(_with_tail(a, sub))
     return out
 
 
