@@ -83,9 +83,19 @@ def _agree_with_oracle(backends: dict[str, Backend], base: System, data: st.Data
                 assert cur == t
 
 
-@settings(max_examples=120, deadline=None)
+# the Python back ends: a third of the examples in CI, all of them under -m slow
+@settings(max_examples=40, deadline=None)
 @given(finite_systems(), st.data())
 def test_steps_and_failures_agree_with_the_reference_oracle(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_with_oracle(FAST, base, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=120, deadline=None)
+@given(finite_systems(), st.data())
+def test_steps_and_failures_agree_with_the_reference_oracle_all(
     base: System, data: st.DataObject
 ) -> None:
     _agree_with_oracle(FAST, base, data)
@@ -113,9 +123,16 @@ def _agree_step_by_step(backends: dict[str, Backend], base: System, data: st.Dat
         assert all(x == seen[0] for x in seen[1:])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(finite_systems(), st.data())
 def test_back_ends_agree_step_by_step(base: System, data: st.DataObject) -> None:
+    _agree_step_by_step({}, base, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(finite_systems(), st.data())
+def test_back_ends_agree_step_by_step_all(base: System, data: st.DataObject) -> None:
     _agree_step_by_step({}, base, data)
 
 
