@@ -38,7 +38,7 @@ OPTS = CheckOptions(limits=Limits(timeout=60))
 
 def _by_name(method: str, path: Path | System, **kw: object) -> dict[str, Any]:
     system = path if isinstance(path, System) else load_model(path)
-    res = registry.run(method, system, CheckOptions(limits=Limits(timeout=60), **kw))  # type: ignore[arg-type]
+    res = registry.run(method, system, CheckOptions(limits=Limits(timeout=240), **kw))  # type: ignore[arg-type]
     return {r.property: r for r in res.results}
 
 
@@ -127,7 +127,7 @@ def test_promela_byte_wraps_as_spin(
     system = load_model(path)
     exact = registry.run("explicit", system, CheckOptions(keep_going=True)).results
     assert {r.property: r.verdict for r in exact}[prop] is expected
-    res = registry.run(method, system, CheckOptions(properties=[prop], limits=Limits(timeout=60)))
+    res = registry.run(method, system, CheckOptions(properties=[prop], limits=Limits(timeout=240)))
     r = next(r for r in res.results if r.property == prop)
     assert r.verdict is expected, r.reason
     if expected is Verdict.VIOLATED:
@@ -296,3 +296,60 @@ def test_airport_bk4_taxiway_holds_with_a_checked_certificate(method: str) -> No
     assert r.verdict is Verdict.HOLDS, r.reason
     inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
     assert check_certificate(system, bad_condition(system, "taxiway", "ctl"), inv).valid
+
+
+def test_counting_candidates_relate_ticket_counters_to_locations() -> None:
+    from absmc.engines.induction.facts import counting_candidates
+    from absmc.ir.sorts import IntSort
+
+    system = load_model(SYMBOLIC / "ticket2.gcl")
+    names = {v.name for v in system.variables if isinstance(v.sort, IntSort)}
+    texts = {format_expr(e) for e in counting_candidates(system, names)}
+    # s - t is minus the number of processes holding a ticket (locations 1 and 2)
+    assert "s - t == (pc1 == 1 ? -1 : pc1 == 2 ? -1 : 0) + (pc2 == 1 ? -1 : pc2 == 2 ? -1 : 0)" in (
+        texts
+    )
+
+
+def _kind_deadlock(system: System) -> Any:
+    opts = CheckOptions(limits=Limits(timeout=60, max_depth=2), properties=["no-deadlock"])
+    return registry.run("kind", system, opts).results[0]
+
+
+def test_counting_candidates_prove_ticket_deadlock_freedom(monkeypatch: pytest.MonkeyPatch) -> None:
+    from absmc.engines.induction import facts
+
+    system = load_model(SYMBOLIC / "ticket3.gcl")
+    r = _kind_deadlock(system)
+    assert r.verdict is Verdict.HOLDS, r.reason
+    inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
+    assert check_certificate(system, bad_condition(system, "no-deadlock", "deadlock"), inv).valid
+    # without the counting invariant neither Houdini nor 2-induction proves it
+    monkeypatch.setattr(facts, "counting_candidates", lambda system, names: [])
+    assert _kind_deadlock(system).verdict is Verdict.UNKNOWN
+
+
+DOUBLING = """
+var x : int;
+init: x == 1;
+process P {
+  true -> x := (2 * x) % 31;
+}
+invariant not3: x != 3;
+"""
+
+
+def test_a_closed_finite_search_gives_the_reachable_set_as_certificate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from absmc.engines.induction import facts
+
+    system = parse_gcl(DOUBLING, "doubling.gcl")
+    opts = CheckOptions(limits=Limits(timeout=60, max_depth=2), properties=["not3"])
+    r = registry.run("kind", system, opts).results[0]
+    # 3 -> 6 -> 12 -> 24 -> 17 -> 3 is an unreachable cycle: no 2-induction alone, but the
+    # reachable set {1, 2, 4, 8, 16} is closed
+    assert r.verdict is Verdict.HOLDS, r.reason
+    assert "1 == x || 2 == x || 4 == x || 8 == x || 16 == x" in r.extra["certificate"]["invariant"]
+    monkeypatch.setattr(facts, "SAMPLE_STATES", 2)  # the search no longer closes
+    assert registry.run("kind", system, opts).results[0].verdict is Verdict.UNKNOWN
