@@ -205,7 +205,7 @@ def test_a_run_stopped_by_the_time_limit_reports_the_depth_reached(
     system = load_model(SYMBOLIC / "ticket2.gcl")
     clock = time.monotonic
     late = [0.0]
-    monkeypatch.setattr(induction_check.time, "monotonic", lambda: clock() + late[0])
+    monkeypatch.setattr(time, "monotonic", lambda: clock() + late[0])
 
     def slow(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Inconclusive:
         if cond.name != "mutex":
