@@ -6,6 +6,7 @@ models) and the symbolic engine (the unbounded examples)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from absmc.kernel.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl, parse_gcl_expr
 from absmc.lang.loader import load_model
 from absmc.logic.certificate import CertificateError, check_certificate
-from absmc.logic.chc import Proved
+from absmc.logic.chc import Inconclusive, Proved
+from absmc.logic.kinduction import k_induction
 from absmc.logic.transition import BadCondition, TransitionSystem, bad_condition
 from tests.conftest import EXAMPLES, run_cli
 from tests.generators import random_model
@@ -181,6 +183,42 @@ def _exact_vs(method: str, seeds: range, kind_depth: int | None = None) -> tuple
 def test_never_contradicts_exact_search_on_generated_models(method: str) -> None:
     unknown, total = _exact_vs(method, range(8), KIND_DEPTH)
     assert total >= 16 and unknown < total
+
+
+def test_kind_searches_generated_model_4_to_the_max_depth() -> None:
+    # reported as stopping at depth 1 under max_depth=10: k-induction (without strengthening;
+    # the engine now proves this property from the reachable set first) runs to the bound, and
+    # its answer says so (Inconclusive.depth and the reason)
+    system = parse_gcl(random_model(4).text, "gen.gcl")
+    ts = TransitionSystem(system)
+    cond = bad_condition(system, "no-model-error", "model-error")
+    answer = k_induction(ts, cond, z3.BoolVal(True, ts.ctx), 10, None)
+    assert answer == Inconclusive("neither a counterexample nor a proof up to depth 10", 10)
+    # a deadline already passed stops the search before depth 0, and says so
+    late = k_induction(ts, cond, z3.BoolVal(True, ts.ctx), 10, time.monotonic() - 1)
+    assert late == Inconclusive("time limit reached at depth 0", 0)
+
+
+def test_a_run_stopped_by_the_time_limit_reports_the_depth_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    system = load_model(SYMBOLIC / "ticket2.gcl")
+    clock = time.monotonic
+    late = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock() + late[0])
+
+    def slow(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Inconclusive:
+        if cond.name != "mutex":
+            return Inconclusive("not this one")
+        late[0] = 1000.0  # the time limit passes during the search, at depth 4
+        return Inconclusive("time limit reached at depth 4", 4)
+
+    opts = CheckOptions(properties=["mutex"], limits=Limits(timeout=60))
+    res = check_induction(system, opts, "kind", slow).results
+    r = next(r for r in res if r.property == "mutex")
+    assert r.verdict is Verdict.UNKNOWN
+    # the run's time limit, or the share of it left to this property, and the depth reached
+    assert "time limit of 60 s" in r.reason and r.reason.endswith(" at depth 4"), r.reason
 
 
 @pytest.mark.slow

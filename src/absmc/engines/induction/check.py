@@ -204,7 +204,10 @@ def _check_one(
         why = budget.reason() if budget.expired() else f"solver error: {err}"
         return result(Verdict.UNKNOWN, why)
     if isinstance(answer, Inconclusive):
-        why = budget.reason() if budget.expired() else answer.reason
+        why = answer.reason
+        if budget.expired():
+            at = f" at depth {answer.depth}" if answer.depth is not None else ""
+            why = budget.reason() + at
         return result(Verdict.UNKNOWN, why)
     if isinstance(answer, Refuted):
         try:
