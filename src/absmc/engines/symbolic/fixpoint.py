@@ -283,7 +283,7 @@ class Fixpoints:
             return z
         parts: dict[tuple[int, ...], isl.Set] = {}
         for k, p in cand.parts.items():
-            for dst, m in self.enc.total.edges.get(k, ()):
+            for dst, m in self.enc.total.edges_from(k):
                 q = z.parts.get(dst)
                 if q is not None:
                     d = m.intersect_domain(p).intersect_range(q).domain()
