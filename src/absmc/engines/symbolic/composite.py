@@ -22,7 +22,7 @@ flat widening per location did.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cached_property
 
 import islpy as isl
@@ -343,9 +343,9 @@ class Split:
         said = {pos[n] for n in names if n in pos}
         out = []
         for i in self.ctrl:
-            if i in said:
-                out.append(i)
-            elif isinstance(base, PartialAbstraction) and not _framed(m, i, *self._bounds[i]):
+            if i in said or (
+                isinstance(base, PartialAbstraction) and not _framed(m, i, *self._bounds[i])
+            ):
                 out.append(i)
         return out
 
