@@ -9,7 +9,10 @@ SPIN's numbers come from ``expected.csv`` (SPIN 6.5.2, see the corpus README) un
 ``--run-spin``. State counts differ for ``ltl`` blocks (Spot's automata are not SPIN's); for
 ``violated`` rows both tools stop at their first acceptance cycle, so only ``holds`` rows are
 full explorations. states/s is stored product states per second of search (absmc: the outer
-nested-DFS search; pan: its own rate).
+nested-DFS search; pan: its own rate). ``cpu s``: CPU seconds of absmc's whole check of the
+row after loading (``-N NAME``: since the claim-only change, its product search alone; before
+it, a full safety search came first), against pan's CPU seconds (user + system; CPU, not wall
+time, so that a loaded machine does not distort the comparison).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,6 +38,7 @@ class LtlRow:
     verdict: str
     states: int
     search_s: float
+    run_s: float = 0.0
 
     @property
     def rate(self) -> float:
@@ -51,9 +56,12 @@ def run_absmc_ltl(model: Path, name: str | None, fair: bool) -> LtlRow:
     # a model's unnamed block is its first ltl block or never claim (not the non-progress
     # property a progress label adds)
     name = name or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
-    opts = CheckOptions(ltl=name, fairness="weak" if fair else "none", properties=[name])
-    r = next(x for x in registry.run("explicit", system, opts).results if x.property == name)
-    return LtlRow(r.verdict.value, r.stats.states, r.stats.time_s)
+    opts = CheckOptions(ltl=name, fairness="weak" if fair else "none")
+    t0 = time.process_time()
+    result = registry.run("explicit", system, opts)
+    run_s = time.process_time() - t0
+    r = next(x for x in result.results if x.property == name)
+    return LtlRow(r.verdict.value, r.stats.states, r.stats.time_s, run_s)
 
 
 def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> LtlRow:
@@ -70,13 +78,16 @@ def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> Ltl
         )
     args = ["./pan", "-a", *(["-f"] if fair else []), *(["-N", name] if name else []), "-m10000000"]
     t0 = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(args, cwd=workdir, check=True, capture_output=True, text=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.monotonic() - t0
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
     secs = float(m.group(1)) if m else wall
-    return LtlRow("violated" if errors else "holds", states, secs)
+    return LtlRow("violated" if errors else "holds", states, secs, cpu)
 
 
 def main() -> int:
@@ -86,7 +97,8 @@ def main() -> int:
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
-        f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s}  same"
+        f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
+        f"{'cpu s':>6s} {'pan':>6s}  same"
     )
     work: dict[str, Path] = {}
     agree = 0
@@ -109,7 +121,8 @@ def main() -> int:
         print(
             f"{row['file']:26s} {row['ltl']:6s} {'yes' if fair else '':4s} | "
             f"{spin.verdict:8s} {ours.verdict:8s} | {spin.states:11,d} {ours.states:9,d} | "
-            f"{ours.rate:10,.0f} {spin.rate:10,.0f}  {'yes' if same else 'NO'}"
+            f"{ours.rate:10,.0f} {spin.rate:10,.0f} | {ours.run_s:6.2f} {spin.run_s:6.2f}  "
+            f"{'yes' if same else 'NO'}"
         )
     print(f"verdicts equal to SPIN's: {agree} of {len(rows)} rows")
     return 0

@@ -97,7 +97,9 @@ def main() -> int:
     gen = CGen(system, system.properties)
     head, tail = runtime_sources()
     # _GNU_SOURCE first: getrusage(RUSAGE_THREAD) in the counters
-    source = "#define _GNU_SOURCE\n#define PAR_PROF 1\n" + gen.source(head, tail)
+    # PAR_TUNE: ABSMC_WAKE_MIN, ABSMC_STEAL_MIN, ABSMC_SPIN override runtime_par.c's constants
+    defines = "#define _GNU_SOURCE\n#define PAR_PROF 1\n#define PAR_TUNE 1\n"
+    source = defines + gen.source(head, tail)
     sem = NativeSemantics(system, prepared=(gen, source))
     for _ in range(args.repeat):
         for n in (1, args.workers):

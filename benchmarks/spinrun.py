@@ -2,7 +2,8 @@
 
 SPIN runs as the corpus numbers were made: ``spin -o1 -a`` (no dead-variable reset, the
 semantics absmc reproduces), ``gcc -O2 -DNOREDUCE -DNOCLAIM -DSAFETY``, ``pan -c0 -n``.
-absmc runs as a user runs it: ``absmc check MODEL --keep-going --json`` in a subprocess.
+absmc runs as a user runs it: ``absmc check MODEL --keep-going --json`` in a subprocess, with
+``--no-reduce`` (no dead-variable reset either: the counts compare with ``spin -o1``'s).
 """
 
 from __future__ import annotations
@@ -136,14 +137,18 @@ def run_absmc(
     backend: str | None = None,
     env: dict[str, str] | None = None,
     extra_args: tuple[str, ...] = (),
+    reduce: bool = False,
 ) -> AbsmcResult:
     """absmc's numbers for ``model``, from the command line (model to verdict). ``source``: a
     ``src`` directory of another absmc checkout to run instead of the installed one (A/B runs
     against an older version, as ``vs_spin.py --against``). ``limit_s``: absmc's own
     ``--timeout`` (the run ends with verdict ``unknown`` and its statistics). ``backend``:
     ``--backend`` (python, native, auto); ``env``: extra environment variables; ``extra_args``:
-    more command-line options (e.g. ``--store bitstate``)."""
+    more command-line options (e.g. ``--store bitstate``); ``reduce``: absmc's default
+    reductions (else ``--no-reduce``, as ``spin -o1``)."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
+    if not reduce:
+        args.append("--no-reduce")
     for x in defines:
         args += ["-D", x]
     if limit_s is not None:

@@ -13,7 +13,7 @@ from absmc.lang.loader import load_model
 from absmc.native import NativeSemantics
 from absmc.native.build import runtime_sources
 from absmc.native.cgen import CGen
-from absmc.native.search import native_search
+from absmc.native.search import NativeStore, native_search
 
 from .conftest import EXAMPLES, GCL_EXAMPLES, SHARED, run_cli
 from .native_helpers import cli_json, needs_native
@@ -204,3 +204,49 @@ def test_profile_counters_account_for_every_state_expanded_and_stored(
     stored = [int(x) for x in re.findall(r"^PROF t\d .*? new (\d+)", err, re.M)]
     assert len(expanded) >= 2 and len(expanded) % 2 == 0
     assert sum(expanded) == plain.states and sum(stored) == plain.states - 1
+
+
+#: the simplified bakery of examples/gcl/bakery.gcl with tickets bounded by 2048: 32,763 states
+#: in BFS levels of 4 (a long thin state space: most of 16 threads sleep, runtime_par.c)
+THIN_BAKERY = """var x, y : int;
+var pc1, pc2 : 0..3;
+process P1 {
+  pc1 == 0 -> x := y, pc1 := 1;
+  pc1 == 1 && x < 2048 -> x := x + 1, pc1 := 2;
+  pc1 == 2 && x <= y -> pc1 := 3;
+  pc1 == 3 -> pc1 := 0;
+}
+process P2 {
+  pc2 == 0 -> y := x, pc2 := 1;
+  pc2 == 1 && y < 2048 -> y := y + 1, pc2 := 2;
+  pc2 == 2 && y < x -> pc2 := 3;
+  pc2 == 3 -> pc2 := 0;
+}
+invariant mutex: !(pc1 == 3 && pc2 == 3);
+"""
+
+
+@pytest.mark.parametrize("store", ["exact", "hash-compact"])
+def test_many_threads_on_a_thin_state_space_give_one_threads_counts(store: NativeStore) -> None:
+    # 16 threads from the first state on 4 states per level: threads sleep and are woken, and
+    # the sleeping ones leave the table's growth rendezvous (the table grows from its smallest
+    # size several times); the counts and the verdict are one thread's
+    from absmc.lang.gcl import parse_gcl
+
+    sem = NativeSemantics(parse_gcl(THIN_BAKERY, "bakery.gcl"))
+    one = native_search(sem, store, check_deadlock=False, workers=1)
+    assert one.outcome.states > 30_000 and not one.outcome.violations
+    for threads in (4, 16):
+        run = native_search(
+            sem,
+            store,
+            check_deadlock=False,
+            workers=threads,
+            parallel_after=0,
+        )
+        assert run.threads == threads and run.outcome.stopped is None
+        assert (run.outcome.states, run.outcome.transitions) == (
+            one.outcome.states,
+            one.outcome.transitions,
+        )
+        assert not run.outcome.violations

@@ -32,11 +32,15 @@ _LIMITS = {"max_states", "max_depth", "max_memory_mb"}
 
 
 def load(
-    path: str | os.PathLike[str], defines: Mapping[str, object] | Sequence[str] | None = None
+    path: str | os.PathLike[str],
+    defines: Mapping[str, object] | Sequence[str] | None = None,
+    reduce: bool = False,
 ) -> System:
     """The model in file ``path`` (``.gcl`` or ``.pml``), read by the front end its extension
     names. ``defines``: Promela preprocessor definitions, as ``{"N": 3}`` or ``["N=3",
-    "DEBUG"]`` (``spin -D``). Raises ``ModelError`` (located), ``UsageError`` (an unknown
+    "DEBUG"]`` (``spin -D``); ``reduce``: with the reductions the front end builds into the
+    model (Promela: SPIN's dead-variable reset; :func:`check` of a file name applies them
+    unless ``reduce=False``). Raises ``ModelError`` (located), ``UsageError`` (an unknown
     extension, a ``.py`` program: see :func:`check`) and ``OSError``."""
     from absmc.lang.loader import load_model
 
@@ -57,7 +61,7 @@ def load(
             if not key:
                 raise UsageError(f"bad definition '{d}' (expected NAME or NAME=VALUE)")
             defs[key] = value or "1"
-    return load_model(name, defs or None)
+    return load_model(name, defs or None, reduce)
 
 
 def _names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -91,6 +95,8 @@ def check(
     options dataclass (e.g. ``backend="python"`` for ``explicit``). A ``.py`` program takes
     ``entry`` (the function's name), ``component`` (a name, ``"A,B"`` or a list), ``args``
     (the entry's arguments) and the fields of :class:`~absmc.component.ComponentOptions`.
+    ``reduce`` (a model's file name only; default ``True``, as ``absmc check``): load it with
+    the front end's reductions (:func:`load`).
 
     Raises ``UsageError`` for an unknown method, option or property, ``ModelError`` for an
     error in the model, ``OSError`` for a file that cannot be read."""
@@ -99,7 +105,8 @@ def check(
     from absmc.engines import registry
 
     engine = registry.get(method)
-    system = model if isinstance(model, System) else load(model, defines)
+    reduce = bool(options.pop("reduce", True))  # a System has its reductions built in
+    system = model if isinstance(model, System) else load(model, defines, reduce)
     name = "<model>" if isinstance(model, System) else os.fspath(model)
     texts = options.get("predicates")
     if isinstance(texts, str) or (

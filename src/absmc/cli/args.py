@@ -9,7 +9,8 @@ from typing import Any
 @dataclass(frozen=True)
 class CheckArgs:
     """Everything ``absmc check`` takes, with its command-line defaults (``order`` None: not
-    given, BFS for models, DFS for Python programs). ``store`` is ``exact``,
+    given, BFS for models, DFS for Python programs; ``reduce`` None: not given, the reductions
+    on for models, off for Python programs). ``store`` is ``exact``,
     ``bitstate`` or a method's own store (``range`` for ``under``); ``timeout`` in seconds; the
     fields after ``progress`` belong to single methods (:mod:`absmc.cli.methods`)."""
 
@@ -55,7 +56,7 @@ class CheckArgs:
     component: tuple[str, ...] = ()
     granularity: str = "statement"
     emit_tests: str | None = None
-    reduce: bool = False
+    reduce: bool | None = None
     widen_delay: int = 2
     eg_bound: int = 20
     no_restrict: bool = False

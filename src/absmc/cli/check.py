@@ -177,7 +177,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
-            loaded = load(args.model, args.defines, args.timeout)
+            loaded = load(args.model, args.defines, args.timeout, reduce=args.reduce is not False)
         except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise
@@ -228,7 +228,6 @@ _PROGRAM_ONLY = (
     ("--component", "component"),
     ("--granularity", "granularity"),
     ("--emit-tests", "emit_tests"),
-    ("--reduce", "reduce"),
 )
 
 
@@ -271,8 +270,10 @@ predicate_option = click.option(
     "ltl",
     default=None,
     metavar="NAME",
-    help="Check only this ltl block or never claim (SPIN's -N; default: each in turn, each "
-    "with its own result).",
+    help="Check only this ltl block or never claim, as SPIN's -N: one product search, which "
+    "reports assertion violations and model errors it meets (stopping at the first unless "
+    "--keep-going) and no deadlocks (default: each block in turn, each with its own result, "
+    "and the safety properties; docs/ltl.md).",
 )
 @click.option(
     "--fairness",
@@ -435,10 +436,11 @@ predicate_option = click.option(
 @click.option(
     "--reduce/--no-reduce",
     "reduce",
-    default=False,
-    show_default=True,
-    help="[.py] Partial-order reduction of the threads' interleavings (persistent sets, "
-    "fewer states stored, more time per state).",
+    default=None,
+    help="State-space reductions. Models: on unless --no-reduce (SPIN's dead-variable reset "
+    "for Promela; --no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
+    "partial-order reduction of the threads' interleavings (persistent sets, fewer states "
+    "stored, more time per state).",
 )
 @click.option(
     "--emit-tests",

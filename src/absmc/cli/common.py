@@ -165,9 +165,12 @@ class LoadTimeout(Exception):
         self.seconds = seconds
 
 
-def load(model: str, defines: tuple[str, ...] = (), timeout: float | None = None) -> System:
+def load(
+    model: str, defines: tuple[str, ...] = (), timeout: float | None = None, reduce: bool = False
+) -> System:
     """Load a model file with the front end its extension names; ``defines`` are ``-D
-    NAME[=VALUE]`` items; ``timeout`` (seconds, main thread only) bounds the loading. Raises
+    NAME[=VALUE]`` items; ``timeout`` (seconds, main thread only) bounds the loading;
+    ``reduce``: with the front end's reductions (:func:`absmc.lang.loader.load_model`). Raises
     ``UsageError``, ``ModelError``, ``OSError`` and ``LoadTimeout``."""
     LOADING["began"] = True
     from absmc.lang.loader import load_model
@@ -179,7 +182,7 @@ def load(model: str, defines: tuple[str, ...] = (), timeout: float | None = None
             raise UsageError(f"bad definition '-D {d}' (expected NAME or NAME=VALUE)")
         defs[name] = value or "1"
     if timeout is None or threading.current_thread() is not threading.main_thread():
-        return load_model(model, defs or None)
+        return load_model(model, defs or None, reduce)
 
     def expire(signum: int, frame: object) -> None:
         raise LoadTimeout(timeout)
@@ -187,7 +190,7 @@ def load(model: str, defines: tuple[str, ...] = (), timeout: float | None = None
     old = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        return load_model(model, defs or None)
+        return load_model(model, defs or None, reduce)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

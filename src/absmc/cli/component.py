@@ -86,7 +86,7 @@ def run_component(
         predicates=tuple(p for p in args.predicates if p != "guards"),
         abstraction=abstraction,
         progress=line,
-        reduce=args.reduce,
+        reduce=args.reduce is True,
     )
     try:
         result, sem = check_file(

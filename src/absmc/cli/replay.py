@@ -123,7 +123,16 @@ def run_replay(
         chosen = picked[0]
         saved_defs = data.get("defines") if isinstance(data, dict) else None
         defs = defines or tuple(str(d) for d in saved_defs or ())
-        system = load(model, defs)
+        # the trace replays on the System it was found on: with the reductions the check
+        # built into it (its statistics name them; older trails have none)
+        results = data.get("results", []) if isinstance(data, dict) else []
+        reduced = any(
+            isinstance(r, dict)
+            and isinstance(r.get("stats"), dict)
+            and r["stats"].get("reductions")
+            for r in results
+        )
+        system = load(model, defs, reduce=reduced)
         sem = compile_system(system)
         con = console(out)
         what = f"trace of '{chosen.property}'" if chosen.property else "random run"

@@ -86,7 +86,8 @@ def run(
     """Check ``system`` with ``engine`` (or its name): resolve the property selection, refuse
     what the engine cannot do (``CapabilityError``), then call its ``check``. ``engine_options``
     default to the engine's defaults and must be of its ``options_type`` (else ``TypeError``).
-    Raises ``OptionError`` for unknown property names, ``UsageError`` for an unknown engine."""
+    The result's statistics name the System's ``reductions``. Raises ``OptionError`` for
+    unknown property names, ``UsageError`` for an unknown engine."""
     eng = get(engine) if isinstance(engine, str) else engine
     opts = options if options is not None else CheckOptions()
     eopts = engine_options if engine_options is not None else eng.default_options()
@@ -100,5 +101,7 @@ def run(
     opts = replace(opts, limits=opts.limits.started())
     with deep_recursion():  # the recursive walkers take expressions MAX_EXPR_DEPTH deep
         if system.init_constraint is None or eng.capabilities.initial_sets:
-            return eng.check(system, opts, eopts)
-        return check_per_initial_state(eng.check, system, opts, eopts)
+            result = eng.check(system, opts, eopts)
+        else:
+            result = check_per_initial_state(eng.check, system, opts, eopts)
+    return result.with_reductions(system.reductions)

@@ -169,9 +169,11 @@ class System:
     ``init_constraint`` (GCL ``init: EXPR;``; ``None``: none) makes every state satisfying it
     whose variables not mentioned in it have their declared initial value an initial state (see
     :mod:`absmc.kernel.initial` for the enumeration); ``ctl`` are the model's CTL properties
-    (:mod:`absmc.ir.ctl`). Raises ``ValueError`` on internally inconsistent input (duplicate
-    variable names, commands of unknown processes, updates of unknown variables); front ends
-    report user errors before building a System.
+    (:mod:`absmc.ir.ctl`); ``reductions`` name the state-space reductions the front end built
+    into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`). Raises
+    ``ValueError`` on internally inconsistent input (duplicate variable names, commands of
+    unknown processes, updates of unknown variables); front ends report user errors before
+    building a System.
     """
 
     variables: tuple[Variable, ...]
@@ -185,6 +187,7 @@ class System:
     ltl: tuple[LtlProperty, ...] = ()
     init_constraint: Expr | None = None
     ctl: tuple[CtlProperty, ...] = ()
+    reductions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

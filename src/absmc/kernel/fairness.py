@@ -12,12 +12,13 @@ copy ``k + 1`` is the accepting copy and returns to copy 0. An accepting cycle o
 is exactly a weakly fair accepting cycle of the original one; the nested DFS searches it
 unchanged.
 
-Labels: ``product label * (k + 2) + c'`` (:func:`fair_decode`).
+Labels: ``product label * (k + 2) + c'`` (:func:`fair_decode`). The product's failures and
+state properties (its ``safety``) pass through unchanged but for the labels.
 """
 
 from __future__ import annotations
 
-from absmc.ir.steps import NO_FAILURES, Expansion, Failures, State
+from absmc.ir.steps import Expansion, Failure, Failures, State
 from absmc.ir.system import Property, System
 from absmc.kernel.product import STUTTER, ProductSemantics, decode
 
@@ -44,11 +45,11 @@ class FairSemantics:
 
     @property
     def properties(self) -> tuple[Property, ...]:
-        return ()
+        return self.product.properties
 
     @property
     def state_checks(self) -> bool:
-        return False
+        return self.product.state_checks
 
     @property
     def initial(self) -> State:
@@ -74,10 +75,12 @@ class FairSemantics:
 
     def successors(self, fs: State) -> Expansion:
         ps, c = fs[:-1], fs[-1]
-        succ, _ = self.product.successors(ps)
-        if not succ:
-            return [], NO_FAILURES
+        succ, fails = self.product.successors(ps)
         k, width = self.k, self.k + 2
+        if fails:
+            fails = tuple(Failure(f[0] * width, f[1], f[2]) for f in fails)
+        if not succ:
+            return [], fails
         out = []
         if c == 0:
             nc = 1 if self.product.is_accepting(ps) else 0
@@ -90,16 +93,16 @@ class FairSemantics:
             for label, t in succ:
                 nc = c + 1 if blocked or proc in self.movers(label) else c
                 out.append((label * width + nc, (*t, nc)))
-        return out, NO_FAILURES
+        return out, fails
 
     def step(self, label: int, fs: State) -> tuple[State | None, Failures]:
         raise NotImplementedError("fair product steps are replayed on the base semantics")
 
     def ok(self, fs: State) -> bool:
-        return True
+        return self.product.ok(fs[:-1])
 
     def violated(self, fs: State) -> list[int]:
-        return []
+        return self.product.violated(fs[:-1])
 
     def valid_end(self, fs: State) -> bool:
         return True

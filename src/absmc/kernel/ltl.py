@@ -2,22 +2,24 @@
 the product with the property's violation automaton (:mod:`absmc.kernel.product`), searched by
 the one DFS of :mod:`absmc.kernel.search` with the nested search of :mod:`absmc.kernel.nested`
 as its hooks, and the verdict (a ``violated`` verdict only with a lasso replayed by
-:func:`absmc.kernel.trace.replay_lasso`).
+:func:`absmc.kernel.trace.replay_lasso`). With ``safety`` the same search also checks the
+system's safety properties on the product's states and steps (SPIN's checks "within scope of
+claim"); :attr:`LtlOutcome.violations` holds what it found, as system paths.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.kernel.buchi import violation_automaton
 from absmc.kernel.fairness import FairSemantics, fair_decode
 from absmc.kernel.nested import Lasso, NestedDfs
 from absmc.kernel.options import Limits, Progress
-from absmc.kernel.product import ProductSemantics
+from absmc.kernel.product import ProductSemantics, system_path
 from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
-from absmc.kernel.search import SearchOutcome, search
+from absmc.kernel.search import SearchOutcome, Violation, search
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.store import Store
 from absmc.kernel.trace import replay_lasso
@@ -42,13 +44,16 @@ def automaton_of(prop: LtlProperty) -> Automaton:
 @dataclass
 class LtlOutcome:
     """What the product search found: the outer search's outcome, the first lasso (product
-    labels) if any, the states the nested searches stored, the automaton searched with."""
+    labels) if any, the states the nested searches stored, the automaton searched with, and
+    (with ``safety``) the first violation of each safety property met on the way, its path in
+    system labels (``violations``; property name -> violation)."""
 
     outcome: SearchOutcome
     lasso: Lasso | None
     nested_states: int
     automaton: Automaton
     weakly_fair: bool = False
+    violations: dict[str, Violation] = field(default_factory=dict)
 
 
 def search_ltl(
@@ -61,15 +66,32 @@ def search_ltl(
     deadline: float | None = None,
     weakly_fair: bool = False,
     stutter: bool = True,
+    safety: bool = False,
+    deadlock: bool = False,
+    keep_going: bool = False,
+    spin_order: bool = False,
 ) -> LtlOutcome:
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
     Stops at the first cycle; limits end the search with ``outcome.stopped`` set. With
     ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.fairness`). Without
     ``stutter`` the product does not stutter at terminal states (an abstraction that says
-    where it may stutter itself, :class:`absmc.kernel.lasso.StutterWhere`)."""
+    where it may stutter itself, :class:`absmc.kernel.lasso.StutterWhere`). With ``safety``
+    the search also checks ``sem``'s failures and state properties (and, with ``deadlock``,
+    its invalid end states) on the product (:class:`~absmc.kernel.product.ProductSemantics`),
+    stopping at the first such violation unless ``keep_going`` (SPIN's ``-c1``; the first
+    cycle stops it either way). ``spin_order``: SPIN's order of the steps (highest process
+    first) and its early cycle detection in the outer search (:class:`NestedDfs` ``early``),
+    which find SPIN's short lassos sooner."""
     aut = automaton_of(prop)
-    product = ProductSemantics(sem, aut, stutter=stutter and prop.name != NON_PROGRESS)
+    product = ProductSemantics(
+        sem,
+        aut,
+        stutter=stutter and prop.name != NON_PROGRESS,
+        safety=safety,
+        deadlock=deadlock,
+        spin_order=spin_order,
+    )
     searched: ProductSemantics | FairSemantics = product
     if weakly_fair:
         searched = FairSemantics(product)
@@ -79,13 +101,14 @@ def search_ltl(
         prop.name,
         f"ltl '{prop.name}' violated: an accepting cycle",
         nested_store,
+        early=spin_order,
     )
     outcome = search(
         searched,
         store,
         order="dfs",
         limits=limits,
-        keep_going=False,
+        keep_going=keep_going,
         check_deadlock=False,
         progress=progress,
         hooks=hooks,
@@ -95,7 +118,15 @@ def search_ltl(
     if lasso is not None and isinstance(searched, FairSemantics):
         k = searched.k
         lasso = Lasso([fair_decode(label, k)[0] for label in lasso.path], lasso.cycle_start)
-    return LtlOutcome(outcome, lasso, hooks.states, aut, weakly_fair)
+    found: dict[str, Violation] = {}
+    for name, v in outcome.violations.items():
+        if name == prop.name:
+            continue
+        path = v.path
+        if isinstance(searched, FairSemantics):
+            path = [fair_decode(label, searched.k)[0] for label in path]
+        found[name] = Violation(name, system_path(path, aut.size), v.message, v.count)
+    return LtlOutcome(outcome, lasso, hooks.states, aut, weakly_fair, found)
 
 
 def ltl_result(

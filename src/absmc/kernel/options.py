@@ -48,8 +48,10 @@ class CheckOptions:
     ``graph_bound``: when set, engines add a picture of (at most this many states of) the state
     space they explored to ``Result.graphs`` (:mod:`absmc.kernel.graph`).
     ``ltl``: the one linear-time property (``ltl`` block or never claim) to check (SPIN's
-    ``-N NAME``; ``None``: all of them, each with its own result). ``fairness``: ``"weak"``
-    restricts the cycles of linear-time properties to weakly fair ones (SPIN's ``-f``).
+    ``-N NAME``: only its product search, which reports the safety violations it meets;
+    ``None``: all of them, each with its own result, and the safety properties).
+    ``fairness``: ``"weak"`` restricts the cycles of linear-time properties to weakly fair
+    ones (SPIN's ``-f``).
     ``non_progress``: also look for non-progress cycles (SPIN's ``-l``).
     ``hand_over``: called with the number of stored states about every thousand expansions
     of a one-process explicit search; when it returns true the search stops (``unknown``, "handed

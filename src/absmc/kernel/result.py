@@ -7,6 +7,7 @@ reported; ``unknown`` results say why (a limit, a possibly spurious abstract tra
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,6 +196,22 @@ class Result:
     def exit_code(self) -> int:
         """0 all hold, 1 some violated, 3 unknown."""
         return EXIT_CODES[self.verdict]
+
+    def with_reductions(self, names: Sequence[str]) -> Result:
+        """This result with ``names`` (the state-space reductions built into the checked
+        System, e.g. ``"dead-variable-reset"``) as ``reductions`` in every property's
+        statistics; the result itself when ``names`` is empty."""
+        if not names:
+            return self
+        new: dict[int, Stats] = {}  # properties of one search keep sharing its statistics
+        out = []
+        for r in self.results:
+            st = new.get(id(r.stats))
+            if st is None:
+                extra = {**r.stats.extra, "reductions": list(names)}
+                st = new[id(r.stats)] = dataclasses.replace(r.stats, extra=extra)
+            out.append(dataclasses.replace(r, stats=st))
+        return dataclasses.replace(self, results=out)
 
     def __repr__(self) -> str:
         each = ", ".join(f"{r.property!r}: {r.verdict.value}" for r in self.results)

@@ -176,15 +176,17 @@ class Search:
             return path_from(self.parent, self.via, node)
         return self.stack_labels[:node]
 
-    def record(self, prop: str, path: Callable[[], list[int]], message: str) -> None:
+    def record(
+        self, prop: str, path: Callable[[], list[int]], message: str, stop: bool = False
+    ) -> None:
         """Count a violation of ``prop``; the first one keeps its path (``path()`` is called
-        only then). Stops the search unless ``keep_going``."""
+        only then). Stops the search unless ``keep_going`` (always with ``stop``)."""
         v = self.out.violations.get(prop)
         if v is None:
             self.out.violations[prop] = Violation(prop, path(), message)
         else:
             v.count += 1
-        if not self.keep_going:
+        if stop or not self.keep_going:
             self.out.stopped = f"stopped at the first violation ({prop})"
             raise _Stop
 

@@ -13,22 +13,27 @@ GCL_SUFFIXES = (".gcl",)
 PROMELA_SUFFIXES = (".pml", ".pm", ".prom", ".promela", ".sumo")
 
 
-def load_model(path: str | Path, defines: Mapping[str, str] | None = None) -> System:
+def load_model(
+    path: str | Path, defines: Mapping[str, str] | None = None, reduce: bool = False
+) -> System:
     """Parse the model at ``path`` (``.gcl``: guarded commands; ``.pml``/``.pm``/...: Promela).
 
     ``defines`` are preprocessor definitions (``-D NAME=VALUE``) for front ends that have a
-    preprocessor. Raises ``ModelError`` for errors in the model, ``OSError`` when the file
-    cannot be read, ``UsageError`` for an unknown extension or options the front end does not
-    take. A model whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a
-    located ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
+    preprocessor. ``reduce``: with the reductions the front end builds into the model (Promela:
+    SPIN's dead-variable reset, :mod:`absmc.lang.promela.deadvars`; listed in the System's
+    ``reductions``); ``absmc check`` asks for them unless ``--no-reduce``. Raises
+    ``ModelError`` for errors in the model, ``OSError`` when the file cannot be read,
+    ``UsageError`` for an unknown extension or options the front end does not take. A model
+    whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a located
+    ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
     (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`).
     """
-    system = _load(Path(path), defines)
+    system = _load(Path(path), defines, reduce)
     check_depth(system)
     return system
 
 
-def _load(p: Path, defines: Mapping[str, str] | None) -> System:
+def _load(p: Path, defines: Mapping[str, str] | None, reduce: bool) -> System:
     """The front end's System for ``p``."""
     path = p
     suffix = p.suffix.lower()
@@ -43,7 +48,7 @@ def _load(p: Path, defines: Mapping[str, str] | None) -> System:
     if suffix in PROMELA_SUFFIXES:
         from absmc.lang.promela import load_promela
 
-        return load_promela(p, dict(defines or {}))
+        return load_promela(p, dict(defines or {}), dead_variables=reduce)
     known = ", ".join(GCL_SUFFIXES + PROMELA_SUFFIXES)
     raise UsageError(
         f"cannot tell the language of '{path}' from its extension (known: {known}; and .py "

@@ -10,8 +10,10 @@
  *
  * Work: each thread has a FIFO queue of (id, depth) entries under a spin lock; it takes up to
  * POP_BATCH of them at a time (all of a short queue: the batch's table slots are prefetched
- * together; only while a thread is idle does it leave half to it), and a thread whose queue is
- * empty steals the older half of another's. No barrier per BFS level (the scaling
+ * together; only while a thread looks for work does it leave half of a long queue to it), and
+ * a thread whose queue is empty steals the older half of the longest other queue, or sleeps
+ * when none has a surplus (par_thread: the threads that run follow the work there is). No
+ * barrier per BFS level (the scaling
  * models have levels of a few states), so the order is not breadth-first: depths are those of
  * the discovery tree, and a counterexample path (through the parent ids) is not necessarily a
  * shortest one. The search is over when every thread is idle (see par_thread). The table grows
@@ -80,6 +82,7 @@ typedef struct pw_s {
     long ru_minflt, ru_nvcsw, ru_nivcsw; /* getrusage(RUSAGE_THREAD) at the thread's end */
     uint64_t c_wall;                     /* cycles from the thread's start to its end */
     uint64_t c_sync, c_wait, n_sync;     /* cycles in par_sync, waiting there; rendezvous */
+    uint64_t n_sleep, n_woke, c_sleep;   /* sleeps, wake-ups it sent, cycles asleep */
 #endif
     char pad[64];
 } pw_t;
@@ -104,14 +107,29 @@ typedef struct par_s {
     uint64_t mig_cap;
     int64_t mig_next;  /* the next chunk of the old table to move */
     int64_t budget;    /* --max-states: states no thread holds a permit for yet (under m) */
+    /* threads with no work sleep (see par_thread): `sleeping` asleep, `searching` looking for
+       work to steal, `waking` a wake-up sent and not yet taken; sm/scv/wake_seq: the sleep */
+    int sleeping __attribute__((aligned(64)));
+    int searching;
+    int waking;
+    pthread_mutex_t sm;
+    pthread_cond_t scv;
+    int64_t wake_seq;
+    int wake_min, steal_min, spin_passes; /* see WAKE_MIN, STEAL_MIN, SPIN_PASSES */
 #ifdef PAR_PROF
     uint8_t *owner; /* per block of ID_BLOCK ids: 1 + the thread that took it (0: before) */
 #endif
 } par_t;
 
+/* more threads than CPUs: a lock holder may be descheduled, so a waiter yields its CPU after a
+ * while instead of spinning out its time slice */
 static inline void spin_lock(volatile int *l) {
+    int n = 0;
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++n < 256) __builtin_ia32_pause();
+            else sched_yield();
+        }
 }
 static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
 
@@ -175,6 +193,12 @@ static int pq_pop_many(pq_t *Q, uint64_t *e, int max, int ew, int share) {
 }
 
 #define STEAL_MAX 512
+/* work distribution (par_thread): a thread steals only from a queue of at least STEAL_MIN
+ * entries, wakes a sleeping thread once its own queue holds WAKE_MIN, and sleeps after
+ * SPIN_PASSES looks for work that found none */
+#define STEAL_MIN 4
+#define WAKE_MIN 32
+#define SPIN_PASSES 64
 
 /* move the older half of victim's entries (at least one, at most STEAL_MAX) to thief's queue
  * through buf (STEAL_MAX elements) */
@@ -209,6 +233,8 @@ static void par_free(search_t *S) {
     }
     pthread_mutex_destroy(&P->m);
     pthread_cond_destroy(&P->cv);
+    pthread_mutex_destroy(&P->sm);
+    pthread_cond_destroy(&P->scv);
     PROF(free(P->owner));
     free(P);
     S->par = NULL;
@@ -220,6 +246,25 @@ static void par_free(search_t *S) {
  * insertion is under way), and phase 2 ends when all have arrived again: the last one installs
  * the new table. A thread that leaves the search (time slice over, stop) may complete a phase. */
 #define MIG_CHUNK 65536
+
+/* Sleeping threads (see par_thread). A thread that found no work sleeps on scv until
+ * par_wake bumps wake_seq: one thread when a queue has a surplus (par_offer), all of them when
+ * the search stops, or after SLEEP_NS anyway. Asleep, a thread is not `active`: the table
+ * grows without it (par_sleep). */
+#define SLEEP_NS 10000000L
+
+static void par_wake(par_t *P, int all) {
+    pthread_mutex_lock(&P->sm);
+    P->wake_seq++;
+    if (all) pthread_cond_broadcast(&P->scv);
+    else pthread_cond_signal(&P->scv);
+    pthread_mutex_unlock(&P->sm);
+}
+
+/* wake every sleeping thread (the search stops or pauses) */
+static void par_wake_all(par_t *P) {
+    if (__atomic_load_n(&P->sleeping, __ATOMIC_SEQ_CST)) par_wake(P, 1);
+}
 
 static void par_phase1_done(search_t *S) {
     par_t *P = S->par;
@@ -337,7 +382,8 @@ static inline int par_status(search_t *S) { return __atomic_load_n(&S->status, _
 
 static void par_set_status(search_t *S, int st) {
     int zero = 0;
-    __atomic_compare_exchange_n(&S->status, &zero, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (__atomic_compare_exchange_n(&S->status, &zero, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        par_wake_all(S->par);
 }
 
 /* record a violation (under the lock); 1 when the search must stop */
@@ -697,26 +743,97 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
     if (nout && !pq_push_many(&P->qs[W->tid], out, nout, ew)) par_set_status(S, STOP_MEMORY);
 }
 
+/* the queue with the most entries other than thread tid's (-1: any thread's), when it has at
+ * least min entries (else -1) */
+static int par_victim(par_t *P, int tid, int min) {
+    int best = -1;
+    int64_t most = min - 1;
+    for (int j = 1; j <= P->n; j++) {
+        int i = (tid + j) % P->n;
+        if (i == tid) continue;
+        int64_t n = __atomic_load_n(&P->qs[i].n, __ATOMIC_RELAXED);
+        if (n > most) { most = n; best = i; }
+    }
+    return best;
+}
+
+/* after a batch: when this thread's queue holds a surplus and a thread sleeps while none looks
+ * for work or is being woken, wake one (it steals half of the queue) */
+static void par_offer(par_t *P, int tid) {
+    if (__atomic_load_n(&P->qs[tid].n, __ATOMIC_RELAXED) < P->wake_min) return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the entries pushed, then `sleeping` read */
+    if (!__atomic_load_n(&P->sleeping, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&P->searching, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&P->waking, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&P->waking, 1, __ATOMIC_RELAXED);
+    PROF(if (prof_w) prof_w->n_woke++);
+    par_wake(P, 0);
+}
+
+/* sleep until woken (par_wake) or SLEEP_NS, unless there is a reason to stay up: stop, status,
+ * the rendezvous, or a queue with a surplus (checked after `sleeping` is raised: a thread that
+ * pushed its surplus before sees `sleeping` in par_offer and wakes it) */
+static void par_sleep(search_t *S) {
+    par_t *P = S->par;
+    par_leave(S); /* asleep it takes no part in the rendezvous */
+    pthread_mutex_lock(&P->sm);
+    int64_t seq = P->wake_seq;
+    __atomic_add_fetch(&P->sleeping, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&P->waking, 0, __ATOMIC_RELAXED);
+    if (!par_status(S) && !__atomic_load_n(&P->stop, __ATOMIC_SEQ_CST) &&
+        !__atomic_load_n(&P->pause, __ATOMIC_SEQ_CST) && par_victim(P, -1, P->wake_min) < 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += SLEEP_NS;
+        if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+        while (P->wake_seq == seq)
+            if (pthread_cond_timedwait(&P->scv, &P->sm, &ts) != 0) break;
+    }
+    __atomic_sub_fetch(&P->sleeping, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&P->waking, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&P->sm);
+    /* back among the active threads, after a growth of the table under way */
+    pthread_mutex_lock(&P->m);
+    while (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE) && P->active > 0 && !par_status(S) &&
+           !__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE))
+        pthread_cond_wait(&P->cv, &P->m);
+    P->active++;
+    pthread_mutex_unlock(&P->m);
+}
+
+/* A thread expands batches from its own queue. With none, it looks for work: it steals the
+ * older half of the longest other queue when that has at least STEAL_MIN entries (taking one
+ * state of a two-state queue only moves it to another core); after SPIN_PASSES passes without
+ * it sleeps, and a thread whose queue reaches WAKE_MIN entries wakes one sleeper (par_offer).
+ * So the threads that run follow the work there is: on a long thin state space (BFS levels of
+ * a few states: bakery, lamport) most of them sleep instead of taking single states from each
+ * other (16 threads on 16 cores had taken 28x the CPU of one, in a slower run), and with more
+ * threads than CPUs the sleeping ones leave the CPUs to those that work. */
 static void *par_thread(void *arg) {
     pw_t *W = (pw_t *)arg;
     search_t *S = W->S;
     par_t *P = S->par;
     int64_t tick = 0;
-    int idle = 0, spins = 0;
+    int idle = 0, passes = 0;
     PROF(uint64_t tstart = __rdtsc(); prof_w = W);
     while (!par_status(S) && !__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if ((++tick & 255) == 0 && now_s() >= P->end) {
             __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
+            par_wake_all(P);
             break;
         }
         PROF(uint64_t t0 = __rdtsc());
-        int share = __atomic_load_n(&P->idle, __ATOMIC_RELAXED) > 0;
+        /* while a thread looks for work, leave it half of a queue it may steal from */
+        int share = __atomic_load_n(&P->searching, __ATOMIC_RELAXED) > 0 &&
+                    __atomic_load_n(&P->qs[W->tid].n, __ATOMIC_RELAXED) >= 2 * P->steal_min;
         int nb = pq_pop_many(&P->qs[W->tid], W->ents, POP_BATCH, P->ew, share);
         PROF(uint64_t t1 = __rdtsc(); W->c_pop += t1 - t0);
         if (nb) {
             par_expand(W, W->ents, nb);
             PROF(W->c_exp += __rdtsc() - t1; W->n_batch++; W->n_exp += (uint64_t)nb);
+            par_offer(P, W->tid);
             continue;
         }
         PROF(W->n_dry++; if (!idle) W->n_idle_spells++);
@@ -726,34 +843,46 @@ static void *par_thread(void *arg) {
         if (!idle) {
             idle = 1;
             __atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+            __atomic_add_fetch(&P->searching, 1, __ATOMIC_ACQ_REL);
         }
         int got = 0;
         __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
-        for (int j = 1; j < P->n && !got; j++) {
-            int r = pq_steal(&P->qs[(W->tid + j) % P->n], &P->qs[W->tid], W->stealbuf, P->ew);
+        int v = par_victim(P, W->tid, P->steal_min);
+        if (v >= 0) {
+            int r = pq_steal(&P->qs[v], &P->qs[W->tid], W->stealbuf, P->ew);
             if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
             got = r > 0;
             PROF(if (r > 0) W->n_stolen += (uint64_t)r);
         }
         PROF(if (got) W->n_steal++; else W->n_steal0++);
-        if (got) { idle = 0; spins = 0; PROF(W->c_idle += __rdtsc() - t1); continue; }
+        if (got) {
+            idle = 0;
+            passes = 0;
+            __atomic_sub_fetch(&P->searching, 1, __ATOMIC_ACQ_REL);
+            PROF(W->c_idle += __rdtsc() - t1);
+            continue;
+        }
         if (__atomic_add_fetch(&P->idle, 1, __ATOMIC_ACQ_REL) == P->n) {
             par_set_status(S, DONE);
             break;
         }
-        /* back off: spin, then yield, then sleep 50 us (many idle threads must not keep the
-           busy ones' queue locks hot) */
-        if (++spins < 64) {
-            __builtin_ia32_pause();
-        } else if (spins < 1024) {
-            sched_yield();
+        if (++passes < P->spin_passes) {
+            for (int i = 0; i < 16; i++) __builtin_ia32_pause();
         } else {
-            struct timespec nap = {0, 50000};
-            nanosleep(&nap, NULL);
+            /* asleep it does not look for work: no longer `searching` */
+            __atomic_sub_fetch(&P->searching, 1, __ATOMIC_ACQ_REL);
+            PROF(W->n_sleep++; uint64_t s0 = __rdtsc());
+            par_sleep(S);
+            PROF(W->c_sleep += __rdtsc() - s0);
+            __atomic_add_fetch(&P->searching, 1, __ATOMIC_ACQ_REL);
+            passes = 0;
         }
         PROF(W->c_idle += __rdtsc() - t1);
     }
-    if (idle) __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+    if (idle) {
+        __atomic_sub_fetch(&P->idle, 1, __ATOMIC_ACQ_REL);
+        __atomic_sub_fetch(&P->searching, 1, __ATOMIC_ACQ_REL);
+    }
 #ifdef PAR_PROF
     W->c_wall = __rdtsc() - tstart;
     struct rusage ru;
@@ -778,6 +907,16 @@ static int par_begin(search_t *S) {
     P->n = S->nthreads;
     pthread_mutex_init(&P->m, NULL);
     pthread_cond_init(&P->cv, NULL);
+    pthread_mutex_init(&P->sm, NULL);
+    pthread_cond_init(&P->scv, NULL);
+    P->wake_min = WAKE_MIN;
+    P->steal_min = STEAL_MIN;
+    P->spin_passes = SPIN_PASSES;
+#ifdef PAR_TUNE
+    if (getenv("ABSMC_WAKE_MIN")) P->wake_min = atoi(getenv("ABSMC_WAKE_MIN"));
+    if (getenv("ABSMC_STEAL_MIN")) P->steal_min = atoi(getenv("ABSMC_STEAL_MIN"));
+    if (getenv("ABSMC_SPIN")) P->spin_passes = atoi(getenv("ABSMC_SPIN"));
+#endif
     for (int i = 0; i < P->n; i++) {
         pw_t *W = (pw_t *)calloc(1, sizeof(pw_t));
         if (!W) return 0;
@@ -851,6 +990,9 @@ static int par_run(search_t *S, double seconds) {
     P->arrived = 0;
     P->arrived2 = 0;
     P->idle = 0;
+    P->searching = 0;
+    P->sleeping = 0;
+    P->waking = 0;
     if (!S->bs && S->tused * 100 > S->tcap * S->load_pct) { /* bitstate: no table */
         P->active = 1;
         P->pause = 1;
@@ -879,10 +1021,11 @@ static int par_run(search_t *S, double seconds) {
         fprintf(stderr,
                 "PROF t%d wall %.1f exp %.1f pop %.1f idle %.1f sync %.1f (wait %.1f, %lu) Mcyc | faults %ld csw %ld/%ld | batches %lu states %lu dry %lu "
                 "idle_spells %lu steals %lu failed %lu stolen %lu | remote_exp %lu hits %lu "
-                "remote_hits %lu new %lu\n",
+                "remote_hits %lu new %lu | sleeps %lu (%.1f Mcyc) wakes sent %lu\n",
                 i, W->c_wall / 1e6, W->c_exp / 1e6, W->c_pop / 1e6, W->c_idle / 1e6, W->c_sync / 1e6, W->c_wait / 1e6, W->n_sync, W->ru_minflt, W->ru_nvcsw, W->ru_nivcsw, W->n_batch, W->n_exp, W->n_dry,
                 W->n_idle_spells, W->n_steal, W->n_steal0, W->n_stolen, W->n_remote_exp, W->n_hit,
-                W->n_remote_hit, W->n_new);
+                W->n_remote_hit, W->n_new, W->n_sleep, W->c_sleep / 1e6, W->n_woke);
+        W->n_sleep = W->n_woke = W->c_sleep = 0;
         W->c_exp = W->c_pop = W->c_idle = W->c_sync = W->c_wait = W->n_sync = 0;
         W->n_batch = W->n_exp = W->n_dry = W->n_idle_spells = W->n_steal = W->n_steal0 = 0;
         W->n_stolen = W->n_remote_exp = W->n_hit = W->n_remote_hit = W->n_new = 0;

@@ -83,6 +83,8 @@ def format_stats(stats: Stats) -> str:
             parts.append(f"{key.replace('_', ' ')} [{inner}]")
         elif isinstance(value, float) and key.endswith("coverage"):
             parts.append(f"{key.replace('_', ' ')} {value:.4%}")
+        elif isinstance(value, list):  # names: the reductions applied
+            parts.append(f"{key.replace('_', ' ')} {' '.join(str(v) for v in value)}")
         elif isinstance(value, int | float) and key.endswith("_s"):  # seconds: say the unit
             parts.append(f"{key[:-2].replace('_', ' ')} {value:.3f} s")
         else:

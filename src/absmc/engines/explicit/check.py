@@ -12,12 +12,13 @@ from absmc.errors import OptionError
 from absmc.ir.system import System
 from absmc.kernel.graph import bounded_graph
 from absmc.kernel.ltl import ltl_result, search_ltl
-from absmc.kernel.options import CheckOptions, Selection, select_properties
+from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
 from absmc.kernel.outcome import results_from_outcome
-from absmc.kernel.result import PropertyResult, Result, Stats
-from absmc.kernel.search import search
+from absmc.kernel.product import covers_every_state
+from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.search import Violation, search
 from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store, not_a_proof
-from absmc.kernel.trace import command_text
+from absmc.kernel.trace import command_text, replay
 
 #: what runs the search (see :mod:`absmc.engines.explicit.native`)
 Backend = Literal["python", "native", "auto"]
@@ -54,7 +55,9 @@ def check_explicit(
     (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts); on the
     native back end ``workers`` threads share one store (0: the machine's cores).
     Linear-time properties (``ltl`` blocks, never claims) are checked each by its own product
-    search with a nested DFS (:mod:`absmc.kernel.ltl`) after the safety search. Raises
+    search with a nested DFS (:mod:`absmc.kernel.ltl`), which also checks the safety
+    properties; the separate safety search runs only when no product search covered the state
+    space, and never with ``options.ltl`` (SPIN's ``-N``: :func:`_linear_time`). Raises
     ``OptionError`` for unknown property names or an unsupported combination, ``ValueError``
     for a bad bitstate size.
     """
@@ -77,34 +80,10 @@ def check_explicit(
         )
     compiled = compile_system(system, selection.user)
     options = replace(options, limits=options.limits.started())  # one deadline for all
-    results = (
-        _safety(system, options, compiled, selection, workers, ray) if selection.names() else []
-    )
-    # --max-states bounds the states of the safety search and the product searches together
-    used = max((r.stats.states for r in results), default=0)
-    for prop in selection.ltl:
-        store, nested = make_store(options), make_store(options)
-        found = search_ltl(
-            compiled,
-            prop,
-            store,
-            nested,
-            options.limits.less(used),
-            options.progress,
-            weakly_fair=options.fairness == "weak",
-        )
-        out = found.outcome
-        used += out.states
-        stats = Stats(
-            out.states,
-            out.transitions,
-            out.max_depth,
-            out.time_s,
-            extra=store.stats(out.stopped),
-        )
-        results.append(
-            ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(store))
-        )
+    if selection.ltl:
+        results = _linear_time(system, options, compiled, selection, workers, ray)
+    else:
+        results = _safety(system, options, compiled, selection, workers, ray)
     if selection.ctl:
         results += check_ctl(compiled, selection.ctl, options)
     graphs = []
@@ -118,6 +97,116 @@ def check_explicit(
             )
         )
     return Result(system.file or system.name, "explicit", tuple(results), graphs=graphs)
+
+
+def _linear_time(
+    system: System,
+    options: CheckOptions,
+    compiled: CompiledSystem,
+    selection: Selection,
+    workers: int = 1,
+    ray: str | None = None,
+) -> list[PropertyResult]:
+    """The linear-time properties, each by its own product search that also checks the safety
+    properties on the way (docs/ltl.md, "What one product search checks"). With ``-N``
+    (``options.ltl``: SPIN's semantics with a claim) only the claim is searched for, stopping at
+    the first violation of any kind unless ``keep_going``, without the deadlock check, and the
+    safety properties appear only where violated. Otherwise each product search goes on past
+    safety violations; the safety properties not violated hold when one product search ended
+    without a cycle or a limit over an automaton whose initial state loops on ``true`` (it
+    visited every reachable state, :func:`~absmc.kernel.product.covers_every_state`), else the
+    ordinary safety search decides them (:func:`_safety`, run before the product searches'
+    results as before)."""
+    claim_only = options.ltl is not None
+    ltl_results: list[PropertyResult] = []
+    met: dict[str, Violation] = {}  # each safety property's first violation in a product
+    met_stats: dict[str, Stats] = {}
+    covering: tuple[str, Stats] | None = None
+    used = 0  # --max-states bounds all searches of the run together
+    for prop in selection.ltl:
+        store, nested = make_store(options), make_store(options)
+        found = search_ltl(
+            compiled,
+            prop,
+            store,
+            nested,
+            options.limits.less(used),
+            options.progress,
+            weakly_fair=options.fairness == "weak",
+            safety=True,
+            deadlock=selection.deadlock and not claim_only,
+            keep_going=options.keep_going or not claim_only,
+            spin_order=True,
+        )
+        out = found.outcome
+        used += out.states
+        stats = Stats(
+            out.states,
+            out.transitions,
+            out.max_depth,
+            out.time_s,
+            extra=store.stats(out.stopped),
+        )
+        for name, v in found.violations.items():
+            if name not in met:
+                met[name], met_stats[name] = v, stats
+        if (
+            covering is None
+            and store.exact
+            and out.stopped is None
+            and found.lasso is None
+            and covers_every_state(found.automaton)
+        ):
+            covering = (prop.name, stats)
+        ltl_results.append(
+            ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(store))
+        )
+    if claim_only or covering is not None:
+        safety = _safety_from_products(compiled, selection, met, met_stats, covering, claim_only)
+    else:
+        limits = options.limits.less(used)
+        safety = _safety(system, replace(options, limits=limits), compiled, selection, workers, ray)
+    return [*safety, *ltl_results]
+
+
+def _safety_from_products(
+    compiled: CompiledSystem,
+    selection: Selection,
+    met: dict[str, Violation],
+    met_stats: dict[str, Stats],
+    covering: tuple[str, Stats] | None,
+    claim_only: bool,
+) -> list[PropertyResult]:
+    """The safety results the product searches decided: each violation met (replayed on
+    ``compiled``), and, when a product search ``covering`` (its property's name and
+    statistics) visited every reachable state, ``holds`` for the rest; with ``claim_only``
+    (``-N``) only the violations."""
+    out: list[PropertyResult] = []
+    for name in selection.names():
+        v = met.get(name)
+        kind = property_kind(compiled.system, name)
+        if v is not None:
+            trace = replay(compiled, name, v.path)
+            n = len(trace.steps) - 1
+            reason = (
+                f"{v.message}; counterexample of {n} step{'s' if n != 1 else ''} "
+                "(met in a product search)"
+            )
+            stats = met_stats[name]
+            out.append(
+                PropertyResult(
+                    name, kind, "explicit", Verdict.VIOLATED, reason, stats, trace, v.count
+                )
+            )
+        elif not claim_only and covering is not None:
+            prop, stats = covering
+            reason = (
+                f"no violation in the {stats.states:,} reachable product states of ltl "
+                f"'{prop}' (its automaton follows every step from its initial state: every "
+                "reachable state was checked)"
+            )
+            out.append(PropertyResult(name, kind, "explicit", Verdict.HOLDS, reason, stats))
+    return out
 
 
 def _inexact(store: Store) -> str | None:

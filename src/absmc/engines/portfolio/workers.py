@@ -4,8 +4,6 @@ started it."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import pickle
@@ -22,6 +20,7 @@ from absmc.errors import UsageError
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.kernel.initial import check_per_initial_state
+from absmc.kernel.isolate import die_with_parent
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
 
@@ -49,25 +48,13 @@ def _context() -> Any:
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel sends SIGKILL to this process when its parent ends (even by SIGKILL),
-    so no member outlives the portfolio. Elsewhere nothing (``Pool.stop`` still ends them)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent ended before prctl took effect
-        os._exit(1)
-
-
 def _member(
     engine: AnyEngine, system: System, options: CheckOptions, own: object, out: Any
 ) -> None:
     """The body of a member process: check, pickle the report, send it."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the portfolio stops it: just end
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the portfolio's to handle
-    _die_with_parent()
+    die_with_parent()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool.start
     t0 = time.monotonic()
     try:

@@ -49,6 +49,7 @@ from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.isolate import run_with_deadline
 from absmc.kernel.limits import INTERRUPTED, Limits, time_limit
 from absmc.kernel.options import CheckOptions, Progress, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
@@ -99,6 +100,36 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     ``ModelError`` (``Unsupported``) for nonlinear arithmetic."""
     start = time.monotonic()
     limits = options.limits.started(start)
+    if limits.deadline is None:
+        return _check_here(system, options, own, start, limits)
+    # isl holds the GIL inside one operation and its quota follows wall time only roughly:
+    # the check runs in a child process that is ended at the deadline (kernel/isolate.py)
+    grace = max(_GRACE_S, _GRACE_SHARE * (limits.timeout or 0.0))
+    out = run_with_deadline(
+        lambda: _check_here(system, options, own, start, limits), limits.deadline, grace
+    )
+    if out.killed or out.interrupted:
+        reason = INTERRUPTED if out.interrupted else time_limit(limits)
+        res = _unchecked(system, options, reason, time.monotonic() - start)
+        if out.killed:
+            note = "the time limit ended an isl operation that was still running"
+            return Result(res.model, res.method, res.results, notes=(note,))
+        return res
+    result = out.get()
+    assert result is not None
+    return result
+
+
+#: seconds (at least) and share of the time limit that an isl operation may overrun the
+#: deadline before the check's process is ended
+_GRACE_S = 1.0
+_GRACE_SHARE = 0.1
+
+
+def _check_here(
+    system: System, options: CheckOptions, own: SymbolicOptions, start: float, limits: Limits
+) -> Result:
+    """:func:`check_symbolic` in this process (the deadline kept by isl's quota)."""
     budget = IslBudget(limits.deadline)
     try:
         return _check_all(system, options, own, limits)
@@ -114,12 +145,23 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
 
 def _unchecked(system: System, options: CheckOptions, reason: str, spent: float) -> Result:
     """Every selected property ``unknown`` for ``reason`` (a limit met while the model was
-    encoded, before any property was checked)."""
+    encoded, before any property was checked, or the check's process ended at the deadline);
+    ``spent`` (seconds) is the first property's time, the others' 0."""
     selection = select_properties(system, options)
     names = [(n, _kind(system, n)) for n in selection.names()]
     names += [(p.name, "ctl") for p in selection.ctl]
-    stats = Stats(0, 0, 0, spent, extra={"reachable_states": "not computed"})
-    results = [PropertyResult(n, k, METHOD, Verdict.UNKNOWN, reason, stats) for n, k in names]
+    # the time is the first property's (the properties' times add up to the check's)
+    results = [
+        PropertyResult(
+            n,
+            k,
+            METHOD,
+            Verdict.UNKNOWN,
+            reason,
+            Stats(0, 0, 0, spent if i == 0 else 0.0, extra={"reachable_states": "not computed"}),
+        )
+        for i, (n, k) in enumerate(names)
+    ]
     return Result(system.file or system.name, METHOD, tuple(results))
 
 

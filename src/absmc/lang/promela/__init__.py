@@ -10,12 +10,18 @@ from absmc.ir.ltl import LtlProperty, non_progress_property
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.lang.promela.ast import Model, Node
+from absmc.lang.promela.deadvars import DEAD_VARIABLE_RESET
 from absmc.lang.promela.export import to_promela
 
 
-def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> System:
+def load_promela(
+    path: str | Path, defines: dict[str, str] | None = None, dead_variables: bool = False
+) -> System:
     """Parse a Promela file (with ``-D`` definitions for the preprocessor) and lower it to a
-    System with SPIN's semantics. Raises ``ModelError`` and ``OSError``."""
+    System with SPIN's semantics; ``dead_variables``: with SPIN's dead-variable reset
+    (:mod:`absmc.lang.promela.deadvars`; SPIN's default, off with ``spin -o1``; the System's
+    ``reductions`` then name it when it resets anything). Raises ``ModelError`` and
+    ``OSError``."""
     from absmc.lang.promela.parser import parse_promela_file
 
     model = parse_promela_file(path, defines)
@@ -24,10 +30,10 @@ def load_promela(path: str | Path, defines: dict[str, str] | None = None) -> Sys
             raise ModelError(f"{claim.kind} declarations are not supported", claim.span)
     if len(model.nevers) > 1:
         raise ModelError("a model has at most one never claim", model.nevers[1].span)
-    return _with_ltl(model, Path(path).stem)
+    return _with_ltl(model, Path(path).stem, dead_variables)
 
 
-def _with_ltl(model: Model, name: str) -> System:
+def _with_ltl(model: Model, name: str, dead_variables: bool = False) -> System:
     """Lower a model and its ``ltl`` blocks: their atoms are read in the global context (the
     globals they read stay in the state, as SPIN's never claim reads them); a model with
     progress labels also gets the non-progress property (checked with ``non_progress``)."""
@@ -53,6 +59,7 @@ def _with_ltl(model: Model, name: str) -> System:
         blocks.append((label, text, span, tree, nodes))
     lowerer = Lowerer(model, name)
     lowerer.remote_vars = remote
+    lowerer.dead_variables = dead_variables
     lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
     lowerer.ltl_reads += [st for claim in model.nevers for st in _statements(claim.body)]
     system = lowerer.lower()
@@ -67,7 +74,8 @@ def _with_ltl(model: Model, name: str) -> System:
 
         formula = to_ltl(tree, lower)
         props.append(LtlProperty(label, formula, span, text=" ".join(text.split())))
-    return system.with_(ltl=tuple(props))
+    applied = (DEAD_VARIABLE_RESET,) if any(t.dead for t in lowerer.ptypes.values()) else ()
+    return system.with_(ltl=tuple(props), reductions=applied)
 
 
 def _statements(body: list[Node]) -> list[Node]:

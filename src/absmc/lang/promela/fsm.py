@@ -148,6 +148,7 @@ class ProcFSM:
     labels: dict[str, int] = field(default_factory=dict)
     elements: list[El] = field(default_factory=list)
     builder: Any = None
+    graph: dict[int, list[Any]] = field(default_factory=dict)  # pangen5.c's (ana_seq)
 
     def reachable(self) -> list[int]:
         """States reachable from the start state, in DFS order."""
@@ -1191,7 +1192,7 @@ def build_fsm(
     table = an.transitions()
     start = huntele(an.tab, top.frst, top.frst.status, -1).seqno
     assert top.last is not None
-    fsm = ProcFSM(proc.name, start, top.last.seqno, table, elements=b.all, builder=b)
+    fsm = ProcFSM(proc.name, start, top.last.seqno, table, elements=b.all, builder=b, graph=an.fsm)
     for name, el, _ in b.labels:
         if name.startswith(":"):
             continue

@@ -61,6 +61,8 @@ class ProcType:
     fsm: ProcFSM
     locals: list[VarDecl]
     index: int
+    #: SPIN's dead-variable resets: ``id(element)`` -> locals set to 0 after it (:mod:`.deadvars`)
+    dead: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -154,6 +156,9 @@ class LowererBase:
         self.ltl_reads: list[Node] = []
         #: names standing for remote variable references in ltl atoms: (proctype, pid, var)
         self.remote_vars: dict[str, tuple[str, int | None, str]] = {}
+        #: apply SPIN's dead-variable reset (:mod:`.deadvars`); SPIN turns it off when the
+        #: model refers to a remote variable
+        self.dead_variables = False
         self._receivers: dict[int, list[tuple[Slot, ProcType, int, Trans]]] | None = None
         #: rendezvous channel groups (id < 0 -> channel ids): a send whose channel variable
         #: may denote several rendezvous channels with the same fields meets each receiver

@@ -9,7 +9,7 @@ from typing import Any
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var
 from absmc.ir.span import ModelError
 from absmc.ir.system import Command
-from absmc.lang.promela.fsm import Trans
+from absmc.lang.promela.fsm import El, Trans
 from absmc.lang.promela.lower_base import (
     MAX_PATHS,
     Path,
@@ -44,7 +44,7 @@ class Commands(Processes):
                 if q.error:
                     nxt.append(q)
                     continue
-                nxt.extend(self.exec_el(el, q, ctx, i == 0))
+                nxt.extend(self.reset_dead(el, self.exec_el(el, q, ctx, i == 0), ctx))
             paths = nxt
             if len(paths) > MAX_PATHS:
                 raise self.err("a transition has too many paths to enumerate", el.n)
@@ -55,6 +55,20 @@ class Commands(Processes):
                 self.end_effects(s, t, q)
             else:
                 q.env[s.pc] = Const(s.offsets[t.decl.name] + tr.target) if tr.target else Const(0)
+        return paths
+
+    def reset_dead(self, el: El, paths: list[Path], ctx: _Ctx) -> list[Path]:
+        """``paths`` after element ``el`` with SPIN's dead-variable resets (:mod:`.deadvars`):
+        the locals dead after ``el`` set to 0 on every path without an error."""
+        assert ctx.slot is not None and ctx.pt is not None
+        names = ctx.pt.dead.get(id(el))
+        if names:
+            lays = ctx.slot.layouts[ctx.pt.decl.name]
+            for q in paths:
+                if q.error is None:
+                    for name in names:
+                        for lf in lays[name].leaves():
+                            q.env[lf.name] = Const(0)
         return paths
 
     def end_effects(self, s: Slot, t: ProcType, q: Path) -> None:
@@ -168,13 +182,17 @@ class Commands(Processes):
                     q.conds.append(bool_of(self.ev(t2.decl.provided, q, ctx2, [])))
                 assert tr2.first.n is not None
                 rs = self.exec_recv(tr2.first.n, q, ctx2, True, sp.msg, sp.chan, sp.chan_ref)
-                for r in rs:
+                for r in self.reset_dead(tr2.first, rs, ctx2):
                     paths = [r]
                     for el in tr2.steps[1:]:
                         paths = [
                             z
                             for w in paths
-                            for z in (self.exec_el(el, w, ctx2, False) if not w.error else [w])
+                            for z in (
+                                self.reset_dead(el, self.exec_el(el, w, ctx2, False), ctx2)
+                                if not w.error
+                                else [w]
+                            )
                         ]
                     for z in paths:
                         if z.error:

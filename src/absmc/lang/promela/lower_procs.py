@@ -8,6 +8,7 @@ from typing import Any
 from absmc.ir.expr import FALSE, Const, Expr, Var
 from absmc.ir.span import ModelError
 from absmc.lang.promela.ast import ChanInit, Node, VarDecl
+from absmc.lang.promela.deadvars import candidates, dead_resets
 from absmc.lang.promela.fsm import ProcFSM, Trans, build_fsm
 from absmc.lang.promela.lower_base import (
     MAX_PROCESSES,
@@ -104,6 +105,9 @@ class Processes(Statements):
             self.ptypes[pd.name] = ProcType(
                 pd, fsm, [d for d in locs[pd.name] if d not in pd.params], i
             )
+            if self.dead_variables and not self.remote_vars:
+                cands = candidates(locs[pd.name], self.m.typedefs, pd.provided)
+                self.ptypes[pd.name].dead = dead_resets(fsm.graph, cands)
 
     def allocate_slots(self) -> None:
         self.slots = []
