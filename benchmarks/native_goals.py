@@ -284,6 +284,7 @@ def memory(scale: float) -> None:
         b = max(16, int(bound * scale))
         args = [sys.executable, "-m", "absmc.cli", "check", str(SCALING / name), "-D"]
         args += [f"{var}={b}", "--backend", "native", "--store", store, "--json", "--no-trail"]
+        args.append("--no-reduce")  # equal counts with SPIN -DNOREDUCE
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         t0 = time.monotonic()
         proc = subprocess.run(args, capture_output=True, text=True)

@@ -16,15 +16,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _GCC = ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000"]
 
 
-def _spin_args(model: Path, defines: list[str]) -> list[str]:
+def _spin_args(model: Path, defines: list[str], o1: bool = True) -> list[str]:
     # -E passes an option to the preprocessor: #include "..." finds the model's directory
-    return ["spin", "-o1", f"-E-I{model.resolve().parent}", *(f"-D{x}" for x in defines)]
+    head = ["spin", "-o1"] if o1 else ["spin"]
+    return [*head, f"-E-I{model.resolve().parent}", *(f"-D{x}" for x in defines)]
 
 
 @dataclass
@@ -53,6 +54,7 @@ class AbsmcResult:
     bytes_per_state: float = 0.0  # the native store's (0 for the Python back end)
     backend: str = "python"
     workers: int = 1  # threads (native) or processes (Python) the search used
+    reductions: list[str] = field(default_factory=list)  # the reductions the run applied
 
 
 def have_spin() -> bool:
@@ -71,25 +73,32 @@ def run_spin(
     timeout: float | None = None,
     cflags: tuple[str, ...] = (),
     pan_args: tuple[str, ...] = ("-w24",),
+    defaults: bool = False,
 ) -> SpinResult:
     """SPIN's numbers for ``model`` (``-D`` definitions as ``NAME=VALUE``; ``NOPRED`` is always
     defined: ``pred`` declarations are absmc's, SPIN cannot read them). ``timeout`` bounds pan's
     wall time in seconds; ``cflags`` are added to gcc's (e.g. ``-DBITSTATE``), ``pan_args`` to
-    pan's (default ``-w24``, the initial hash table size). A model SPIN rejects, or a pan run
-    stopped by the timeout, gives a result with ``error`` set instead of raising."""
+    pan's (default ``-w24``, the initial hash table size). ``defaults``: SPIN as its users run
+    it, ``spin -a`` (dead-variable reset) and pan with partial-order reduction (no ``-o1``,
+    no ``-DNOREDUCE``). A model SPIN rejects, or a pan run stopped by the timeout, gives a
+    result with ``error`` set instead of raising."""
     defines = [*defines, "NOPRED"] if "NOPRED" not in defines else defines
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         shutil.copy(model, d / model.name)
         t0 = time.monotonic()
         gen = subprocess.run(
-            [*_spin_args(model, defines), "-a", model.name], cwd=d, capture_output=True, text=True
+            [*_spin_args(model, defines, not defaults), "-a", model.name],
+            cwd=d,
+            capture_output=True,
+            text=True,
         )
         if gen.returncode != 0 or not (d / "pan.c").exists():
             lines = (gen.stdout + gen.stderr).strip().splitlines()
             return _failed("spin -a: " + (lines[0] if lines else f"exit {gen.returncode}"))
+        gcc = [f for f in _GCC if not (defaults and f == "-DNOREDUCE")]
         cc = subprocess.run(
-            [*_GCC, *cflags, "-o", "pan", "pan.c"], cwd=d, capture_output=True, text=True
+            [*gcc, *cflags, "-o", "pan", "pan.c"], cwd=d, capture_output=True, text=True
         )
         if cc.returncode != 0:
             return _failed("gcc failed on pan.c")
@@ -144,8 +153,9 @@ def run_absmc(
     against an older version, as ``vs_spin.py --against``). ``limit_s``: absmc's own
     ``--timeout`` (the run ends with verdict ``unknown`` and its statistics). ``backend``:
     ``--backend`` (python, native, auto); ``env``: extra environment variables; ``extra_args``:
-    more command-line options (e.g. ``--store bitstate``); ``reduce``: absmc's default
-    reductions (else ``--no-reduce``, as ``spin -o1``)."""
+    more command-line options (e.g. ``--store bitstate``); ``reduce``: absmc's reductions on
+    (its default; otherwise ``--no-reduce``: the full state space, as SPIN's -DNOREDUCE).
+    ``reductions`` in the result: those the run applied."""
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
     if not reduce:
         args.append("--no-reduce")
@@ -184,6 +194,7 @@ def run_absmc(
         bytes_per_state=float(stats.get("bytes_per_state", 0.0)),
         backend=str(stats.get("backend", "python")),
         workers=int(stats.get("workers", 1)),
+        reductions=[str(x) for x in stats.get("reductions", [])],
     )
 
 

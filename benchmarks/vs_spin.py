@@ -12,6 +12,7 @@
     python benchmarks/vs_spin.py --bitstate      # --store bitstate in C against pan -DBITSTATE
     python benchmarks/vs_spin.py --workers-goal  # native search, 1 vs 2 threads (>= 10^6 states)
     python benchmarks/vs_spin.py --memory-goal   # 3*10^8 states exact, 10^9 hash-compact (~14 GB)
+    python benchmarks/vs_spin.py --spin-defaults --quick  # both tools' defaults (reductions on)
 
 Model to verdict is wall time from the model file to the answer: for SPIN ``spin -o1 -a`` +
 ``gcc -O2`` + ``pan`` (as SPIN users run it; ``-o1 -DNOREDUCE`` so that both tools explore the
@@ -118,6 +119,12 @@ def main() -> int:
         help="only: 3*10^8 states exact and 10^9 hash-compact (needs ~14 GB; native_goals.py "
         "memory --scale 0.001 checks the same runs small)",
     )
+    ap.add_argument(
+        "--spin-defaults",
+        action="store_true",
+        help="states and model-to-verdict of absmc's defaults against SPIN's defaults (spin -a, "
+        "gcc -O2 -DSAFETY: partial-order reduction on; spin_defaults.py)",
+    )
     args = ap.parse_args()
     if args.bitstate or args.workers_goal or args.memory_goal:
         import native_goals
@@ -157,6 +164,12 @@ def main() -> int:
     if args.only:
         pick = re.compile(args.only)
         jobs = [j for j in jobs if pick.search(j[1].name + (f" {j[2][0]}" if j[2] else ""))]
+    if args.spin_defaults:
+        import spin_defaults
+
+        spin_defaults.compare(jobs)
+        beem_tmp.cleanup()
+        return 0
     print(
         f"{'model':28s} {'states':>10s} | {'time SPIN':>9s} {'absmc':>7s} {'ratio':>6s} | "
         f"{'st/s pan':>10s} {'absmc':>9s} {'ratio':>6s} | {'MB SPIN':>7s} {'absmc':>6s}  same"

@@ -19,7 +19,11 @@ needs_native = pytest.mark.skipif(
 
 
 def cli_json(*args: str) -> tuple[int, dict[str, Any]]:
-    """Exit code and parsed JSON of ``absmc ARGS --json`` (a verdict's exit code: 0, 1 or 3)."""
-    r = run_cli(*args, "--json")
+    """Exit code and parsed JSON of ``absmc ARGS --json`` (a verdict's exit code: 0, 1 or 3).
+    A ``check`` runs with ``--no-reduce``: these tests compare the native search's full state
+    space with SPIN's ``-o1 -DNOREDUCE`` counts, the Python back end and other thread counts
+    (partial-order reduction has its own tests, tests/test_por.py)."""
+    more = ("--no-reduce",) if args and args[0] == "check" else ()
+    r = run_cli(*args, *more, "--json")
     assert r.code in (0, 1, 3), r.err
     return r.code, json.loads(r.out)

@@ -40,6 +40,75 @@ EXAMPLES_SLOW: list[tuple[str, str, list[str], dict[str, Any]]] = [
 ]
 
 
+#: the example pairs (file, entry, args, component, options, the violated property's kind or
+#: None for a program that holds): small instances in CI, the rest under ``-m slow``
+PAIRS_FAST: list[tuple[str, str, list[Any], list[str], dict[str, Any], str | None]] = [
+    ("hit_counter.py", "serve", [2], ["Stats", "handle", "serve"], {"granularity": "access"},
+     "assert"),
+    ("hit_counter.py", "serve_locked", [2], ["Stats", "handle", "serve"],
+     {"granularity": "access"}, None),
+    ("transfer.py", "run", [], ["Account", "transfer", "_run"], {}, "deadlock"),
+    ("transfer.py", "run_ordered", [], ["Account", "transfer_ordered", "_run"], {}, None),
+]  # fmt: skip
+
+PAIRS_SLOW: list[tuple[str, str, list[Any], list[str], dict[str, Any], str | None]] = [
+    ("slot_buffer.py", "run_notify", [1, 2, 2], ["Slot", "producer", "consumer", "run"],
+     {"order": "dfs"}, "deadlock"),
+    ("slot_buffer.py", "run_notify_all", [1, 1, 2], ["Slot", "producer", "consumer", "run"],
+     {}, None),
+    ("cache.py", "run", [], ["Cache", "Reader", "run"], {"order": "dfs"}, "assert"),
+    ("cache.py", "run_locked", [], ["Cache", "Reader", "run"], {}, None),
+    ("job_queue.py", "run_if", [1, 2, 2], ["JobQueue", "submitter", "worker", "run"],
+     {"order": "dfs"}, "assert"),
+    ("job_queue.py", "run_while", [1, 1, 2], ["JobQueue", "submitter", "worker", "run"], {},
+     None),
+    ("por_buffer.py", "main_notify", [], ["Buffer", "producer", "consumer", "run"],
+     {"order": "dfs"}, "deadlock"),
+    ("por_jobqueue.py", "main_if", [], ["JobQueue", "submitter", "worker", "run"],
+     {"order": "dfs"}, "exception"),
+]  # fmt: skip
+
+
+def _pair(
+    file: str, entry: str, args: list[Any], comp: list[str], opts: dict[str, Any], kind: str | None
+) -> None:
+    """With and without the reduction: the same verdicts; a buggy program is violated (of
+    ``kind``) with a trace re-executed on CPython, a fixed one holds."""
+    runs = [
+        check_file(PY / file, entry, args, comp, ComponentOptions(reduce=r, **opts))[0]
+        for r in (False, True)
+    ]
+    full, reduced = runs
+    assert verdicts(reduced) == verdicts(full), (file, entry)
+    assert reduced.results[0].stats.extra["reduction"] == "persistent-sets"
+    for result in runs:
+        if kind is None:
+            assert result.verdict.value == "holds", (file, entry)
+            continue
+        bad = [r for r in result.results if r.verdict.value == "violated"]
+        assert [r.kind for r in bad] == [kind], (file, entry)
+        assert bad[0].trace is not None and bad[0].extra["cpython"] == "confirmed"
+
+
+def verdicts(result: Any) -> dict[str, str]:
+    return {r.property: r.verdict.value for r in result.results}
+
+
+@pytest.mark.parametrize(("file", "entry", "args", "comp", "opts", "kind"), PAIRS_FAST)
+def test_reduction_keeps_the_verdicts_of_the_example_pairs(
+    file: str, entry: str, args: list[Any], comp: list[str], opts: dict[str, Any], kind: str | None
+) -> None:
+    _pair(file, entry, args, comp, opts, kind)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("file", "entry", "args", "comp", "opts", "kind"), PAIRS_SLOW)
+def test_reduction_keeps_the_verdicts_of_the_larger_example_pairs(
+    file: str, entry: str, args: list[Any], comp: list[str], opts: dict[str, Any], kind: str | None
+) -> None:
+    _pair(file, entry, args, comp, opts, kind)
+
+
 def _verdicts(path: Path, entry: str, comp: list[str], reduce: bool, **opts: Any) -> Any:
     result, _ = check_file(path, entry, [], comp, ComponentOptions(reduce=reduce, **opts))
     return result
@@ -162,6 +231,24 @@ def test_json_says_the_reduction_ran(tmp_path: Path) -> None:
     assert off_stats["reduction"] == "none"
     assert on_stats["states"] < off_stats["states"]
     assert on["verdict"] == off["verdict"] == "holds"
+
+
+def test_reduce_also_names_the_models_partial_order_reduction(tmp_path: Path) -> None:
+    # --reduce/--no-reduce apply to models too (on by default there, docs/reductions.md)
+    model = tmp_path / "m.pml"
+    model.write_text(
+        "byte g;\n"
+        "active [3] proctype P() { byte l; do :: l < 4 -> l++ :: l >= 4 -> break od;"
+        " g++; assert(g <= 3) }\n"
+    )
+    runs = {
+        f: run_cli("check", str(model), *f, "--json") for f in ((), ("--reduce",), ("--no-reduce",))
+    }
+    stats = {f: json.loads(r.out)["results"][0]["stats"] for f, r in runs.items()}
+    assert all(r.code == 0 for r in runs.values())
+    assert stats[()]["states"] == stats[("--reduce",)]["states"] == 55  # SPIN's POR count
+    assert stats[("--no-reduce",)]["states"] == 585
+    assert "reductions" not in stats[("--no-reduce",)]
 
 
 def test_models_take_reduce_and_no_reduce() -> None:

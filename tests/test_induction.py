@@ -17,6 +17,7 @@ from absmc.engines.induction import check as induction_check
 from absmc.engines.induction.check import Budget, check_induction
 from absmc.errors import CapabilityError
 from absmc.ir.expr import FALSE, TRUE, conjuncts
+from absmc.ir.printer import format_expr
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits
 from absmc.kernel.result import Verdict
@@ -88,12 +89,13 @@ def test_the_bug_is_found_with_a_replayed_trace(method: str) -> None:
 
 def test_non_safety_ctl_is_refused_by_name_and_skipped_otherwise() -> None:
     system = load_model(SYMBOLIC / "ticket2.gcl")
-    with pytest.raises(CapabilityError, match="progress"):
+    # liveness is refused where it is written (no liveness-to-safety reduction)
+    with pytest.raises(CapabilityError, match=r"'progress' at .*ticket2\.gcl:\d+:\d+"):
         registry.run("pdr", system, CheckOptions(properties=["progress"]))
     res = registry.run("pdr", system, CheckOptions(check_deadlock=False, limits=Limits(timeout=30)))
     names = [r.property for r in res.results]
     assert "mutex" in names and "progress" not in names
-    assert any("progress" in n for n in res.notes)
+    assert any("progress" in n and "ticket2.gcl:" in n for n in res.notes)
 
 
 WRAP = """
@@ -220,3 +222,34 @@ def test_budget_is_read_in_one_place() -> None:
     left = b.left()
     assert b.max_depth == 7 and left is not None and 0 < left <= 5
     assert "5 s" in b.reason()
+
+
+def test_guards_that_persist_at_their_target_location_are_candidates() -> None:
+    from absmc.engines.induction.facts import candidates
+
+    system = load_model(SYMBOLIC / "bakery4.gcl")
+    texts = {format_expr(e) for e in candidates(system)}
+    # the condition under which P1 entered its critical section, kept there
+    assert "pc1 == 2 => a2 == 0 || a1 < a2" in texts
+    # a ticket is not zero while its process holds it
+    assert "pc1 == 1 => a1 != 0" in texts
+
+
+@pytest.mark.parametrize("method", ["pdr", "kind"])
+def test_bakery4_mutex_holds_with_a_checked_certificate(method: str) -> None:
+    system = load_model(SYMBOLIC / "bakery4.gcl")
+    r = _by_name(method, system, properties=["mutex"])["mutex"]
+    assert r.verdict is Verdict.HOLDS, r.reason
+    cert = r.extra["certificate"]
+    assert cert["checked"] is True
+    inv = parse_gcl_expr(cert["invariant"], system, "certificate")
+    assert check_certificate(system, bad_condition(system, "mutex", "ctl"), inv).valid
+
+
+@pytest.mark.parametrize("method", ["kind", pytest.param("pdr", marks=pytest.mark.slow)])
+def test_airport_bk4_taxiway_holds_with_a_checked_certificate(method: str) -> None:
+    system = load_model(SYMBOLIC / "airport_bk4.gcl")
+    r = _by_name(method, system, properties=["taxiway"])["taxiway"]
+    assert r.verdict is Verdict.HOLDS, r.reason
+    inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
+    assert check_certificate(system, bad_condition(system, "taxiway", "ctl"), inv).valid

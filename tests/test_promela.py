@@ -117,3 +117,20 @@ def test_simulate_runs_a_promela_model() -> None:
     run = json.loads(r.out)
     assert r.code == (1 if run["violated"] else 0), r.err
     assert run["trace"][1]["process"] == "init(0)"
+
+
+def test_relational_operator_after_a_struct_field(tmp_path: Path) -> None:
+    # `t.f > 0` once lexed '>' as recv_copy's closing bracket (an LALR state shared with
+    # `c?<t.f>`): the model was refused; SPIN accepts it, and `c?<x>` must still parse
+    src = (
+        "typedef T { byte f };\nT t; byte x; chan c = [1] of { byte };\n"
+        "active proctype P() {\n  t.f = 1; c!3; c?<x>;\n"
+        "  assert((t.f > 0) && t.f < 2 && t.f >= 1 && x == 3);\n"
+        "  assert(t.f > 1)\n}\n"
+    )
+    path = tmp_path / "field.pml"
+    path.write_text(src)
+    res = check_explicit(load_promela(path), CheckOptions())
+    assert res.verdict.value == "violated"
+    (bad,) = [r for r in res.results if r.verdict.value == "violated"]
+    assert bad.trace is not None and "t.f > 1" in json.dumps(res.to_json())

@@ -290,7 +290,7 @@ def test_json_lists_the_reduction_and_no_reduce_turns_it_off(tmp_path: Path) -> 
     on = json.loads(run_cli("check", str(model), "--json").out)
     off = json.loads(run_cli("check", str(model), "--json", "--no-reduce").out)
     for r in on["results"]:
-        assert r["stats"]["reductions"] == [DEAD_VARIABLE_RESET]
+        assert r["stats"]["reductions"][0] == DEAD_VARIABLE_RESET  # partial-order may follow
     assert all("reductions" not in r["stats"] for r in off["results"])
     assert on["results"][0]["stats"]["states"] < off["results"][0]["stats"]["states"]
     text = run_cli("check", str(model))
@@ -304,7 +304,7 @@ def test_api_check_of_a_file_reduces_unless_told_not_to(tmp_path: Path) -> None:
     model.write_text(RULES["read_by_condition"][0])
     on = absmc.check(model)
     off = absmc.check(model, reduce=False)
-    assert on.results[0].stats.extra["reductions"] == [DEAD_VARIABLE_RESET]
+    assert on.results[0].stats.extra["reductions"][0] == DEAD_VARIABLE_RESET
     assert "reductions" not in off.results[0].stats.extra
     assert on.results[0].stats.states < off.results[0].stats.states
     assert absmc.load(model).reductions == ()  # load: the model as written
@@ -315,7 +315,10 @@ def test_reduce_is_the_default_for_models() -> None:
     """``--reduce`` is accepted for models (where it is the default; GCL has no reduction)."""
     r = run_cli("check", "examples/gcl/peterson.gcl", "--reduce", "--json")
     assert r.code in (0, 1), r.err
-    assert all("reductions" not in p["stats"] for p in json.loads(r.out)["results"])
+    assert all(
+        DEAD_VARIABLE_RESET not in p["stats"].get("reductions", [])
+        for p in json.loads(r.out)["results"]
+    )
 
 
 def test_a_reduced_counterexample_replays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -124,7 +124,7 @@ def test_defines_reach_the_preprocessor(tmp_path: Path) -> None:
         pytest.skip("../shared/benchmarks/scaling is not available")
     require_spin()
     spin = run_spin(model, tmp_path, defines=("N=5",))
-    r = run_cli("check", str(model), "-D", "N=5", "--keep-going", "--json")
+    r = run_cli("check", str(model), "-D", "N=5", "--keep-going", "--no-reduce", "--json")
     assert r.code == 0, r.err
     assert f'"states": {spin.states}' in r.out
     r2 = run_cli("check", str(model), "-D", "N=6", "--json")

@@ -143,7 +143,7 @@ def test_a_stale_trail_is_refused_with_the_first_differing_row(tmp_path: Path) -
 @pytest.mark.usefixtures("trails")
 def test_every_violated_property_is_in_the_trail_and_n_picks_one(tmp_path: Path) -> None:
     model = _model(tmp_path, TWO_ASSERTS_PML)
-    run_cli("check", model, "--keep-going")
+    run_cli("check", model, "--keep-going", "--no-reduce")  # shortest counterexamples
     names = [x["property"] for x in json.loads(Path(model + ".trail.json").read_text())["results"]]
     assert names == ["assert@2", "assert@3"]
     first = run_cli("replay", model)
@@ -201,7 +201,7 @@ def test_simulate_interactive_stops_on_q_and_rereads_a_bad_choice(tmp_path: Path
 @pytest.mark.usefixtures("trails")
 def test_replay_stops_at_a_step_and_continues_interactively(tmp_path: Path) -> None:
     model = _model(tmp_path, TWO_ASSERTS_PML)
-    run_cli("check", model, "--keep-going")
+    run_cli("check", model, "--keep-going", "--no-reduce")  # the shortest counterexample
     r = run_with_input("2\n", "replay", model, "-N", "assert@3", "--stop-at", "1", "-i")
     assert "replayed up to step 1" in r.out
     # after B's first step, choice 2 is B's failing assertion (A's step is choice 1)

@@ -116,6 +116,7 @@ def check(
         system = _with_predicates(system, [texts] if isinstance(texts, str) else list(texts))
     limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
     common = {k: options.pop(k) for k in _COMMON & set(options)}
+    common["reduce"] = reduce  # partial-order reduction with the front end's, as absmc check
     own_fields = {f.name for f in dataclasses.fields(engine.options_type)}
     unknown = sorted(set(options) - own_fields)
     if unknown:

@@ -12,7 +12,8 @@ class CheckArgs:
     given, BFS for models, DFS for Python programs; ``reduce`` None: not given, the reductions
     on for models, off for Python programs). ``store`` is ``exact``,
     ``bitstate`` or a method's own store (``range`` for ``under``); ``timeout`` in seconds; the
-    fields after ``progress`` belong to single methods (:mod:`absmc.cli.methods`)."""
+    fields after ``progress`` belong to single methods (:mod:`absmc.cli.methods`). ``reduce``
+    None: not given (reductions on for models, off for Python programs)."""
 
     model: str
     method: str = "explicit"

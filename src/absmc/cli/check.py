@@ -96,6 +96,7 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         ltl=args.ltl,
         fairness="weak" if args.fairness == "weak" else "none",
         non_progress=args.non_progress,
+        reduce=args.reduce is not False,
     )
 
 
@@ -437,8 +438,9 @@ predicate_option = click.option(
     "--reduce/--no-reduce",
     "reduce",
     default=None,
-    help="State-space reductions. Models: on unless --no-reduce (SPIN's dead-variable reset "
-    "for Promela; --no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
+    help="State-space reductions. Models: on unless --no-reduce (partial-order reduction of "
+    "the explicit safety search, docs/reductions.md; SPIN's dead-variable reset for Promela; "
+    "--no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
     "partial-order reduction of the threads' interleavings (persistent sets, fewer states "
     "stored, more time per state).",
 )

@@ -188,10 +188,14 @@ def _results(
     extra["env_calls"] = sem.env_calls
     extra["memo_hits"] = sem.memo_hits
     extra["env_time_s"] = round(sem.env_time, 6)
-    if sem.reduction is not None:
-        extra.update(sem.reduction.stats())
+    reduction = sem.reduction
+    if reduction is not None:
+        extra.update(reduction.stats())
     else:
         extra["reduction"] = "none"
+    # traces replay on the full semantics: a trace's steps are real steps whatever the
+    # reduction kept (the expanded sets need not be recomputed alike)
+    sem.reduction = None
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
@@ -285,6 +289,7 @@ def _results(
                 )
     finally:
         sem.restore()
+        sem.reduction = reduction
     notes = [f"environment nondeterminism: {n}" for n in nondet]
     return Result(model, "component", tuple(results), tuple(notes))
 

@@ -37,8 +37,9 @@ CONFIRMED = "confirmed"
 REFUTED = "refuted"
 NOT_APPLICABLE = "not-applicable"
 
-#: native executions tried per trace
-MAX_RUNS = 300
+#: native executions tried per trace (a trace of the reduced search, whose turns are long,
+#: needed up to about 1,500 on the 4-thread buffer and job queue: two or three turn ends moved)
+MAX_RUNS = 2500
 
 
 def _line(source: str | None) -> int:

@@ -66,6 +66,12 @@ class Capabilities:
     #: safety property); the registry refuses the others by name, a portfolio does not give
     #: them to it, and the engine skips them when no property is named
     ctl_safety_only: bool = False
+    #: where a portfolio with fewer worker processes than members starts the engine (lower
+    #: first): the engines that usually answer quickly first
+    start_rank: int = 50
+    #: the engine searches the state space exhaustively: it ends on finite state spaces only, so
+    #: a portfolio starts it first on a model without unbounded integers and last on the others
+    exhaustive: bool = False
 
 
 def is_safety_ctl(f: Formula) -> bool:

@@ -68,7 +68,9 @@ def refuse_unsupported(
             others = [
                 e.name for e in ENGINES if checks_property(e.capabilities, system, name, kind)
             ]
-            what = f"the CTL property '{name}' (only AG of a state formula)"
+            span = next((p.span for p in system.ctl if p.name == name), None)
+            at = f" at {span}" if span is not None else ""
+            what = f"the CTL property '{name}'{at} (only AG of a state formula)"
             raise CapabilityError(engine.name, "property kind", kind, what, others)
     if options.store not in caps.stores:
         others = [e.name for e in ENGINES if options.store in e.capabilities.stores]

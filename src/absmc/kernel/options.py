@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from absmc.errors import OptionError
 from absmc.ir.ctl import CtlProperty
@@ -12,6 +12,9 @@ from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
 from absmc.kernel.limits import Limits
+
+if TYPE_CHECKING:
+    from absmc.kernel.result import PropertyResult
 
 __all__ = [
     "CheckOptions",
@@ -56,6 +59,14 @@ class CheckOptions:
     ``hand_over``: called with the number of stored states about every thousand expansions
     of a one-process explicit search; when it returns true the search stops (``unknown``, "handed
     over") because the caller goes on elsewhere (``--backend auto`` moving to C).
+    ``reduce``: apply the explicit search's reductions (partial-order reduction of the safety
+    search, :mod:`absmc.kernel.por`) where they are sound for what is checked; off here (the
+    engines' programmatic default gives the full state space, SPIN's ``-o1 -DNOREDUCE``
+    counts), on by default in ``absmc check`` (``--no-reduce`` turns it off) and
+    :func:`absmc.check`.
+    ``decided``: called with a property's conclusive result as soon as an engine that reports
+    early has it (before its ``Result``; the induction engines do): a portfolio member sends
+    it to the portfolio at once.
     """
 
     properties: Sequence[str] | None = None
@@ -72,6 +83,8 @@ class CheckOptions:
     fairness: Literal["none", "weak"] = "none"
     non_progress: bool = False
     hand_over: Callable[[int], bool] | None = None
+    reduce: bool = False
+    decided: Callable[[PropertyResult], None] | None = None
 
 
 @dataclass

@@ -200,7 +200,8 @@ class Result:
     def with_reductions(self, names: Sequence[str]) -> Result:
         """This result with ``names`` (the state-space reductions built into the checked
         System, e.g. ``"dead-variable-reset"``) as ``reductions`` in every property's
-        statistics; the result itself when ``names`` is empty."""
+        statistics, before those the search applied (``"partial-order"``); the result itself
+        when ``names`` is empty."""
         if not names:
             return self
         new: dict[int, Stats] = {}  # properties of one search keep sharing its statistics
@@ -208,7 +209,9 @@ class Result:
         for r in self.results:
             st = new.get(id(r.stats))
             if st is None:
-                extra = {**r.stats.extra, "reductions": list(names)}
+                # the System's reductions first, then the search's own (partial-order)
+                searched = [n for n in r.stats.extra.get("reductions", []) if n not in names]
+                extra = {**r.stats.extra, "reductions": [*names, *searched]}
                 st = new[id(r.stats)] = dataclasses.replace(r.stats, extra=extra)
             out.append(dataclasses.replace(r, stats=st))
         return dataclasses.replace(self, results=out)

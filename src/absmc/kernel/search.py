@@ -40,6 +40,7 @@ from absmc.kernel.limits import (
 )
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Order, Progress
+from absmc.kernel.por import AmpleSets
 from absmc.kernel.semantics import Semantics
 from absmc.kernel.store import ExactStore, Store
 
@@ -79,6 +80,7 @@ class SearchOutcome:
     time_s: float = 0.0
     stopped: str | None = None
     limit_hit: bool = False
+    reduced: int = 0
 
 
 def path_from(parent: Sequence[int], via: Sequence[int], node: int) -> list[int]:
@@ -141,8 +143,12 @@ class Search:
         deadline: float | None = None,
         clock_every: int = CLOCK_EVERY,
         hand_over: Callable[[int], bool] | None = None,
+        reduce: AmpleSets | None = None,
     ) -> None:
         self.c = semantics
+        self.reduce = reduce if reduce is not None and reduce.active else None
+        #: states expanded by an ample set only (partial-order reduction)
+        self.reduced = 0
         self.hand_over = hand_over
         self.store = store
         self.order = order
@@ -262,6 +268,15 @@ class Search:
         self.out.limit_hit = True
         raise _Stop
 
+    def split(self, state: State, succ: Successors) -> tuple[Successors, Successors]:
+        """``(steps to take first, steps to take only when the cycle proviso asks)``: the
+        ample set and the rest under partial-order reduction, else ``(succ, [])``."""
+        if self.reduce is not None:
+            found = self.reduce.ample(state, succ)
+            if found is not None:
+                return found
+        return succ, []
+
     # -- BFS ---------------------------------------------------------------------------
     def bfs(self) -> None:
         c = self.c
@@ -311,44 +326,54 @@ class Search:
                 for s in frontier:
                     sid += 1
                     succ, fails = successors(s)
-                    transitions += len(succ)
                     if hooks is not None:
                         hooks.expanded(sid, s, succ)
                     if fails or not succ:
                         self.expand_checks(s, succ, fails, lambda sid=sid: path_of(sid))  # type: ignore[misc]
                     if at_bound:
                         # count and check states at the depth bound, do not go deeper
+                        transitions += len(succ)
                         if succ and not (exact and all(t in seen for _, t in succ)):
                             self.truncated_depth = True
                         if hooks is not None:
                             hooks.finished(sid, s)
                         continue
-                    for ci, t in succ:
-                        if hooks is not None:
-                            hooks.transition(sid, ci, t)
-                        if check_all and not ok(t):
-                            self.out.transitions = transitions
-                            self.out.max_depth = max(self.out.max_depth, depth + 1)
-                            self.check_state(t, lambda sid=sid, ci=ci: [*path_of(sid), ci])  # type: ignore[misc]
-                        if exact:
-                            if t in seen:
+                    steps, rest = self.split(s, succ)
+                    while True:
+                        transitions += len(steps)
+                        fresh = True
+                        for ci, t in steps:
+                            if hooks is not None:
+                                hooks.transition(sid, ci, t)
+                            if check_all and not ok(t):
+                                self.out.transitions = transitions
+                                self.out.max_depth = max(self.out.max_depth, depth + 1)
+                                self.check_state(t, lambda sid=sid, ci=ci: [*path_of(sid), ci])  # type: ignore[misc]
+                            if exact:
+                                if t in seen:
+                                    fresh = False
+                                    continue
+                            elif not insert(t):
+                                fresh = False
                                 continue
-                        elif not insert(t):
-                            continue
-                        tid = len(parent)
-                        if tid == max_states:
-                            self.out.transitions = transitions
-                            self.out.max_depth = depth + 1
-                            self.state_limit()
-                        if exact:
-                            seen.add(t)
-                        parent.append(sid)
-                        via.append(ci)
-                        if checks and not check_all and not ok(t):
-                            self.out.transitions = transitions
-                            self.out.max_depth = depth + 1
-                            self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
-                        nxt.append(t)
+                            tid = len(parent)
+                            if tid == max_states:
+                                self.out.transitions = transitions
+                                self.out.max_depth = depth + 1
+                                self.state_limit()
+                            if exact:
+                                seen.add(t)
+                            parent.append(sid)
+                            via.append(ci)
+                            if checks and not check_all and not ok(t):
+                                self.out.transitions = transitions
+                                self.out.max_depth = depth + 1
+                                self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
+                            nxt.append(t)
+                        if fresh or not rest:
+                            self.reduced += bool(rest)
+                            break
+                        steps, rest = rest, []  # the cycle proviso: expand fully
                     if hooks is not None:
                         hooks.finished(sid, s)
                     expanded += 1
@@ -387,7 +412,7 @@ class Search:
         size = len(seen)
         limit = self.limits.max_states if self.limits.max_states is not None else -1
         expand = getattr(c, "expand_level", None)
-        if expand is not None and limit < 0 and self.keep_going:
+        if expand is not None and limit < 0 and self.keep_going and self.reduce is None:
             # generated code puts new states straight into the store, 1024 states at a time
             for i in range(0, len(frontier), CLOCK_EVERY):
                 chunk = frontier[i : i + CLOCK_EVERY]
@@ -400,31 +425,40 @@ class Search:
                 self.out.transitions = transitions
                 self.tick(depth)
             return sid, transitions, expanded
+        reduce = self.reduce
         for s in frontier:
             sid += 1
             succ, fails = successors(s)
-            transitions += len(succ)
             if fails or not succ:
                 self.expand_checks(s, succ, fails, lambda sid=sid: path_of(sid))  # type: ignore[misc]
-            for ci, t in succ:
-                # one hash lookup per transition: add, and see whether the set grew
-                seen_add(t)
-                if len(seen) == size:
-                    continue
-                size += 1
-                if count == limit:
-                    seen.discard(t)
-                    self.out.transitions = transitions
-                    self.out.max_depth = depth + 1
-                    self.state_limit()
-                p_app(sid)
-                v_app(ci)
-                if checks and not ok(t):
-                    self.out.transitions = transitions
-                    self.out.max_depth = depth + 1
-                    self.check_state(t, lambda tid=count: path_of(tid))  # type: ignore[misc]
-                count += 1
-                n_app(t)
+            steps, rest = (succ, []) if reduce is None else self.split(s, succ)
+            while True:
+                transitions += len(steps)
+                fresh = True
+                for ci, t in steps:
+                    # one hash lookup per transition: add, and see whether the set grew
+                    seen_add(t)
+                    if len(seen) == size:
+                        fresh = False
+                        continue
+                    size += 1
+                    if count == limit:
+                        seen.discard(t)
+                        self.out.transitions = transitions
+                        self.out.max_depth = depth + 1
+                        self.state_limit()
+                    p_app(sid)
+                    v_app(ci)
+                    if checks and not ok(t):
+                        self.out.transitions = transitions
+                        self.out.max_depth = depth + 1
+                        self.check_state(t, lambda tid=count: path_of(tid))  # type: ignore[misc]
+                    count += 1
+                    n_app(t)
+                if fresh or not rest:
+                    self.reduced += bool(rest)
+                    break
+                steps, rest = rest, []  # the cycle proviso: expand fully
             expanded += 1
             if not expanded & (CLOCK_EVERY - 1):
                 self.out.transitions = transitions
@@ -447,6 +481,11 @@ class Search:
         states = self.stack_states
         pending: list[Successors] = []
         positions: list[int] = []
+        #: per stack entry: the steps outside its ample set (partial-order reduction) and
+        #: whether every ample step so far inserted a new state (the cycle proviso)
+        rests: list[Successors] = []
+        fresh: list[bool] = []
+        split = self.split
         transitions = 0
         expanded = 0
         deepest = 0
@@ -458,19 +497,25 @@ class Search:
         def push(s: State) -> None:
             nonlocal transitions, expanded, deepest
             succ, fails = successors(s)
-            transitions += len(succ)
             states.append(s)
-            pending.append(succ)
             depth = len(states) - 1
             if depth > deepest:
                 deepest = depth
             if depth == max_depth:
                 # at the depth bound: checked, not expanded
+                transitions += len(succ)
+                pending.append(succ)
+                rests.append([])
                 positions.append(len(succ))
                 if succ:
                     self.truncated_depth = True
             else:
+                steps, rest = split(s, succ)
+                transitions += len(steps)
+                pending.append(steps)
+                rests.append(rest)
                 positions.append(0)
+            fresh.append(True)
             expanded += 1
             if hooks is not None:
                 hooks.expanded(depth, s, succ)
@@ -491,11 +536,21 @@ class Search:
                 i = positions[-1]
                 succ = pending[-1]
                 if i == len(succ):
+                    if rests[-1] and not fresh[-1]:
+                        # the cycle proviso: an ample step met a known state, expand fully
+                        pending[-1] = rests[-1]
+                        rests[-1] = []
+                        positions[-1] = 0
+                        transitions += len(pending[-1])
+                        continue
+                    self.reduced += bool(rests[-1])
                     if hooks is not None:
                         hooks.finished(len(states) - 1, states[-1])
                     states.pop()
                     pending.pop()
                     positions.pop()
+                    rests.pop()
+                    fresh.pop()
                     if cmds:
                         cmds.pop()
                     continue
@@ -507,6 +562,7 @@ class Search:
                     self.out.transitions = transitions
                     self.check_state(t, lambda ci=ci: [*cmds, ci])  # type: ignore[misc]
                 if not insert(t):
+                    fresh[-1] = False
                     continue
                 if count == max_states:
                     self.out.transitions = transitions
@@ -533,6 +589,7 @@ class Search:
             self.out.stopped = depth_limit(self.limits.max_depth)
             self.out.limit_hit = True
         self.out.states = self.count
+        self.out.reduced = self.reduced
         self.out.time_s = time.monotonic() - self.start
         return self.out
 
@@ -551,6 +608,7 @@ def search(
     deadline: float | None = None,
     clock_every: int = CLOCK_EVERY,
     hand_over: Callable[[int], bool] | None = None,
+    reduce: AmpleSets | None = None,
 ) -> SearchOutcome:
     """Explore the state space of ``semantics`` from its initial state.
 
@@ -565,6 +623,9 @@ def search(
     second; the clock is read every ``clock_every`` expansions (1 when each expansion is
     expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
+    ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.por`; the
+    cycle proviso is applied here: a state whose ample steps do not all insert new states is
+    expanded fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
     """
     s = Search(
         semantics,
@@ -579,5 +640,6 @@ def search(
         deadline,
         clock_every,
         hand_over,
+        reduce,
     )
     return s.run()

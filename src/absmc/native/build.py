@@ -53,6 +53,7 @@ int s_run(search_t *S, double seconds);
 int64_t s_stat(search_t *S, int which);
 void s_set_max_bytes(search_t *S, int64_t max_bytes);
 void s_set_threads(search_t *S, int threads, int64_t after);
+int s_set_reduce(search_t *S, int on);
 double s_thread_cpu(search_t *S, int i);
 int s_set_bitstate(search_t *S, int log2_bits, int k);
 void s_bitstate_counts(search_t *S, int64_t *out);

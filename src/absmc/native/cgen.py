@@ -35,6 +35,7 @@ from absmc.codegen.plan import (
     strip_dispatch,
 )
 from absmc.ir.arrays import ArrayWrite, strided_slots
+from absmc.ir.dependency import safe_locations, visible_variables
 from absmc.ir.depth import system_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
@@ -597,6 +598,34 @@ class CGen:
             self.emit(1, "}")
         self.emit(1, "(void)C; (void)v;")
         self.emit(0, "}")
+        self.ample_tables()
+
+    def ample_tables(self) -> None:
+        """The safe locations of partial-order reduction (:mod:`absmc.ir.dependency`; used by
+        ``por_pick`` in runtime_tail.c when the search reduces): per candidate process in order,
+        its index, the slot of its pc (-1: none, every state counts as safe) and its safe pc
+        values (``m_por_locs[m_por_off[r] .. m_por_off[r + 1])``)."""
+        sys = self.system
+        safe = safe_locations(sys, visible_variables(self.props))
+        procs: list[str] = []
+        slots: list[str] = []
+        offs: list[str] = ["0"]
+        locs: list[str] = []
+        for p in sys.processes:
+            if p.name not in safe:
+                continue
+            procs.append(str(self.proc_ids[p.name]))
+            if p.pc is None:
+                slots.append("-1")
+            else:
+                slots.append(str(self.layout.fields[sys.index_of[p.pc]].slot))
+                locs += [c_const(k) for k in sorted(x for x in safe[p.name] if x is not None)]
+            offs.append(str(len(locs)))
+        self.emit(0, f"#define POR_ROWS {len(procs)}")
+        self.emit(0, f"static const int32_t m_por_proc[] = {{{', '.join(procs) or '0'}}};")
+        self.emit(0, f"static const int32_t m_por_slot[] = {{{', '.join(slots) or '0'}}};")
+        self.emit(0, f"static const int32_t m_por_off[] = {{{', '.join(offs)}}};")
+        self.emit(0, f"static const int64_t m_por_locs[] = {{{', '.join(locs) or '0'}}};")
 
     # -- properties, end states, packing ---------------------------------------------------
     def properties(self) -> None:

@@ -68,6 +68,13 @@ typedef struct pw_s {
     uint64_t *bw, *bh, *bpar;
     int64_t *blab, *bv;
     int bcap;
+    /* partial-order reduction (por_order in runtime_tail.c): one state's step order, each
+       successor's role (0 full, 1 first ample, 2 ample, 3 first other, 4 other), states
+       expanded by their ample set */
+    int32_t *ord;
+    uint8_t *bpor;
+    int ordcap;
+    int64_t reduced;
     uint64_t *ents, *out, *stealbuf; /* POP_BATCH, OUT_MAX and STEAL_MAX queue elements */
     int64_t id_next, id_end;    /* its block of ids */
     int64_t vals[NVA];
@@ -225,6 +232,8 @@ static void par_free(search_t *S) {
             free(P->w[i]->bpar);
             free(P->w[i]->blab);
             free(P->w[i]->bv);
+            free(P->w[i]->ord);
+            free(P->w[i]->bpor);
             free(P->w[i]->ents);
             free(P->w[i]->out);
             free(P->w[i]->stealbuf);
@@ -682,6 +691,8 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             if (bh) W->bh = bh; else ok = 0;
             int64_t *bl = (int64_t *)realloc(W->blab, (size_t)c * sizeof(int64_t));
             if (bl) W->blab = bl; else ok = 0;
+            uint8_t *br = (uint8_t *)realloc(W->bpor, (size_t)c);
+            if (br) W->bpor = br; else ok = 0;
             uint64_t *bp = (uint64_t *)realloc(W->bpar, (size_t)c * sizeof(uint64_t));
             if (bp) W->bpar = bp; else ok = 0;
             if (S->state_checks) {
@@ -691,7 +702,16 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             if (!ok) { par_set_status(S, STOP_MEMORY); return; }
             W->bcap = c;
         }
-        for (int i = 0; i < nsteps; i++) {
+        if (nsteps > W->ordcap) {
+            int32_t *o = (int32_t *)realloc(W->ord, (size_t)nsteps * 2 * sizeof(int32_t));
+            if (!o) { par_set_status(S, STOP_MEMORY); return; }
+            W->ord = o;
+            W->ordcap = nsteps * 2;
+        }
+        int amp = por_order(S, v, C, W->ord);
+        for (int j = 0; j < nsteps; j++) {
+            int i = W->ord[j];
+            W->bpor[ns] = amp == nsteps ? 0 : (j == 0 ? 1 : j < amp ? 2 : j == amp ? 3 : 4);
             uint64_t *w = W->bw + (size_t)ns * NWA;
             const int64_t *t = C->sst + (size_t)i * NVA;
             m_pack(t, w);
@@ -707,11 +727,20 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         }
     }
     if (S->bs) bs_prefetch(S, W->bh, ns);
-    int nout = 0;
+    int nout = 0, fresh = 1;
     uint64_t *out = W->out;
     for (int k = 0; k < ns; k++) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if (par_status(S)) break;
+        /* the cycle proviso of kernel/por.py: a reduced state's other steps only when one of
+           its ample steps met a state already stored */
+        int role = W->bpor[k];
+        if (role == 1) fresh = 1;
+        if (role >= 3 && fresh) {
+            W->transitions--;
+            W->reduced += role == 3;
+            continue;
+        }
         uint64_t pe = W->bpar[k];
         int64_t parent = (int64_t)(pe & 0xffffffffULL), depth = (int64_t)(pe >> 32);
         int64_t id = -1;
@@ -722,7 +751,10 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             break;
         }
         if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
-        if (!r) continue;
+        if (!r) {
+            if (role == 1 || role == 2) fresh = 0;
+            continue;
+        }
         if (nout == OUT_MAX) {
             if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
                 par_set_status(S, STOP_MEMORY);
@@ -1037,6 +1069,8 @@ static int par_run(search_t *S, double seconds) {
     for (int i = 0; i < P->n; i++) {
         P->w[i]->stored = 0;
         S->transitions += P->w[i]->transitions;
+        S->par_reduced += P->w[i]->reduced;
+        P->w[i]->reduced = 0;
         if (P->w[i]->max_depth > S->max_depth_seen) S->max_depth_seen = P->w[i]->max_depth;
         cuts += P->w[i]->C->cuts;
         S->bs_counts[0] += P->w[i]->bs_new;

@@ -240,7 +240,10 @@ typedef struct search_s {
        properties), failures */
     int32_t bsid_n;
     int64_t bsid[256];
-    int32_t bnsteps[256], bsstart[256], bfstart[256], bfn[256], bdead[256];
+    int32_t bnsteps[256], bsstart[256], bfstart[256], bfn[256], bdead[256], bamp[256];
+    /* partial-order reduction (kernel/por.py): on, and states expanded by an ample set */
+    int por;
+    int64_t por_reduced, par_reduced;
     uint64_t *bw, *bh;
     int64_t *blab, *bv;
     int bcap;
@@ -249,6 +252,8 @@ typedef struct search_s {
     int fcap;
     int32_t viol_buf[NPROP > 0 ? NPROP : 1];
     int64_t vals[NVA];
+    int32_t *ord;       /* the order of one state's steps (por_order) */
+    int ordcap;
     uint64_t packed[NWA];
 } search_t;
 
@@ -669,6 +674,7 @@ void s_free(search_t *S) {
     free(S->fslot); free(S->flab); free(S->fkind2); free(S->fa2); free(S->fb2);
     if (S->bits) mem_unmap(S->bits, bs_bytes(S));
     free(S->sh_tab); free(S->sh_states);
+    free(S->ord);
     free(S);
 }
 
@@ -803,6 +809,53 @@ static int par_ready(search_t *S) {
            (S->par || S->count >= S->par_after);
 }
 
+/* Partial-order reduction (kernel/por.py): the process whose enabled steps (the successors in
+ * C of the state v) are the ample set: the first in m_por_proc's order at a safe location with
+ * an enabled step; -1 to expand fully (none, or it has every step). */
+static int por_pick(const int64_t *v, const ctx_t *C) {
+    int n = C->nsteps;
+    if (n < 2) return -1;
+    for (int r = 0; r < POR_ROWS; r++) {
+        int sl = m_por_slot[r];
+        if (sl >= 0) {
+            int64_t x = v[sl];
+            int ok = 0;
+            for (int j = m_por_off[r]; j < m_por_off[r + 1]; j++)
+                if (m_por_locs[j] == x) { ok = 1; break; }
+            if (!ok) continue;
+        }
+        int p = m_por_proc[r], k = 0;
+        for (int i = 0; i < n; i++) k += m_fn_of[C->ch[C->soff[i]]] == p;
+        if (k == 0) continue;
+        return k == n ? -1 : p;
+    }
+    (void)v;
+    return -1;
+}
+
+/* The order in which to take the steps of C (ample ones first, into order[]); returns how
+ * many are ample (all of them when the state is expanded fully). */
+static int por_order(const search_t *S, const int64_t *v, const ctx_t *C, int32_t *order) {
+    int n = C->nsteps, p = S->por ? por_pick(v, C) : -1, k = 0;
+    if (p < 0) {
+        for (int i = 0; i < n; i++) order[i] = i;
+        return n;
+    }
+    for (int i = 0; i < n; i++)
+        if (m_fn_of[C->ch[C->soff[i]]] == p) order[k++] = i;
+    int amp = k;
+    for (int i = 0; i < n; i++)
+        if (m_fn_of[C->ch[C->soff[i]]] != p) order[k++] = i;
+    return amp;
+}
+
+/* partial-order reduction on (1) or off (0); returns whether it is on (0 when there is no
+ * safe location). The threads (runtime_par.c) reduce alike: por_order, the same proviso. */
+int s_set_reduce(search_t *S, int on) {
+    S->por = on && POR_ROWS > 0;
+    return S->por;
+}
+
 int s_run(search_t *S, double seconds) {
     ctx_t *C = S->C;
     double end = now_s() + seconds;
@@ -854,6 +907,13 @@ int s_run(search_t *S, double seconds) {
             if (!batch_room(S, nsteps, C->nfails, ns, nf)) { NOMEM(); stop = 1; nb = b; break; }
             S->bnsteps[b] = nsteps;
             S->bsstart[b] = ns;
+            if (nsteps > S->ordcap) {
+                int32_t *o = (int32_t *)realloc(S->ord, (size_t)nsteps * 2 * sizeof(int32_t));
+                if (!o) { NOMEM(); stop = 1; nb = b; break; }
+                S->ord = o;
+                S->ordcap = nsteps * 2;
+            }
+            S->bamp[b] = por_order(S, v, C, S->ord);
             S->bfstart[b] = nf;
             int blocked = 0;
             for (int i = 0; i < C->nfails; i++) {
@@ -876,7 +936,8 @@ int s_run(search_t *S, double seconds) {
                 if (C->ovf) { S->status = STOP_OVERFLOW; stop = 1; nb = b; break; }
                 S->bdead[b] = !ve;
             }
-            for (int i = 0; i < nsteps; i++) {
+            for (int j = 0; j < nsteps; j++) {
+                int i = S->ord[j];
                 const int64_t *t = C->sst + (size_t)i * NVA;
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
@@ -897,7 +958,9 @@ int s_run(search_t *S, double seconds) {
         for (int b = 0; b < nb && !S->status; b++) {
             int64_t sid = S->bsid[b];
             int nsteps = S->bnsteps[b];
-            S->transitions += nsteps;
+            /* the ample steps first; the rest only when one of them met a known state (the
+               cycle proviso of kernel/por.py) */
+            int amp = S->bamp[b], fresh = 1, taken = nsteps;
             for (int i = S->bfstart[b]; i < S->bfstart[b] + S->bfn[b]; i++)
                 if (record(S, S->fslot[i], sid, S->flab[i], (int)S->fkind2[i], S->fa2[i],
                            S->fb2[i]))
@@ -905,6 +968,11 @@ int s_run(search_t *S, double seconds) {
             if (S->status) break;
             if (S->bdead[b] && record(S, SLOT_DEADLOCK, sid, -1, 0, 0, 0)) break;
             for (int k = S->bsstart[b]; k < S->bsstart[b] + nsteps; k++) {
+                if (k == S->bsstart[b] + amp && fresh && !at_bound) {
+                    taken = amp;
+                    S->por_reduced++;
+                    break;
+                }
                 const uint64_t *w = S->bw + (size_t)k * NWA;
                 uint64_t h = S->bh[k];
                 if (at_bound) {
@@ -921,11 +989,12 @@ int s_run(search_t *S, double seconds) {
                         if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
                         break;
                     }
+                    fresh = 0;
                     continue;
                 }
                 int r = store_insert_h(S, w, h, 1);
                 if (r < 0) { NOMEM(); break; }
-                if (!r) continue;
+                if (!r) { fresh = 0; continue; }
                 int64_t tid = S->count++;
                 if (S->hc) {
                     if (!hc_push_next(S, w)) { NOMEM(); break; }
@@ -938,6 +1007,7 @@ int s_run(search_t *S, double seconds) {
                     if (check_state(S, S->bv + (size_t)k * NVA, tid, S->depth + 1)) break;
                 }
             }
+            S->transitions += taken;
             expanded++;
         }
         if (stop || S->status) break;
@@ -984,6 +1054,7 @@ int64_t s_stat(search_t *S, int which) {
     case 9: return par_threads(S);
     case 7: return S->depth;
     case 8: return NW;
+    case 10: return S->por_reduced + S->par_reduced;
     default: return -1;
     }
 }

@@ -78,6 +78,8 @@ class NativeRun:
     thread_cpu_s: list[float] = field(default_factory=list)
     #: the bitstate store's coverage (``None`` for the other stores)
     coverage: BitStateCoverage | None = None
+    #: states expanded by an ample set (``None``: partial-order reduction did not run)
+    reduced: int | None = None
 
     @property
     def bytes_per_state(self) -> float:
@@ -110,6 +112,7 @@ def native_search(
     workers: int = 1,
     parallel_after: int = 0,
     hand_over: Callable[[int], bool] | None = None,
+    reduce: bool = False,
 ) -> NativeRun:
     """Search the state space of ``sem`` breadth-first in C (see the module docstring).
 
@@ -124,7 +127,10 @@ def native_search(
     lock-free table; the same states, transitions and verdicts, but depths and paths are those
     of the threads' discovery order, not shortest ones); ``threads`` in the run says how many
     ran. ``hand_over(states stored)``, asked between two slices, ends the search with
-    ``stopped`` = :data:`~absmc.kernel.search.HANDED_OVER` when it returns true. Raises
+    ``stopped`` = :data:`~absmc.kernel.search.HANDED_OVER` when it returns true. ``reduce``:
+    partial-order reduction (:mod:`absmc.kernel.por`; ``por_pick`` in runtime_tail.c) where
+    a location is safe (threads too: the same ample sets and proviso); ``reduced`` in the run counts
+    the states expanded by an ample set (``None``: no reduction ran). Raises
     :class:`NativeOverflow` when a value leaves 128 bits, ``MemoryError`` when the store cannot
     be allocated."""
     limits = limits or Limits()
@@ -146,6 +152,7 @@ def native_search(
         raise MemoryError("the native search could not allocate its store")
     handle = ffi.gc(handle, lib.s_free)
     lib.s_set_threads(handle, max(1, workers), max(0, parallel_after))
+    reducing = bool(reduce and lib.s_set_reduce(handle, 1))
     if store == "bitstate" and not lib.s_set_bitstate(handle, bitstate_bits, hash_functions):
         raise MemoryError(f"the bitstate store of 2^{bitstate_bits} bits could not be allocated")
     if limits.max_memory_mb is not None:
@@ -214,6 +221,8 @@ def native_search(
         chains=int(lib.s_stat(handle, 5)),
         threads=int(lib.s_stat(handle, 9)),
     )
+    if reducing:
+        run.reduced = out.reduced = int(lib.s_stat(handle, 10))
     if run.threads > 1:
         run.thread_cpu_s = [float(lib.s_thread_cpu(handle, i)) for i in range(run.threads)]
     if store == "bitstate":

@@ -78,6 +78,10 @@ def format_stats(stats: Stats) -> str:
             continue
         if (key == "store" and value == "exact") or key == "coverage":
             continue  # the bitstate coverage statement is in the verdict's reason
+        if key == "reductions":  # the names of the reductions applied (none: nothing said)
+            if value:
+                parts.append(f"reductions {', '.join(value)}")
+            continue
         if isinstance(value, dict):  # a method's group of figures (symbolic: fixpoint)
             inner = " ".join(f"{k.replace('_', ' ')}={v}" for k, v in value.items())
             parts.append(f"{key.replace('_', ' ')} [{inner}]")

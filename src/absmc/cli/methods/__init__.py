@@ -7,6 +7,8 @@ default options, no method-specific arguments).
 
 from __future__ import annotations
 
+import dataclasses
+
 from absmc.cli.args import CheckArgs
 from absmc.cli.methods import explicit, fourvalued, symbolic, typeabs, under
 from absmc.cli.methods.base import MethodCli
@@ -31,9 +33,12 @@ def _methods() -> dict[str, MethodCli]:
 
 def _auto(args: CheckArgs) -> PortfolioOptions:
     """``--method auto``: every member engine's options from the same arguments (each engine
-    decides by itself whether and how it takes part, ``Engine.portfolio``)."""
-    members = tuple((e.name, method_cli(e.name).build(args)) for e in registry.MEMBERS)
-    return PortfolioOptions(members)
+    decides by itself whether and how it takes part, ``Engine.portfolio``); ``--workers N`` is
+    the number of member processes at once (default: the machine's cores), not the explicit
+    member's threads."""
+    own = dataclasses.replace(args, workers=0)
+    members = tuple((e.name, method_cli(e.name).build(own)) for e in registry.MEMBERS)
+    return PortfolioOptions(members, workers=args.workers or None)
 
 
 def method_cli(name: str) -> MethodCli:

@@ -31,7 +31,8 @@ def options(f: F) -> F:
         metavar="N",
         help="[explicit] Search in N threads (--backend native|auto: a shared lock-free store; "
         "default: the machine's cores, from 50,000 states on) or N processes (--backend python: "
-        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster).",
+        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster). "
+        "[auto] Run N member engines at once (default: the machine's cores).",
     )(f)
     return f
 

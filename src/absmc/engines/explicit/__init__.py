@@ -54,7 +54,9 @@ ENGINE = Engine(
     name="explicit",
     options_type=ExplicitOptions,
     capabilities=Capabilities(
-        property_kinds=PROPERTY_KINDS, stores=frozenset({"exact", "bitstate", "hash-compact"})
+        property_kinds=PROPERTY_KINDS,
+        stores=frozenset({"exact", "bitstate", "hash-compact"}),
+        exhaustive=True,
     ),
     description="exhaustive explicit-state search (exact, bitstate or hash-compact store)",
     check=_check,

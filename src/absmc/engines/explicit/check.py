@@ -14,6 +14,7 @@ from absmc.kernel.graph import bounded_graph
 from absmc.kernel.ltl import ltl_result, search_ltl
 from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
 from absmc.kernel.outcome import results_from_outcome
+from absmc.kernel.por import POR, AmpleSets
 from absmc.kernel.product import covers_every_state
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import Violation, search
@@ -242,6 +243,9 @@ def _safety(
             "states_per_worker": pstats.per_worker_states,
         }
     else:
+        ample = (
+            AmpleSets(system, compiled.properties, compiled.commands_of) if options.reduce else None
+        )
         outcome = search(
             compiled,
             store,
@@ -251,8 +255,12 @@ def _safety(
             check_deadlock=selection.deadlock,
             progress=options.progress,
             hand_over=options.hand_over,
+            reduce=ample,
         )
         extra = store.stats(outcome.stopped)
+        if ample is not None and ample.active:  # absent when no reduction ran
+            extra["reductions"] = [POR]
+            extra["reduced_states"] = outcome.reduced
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
+from absmc.kernel.por import POR
 from absmc.kernel.result import Result, Stats
 from absmc.kernel.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.store import bitstate_stats, not_a_proof
@@ -172,6 +173,7 @@ def check_native(
             workers=threads,
             parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
             hand_over=hand_over,
+            reduce=options.reduce,
         )
 
     if not upgrade:
@@ -201,6 +203,9 @@ def check_native(
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
     }
+    if run.reduced is not None:  # absent when no reduction ran
+        extra["reductions"] = [POR]
+        extra["reduced_states"] = run.reduced
     detail = ""
     if run.coverage is not None:
         extra = {

@@ -12,6 +12,8 @@ limit), :mod:`~absmc.engines.induction.kind` (Houdini strengthening, k-induction
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.induction.options import KindOptions, PdrOptions
 from absmc.ir.system import System
@@ -50,7 +52,7 @@ def _check_kind(system: System, options: CheckOptions, own: KindOptions) -> Resu
 ENGINE = Engine(
     name="pdr",
     options_type=PdrOptions,
-    capabilities=CAPABILITIES,
+    capabilities=replace(CAPABILITIES, start_rank=20),
     description="IC3/PDR on constrained Horn clauses (Z3's Spacer): safety proofs with a "
     "checked inductive invariant, replayed counterexamples",
     check=_check_pdr,
@@ -60,7 +62,8 @@ ENGINE = Engine(
 KIND_ENGINE = Engine(
     name="kind",
     options_type=KindOptions,
-    capabilities=CAPABILITIES,
+    # Houdini's facts and 1-induction usually answer within seconds: first in a portfolio
+    capabilities=replace(CAPABILITIES, start_rank=10),
     description="k-induction with Houdini invariant strengthening and bounded model checking "
     "(up to --max-depth); proofs with a checked inductive invariant",
     check=_check_kind,

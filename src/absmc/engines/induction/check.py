@@ -69,10 +69,11 @@ class Budget:
 
     @staticmethod
     def of(options: CheckOptions) -> Budget:
-        """The budget of a run with ``options`` starting now."""
-        timeout = options.limits.timeout
-        deadline = None if timeout is None else time.monotonic() + timeout
-        return Budget(deadline, options.limits.max_depth, timeout)
+        """The budget of a run with ``options`` starting now: the check's deadline when it is
+        fixed (the registry's, or a portfolio member's time slice), else ``--timeout`` from
+        now."""
+        limits = options.limits
+        return Budget(limits.end(time.monotonic()), limits.max_depth, limits.timeout)
 
     def left(self) -> float | None:
         """Seconds left (``None``: no limit; at least a millisecond)."""
@@ -131,22 +132,38 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
         if is_safety_ctl(p.formula):
             names.append((p.name, "ctl"))
         else:
-            notes.append(f"skipped CTL property '{p.name}': only AG of a state formula is checked")
+            at = f" ({p.span})" if p.span is not None else ""
+            notes.append(
+                f"skipped CTL property '{p.name}'{at}: only AG of a state formula is checked "
+                "(liveness is not reduced to safety, see docs/pdr.md)"
+            )
     ts = TransitionSystem(system)
     sem = cache(lambda: compile_system(system, selection.user))
-    results = []
-    for i, (n, k) in enumerate(names):
-        mine = budget.share(len(names) - i)
-        results.append(_check_one(system, ts, sem, n, k, method, solve, mine))
+    results: list[PropertyResult | None] = [None] * len(names)
+
+    def early(r: PropertyResult) -> PropertyResult:
+        if options.decided is not None and r.verdict is not Verdict.UNKNOWN:
+            options.decided(r)
+        return r
+
+    # no-deadlock last: it is seldom inductive without strong invariants, and the properties
+    # before it are reported (CheckOptions.decided) as soon as they are decided
+    order = sorted(range(len(names)), key=lambda i: names[i][1] == "deadlock")
+    for j, i in enumerate(order):
+        n, k = names[i]
+        mine = budget.share(len(names) - j)
+        results[i] = early(_check_one(system, ts, sem, n, k, method, solve, mine))
     # a second pass gives what the first one left of the time to the properties that ran out
     # of their share
-    again = [i for i, r in enumerate(results) if r.reason.startswith("its share")]
+    again = [i for i in order if results[i].reason.startswith("its share")]  # type: ignore[union-attr]
     for j, i in enumerate(again):
         if budget.left() is not None and budget.left() < SECOND_PASS_MIN_S:  # type: ignore[operator]
             break
         n, k = names[i]
-        results[i] = _check_one(system, ts, sem, n, k, method, solve, budget.share(len(again) - j))
-    return Result(system.file or system.name, method, tuple(results), tuple(notes))
+        mine = budget.share(len(again) - j)
+        results[i] = early(_check_one(system, ts, sem, n, k, method, solve, mine))
+    done = tuple(r for r in results if r is not None)
+    return Result(system.file or system.name, method, done, tuple(notes))
 
 
 def _check_one(

@@ -6,8 +6,11 @@ Candidates: every unbounded integer compared with its declared initial value (``
 ``x <= c``) unless the ``init:`` constraint mentions it; the order (``x <= y``, ``x < y``, both
 ways) of every pair of integers that meet in an atom or an assignment
 (:func:`related_pairs`); the conjuncts of the ``init:`` constraint and the integer atoms of the
-guards and properties; and each fact about a variable of one process under each value of that
-process's small control variables (``pc == v => a``). At most :data:`MAX_CANDIDATES`.
+guards and properties, and ``x != c`` for each of their equalities ``x == c``; each fact about a
+variable of one process under each value of that process's small control variables
+(``pc == v => a``); each integer conjunct ``g`` of a command's guard at the location ``v'`` the
+command moves its process to (``pc == v' => g``: the guard persists); and distinct tickets of
+two processes (:func:`_distinct`). At most :data:`MAX_CANDIDATES`.
 """
 
 from __future__ import annotations
@@ -116,6 +119,8 @@ def candidates(system: System) -> list[Expr]:
         for a in atoms(e):
             if free_vars(a) & names and not isinstance(a, Const) and _linear(a):
                 basic.append(a)
+                if isinstance(a, Op) and a.op == "==":
+                    basic.append(op("!=", *a.args))
     basic = list(dict.fromkeys(basic))
     owners = _owners(system)
     guarded: list[Expr] = []
@@ -132,7 +137,29 @@ def candidates(system: System) -> list[Expr]:
         for value in range(v.sort.lo, v.sort.hi + 1):
             at = op("==", v.ref(), const(value))
             guarded += [op("=>", at, a) for a in local]
-    return (basic + guarded + _distinct(system, owners, names))[:MAX_CANDIDATES]
+    persisted = _persisted_guards(system, names)
+    return list(dict.fromkeys(basic + persisted + guarded + _distinct(system, owners, names)))[
+        :MAX_CANDIDATES
+    ]
+
+
+def _persisted_guards(system: System, names: set[str]) -> list[Expr]:
+    """``pc == v' => g`` for each conjunct ``g`` over integers of the guard of a command that
+    moves its process's small control variable ``pc`` to ``v'`` (the condition under which a
+    process entered a location, e.g. bakery's ``pc1 == 2 => (a2 == 0 || a1 < a2)``: it stays
+    true while the process is there when the other processes' steps keep it)."""
+    out: list[Expr] = []
+    for c in system.commands:
+        for n, rhs in c.updates:
+            v = system.by_name[n]
+            small = isinstance(v.sort, RangeSort) and v.sort.hi - v.sort.lo < MAX_CONTROL_VALUES
+            if not (small and isinstance(rhs, Const)):
+                continue
+            at = op("==", v.ref(), rhs)
+            for g in conjuncts(c.guard):
+                if free_vars(g) & names and _linear(g):
+                    out.append(op("=>", at, g))
+    return out
 
 
 def _distinct(system: System, owners: dict[str, str], names: set[str]) -> list[Expr]:

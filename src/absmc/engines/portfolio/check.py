@@ -4,6 +4,7 @@ property which method decided it and why the others did not."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 
@@ -11,7 +12,8 @@ from absmc.codegen.python import compile_system
 from absmc.engines.engine import Engine
 from absmc.engines.portfolio.decide import Board, LassoCheck
 from absmc.engines.portfolio.engine import METHOD, PortfolioOptions
-from absmc.engines.portfolio.members import Member, member_options, plan
+from absmc.engines.portfolio.members import Member, member_options, plan, start_order
+from absmc.engines.portfolio.slices import Slices
 from absmc.engines.portfolio.workers import Pool, Report
 from absmc.ir.system import System
 from absmc.kernel.limits import INTERRUPTED
@@ -50,19 +52,20 @@ def check_portfolio(
     statuses: dict[str, str] = {}
     graphs: list[dict[str, object]] = []
     stopped_why = "stopped: every property was decided before it answered"
+    limit = max(1, own.workers or os.cpu_count() or 1)
+    waiting = start_order(running, system)
+    slices = Slices(t0, deadline, limit, len(running))
+    early: dict[str, int] = {}  # member -> properties it sent as soon as it decided them
     with Pool() as pool:
-        waiting = list(running)
-        limit = own.workers or len(running) or 1
         try:
 
             def launch() -> None:
-                while waiting and len(pool.running) < limit:
-                    m = waiting.pop(0)
-                    left = None if deadline is None else deadline - time.monotonic()
+                while (waiting or slices.again) and len(pool.running) < limit:
+                    m = waiting.pop(0) if waiting else slices.again.pop(0)
                     pool.start(
                         m.engine,
                         system,
-                        member_options(options, m, left, min(limit, len(running))),
+                        member_options(options, m, slices.time_for(m), min(limit, len(running))),
                         m.options,
                     )
 
@@ -74,16 +77,30 @@ def check_portfolio(
                     not options.keep_going and board.first_violation() is not None
                 )
 
-            while (pool.running or waiting) and not done():
+            while (pool.running or waiting or slices.again) and not done():
                 launch()
-                for report in pool.reports(grace):
+                for report in pool.reports(slices.wake(grace)):
+                    member = _member(running, report.engine)
+                    if report.early:  # one property, the member goes on
+                        early[report.engine] = early.get(report.engine, 0) + 1
+                        n = early[report.engine]
+                        statuses[report.engine] = f"decided {n} early, still running"
+                        _take(board, report, member)
+                        if done():
+                            break
+                        continue
                     statuses[report.engine] = _status(report)
                     if report.result is not None:
                         graphs += report.result.graphs
-                    _take(board, report, _member(running, report.engine))
+                    _take(board, report, member)
                     if done():
                         break
+                    slices.answered(member, report, board)
                     launch()
+                for name in slices.overrun(list(pool.running), running, board):
+                    pool.stop_one(name)
+                    statuses[name] = "stopped at the end of its time slice"
+                    board.note_all(name, None, statuses[name], _member(running, name).properties)
                 if grace is not None and time.monotonic() >= grace:
                     stopped_why = "no answer by the time limit"
                     break
@@ -91,12 +108,21 @@ def check_portfolio(
                 stopped_why = f"stopped at the first violation ({board.first_violation()})"
         except KeyboardInterrupt:
             stopped_why = INTERRUPTED
-        for name in pool.stop() + [m.engine.name for m in waiting]:
-            statuses[name] = stopped_why
+        for name in pool.stop():
+            n = early.get(name, 0)
+            statuses[name] = stopped_why if not n else f"{stopped_why}; it decided {n} early"
             board.note_all(name, None, stopped_why, _member(running, name).properties)
+        for m in waiting + slices.again:
+            why = "not started: " + _not_started(stopped_why, board)
+            if m.engine.name in statuses:  # a second slice that never began
+                why = f"{statuses[m.engine.name]}; its second run did not start"
+            statuses[m.engine.name] = why
+            board.note_all(m.engine.name, None, why, m.properties)
     total = time.monotonic() - t0
     order = [e.name for e in engines]
     notes = [f"{e}: {statuses.get(e, _absent(members, e))}" for e in order]
+    if running:
+        notes.append(slices.describe(start_order(running, system)))
     if stopped_why == INTERRUPTED:
         notes.append("interrupted: undecided properties are unknown")
     results = board.results(order, Stats(time_s=total))
@@ -104,6 +130,17 @@ def check_portfolio(
     graphs.sort(key=lambda g: g.get("kind") != "abstract")
     notes = [*notes, *board.notes]
     return Result(system.file or system.name, METHOD, tuple(results), tuple(notes), graphs)
+
+
+def _not_started(stopped_why: str, board: Board) -> str:
+    """Why a member waiting for a worker process never ran."""
+    if stopped_why == INTERRUPTED:
+        return "interrupted"
+    if board.complete:
+        return "every property was decided first"
+    if stopped_why.startswith("stopped at the first violation"):
+        return stopped_why.removeprefix("stopped ")
+    return "no worker process was free before the time limit"
 
 
 def _member(members: Sequence[Member], name: str) -> Member:

@@ -90,6 +90,8 @@ class Board:
         for r in result.results:
             if r.property not in self.accepted:
                 continue
+            if any(a.method == r.method for a in self.accepted[r.property]):
+                continue  # sent early already (CheckOptions.decided)
             outcome: dict[str, Any] = {"verdict": r.verdict.value, "reason": r.reason}
             accepted = self._accept(r, outcome)
             self.outcomes[r.property][r.method] = outcome

@@ -24,7 +24,9 @@ METHOD = "auto"
 class PortfolioOptions:
     """``members``: (engine name, options) pairs built from the user's arguments (an engine
     not listed runs with its defaults, or as its ``Engine.portfolio`` adapts them);
-    ``workers``: how many member processes run at once (``None``: all)."""
+    ``workers``: how many member processes run at once (``None``: ``os.cpu_count()``; with
+    fewer than there are members they start cheap first and share the time in slices,
+    :mod:`absmc.engines.portfolio.slices`)."""
 
     members: tuple[tuple[str, object], ...] = ()
     workers: int | None = None

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from absmc.engines.engine import FEATURES, AnyEngine, checks_property, system_features
+from absmc.ir.sorts import IntSort
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions, Limits, property_kind
 
@@ -64,6 +65,31 @@ def plan(
             absent = joined
         out.append(Member(eng, None if absent else joined, mine if not absent else (), absent))
     return out
+
+
+#: the rank of an exhaustive engine on a model without unbounded integers (before the others)
+#: and on one with them (after the others: it can only find bugs there)
+FINITE_RANK, INFINITE_RANK = 0, 100
+
+
+def finite_state(system: System) -> bool:
+    """``system`` has no unbounded integer variable (its state space is finite)."""
+    return not any(isinstance(v.sort, IntSort) for v in system.variables)
+
+
+def start_order(members: Sequence[Member], system: System) -> list[Member]:
+    """``members`` in the order a portfolio starts them when it has fewer worker processes than
+    members: by ``Capabilities.start_rank`` (cheap first), an ``exhaustive`` engine first on a
+    :func:`finite_state` model and last on the others; ties keep the registry's order."""
+    finite = finite_state(system)
+
+    def rank(m: Member) -> int:
+        caps = m.engine.capabilities
+        if caps.exhaustive:
+            return min(FINITE_RANK, caps.start_rank) if finite else INFINITE_RANK
+        return caps.start_rank
+
+    return sorted(members, key=rank)
 
 
 def member_options(

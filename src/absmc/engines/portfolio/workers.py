@@ -4,6 +4,7 @@ started it."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import pickle
@@ -22,19 +23,22 @@ from absmc.ir.system import System
 from absmc.kernel.initial import check_per_initial_state
 from absmc.kernel.isolate import die_with_parent
 from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.result import PropertyResult, Result
 
 
 @dataclass(frozen=True)
 class Report:
     """What a member process sends back: its ``result``, or ``error`` (a typed error's message,
-    or with ``internal`` an exception that is a bug); ``time_s`` its wall time."""
+    or with ``internal`` an exception that is a bug); ``time_s`` its wall time. ``early``: one
+    property's conclusive result sent as soon as the engine had it (``CheckOptions.decided``);
+    the process goes on."""
 
     engine: str
     result: Result | None
     error: str | None = None
     internal: bool = False
     time_s: float = 0.0
+    early: bool = False
 
 
 def _context() -> Any:
@@ -57,9 +61,16 @@ def _member(
     die_with_parent()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool.start
     t0 = time.monotonic()
+
+    def decided(r: PropertyResult) -> None:
+        partial = Result(system.file or system.name, engine.name, (r,))
+        spent = time.monotonic() - t0
+        out.put(pickle.dumps(Report(engine.name, partial, time_s=spent, early=True)))
+
     try:
         if system.init_constraint is None or engine.capabilities.initial_sets:
-            result = engine.check(system, options, own)
+            # one run over all initial states: its early answers are answers for the model
+            result = engine.check(system, dataclasses.replace(options, decided=decided), own)
         else:  # as the registry runs it: once per initial state (a ModelError if unbounded)
             result = check_per_initial_state(engine.check, system, options, own)
         report = Report(engine.name, result)
@@ -105,7 +116,10 @@ class Pool:
             target=_member,
             args=(engine, system, options, own, self._queue),
             name=f"absmc-{engine.name}",
-            daemon=True,
+            # not a daemon: a member may start processes of its own (symbolic's deadline
+            # child, kernel/isolate.py); stop() ends every member, and each dies with the
+            # portfolio (die_with_parent)
+            daemon=False,
         )
         old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
@@ -134,9 +148,21 @@ class Pool:
                         yield Report(name, None, f"its process ended ({p.exitcode})", True, spent)
                 continue
             report: Report = pickle.loads(data)
-            if report.engine in self.running:
+            if report.engine in self.running and not report.early:
                 self.running.pop(report.engine).join(timeout=5)
             yield report
+
+    def stop_one(self, name: str) -> None:
+        """End the process of engine ``name`` (SIGTERM, SIGKILL after a second)."""
+        p = self.running.pop(name, None)
+        if p is None:
+            return
+        if p.is_alive():
+            p.terminate()
+        p.join(timeout=1)
+        if p.is_alive() and p.pid is not None:
+            os.kill(p.pid, signal.SIGKILL)
+            p.join()
 
     def stop(self) -> list[str]:
         """End every running process (SIGTERM, SIGKILL after a second); their names."""

@@ -93,10 +93,16 @@ def _lval(n: Node, reads: set[str], writes: set[str]) -> None:
     if n.kind != "var":
         _reads(n, reads)
         return
+    _var(n, writes, reads)
+
+
+def _var(n: Node, names: set[str], reads: set[str]) -> None:
+    """A variable reference: its name goes to ``names`` when unindexed (an indexed one is an
+    array, never reset), else what the index reads to ``reads``; then its field's index."""
     idx, sub = n.args
     if idx is None:
         if n.name is not None:
-            writes.add(n.name)
+            names.add(n.name)
     else:
         _reads(idx, reads)
     if isinstance(sub, Node):
@@ -118,14 +124,7 @@ def _reads(n: Any, reads: set[str]) -> None:
         return
     k = n.kind
     if k == "var":
-        idx, sub = n.args
-        if idx is None:
-            if n.name is not None:
-                reads.add(n.name)
-        else:
-            _reads(idx, reads)
-        if isinstance(sub, Node):
-            _field(sub, reads)
+        _var(n, reads, reads)
         return
     if k == "poll":  # SPIN's 'R': the channel, and eval() arguments only
         _reads(n.args[0], reads)

@@ -1,0 +1,86 @@
+"""Partial-order reduction for the explicit search: ample sets from SPIN's safe locations.
+
+In a state, the ample set is the enabled steps of the first process (in declaration order)
+whose current location is safe (:func:`absmc.ir.dependency.safe_locations`: conditions C0–C2 of
+Clarke, Grumberg & Peled, *Model Checking*, ch. 10; SPIN's choice of a safe process, Holzmann &
+Peled 1994) and that has at least one enabled step; without one the state is expanded fully.
+
+The cycle proviso (C3) is the same for BFS, DFS and the threaded C search: a state is expanded
+only by its ample set when every ample successor was *newly inserted into the store by this
+expansion*; if one was already there (or two ample steps meet), the state is expanded fully.
+Then on every cycle of reduced expansions each state would have been inserted after its
+predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
+applies it (:func:`absmc.kernel.search.search`, ``reduce=``); this module only picks the ample
+set. Failures (assertions, model errors) and deadlocks are checked on the full expansion of
+every expanded state, so what the reduction preserves is what the search checks: deadlocks
+(C0, C1), every command execution reachable in the full graph, hence assertion and model-error
+violations (C0, C1, C3), and state properties (visibility, C2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from absmc.ir.dependency import safe_locations, visible_variables
+from absmc.ir.steps import State, Successors
+from absmc.ir.system import Property, System
+
+__all__ = ["POR", "AmpleSets"]
+
+#: the name of the reduction in ``--json`` statistics (``"reductions"``)
+POR = "partial-order"
+
+
+class AmpleSets:
+    """The ample-set choice for ``system`` when ``properties`` are checked (their state
+    properties are the visible ones). ``commands_of(label)`` gives a step label's commands (a
+    chain's first command decides its process). ``active``: some location is safe (when not,
+    :meth:`ample` never reduces)."""
+
+    def __init__(
+        self,
+        system: System,
+        properties: tuple[Property, ...],
+        commands_of: Callable[[int], tuple[int, ...]],
+    ) -> None:
+        safe = safe_locations(system, visible_variables(properties))
+        index = system.index_of
+        #: (process position, pc position in the state or -1, safe pc values)
+        self.rows: list[tuple[int, int, frozenset[int | None]]] = []
+        pos = {p.name: k for k, p in enumerate(system.processes)}
+        for p in system.processes:
+            if p.name in safe:
+                at = index[p.pc] if p.pc is not None else -1
+                self.rows.append((pos[p.name], at, safe[p.name]))
+        self._n = len(system.commands)
+        self._proc_of_cmd = [pos[c.process] for c in system.commands]
+        self._commands_of = commands_of
+        self._chain_proc: dict[int, int] = {}
+        self.active = bool(self.rows)
+
+    def process_of(self, label: int) -> int:
+        """The position (in ``System.processes``) of the process a step label belongs to."""
+        if label < self._n:
+            return self._proc_of_cmd[label]
+        p = self._chain_proc.get(label)
+        if p is None:
+            first = self._commands_of(label)[0]
+            p = self._chain_proc[label] = self._proc_of_cmd[first]
+        return p
+
+    def ample(self, state: State, succ: Successors) -> tuple[Successors, Successors] | None:
+        """``(ample steps, the other steps)`` of ``state`` whose enabled steps are ``succ``, or
+        ``None`` when the state is to be expanded fully (no safe process has an enabled step,
+        or the ample set is all of ``succ``)."""
+        if len(succ) < 2:
+            return None
+        for proc, at, locs in self.rows:
+            if (state[at] if at >= 0 else None) not in locs:
+                continue
+            mine = [s for s in succ if self.process_of(s[0]) == proc]
+            if not mine:
+                continue
+            if len(mine) == len(succ):
+                return None
+            return mine, [s for s in succ if self.process_of(s[0]) != proc]
+        return None

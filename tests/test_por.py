@@ -1,0 +1,171 @@
+"""Partial-order reduction (ir/dependency.py, kernel/por.py, the C search's por_pick): verdicts
+with reduction equal verdicts without, on generated Promela and GCL models and on the corpus;
+reduced counts on SPIN's corpus; --no-reduce gives the full state space."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from absmc.engines.explicit.check import check_explicit
+from absmc.ir.dependency import command_dependencies, safe_locations
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import Result
+from absmc.lang.loader import load_model
+from absmc.native import native_available
+
+from .conftest import SHARED, run_cli
+from .generators import random_model
+from .por_gen import random_promela
+
+CORPUS = SHARED / "benchmarks" / "promela"
+ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
+
+needs_cc = pytest.mark.skipif(not native_available(), reason="no C compiler")
+
+
+def _verdicts(r: Result) -> dict[str, str]:
+    return {p.property: str(p.verdict) for p in r.results}
+
+
+def _states(r: Result) -> int:
+    return r.results[0].stats.states
+
+
+def _compare(path: Path, backend: str = "python") -> tuple[int, int]:
+    """Check ``path`` with and without reduction (keep going); assert equal verdicts (hence
+    equal violated property names) and that the reduced search stores no more states. Returns
+    (full, reduced) state counts."""
+    system = load_model(str(path))
+    full = check_explicit(system, CheckOptions(keep_going=True, reduce=False), backend)  # type: ignore[arg-type]
+    red = check_explicit(system, CheckOptions(keep_going=True, reduce=True), backend)  # type: ignore[arg-type]
+    assert _verdicts(red) == _verdicts(full), path.read_text()
+    assert _states(red) <= _states(full)
+    for p in red.results:
+        if str(p.verdict) == "violated":
+            assert p.trace is not None  # replayed on the concrete semantics
+    return _states(full), _states(red)
+
+
+def _write(tmp: Path, seed: int) -> Path:
+    p = tmp / f"m{seed}.pml"
+    p.write_text(random_promela(seed))
+    return p
+
+
+def _differential(tmp: Path, seeds: range, backend: str = "python") -> int:
+    reduced = 0
+    for seed in seeds:
+        p = _write(tmp, seed)
+        try:
+            full, red = _compare(p, backend)
+        except Exception as e:  # a generated model the front end refuses is no test
+            if "error:" in str(e):
+                continue
+            raise
+        reduced += red < full
+    return reduced
+
+
+def test_promela_differential_python(tmp_path: Path) -> None:
+    # 100 models: verdicts equal; most of them are reduced (the generator has local variables)
+    assert _differential(tmp_path, range(100)) >= 50
+
+
+def test_gcl_differential_python(tmp_path: Path) -> None:
+    for seed in range(40):
+        p = tmp_path / f"g{seed}.gcl"
+        p.write_text(random_model(seed).text)
+        _compare(p)
+
+
+@needs_cc
+def test_promela_differential_native(tmp_path: Path) -> None:
+    assert _differential(tmp_path, range(6), "native") >= 1
+
+
+@pytest.mark.slow
+def test_promela_differential_many(tmp_path: Path) -> None:
+    assert _differential(tmp_path, range(100, 1100)) >= 500
+    if native_available():
+        _differential(tmp_path, range(1100, 1300), "native")
+
+
+def test_safe_locations_follow_spin(tmp_path: Path) -> None:
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "byte g;\nactive [2] proctype P() { byte l; do :: l < 2 -> l++ :: else -> break od; g++ }\n"
+    )
+    system = load_model(str(p))
+    safe = safe_locations(system)
+    deps = command_dependencies(system)
+    for proc in system.processes:
+        for d in deps:
+            if d.process != proc.name:
+                continue
+            here = d.location in safe.get(proc.name, frozenset())
+            if "g" in d.reads | d.writes:
+                assert not here  # the increment of the global
+            elif d.reads | d.writes <= {proc.pc, f"{proc.name}.l"}:
+                assert here  # the local loop
+
+
+def test_a_visible_write_is_not_safe(tmp_path: Path) -> None:
+    p = tmp_path / "m.gcl"
+    p.write_text(
+        "var x : 0..3 = 0; var y : 0..3 = 0;\n"
+        "process A { x < 3 -> x := x + 1; }\n"
+        "process B { y < 3 -> y := y + 1; }\n"
+        "invariant small: x < 3;\n"
+    )
+    system = load_model(str(p))
+    safe = safe_locations(system, frozenset({"x"}))
+    assert "A" not in safe and "B" in safe
+    full, red = _compare(p)
+    assert red < full
+
+
+def test_no_reduce_gives_the_full_counts_and_json_names_the_reduction(tmp_path: Path) -> None:
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "byte g;\n"
+        "active [3] proctype P() { byte l; do :: l < 4 -> l++ :: l >= 4 -> break od;"
+        " g++; assert(g <= 3) }\n"
+    )
+    on = json.loads(run_cli("check", str(p), "--json", "--backend", "python").out)
+    off = json.loads(run_cli("check", str(p), "--json", "--no-reduce", "--backend", "python").out)
+    assert on["results"][0]["stats"]["reductions"][-1] == "partial-order"
+    assert "reductions" not in off["results"][0]["stats"]
+    # SPIN 6.5.2: 55 states with its default partial-order reduction, 585 with -DNOREDUCE
+    assert on["results"][0]["stats"]["states"] == 55
+    assert off["results"][0]["stats"]["states"] == 585
+
+
+def test_a_reduced_counterexample_replays(tmp_path: Path) -> None:
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "byte g;\n"
+        "active [2] proctype P() { byte l; do :: l < 3 -> l++ :: else -> break od;"
+        " g = g + l; assert(g < 6) }\n"
+    )
+    trail = tmp_path / "m.trail.json"
+    r = run_cli("check", str(p), "--backend", "python", "--trail", str(trail))
+    assert r.code == 1
+    again = run_cli("replay", str(p), str(trail))
+    assert again.code == 1, again.out + again.err
+    assert "assert" in again.out
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/benchmarks/promela is not available")
+def test_reduction_on_the_corpus_keeps_verdicts() -> None:
+    strictly = []
+    for name in ("peterson.pml", "protocols.1.pm", "leader_filters.1.pm", "abp.pml"):
+        row = next(r for r in ROWS if r["file"] == name)
+        full, red = _compare(CORPUS / name)
+        assert full == int(row["spin_o1_states"])
+        if red < full:
+            strictly.append(name)
+    assert len(strictly) >= 2, strictly
