@@ -61,19 +61,27 @@ class CSet:
             out[k] = p if mine is None else mine.union(p)
         return self._new(out)
 
-    def merge(self, other: CSet) -> CSet:
-        """``self ∪ other`` coalesced, for a coalesced ``self``: only the parts ``other``
-        touches are united and coalesced (the others stay the same objects), empty ones
-        dropped."""
-        out = dict(self.parts)
+    def extend(self, other: CSet) -> CSet | None:
+        """``self ∪ other`` coalesced, for a coalesced ``self``, or ``None`` when ``other ⊆
+        self``: a part of ``other`` inside ``self``'s part at its location is skipped (a
+        subset test, no union and coalesce), only the parts that grow are united and
+        coalesced; the others stay the same objects."""
+        out: dict[Key, isl.Set] | None = None
+        mine = self.parts
         for k, p in other.parts.items():
-            mine = out.get(k)
-            u = p if mine is None else mine.union(p)
-            if u.is_empty():
-                out.pop(k, None)
+            q = mine.get(k)
+            if q is None:
+                if p.is_empty():
+                    continue
+                u = p.coalesce()
+            elif p.is_subset(q):
+                continue
             else:
-                out[k] = u.coalesce()
-        return self._new(out)
+                u = q.union(p).coalesce()
+            if out is None:
+                out = dict(mine)
+            out[k] = u
+        return None if out is None else self._new(out)
 
     def intersect(self, other: CSet) -> CSet:
         o = other.parts
