@@ -207,3 +207,16 @@ def test_chunked_coalescing_keeps_the_set_and_checks_the_limit_between_chunks() 
 
     with pytest.raises(TimeoutError):
         coalesce_chunked(u, tick, chunk=8)
+
+
+@pytest.mark.parametrize("name", ["chardrv2", "airport_bk2", "ticket2"])
+def test_dead_states_are_the_complement_of_every_commands_enabled_states(name: str) -> None:
+    """``Encoding.dead`` subtracts the commands' enabled states one by one (isl's negation of
+    the whole disjunction took chardrv4 292 s); the set is the same as the negation's."""
+    enc = Encoding(parse_gcl_file(EXAMPLES / "symbolic" / f"{name}.gcl"))
+    enabled = " or ".join(f"({enc.enabled(c)})" for c in enc.system.commands)
+    negated = enc.set_of(f"not ({enabled})").intersect(enc.domain)
+    assert enc.dead.is_equal(negated)
+    # and no dead state has a successor under any command
+    for r in enc.relations:
+        assert r.intersect_domain(enc.dead).is_empty()
