@@ -15,10 +15,9 @@ location (ticket2 with the predicates ``a1 <= s, a2 <= s``: 19 locations, 114 ed
 :class:`Split` wraps an :class:`~absmc.engines.symbolic.encode.Encoding` or a
 :class:`~absmc.engines.symbolic.abstract.PartialAbstraction` with the interface
 :class:`~absmc.engines.symbolic.fixpoint.Fixpoints` uses, returning composite sets. Beyond
-``limit`` valuations (4096) there is one
-universal location ``()`` holding the flat set, so the fixpoints compute the same sets as the
-flat widening per location did.
-"""
+``limit`` valuations (2^24 by default, beyond every
+example model) there is one universal location ``()`` holding the flat set. The predicate bits
+of an abstraction are control unless ``bit_limit`` is given (the checks do not give it)."""
 
 from __future__ import annotations
 
