@@ -220,3 +220,28 @@ def test_dead_states_are_the_complement_of_every_commands_enabled_states(name: s
     # and no dead state has a successor under any command
     for r in enc.relations:
         assert r.intersect_domain(enc.dead).is_empty()
+
+
+def test_a_framed_bit_without_its_definition_gives_the_same_abstract_relation() -> None:
+    """airportSM-tic2 with ``w1 <= ts, w2 <= ts, r1 <= rs, r2 <= rs``: every definition
+    vanishes once its abstracted variable is projected out, so a command that mentions none
+    of a predicate's variables only frames its bit; each relation equals the one built with
+    every definition."""
+    from absmc.cli.common import add_predicates
+
+    system = add_predicates(
+        parse_gcl_file(EXAMPLES / "symbolic" / "airport_tic2.gcl"),
+        ("w1 <= ts", "w2 <= ts", "r1 <= rs", "r2 <= rs"),
+    )
+    absn = PartialAbstraction(Encoding(system), system.predicates)
+    assert absn.unconstraining == {0, 1, 2, 3}
+    full = PartialAbstraction(Encoding(system), system.predicates)
+    full.__dict__["unconstraining"] = set()  # every definition taken
+    for ci in range(len(system.commands)):
+        assert absn.relation(ci).is_equal(full.relation(ci)), system.commands[ci]
+    # a definition that constrains the kept variables is never left out (bakery2: a1, a2
+    # are shared between predicates)
+    bakery = add_predicates(
+        parse_gcl_file(EXAMPLES / "symbolic" / "bakery2.gcl"), ("a1 < a2", "a2 < a1")
+    )
+    assert PartialAbstraction(Encoding(bakery), bakery.predicates).unconstraining == set()
