@@ -156,7 +156,16 @@ def run_absmc(
     more command-line options (e.g. ``--store bitstate``); ``reduce``: absmc's reductions on
     (its default; otherwise ``--no-reduce``: the full state space, as SPIN's -DNOREDUCE).
     ``reductions`` in the result: those the run applied."""
-    args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--keep-going", "--json"]
+    args = [
+        sys.executable,
+        "-m",
+        "absmc.cli",
+        "check",
+        str(model),
+        "--keep-going",
+        "--json",
+        "--no-trail",
+    ]
     if not reduce:
         args.append("--no-reduce")
     for x in defines:

@@ -5,16 +5,34 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 # property tests assert outcomes, not speed: no per-example deadline (CI and developer machines
 # are shared, and a slow first example is no failure)
 settings.register_profile("absmc", deadline=None, derandomize=True)
 settings.load_profile("absmc")
+
+
+def run_examples(
+    check: Callable[..., None], strategy: st.SearchStrategy[Any], examples: int
+) -> None:
+    """Run ``check`` on ``examples`` values drawn from ``strategy`` (Hypothesis, derandomized:
+    the same values on every run). For a sweep that CI runs in part and ``-m slow`` in full:
+    one body, two counts; the caller can assert on what the run saw afterwards."""
+    run = settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )(given(strategy)(check))
+    run()
+
 
 # a violation makes `absmc check` write MODEL.trail.json beside the model: tests (and the
 # processes they start) write none into the repository; tests of trails unset this

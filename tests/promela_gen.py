@@ -1,30 +1,63 @@
-"""Random small Promela models as text (seeded ``random.Random``), for differential tests of
-the Promela front end's reductions (SPIN's dead-variable reset: :mod:`tests.test_promela_deadvars`).
+"""Random small Promela models as text (seeded ``random.Random``), for differential tests.
 
-Each model has two or three active processes with local variables and parameters-like locals
-that are read and written in every way SPIN's data-flow analysis distinguishes: conditions,
-assignments (also ``v = 0``), sends and receives (also ``eval``), ``assert``, ``printf``,
-``if``/``do`` with ``else`` and ``break``, ``atomic`` and ``d_step`` blocks, ``goto`` and
-labels, and a global or two. Values stay below 4 (``% 4``), so state spaces are small; asserts
-and blocking receives give violations and deadlocks.
+One module, two flavours (GCL models are :mod:`tests.generators`); both draw variables the same
+way (:meth:`_Gen.var`), join statements the same way (:meth:`_Gen.seq`) and keep values below
+4 (``% 4``), so state spaces are small enough for an exhaustive search as the oracle; asserts
+and blocking statements give violations and deadlocks. The same seed always gives the same text.
+
+* :func:`random_promela` (the Promela front end's reductions, SPIN's dead-variable reset:
+  :mod:`tests.test_promela_deadvars`): two or three active processes whose locals are read and
+  written in every way SPIN's data-flow analysis distinguishes: conditions, assignments (also
+  ``v = 0``), sends and receives (also ``eval``), ``assert``, ``printf``, ``if``/``do`` with
+  ``else`` and ``break``, ``atomic`` and ``d_step`` blocks, ``goto`` and labels, and globals.
+* :func:`random_promela_por` (partial-order reduction: :mod:`tests.test_por`): two or three
+  process types (some with several instances) with local and global variables, a buffered or
+  rendezvous channel (or none), ``if``/``do`` with ``else``, ``atomic`` blocks, assertions over
+  locals and globals, ``timeout``, ``run`` of a helper process, blocking guards (invalid end
+  states), and SPIN's exclusive channels: a second buffered channel and ``xr``/``xs``
+  declarations (sometimes broken by another process's receive or send, or by two claims: pan's
+  "xr/xs assertion violated" model errors).
 """
 
 from __future__ import annotations
 
 import random
 
-LOCALS = ("x", "y", "z")
-GLOBALS = ("g", "h")
+__all__ = ["random_promela", "random_promela_por"]
 
 
 class _Gen:
+    """What both flavours share: the variable names, how a variable is drawn, and sequences."""
+
+    locals: tuple[str, ...]
+    globals: tuple[str, ...]
+    local_bias: float
+
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.labels = 0
 
-    def var(self) -> str:
+    def var(self, local_bias: float | None = None) -> str:
+        """A local (with probability ``local_bias``, default the flavour's) or a global."""
         r = self.rng
-        return r.choice(LOCALS) if r.random() < 0.75 else r.choice(GLOBALS)
+        bias = self.local_bias if local_bias is None else local_bias
+        return r.choice(self.locals) if r.random() < bias else r.choice(self.globals)
+
+    def stmt(self, depth: int) -> str:
+        raise NotImplementedError
+
+    def seq(self, depth: int, n: int = 3) -> str:
+        """One to ``n`` statements of nesting at most ``depth``, joined by ``;``."""
+        return "; ".join(self.stmt(depth) for _ in range(self.rng.randint(1, n)))
+
+
+class _DeadVarsGen(_Gen):
+    locals = ("x", "y", "z")
+    globals = ("g", "h")
+    local_bias = 0.75
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.labels = 0
 
     def expr(self, depth: int = 1) -> str:
         r = self.rng
@@ -56,7 +89,7 @@ class _Gen:
         if k == 7:
             if r.random() < 0.3:
                 return f"c?eval({self.var()})"
-            return f"nempty(c) -> c?{r.choice(LOCALS)}"
+            return f"nempty(c) -> c?{r.choice(self.locals)}"
         if k in (8, 9):  # options start with a simple statement (one `else` per state)
             opts = [f"{self.stmt(0)}; {self.seq(depth - 1)}" for _ in range(r.randint(1, 3))]
             if r.random() < 0.4:
@@ -79,19 +112,111 @@ class _Gen:
         lab = f"L{self.labels}"
         return f"{lab}: {self.var()} = {self.expr()}; if :: {self.cond()} -> goto {lab} :: skip fi"
 
-    def seq(self, depth: int) -> str:
-        return "; ".join(self.stmt(depth) for _ in range(self.rng.randint(1, 3)))
-
     def model(self) -> str:
         r = self.rng
         lines = ["byte g, h;", "chan c = [2] of { byte };"]
         for p in range(r.randint(2, 3)):
-            decls = " ".join(f"byte {v} = {r.randint(0, 2)};" for v in LOCALS)
+            decls = " ".join(f"byte {v} = {r.randint(0, 2)};" for v in self.locals)
             body = "; ".join(self.seq(2) for _ in range(r.randint(1, 3)))
             lines.append(f"active proctype P{p}() {{ {decls} {body} }}")
         return "\n".join(lines) + "\n"
 
 
+class _PorGen(_Gen):
+    locals = ("l0", "l1")
+    globals = ("g0", "g1")
+    local_bias = 0.7
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.chan = rng.random() < 0.7
+        self.rendezvous = self.chan and rng.random() < 0.3
+        self.helper = rng.random() < 0.3
+        self.chans = ["c"]
+        self.xu = False
+        if self.chan and not self.rendezvous and rng.random() < 0.5:
+            self.xu = True
+            if rng.random() < 0.6:
+                self.chans.append("d")
+
+    def ch(self) -> str:
+        return self.rng.choice(self.chans)
+
+    def claims(self) -> str:
+        r = self.rng
+        if not self.xu:
+            return ""
+        out = []
+        for ch in self.chans:
+            if r.random() < 0.4:
+                out.append(f"xr {ch}; ")
+            if r.random() < 0.4:
+                out.append(f"xs {ch}; ")
+        return "".join(out)
+
+    def expr(self) -> str:
+        r = self.rng
+        a = self.var()
+        k = r.randint(0, 3)
+        return r.choice([a, f"({a} + {k}) % 4", f"({a} + {self.var()}) % 4", str(k)])
+
+    def cond(self) -> str:
+        r = self.rng
+        return f"{self.var()} {r.choice(['<', '<=', '==', '!=', '>'])} {r.randint(0, 3)}"
+
+    def stmt(self, depth: int) -> str:
+        r = self.rng
+        k = r.randrange(14 if depth > 0 else 9)
+        if k <= 2:
+            return f"{self.var()} = {self.expr()}"
+        if k == 3:
+            return f"{self.var(0.3)} = {self.expr()}"
+        if k == 4:
+            return f"assert({self.cond()} || {self.cond()})"
+        if k == 5:
+            return f"{self.cond()} -> skip" if r.random() < 0.7 else "skip"
+        if k == 6 and self.chan:
+            return f"{self.ch()}!{self.var()}"
+        if k == 7 and self.chan:
+            return f"{self.ch()}?{r.choice(self.locals)}"
+        if k == 8:
+            return "timeout -> skip" if r.random() < 0.2 else f"{r.choice(self.locals)}++"
+        if k == 9:
+            return f"atomic {{ {self.seq(depth - 1, 2)} }}"
+        if k == 10:
+            return f"if :: {self.cond()} -> {self.seq(depth - 1, 2)} :: else -> {self.stmt(0)} fi"
+        if k == 11:
+            x = r.choice(self.locals)
+            return f"do :: {x} < {r.randint(1, 3)} -> {x}++; {self.stmt(0)} :: else -> break od"
+        if k == 12 and self.helper:
+            return "run H()"
+        return f"{self.var()} = {self.expr()}"
+
+    def proc(self, name: str, count: int) -> str:
+        active = f"active [{count}] " if count > 1 else "active "
+        body = self.seq(2, 5)
+        return f"{active}proctype {name}() {{ byte l0, l1; {self.claims()}{body} }}"
+
+    def model(self) -> str:
+        r = self.rng
+        lines = ["byte g0, g1;"]
+        if self.chan:
+            lines.append(f"chan c = [{0 if self.rendezvous else r.randint(1, 2)}] of {{ byte }};")
+        if "d" in self.chans:
+            lines.append(f"chan d = [{r.randint(1, 2)}] of {{ byte }};")
+        for i in range(r.randint(2, 3)):
+            lines.append(self.proc(f"P{i}", r.choice([1, 1, 2])))
+        if self.helper:
+            self.helper = False  # H runs no process
+            lines.append(f"proctype H() {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}")
+        return "\n".join(lines) + "\n"
+
+
 def random_promela(seed: int) -> str:
-    """The Promela text of ``seed`` (deterministic: the same seed gives the same text)."""
-    return _Gen(random.Random(seed)).model()
+    """The Promela text of ``seed`` for the dead-variable tests (deterministic)."""
+    return _DeadVarsGen(random.Random(seed)).model()
+
+
+def random_promela_por(seed: int) -> str:
+    """The Promela text of ``seed`` for the partial-order reduction tests (deterministic)."""
+    return _PorGen(random.Random(seed)).model()

@@ -6,6 +6,8 @@ and written here as literals. An engine may answer ``unknown`` or refuse (throug
 a model feature it does not support, but it never contradicts the table, every
 ``violated`` carries a trace replayed on the concrete semantics, and its ``unknown`` answers
 stay within its ceiling (:data:`UNKNOWN_CEILING`: an engine deciding less than it did fails).
+The ceilings hold on a machine at any load: no engine's answer here depends on a time limit
+(the induction engines are bounded in depth, or given far more time than they need).
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class Case:
     predicates: tuple[str, ...] = ()
     bindings: tuple[str, ...] = ()
     known_bugs: dict[str, str] = field(default_factory=dict)
+    #: engines that decide none of the case's properties within any time CI can give (the
+    #: reason says what was measured): not run, so that no count depends on the load
+    undecided: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -86,6 +91,7 @@ CASES = [
     Case(
         EXAMPLES / "promela" / "lamport_buggy.pml",
         {"assert@44": V, "no-deadlock": H, "no-model-error": H},
+        undecided={"pdr": "Spacer decides neither assert@44 nor no-deadlock in 60 s"},
     ),
     Case(PROMELA_MODELS / "atomic_block.pml", {"no-deadlock": H, "no-model-error": H}),
     Case(PROMELA_MODELS / "timeout_else.pml", {"no-deadlock": H, "no-model-error": H}),
@@ -106,28 +112,43 @@ def _inputs(engine: AnyEngine, case: Case, system: System) -> tuple[System, obje
     return system, engine.default_options()
 
 
-OPTIONS = CheckOptions(keep_going=True, limits=Limits(timeout=120))
+#: a time limit no engine reaches on the table (each case takes at most a few seconds of CPU),
+#: there only so that a hanging engine fails instead of blocking CI
+OPTIONS = CheckOptions(keep_going=True, limits=Limits(timeout=300))
+
+#: ``kind``'s bound on BMC and k-induction (``--max-depth``): deep enough for every violation
+#: of the table but assert@44 of lamport_buggy.pml, and its unknowns are those of the depth,
+#: not of the machine's load (a 5 s time limit gave 6 unknowns at load 2 and more when busier)
+KIND_DEPTH = 8
 
 #: the most ``unknown`` answers each engine may give on the table (its properties of the
-#: models it does not refuse): the counts of a0e7857 (types 11 of 27, fourvalued 1 of 27), so
-#: that an engine deciding less than it did fails
+#: models it does not refuse and does not mark ``undecided``): the counts of today's engines,
+#: so that an engine deciding less than it did fails. Each count, and why the engine does not
+#: decide those properties:
 UNKNOWN_CEILING = {
     "explicit": 0,
     "under": 0,
+    # 11 of 27: the abstraction of the case's bindings (``signs``, or ``point``) finds
+    # counterexamples that use ``choose`` (maybe spurious) or that do not violate the model
     "types": 11,
+    # 1 of 27: asserts.pml's assert@8 is violated in the may-abstraction only (4-step trace
+    # not confirmed)
     "fourvalued": 1,
     "symbolic": 0,
-    "pdr": 13,  # 11 with 5 s on a loaded 2-core machine (div.gcl: Spacer refuses div)
-    "kind": 9,  # 6 with 5 s (peterson, philosophers: not k-inductive within the time)
+    # 3 of 20: div.gcl's 3 properties (Spacer refuses the integer ``div`` the model divides by)
+    "pdr": 3,
+    # 6 of 23: peterson's mutex and philosophers' 3 neighbour properties are not k-inductive up to
+    # depth 8, lamport_buggy's assert@44 is deeper than 8 and its no-deadlock not inductive
+    "kind": 6,
     "auto": 0,
 }
 
 
 def _options(engine: AnyEngine) -> CheckOptions:
-    """The induction engines get a few seconds: on these finite models they may answer
-    unknown (BMC and Spacer look for deep bugs slowly), and CI time is shared."""
-    if engine.name in ("pdr", "kind"):
-        return CheckOptions(keep_going=True, limits=Limits(timeout=5))
+    """``kind`` runs to depth :data:`KIND_DEPTH`; every engine has the generous
+    :data:`OPTIONS` time limit (CI machines are shared: no count may depend on the load)."""
+    if engine.name == "kind":
+        return CheckOptions(keep_going=True, limits=Limits(timeout=300, max_depth=KIND_DEPTH))
     return OPTIONS
 
 
@@ -164,11 +185,11 @@ def _agrees(engine: AnyEngine, case: Case, result: Result | CapabilityError) -> 
 
 @pytest.mark.parametrize("engine", registry.ENGINES, ids=lambda e: e.name)
 def test_engine_never_contradicts_the_table_and_decides_enough(engine: AnyEngine) -> None:
-    """Every case (but an engine's known bugs): no contradiction, and no more ``unknown``
-    answers in all than :data:`UNKNOWN_CEILING` allows the engine."""
+    """Every case (but an engine's known bugs and undecided cases): no contradiction, and no
+    more ``unknown`` answers in all than :data:`UNKNOWN_CEILING` allows the engine."""
     unknown: list[str] = []
     for case in CASES:
-        if engine.name in case.known_bugs:
+        if engine.name in case.known_bugs or engine.name in case.undecided:
             continue
         result = _run(engine, case)
         _agrees(engine, case, result)

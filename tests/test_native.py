@@ -254,11 +254,14 @@ def test_a_cancelled_background_build_kills_the_compiler(
     system = parse_gcl_file(GCL_EXAMPLES / "bakery.gcl")
     build = BackgroundBuild(system, system.properties, 0.0, "-O2")
     build.start()
-    deadline = time.monotonic() + 30
-    while build._proc is None and time.monotonic() < deadline:
+    # until the compiler starts (or the build ends without it: then fail at once, not after
+    # the wait; a busy machine may take long to get there)
+    deadline = time.monotonic() + 120
+    while build._proc is None and not build._done.is_set() and time.monotonic() < deadline:
         time.sleep(0.001)
     proc = build._proc
-    assert proc is not None and proc.poll() is None  # the compiler is running
+    assert proc is not None, build.failed()
+    assert proc.poll() is None  # the compiler is running
     build.cancel()
     assert proc.wait(timeout=10) < 0  # killed by a signal
     assert build._done.wait(timeout=10) and not build.ready()
@@ -322,18 +325,20 @@ def test_a_background_build_found_in_the_cache_does_not_wait_for_the_ski_rental(
     build = BackgroundBuild(system, system.properties, 0.0, "-O0", ratio=10_000.0)
     build.start()
     try:
-        for _ in range(100):  # without the cache, the wait would be 10,000 compile times
-            if build.ready():
-                break
-            time.sleep(0.05)
-        assert build.ready()
+        # without the cache, the wait would be 10,000 compile times (hours); 120 s is only
+        # there for a busy machine
+        assert build._done.wait(timeout=120)
+        assert build.ready(), build.failed()
     finally:
         build.cancel()
     other = BackgroundBuild(system, system.properties, 0.0, "-O1", ratio=10_000.0)
     other.start()  # not cached at -O1: it waits, and is cancelled without compiling
-    time.sleep(0.3)
+    deadline = time.monotonic() + 120
+    while not other.started and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert other.started and not other.ready()
     other.cancel()
+    assert other._done.wait(timeout=120) and not other.ready()
 
 
 @needs_native

@@ -259,8 +259,9 @@ def _spin_differential(seed: int, tmp_path: Path) -> bool:
 
 
 def test_generated_models_have_spins_counts(tmp_path: Path) -> None:
-    compared = sum(_spin_differential(seed, tmp_path) for seed in (6, 15, 161, 225, 296))
-    assert compared == 5
+    # 3 models in CI (the first 200 seeds, these among them, under -m slow)
+    compared = sum(_spin_differential(seed, tmp_path) for seed in (6, 161, 296))
+    assert compared == 3
 
 
 @pytest.mark.slow
@@ -275,10 +276,10 @@ def test_generated_models_have_spins_counts_200(block: int, tmp_path: Path) -> N
 # -- the shared corpus against live SPIN ---------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", sorted(p.name for p in CORPUS.glob("*.p*")) if CORPUS.exists() else []
+    "name", sorted(p.name for p in CORPUS.glob("*") if p.suffix in (".pml", ".pm"))
 )
 def test_corpus_default_counts_are_spins(name: str, tmp_path: Path) -> None:
-    spin = run_spin(CORPUS / name, tmp_path, spin_options=())
+    spin = run_spin(CORPUS / name, tmp_path, spin_options=(), optimize="-O2")
     r = run_cli("check", str(CORPUS / name), "--keep-going", "--json")
     assert {p["stats"]["states"] for p in json.loads(r.out)["results"]} == {spin.states}
 

@@ -16,10 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from absmc.codegen.python import compile_system
+from absmc.codegen.reference import ReferenceSemantics
 from absmc.ir.evaluate import reference_steps
 from absmc.ir.system import Property, System
 from absmc.kernel.search import search
-from absmc.kernel.semantics import ReferenceSemantics, Semantics
+from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import replay
 from absmc.lang.gcl import parse_gcl_file
 from absmc.native import NativeSemantics, native_available
@@ -82,9 +83,19 @@ def _agree_with_oracle(backends: dict[str, Backend], base: System, data: st.Data
                 assert cur == t
 
 
-@settings(max_examples=120, deadline=None)
+# the Python back ends: a third of the examples in CI, all of them under -m slow
+@settings(max_examples=40, deadline=None)
 @given(finite_systems(), st.data())
 def test_steps_and_failures_agree_with_the_reference_oracle(
+    base: System, data: st.DataObject
+) -> None:
+    _agree_with_oracle(FAST, base, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=120, deadline=None)
+@given(finite_systems(), st.data())
+def test_steps_and_failures_agree_with_the_reference_oracle_all(
     base: System, data: st.DataObject
 ) -> None:
     _agree_with_oracle(FAST, base, data)
@@ -112,9 +123,16 @@ def _agree_step_by_step(backends: dict[str, Backend], base: System, data: st.Dat
         assert all(x == seen[0] for x in seen[1:])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(finite_systems(), st.data())
 def test_back_ends_agree_step_by_step(base: System, data: st.DataObject) -> None:
+    _agree_step_by_step({}, base, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(finite_systems(), st.data())
+def test_back_ends_agree_step_by_step_all(base: System, data: st.DataObject) -> None:
     _agree_step_by_step({}, base, data)
 
 

@@ -1,10 +1,11 @@
 """Finite agreement (issue 11): on generated finite GCL systems with random CTL formulas, the
 symbolic method never contradicts explicit CTL labelling (``unknown`` is allowed; the count is
-printed). ~30 systems in CI, 240 behind ``-m slow``."""
+printed). 12 systems in CI, 258 more behind ``-m slow``."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 import pytest
 
@@ -110,7 +111,7 @@ def _verdicts(method: str, text: str) -> dict[str, Verdict]:
     return {r.property: r.verdict for r in res.results}
 
 
-def _agree(seeds: range) -> tuple[int, int]:
+def _agree(seeds: Iterable[int]) -> tuple[int, int]:
     unknown = total = 0
     for seed in seeds:
         text = random_system(seed)
@@ -127,17 +128,17 @@ def _agree(seeds: range) -> tuple[int, int]:
 
 
 def test_symbolic_agrees_with_explicit_ctl_on_generated_systems() -> None:
-    unknown, total = _agree(range(30))
+    unknown, total = _agree(range(12))
     print(f"symbolic vs explicit CTL: {total} formulas, {unknown} unknown, 0 contradictions")
-    assert total == 120  # 3 ctl properties and no-model-error per system
+    assert total == 48  # 3 ctl properties and no-model-error per system
     assert unknown < total // 2
 
 
 @pytest.mark.slow
 def test_symbolic_agrees_with_explicit_ctl_many() -> None:
-    unknown, total = _agree(range(1000, 1240))
+    unknown, total = _agree([*range(12, 30), *range(1000, 1240)])
     print(f"symbolic vs explicit CTL: {total} formulas, {unknown} unknown, 0 contradictions")
-    assert total == 960
+    assert total == 1032
 
 
 @needs_shared

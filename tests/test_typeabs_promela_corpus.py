@@ -75,7 +75,15 @@ def test_every_corpus_model_has_a_binding() -> None:
     assert names == set(BINDINGS)
 
 
-@pytest.mark.parametrize("name", sorted(BINDINGS))
+#: the models whose check takes longest (10-25 s) and decides nothing of :data:`DECIDED`: only
+#: under ``-m slow``
+SLOW_MODELS = {"snoopy.pml", "sort.pml"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MODELS else n for n in sorted(BINDINGS)],
+)
 def test_types_never_contradicts_exact_search(name: str) -> None:
     system = load_promela(CORPUS / name)
     exact = {

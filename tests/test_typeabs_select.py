@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 
 from absmc.engines.explicit import check_explicit
@@ -87,9 +88,21 @@ def test_slice_keeps_updates_that_may_fail() -> None:
     assert slice_system(system, system.properties).removed_variables == ()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(finite_systems())
 def test_slice_preserves_the_property_verdict(system: System) -> None:
+    """30 random systems in CI; 100 under ``-m slow``."""
+    _slice_preserves_the_verdict(system)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
+@given(finite_systems())
+def test_slice_preserves_the_property_verdict_100(system: System) -> None:
+    _slice_preserves_the_verdict(system)
+
+
+def _slice_preserves_the_verdict(system: System) -> None:
     prop = system.get_property("bad")
     sl = slice_system(system, [prop])
     options = CheckOptions(properties=["bad"], check_deadlock=False, keep_going=True)

@@ -4,9 +4,9 @@ search on random finite systems."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
-from hypothesis import given, settings
 
 from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
@@ -18,7 +18,7 @@ from absmc.kernel.trace import run_path
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr, parse_gcl_file
 from absmc.logic import Prover, Validity
 
-from .conftest import GCL_EXAMPLES, run_cli
+from .conftest import GCL_EXAMPLES, run_cli, run_examples
 from .strategies import finite_systems
 
 
@@ -185,9 +185,26 @@ def test_prover_unknown_is_never_exactness(monkeypatch: pytest.MonkeyPatch) -> N
     assert "after 4 iterations" in result.results[0].reason
 
 
-@settings(max_examples=200, deadline=None)
-@given(finite_systems())
-def test_agreement_with_exact_search(system: System) -> None:
+def test_agreement_with_exact_search() -> None:
+    """20 random finite systems in CI (200 under ``-m slow``); among their answers are
+    proofs and replayed violations (the run cannot pass vacuously)."""
+    SEEN.clear()
+    run_examples(_agrees_with_exact_search, finite_systems(), 20)
+    assert SEEN[Verdict.HOLDS] >= 10 and SEEN[Verdict.VIOLATED] >= 10, SEEN
+
+
+@pytest.mark.slow
+def test_agreement_with_exact_search_200() -> None:
+    SEEN.clear()
+    run_examples(_agrees_with_exact_search, finite_systems(), 200)
+    assert SEEN[Verdict.HOLDS] >= 30 and SEEN[Verdict.VIOLATED] >= 30, SEEN
+
+
+#: the verdicts the agreement runs gave (checked at their end)
+SEEN: Counter[Verdict] = Counter()
+
+
+def _agrees_with_exact_search(system: System) -> None:
     exact = check_explicit(system, CheckOptions(keep_going=True))
     truth = {r.property: r.verdict for r in exact.results}
     result = check_under(
@@ -197,6 +214,7 @@ def test_agreement_with_exact_search(system: System) -> None:
     )
     compiled = compile_system(system)
     for r in result.results:
+        SEEN[r.verdict] += 1
         if r.verdict is Verdict.VIOLATED:
             assert truth[r.property] is Verdict.VIOLATED
             assert r.trace is not None and r.trace.replayed

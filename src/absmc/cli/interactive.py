@@ -18,8 +18,8 @@ from typing import TextIO
 from absmc.cli.common import echo
 from absmc.ir.steps import State
 from absmc.ir.system import NO_MODEL_ERROR
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.result import StateValue
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import chain_rows, command_source, command_text
 
 
@@ -33,7 +33,7 @@ class Choice:
     failure: tuple[str, str] | None
 
 
-def choices(sem: Semantics, state: State) -> list[Choice]:
+def choices(sem: IRSemantics, state: State) -> list[Choice]:
     """The steps a person may choose in ``state``: every successor (with the assertion it
     fails, if any) and every step that is a model error, in the semantics' order."""
     succ, fails = sem.successors(state)
@@ -47,7 +47,7 @@ def choices(sem: Semantics, state: State) -> list[Choice]:
     return out
 
 
-def describe(sem: Semantics, choice: Choice) -> str:
+def describe(sem: IRSemantics, choice: Choice) -> str:
     """A choice as one line: process, command text (an atomic chain: its first command and the
     count), source line and the failure it meets."""
     system = sem.system
@@ -88,7 +88,7 @@ def _read_choice(n: int, out: TextIO, stdin: TextIO) -> int | None:
 
 
 def interact(
-    sem: Semantics,
+    sem: IRSemantics,
     state: State,
     step: int,
     out: TextIO,

@@ -20,7 +20,7 @@ semantics from one set of decisions:
 
 :func:`may_raise` tells where evaluation can divide by zero (what a back end may not evaluate
 eagerly or test out of order). The reference semantics (:mod:`absmc.ir.evaluate`,
-``kernel.semantics.ReferenceSemantics``) keep their own reading of the rules: they are the
+``codegen.reference.ReferenceSemantics``) keep their own reading of the rules: they are the
 oracle the generated code is tested against.
 """
 

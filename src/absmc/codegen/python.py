@@ -55,12 +55,13 @@ from absmc.codegen.plan import (
     strip_dispatch,
 )
 from absmc.ir.arrays import ArrayWrite, strided_slots
+from absmc.ir.dependency import group_dependencies
 from absmc.ir.depth import ExprDepth, check_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import INT, BoolSort, RangeSort
-from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
+from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, GroupDeps, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
 
@@ -331,6 +332,7 @@ class CompiledSystem:
     #: the fused breadth-first expander (see ``_Gen.expander``), when there are no state checks
     expand_level: Callable[..., tuple[int, int, list[Any]]] | None = None
     _cuts: list[int] = field(default_factory=lambda: [0], repr=False)
+    _deps: list[tuple[GroupDeps, ...]] = field(default_factory=list, repr=False)
 
     @property
     def cut_chains(self) -> int:
@@ -354,10 +356,36 @@ class CompiledSystem:
         n = len(self.system.commands)
         return (label,) if label < n else self.chains[label - n]
 
+    def describe_state(self, s: State) -> dict[str, int | bool]:
+        """``{variable: value}`` of ``s`` (bools as Python bools)."""
+        return self.system.state_dict(s)
+
+    def describe_step(self, label: int) -> str:
+        """The commands of step ``label`` as a trace shows them, joined by ``; ``."""
+        return describe_commands(self.system, self.commands_of(label))
+
+    @property
+    def dependencies(self) -> tuple[GroupDeps, ...]:
+        """Per command, its dependency information
+        (:func:`absmc.ir.dependency.group_dependencies`; computed on first use)."""
+        if not self._deps:
+            self._deps.append(group_dependencies(self.system))
+        return self._deps[0]
+
     def expr_fn(self, e: Expr) -> Callable[[State], Any]:
         """Compile one expression into a function of the state (raises ``ZeroDivisionError`` on
         division by zero)."""
         return compile_expr_fn(self.system, e)
+
+
+def describe_commands(system: System, commands: Sequence[int]) -> str:
+    """What a trace shows for a step of ``commands`` (indices into ``system.commands``): each
+    command's source text when the front end gave one, else its IR text, joined by ``; ``."""
+    texts = []
+    for ci in commands:
+        c = system.commands[ci]
+        texts.append(c.source_text if c.source_text is not None else c.text())
+    return "; ".join(texts)
 
 
 def compile_expr_fn(system: System, e: Expr) -> Callable[[State], Any]:

@@ -88,10 +88,10 @@ from absmc.component.values import (
     reenc_seq,
 )
 from absmc.errors import UsageError
-from absmc.ir.expr import Const
 from absmc.ir.span import SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State
-from absmc.ir.system import Property, System
+from absmc.kernel.result import StateValue
+from absmc.kernel.semantics import PropertyDesc
 
 #: labels per thread: ``label = thread * LABELS + choice``
 LABELS = 1024
@@ -100,8 +100,8 @@ ASSERT_PROPERTY = "assert"
 UNCAUGHT_PROPERTY = "no-uncaught-exception"
 
 _PROPERTIES = (
-    Property(ASSERT_PROPERTY, "assert", Const(True)),
-    Property(UNCAUGHT_PROPERTY, "assert", Const(True)),
+    PropertyDesc(ASSERT_PROPERTY, "assert"),
+    PropertyDesc(UNCAUGHT_PROPERTY, "assert"),
 )
 
 
@@ -227,7 +227,6 @@ class ComponentSemantics(ThreadSteps):
         self._stepping: list[_Thread] | None = None
         #: partial-order reduction (:mod:`absmc.component.reduction`), when set
         self.reduction: Reduction | None = Reduction(self) if reduce else None
-        self._system = System((), (), (), properties=_PROPERTIES, name="component")
         owned = program.owned_classes
         self._owned: Callable[[type], bool] = owned.__contains__
         self._original = {n: program.namespace.get(n, UNBOUND) for n in program.roots}
@@ -239,14 +238,25 @@ class ComponentSemantics(ThreadSteps):
         main = _Thread("main", None, 0, [[entry.index, 0, frame, 0]], False)
         self._initial = self._encode([main])
 
-    # -- Semantics protocol --------------------------------------------------------------
+    # -- Semantics protocol (the model interface) ---------------------------------------
     @property
-    def system(self) -> System:
-        return self._system
+    def properties(self) -> tuple[PropertyDesc, ...]:
+        return _PROPERTIES
 
     @property
-    def properties(self) -> tuple[Property, ...]:
-        return _PROPERTIES
+    def dependencies(self) -> None:
+        """Unknown per label (:mod:`absmc.component.reduction` computes its own per state)."""
+        return None
+
+    def describe_state(self, s: State) -> dict[str, StateValue]:
+        """As traces show ``s`` (:func:`absmc.component.trace.state_view`)."""
+        from absmc.component.trace import state_view
+
+        return state_view(self, s)
+
+    def describe_step(self, label: int) -> str:
+        tid, choice = divmod(label, LABELS)
+        return f"thread {tid}" + (f" choice {choice}" if choice else "")
 
     @property
     def state_checks(self) -> bool:

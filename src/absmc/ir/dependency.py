@@ -29,17 +29,33 @@ process can execute while the process stays there, and none of them can be enabl
 by another process: the enabled commands of that process form an ample set (C0, C1) that is
 invisible (C2); the search adds the cycle proviso (C3, :mod:`absmc.kernel.por`). Soundness over
 reduction: anything not understood makes a location unsafe.
+
+:func:`safe_conditions` adds SPIN's *conditionally safe* locations: Promela's exclusive channels
+(``xr``/``xs``, :class:`~absmc.ir.system.ChannelClaim`; SPIN's pangen2.c ``has_global`` and
+``valTpe``, pangen2.h ``mark_safety``/``retrans``, pan's ``q_cond``), safe in the states where
+each channel a command there receives from is non-empty and each it sends to is not full.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import product
 
-from absmc.ir.expr import Const, Expr, Op, Var, conjuncts
-from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, conjuncts, disj
+from absmc.ir.steps import GroupDeps
+from absmc.ir.system import STATE_PROPERTY_KINDS, ChannelClaim, Command, Property, System
 
-__all__ = ["CommandDeps", "Event", "command_dependencies", "reads_of", "safe_locations"]
+__all__ = [
+    "CommandDeps",
+    "Event",
+    "command_dependencies",
+    "group_dependencies",
+    "reads_of",
+    "safe_conditions",
+    "safe_locations",
+]
 
 
 def reads_of(exprs: Iterable[Expr]) -> frozenset[str]:
@@ -117,6 +133,8 @@ class Event:
     writes: frozenset[str]
     pcs: Mapping[str, int]
     tests: Mapping[str, tuple[tuple[str, int], ...]]
+    #: for the model error of an access against an ``xr``/``xs`` claim: (kind, channel id)
+    claim: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +159,28 @@ def command_dependencies(system: System) -> tuple[CommandDeps, ...]:
     return tuple(_deps(c, pc_of[c.process], pcs) for c in system.commands)
 
 
+def group_dependencies(system: System) -> tuple[GroupDeps, ...]:
+    """The model interface's dependency information (:class:`~absmc.ir.steps.GroupDeps`) of
+    every command of ``system``, in command order: :func:`command_dependencies` without the
+    events, plus the variables each command shares with another process's commands."""
+    deps = command_dependencies(system)
+    users: dict[str, set[str]] = {}
+    for d in deps:
+        for v in d.reads | d.writes:
+            users.setdefault(v, set()).add(d.process)
+    return tuple(
+        GroupDeps(
+            d.index,
+            d.process,
+            d.location,
+            d.reads,
+            d.writes,
+            frozenset(v for v in d.reads | d.writes if users[v] - {d.process}),
+        )
+        for d in deps
+    )
+
+
 def _event(cond: Expr, more: list[Expr], writes: frozenset[str], pcs: frozenset[str]) -> Event:
     tests, rest = pc_tests(cond, pcs)
     reads = reads_of([*rest, *more])
@@ -152,11 +192,20 @@ def _deps(c: Command, pc: str | None, pcs: frozenset[str]) -> CommandDeps:
     more = [*(e for _, e in c.updates), *(e for _, e in c.asserts)]
     main = _event(c.guard, more, c.assigned, pcs)
     events = [main]
-    for cond, _ in c.errors:
-        events.append(_event(cond, [], frozenset(), pcs))
+    for cond, msg in c.errors:
+        ev = _event(cond, [], frozenset(), pcs)
+        m = _CLAIM.match(msg)
+        if m is not None:
+            ev = replace(ev, claim=(m.group(1), int(m.group(2))))
+        events.append(ev)
     location = main.pcs.get(pc) if pc is not None else None
     reads = frozenset().union(*(e.reads | e.tests.keys() for e in events))
     return CommandDeps(c.index, c.process, location, reads, c.assigned, tuple(events))
+
+
+#: the model error of an access against an ``xr``/``xs`` claim (``claim_message`` in the
+#: Promela front end): kind and channel id
+_CLAIM = re.compile(r"(xr|xs) assertion violated: access to channel .* \((\d+)\);")
 
 
 def visible_variables(properties: Iterable[Property]) -> frozenset[str]:
@@ -166,29 +215,61 @@ def visible_variables(properties: Iterable[Property]) -> frozenset[str]:
     return reads_of(p.expr for p in properties if p.kind in STATE_PROPERTY_KINDS)
 
 
+_Index = tuple[Mapping[str, list[tuple[str, Event, int]]], ...]
+
+#: the most value combinations of a process's ``xr``/``xs`` channel variables examined per location
+MAX_CLAIM_COMBINATIONS = 512
+
+
 def safe_locations(
     system: System, visible: frozenset[str] = frozenset()
 ) -> dict[str, frozenset[int | None]]:
-    """Per process name, its safe locations (see the module docstring): pc values, or ``None``
-    for a process without a pc whose commands are all safe. ``visible``: the variables the
-    checked state properties read (:func:`visible_variables`). A process with no safe location
-    is left out."""
+    """Per process name, its unconditionally safe locations (see the module docstring): pc
+    values, or ``None`` for a process without a pc whose commands are all safe. ``visible``: the
+    variables the checked state properties read (:func:`visible_variables`). A process with no
+    such location is left out. :func:`safe_conditions` adds the conditionally safe ones."""
+    out: dict[str, frozenset[int | None]] = {}
+    for name, conds in safe_conditions(system, visible).items():
+        locs = frozenset(k for k, c in conds.items() if c == TRUE)
+        if locs:
+            out[name] = locs
+    return out
+
+
+def safe_conditions(
+    system: System, visible: frozenset[str] = frozenset()
+) -> dict[str, dict[int | None, Expr]]:
+    """Per process name, its safe locations, each with the condition on the state under which
+    it is safe: ``TRUE`` for a safe location (see the module docstring), else SPIN's
+    *conditional safety* of exclusive channels (pangen2.c ``has_global``/``valTpe``, pan's
+    ``q_cond``): at a location whose commands are safe but for receives from the channel the
+    process claims with ``xr`` and sends to the one it claims with ``xs``
+    (:class:`~absmc.ir.system.ChannelClaim`), the location is safe in the states where each such
+    channel is non-empty (a receive) or not full (a send) and the claim variables hold the
+    channels those commands use. Another process may meanwhile only send to an ``xr`` channel
+    (appending behind a non-empty queue commutes with taking its head) and only receive from
+    an ``xs`` channel (taking the head of a non-empty queue commutes with appending to a non-full
+    one); its other receives (``xr``) and sends (``xs``) there are model errors (the front end's
+    claim checks), which the reduced search reaches as the full one does. Polls, sorted sends
+    into an ``xr`` channel and random receives by the claiming process keep the location
+    unsafe. A process with no safe location is left out."""
     deps = command_dependencies(system)
     pc_of = {p.name: p.pc for p in system.processes}
     handed = {c.exclusive for c in system.commands if c.exclusive not in (None, c.process)}
     # per variable, the events that write it and the events that read it, with their process
-    writers: dict[str, list[tuple[str, Event]]] = {}
-    readers: dict[str, list[tuple[str, Event]]] = {}
-    testers: dict[str, list[tuple[str, Event]]] = {}
+    writers: dict[str, list[tuple[str, Event, int]]] = {}
+    readers: dict[str, list[tuple[str, Event, int]]] = {}
+    testers: dict[str, list[tuple[str, Event, int]]] = {}
     for d in deps:
         for ev in d.events:
             for v in ev.writes:
-                writers.setdefault(v, []).append((d.process, ev))
+                writers.setdefault(v, []).append((d.process, ev, d.index))
             for v in ev.reads:
-                readers.setdefault(v, []).append((d.process, ev))
+                readers.setdefault(v, []).append((d.process, ev, d.index))
             for v in ev.tests:
-                testers.setdefault(v, []).append((d.process, ev))
-    out: dict[str, frozenset[int | None]] = {}
+                testers.setdefault(v, []).append((d.process, ev, d.index))
+    ctx = _Context(system, deps, visible, (writers, readers, testers))
+    out: dict[str, dict[int | None, Expr]] = {}
     for proc in system.processes:
         if proc.name in handed:
             continue
@@ -200,60 +281,199 @@ def safe_locations(
             locations = [*sorted({d.location for d in mine if d.location is not None})]
             if not locations:
                 continue
-        safe: set[int | None] = set()
+        claims = [c for c in system.claims if c.process == proc.name]
+        conds: dict[int | None, Expr] = {}
         for loc in locations:
             here = [d for d in mine if d.location is None or d.location == loc]
-            if _safe(system, here, proc.name, pc, loc, visible, (writers, readers, testers)):
-                safe.add(loc)
-        if safe:
-            out[proc.name] = frozenset(safe)
+            if ctx.safe(here, proc.name, pc, loc, {})[0]:
+                conds[loc] = TRUE
+            elif claims:
+                c = ctx.conditional(here, proc.name, pc, loc, claims)
+                if c != FALSE:
+                    conds[loc] = c
+        if conds:
+            out[proc.name] = conds
     return out
 
 
-def _safe(
-    system: System,
-    here: list[CommandDeps],
-    process: str,
-    pc: str | None,
-    loc: int | None,
-    visible: frozenset[str],
-    index: tuple[Mapping[str, list[tuple[str, Event]]], ...],
-) -> bool:
-    writers, readers, testers = index
-    targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
-    for d in here:
-        c = system.commands[d.index]
-        if "timeout" in c.flags or c.exclusive is not None:
+def var_conjuncts(e: Expr, names: Iterable[str]) -> dict[str, int]:
+    """The ``x == k`` (or ``k == x``) top-level conjuncts of ``e`` for the variables ``names``:
+    ``{name: k}`` (the first when there are several)."""
+    return pc_conjuncts(e, frozenset(names))
+
+
+class _Context:
+    """What the safety check of one location needs: the system, its dependency information,
+    the visible variables and the per-variable event index."""
+
+    def __init__(
+        self,
+        system: System,
+        deps: tuple[CommandDeps, ...],
+        visible: frozenset[str],
+        index: _Index,
+    ) -> None:
+        self.system = system
+        self.deps = deps
+        self.visible = visible
+        self.index = index
+        self.chans = {c.cid: c for c in system.channels}
+        self.chan_of_var = {v: c.cid for c in system.channels for v in c.variables}
+
+    def explained(self, i: int, cid: int, kinds: frozenset[str]) -> bool:
+        """Does command ``i`` touch channel ``cid`` only by operations of ``kinds``, and every
+        channel variable it touches only through a channel operation it names?"""
+        ops = self.system.commands[i].chan_ops
+        mine = {k for k, c in ops if c == cid}
+        if not mine or not mine <= kinds or any(k == "?" for k, _ in ops):
             return False
-        to = c.update_map().get(pc) if pc is not None else None
-        if to is not None and targets is not None:
-            if isinstance(to, Const):
-                targets.add(int(to.value))
-            else:
-                targets = None
-    reads = frozenset().union(*(d.reads for d in here))
-    writes = frozenset().union(*(d.writes for d in here))
-    if writes & visible:
-        return False
+        named = {c for _, c in ops}
+        d = self.deps[i]
+        return all(
+            self.chan_of_var[v] in named for v in d.reads | d.writes if v in self.chan_of_var
+        )
 
-    def possible(ev: Event) -> bool:
-        # an event of another process that cannot happen while this process is at ``loc``
-        return pc is None or loc is None or ev.pcs.get(pc, loc) == loc
-
-    for v in reads | writes:
-        for who, ev in writers.get(v, ()):
-            if who != process and possible(ev):
-                return False
-    for v in writes:
-        for who, ev in readers.get(v, ()):
-            if who != process and possible(ev):
-                return False
-        for who, ev in testers.get(v, ()):
-            if who == process or not possible(ev):
+    def conditional(
+        self,
+        here: list[CommandDeps],
+        process: str,
+        pc: str | None,
+        loc: int | None,
+        claims: list[ChannelClaim],
+    ) -> Expr:
+        """The condition under which ``loc`` is safe thanks to the process's ``claims`` (a
+        disjunction over the values of its claim variables; ``FALSE``: never)."""
+        by_var: dict[str, set[str]] = {}
+        fixed: dict[int, set[str]] = {}
+        for cl in claims:
+            if isinstance(cl.channel, Var):
+                by_var.setdefault(cl.channel.name, set()).add(cl.kind)
+            elif isinstance(cl.channel, Const):
+                fixed.setdefault(int(cl.channel.value), set()).add(cl.kind)
+        names = sorted(by_var)
+        pins = {d.index: var_conjuncts(self.system.commands[d.index].guard, names) for d in here}
+        values = {w: sorted({p[w] for p in pins.values() if w in p}) for w in names}
+        count = 1
+        for w in names:
+            count *= len(values[w]) + 1
+        if count > MAX_CLAIM_COMBINATIONS:
+            return FALSE
+        out: list[Expr] = []
+        for combo in product(*[[*values[w], None] for w in names]):
+            a = dict(zip(names, combo, strict=True))
+            sub = [
+                d
+                for d in here
+                if all(w not in pins[d.index] or pins[d.index][w] == a[w] for w in names)
+            ]
+            if not sub:
                 continue
-            # a test of this process's pc that no move from loc changes does not count
-            if v != pc or targets is None:
-                return False
-            if any(k == loc or k in targets for _, k in ev.tests[v]):
-                return False
-    return True
+            relax = {k: set(v) for k, v in fixed.items()}
+            for w, k in a.items():
+                if k is not None:
+                    relax.setdefault(k, set()).update(by_var[w])
+            ok, need = self.safe(sub, process, pc, loc, relax, frozenset(names))
+            if not ok:
+                continue
+            assume: list[Expr] = []
+            for w in names:
+                x = Var(w, self.system.var(w).sort)
+                k = a[w]
+                if k is not None:
+                    assume.append(Op("==", (x, Const(k))))
+                else:
+                    assume.extend(Op("!=", (x, Const(v))) for v in values[w])
+            out.append(conj([*assume, *need]))
+        return disj(out)
+
+    def safe(
+        self,
+        here: list[CommandDeps],
+        process: str,
+        pc: str | None,
+        loc: int | None,
+        relax: Mapping[int, set[str]],
+        fixed: frozenset[str] = frozenset(),
+    ) -> tuple[bool, list[Expr]]:
+        """Are the commands ``here`` of ``process`` at ``loc`` safe, given the channels it
+        claims (``relax``: channel id -> ``{"xr", "xs"}``), and under which conditions on those
+        channels? ``fixed``: variables (the claim variables) nothing may write meanwhile."""
+        system = self.system
+        writers, readers, testers = self.index
+        targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
+        for d in here:
+            c = system.commands[d.index]
+            if "timeout" in c.flags or c.exclusive is not None:
+                return False, []
+            to = c.update_map().get(pc) if pc is not None else None
+            if to is not None and targets is not None:
+                if isinstance(to, Const):
+                    targets.add(int(to.value))
+                else:
+                    targets = None
+        writes = frozenset().union(*(d.writes for d in here))
+        if writes & self.visible or writes & fixed:
+            return False, []
+        need: list[Expr] = []
+        others: dict[int, frozenset[str]] = {}  # relaxed channel -> what others may do there
+        for cid, kinds in sorted(relax.items()):
+            ch = self.chans.get(cid)
+            if ch is None:
+                continue
+            own_ok = frozenset(
+                ({"r"} if "xr" in kinds else set()) | ({"s"} if "xs" in kinds else set())
+            )
+            touching = [d for d in here if (d.reads | d.writes) & ch.variables]
+            if not touching or not all(self.explained(d.index, cid, own_ok) for d in touching):
+                continue
+            own = {k for d in touching for k, c in system.commands[d.index].chan_ops if c == cid}
+            length = Var(ch.length, system.var(ch.length).sort)
+            if "r" in own:
+                need.append(Op(">", (length, Const(0))))
+            if "s" in own:
+                need.append(Op("<", (length, Const(ch.capacity))))
+            allowed: set[str] = set()
+            if "xr" in kinds:
+                allowed |= {"s", "r", "R"}
+            if "xs" in kinds:
+                allowed |= {"r", "R", "s", "S"}
+            others[cid] = frozenset(allowed)
+        # the process's own claim errors on a channel it claims alike: another claimant of it
+        # can only have started with a claim error of its own (pan's setq_claim), which the
+        # reduced search meets as the full one does
+        reads = fixed.union(
+            *(
+                ev.reads | ev.tests.keys()
+                for d in here
+                for ev in d.events
+                if ev.claim is None
+                or ev.claim[1] not in others
+                or ev.claim[0] not in relax[ev.claim[1]]
+            )
+        )
+
+        def possible(ev: Event) -> bool:
+            # an event of another process that cannot happen while this process is at ``loc``
+            return pc is None or loc is None or ev.pcs.get(pc, loc) == loc
+
+        def excused(v: str, i: int) -> bool:
+            cid = self.chan_of_var.get(v)
+            return cid in others and self.explained(i, cid, others[cid])
+
+        for v in reads | writes:
+            for who, ev, i in writers.get(v, ()):
+                if who != process and possible(ev) and not excused(v, i):
+                    return False, []
+        for v in writes:
+            for who, ev, i in readers.get(v, ()):
+                if who != process and possible(ev) and not excused(v, i):
+                    return False, []
+            for who, ev, _ in testers.get(v, ()):
+                if who == process or not possible(ev):
+                    continue
+                # a test of this process's pc that no move from loc changes does not count
+                if v != pc or targets is None:
+                    return False, []
+                if any(k == loc or k in targets for _, k in ev.tests[v]):
+                    return False, []
+        return True, need

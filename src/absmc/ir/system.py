@@ -20,16 +20,13 @@ from absmc.ir.ltl import LtlProperty
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
 from absmc.ir.span import SourceSpan
+from absmc.ir.steps import NO_DEADLOCK as NO_DEADLOCK  # defined with the shapes every model shares
+from absmc.ir.steps import NO_MODEL_ERROR as NO_MODEL_ERROR
 
 PropertyKind = Literal["invariant", "unreachable", "assert"]
 PROPERTY_KINDS: Final = ("invariant", "unreachable", "assert")
 #: the property kinds checked on every stored state (``assert`` is checked on transitions)
 STATE_PROPERTY_KINDS: Final = ("invariant", "unreachable")
-
-#: Built-in properties every search checks unless told not to (SV-COMP style names; not valid
-#: GCL identifiers, so they never clash with a user's property names).
-NO_DEADLOCK: Final = "no-deadlock"
-NO_MODEL_ERROR: Final = "no-model-error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +96,14 @@ class Command:
       of the guarded-command form when set.
     * ``prints``: output (:class:`Print`) written when the command executes, in order; only
       ``absmc simulate`` shows it.
+    * ``chan_ops``: the channel operations the command performs, as ``(kind, channel id)``
+      pairs (:class:`Channel`): ``"s"`` a FIFO send, ``"S"`` a sorted send, ``"r"`` a receive
+      of the message at the head (or a copy of it), ``"R"`` a random receive, ``"p"`` any
+      other read or write of the channel (a poll, ``len``, an ``else`` that tests it, the
+      channel going with its process). Partial-order reduction uses them for SPIN's exclusive
+      channels (:mod:`absmc.ir.dependency`); a command that touches a channel's variables
+      without naming it here is treated as any other access. ``"?"`` (channel 0): some
+      channel operation not recorded (a rendezvous partner's guard in an ``else``).
     """
 
     process: str
@@ -113,6 +118,7 @@ class Command:
     errors: tuple[tuple[Expr, str], ...] = ()
     source_text: str | None = field(default=None, compare=False)
     prints: tuple[Print, ...] = field(default=(), compare=False)
+    chan_ops: tuple[tuple[str, int], ...] = ()
 
     def format_updates(self) -> str:
         """The right-hand side in GCL syntax (``skip`` when there are no updates)."""
@@ -159,6 +165,36 @@ class Property:
         return neg(self.expr) if self.kind == "invariant" else self.expr
 
 
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """A buffered channel of the model (Promela's ``chan c = [capacity] of {...}``): its id
+    (the value a channel variable holds), ``capacity`` (> 0), ``length`` (the state variable
+    holding the number of messages) and ``variables`` (every state variable of its contents,
+    ``length`` included)."""
+
+    cid: int
+    name: str
+    capacity: int
+    length: str
+    variables: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelClaim:
+    """Promela's ``xr``/``xs`` declaration (``kind``): while the process ``process`` runs the
+    proctype that declares it (``alive``, a condition on its pc), it is the only receiver
+    (``xr``) or sender (``xs``) of the channel held in the state variable ``var``. The front end
+    makes every other process's receive (``xr``) or send (``xs``) on that channel a model error,
+    as pan does ("xr/xs assertion violated"), so partial-order reduction may rely on it.
+    ``channel``: the claimed channel's id, a constant or a state variable (read at every use:
+    partial-order reduction checks that nothing writes it while it relies on the claim)."""
+
+    process: str
+    kind: Literal["xr", "xs"]
+    channel: Expr
+    alive: Expr
+
+
 @dataclass(frozen=True)
 class System:
     """A model: ordered variables, processes, guarded commands, properties and seed predicates.
@@ -170,7 +206,9 @@ class System:
     whose variables not mentioned in it have their declared initial value an initial state (see
     :mod:`absmc.kernel.initial` for the enumeration); ``ctl`` are the model's CTL properties
     (:mod:`absmc.ir.ctl`); ``reductions`` name the state-space reductions the front end built
-    into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`). Raises
+    into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`);
+    ``channels`` and ``claims`` describe Promela's buffered channels and ``xr``/``xs``
+    declarations (:class:`Channel`, :class:`ChannelClaim`; empty for other front ends). Raises
     ``ValueError`` on internally inconsistent input (duplicate variable names, commands of
     unknown processes, updates of unknown variables); front ends report user errors before
     building a System.
@@ -188,6 +226,8 @@ class System:
     init_constraint: Expr | None = None
     ctl: tuple[CtlProperty, ...] = ()
     reductions: tuple[str, ...] = ()
+    channels: tuple[Channel, ...] = ()
+    claims: tuple[ChannelClaim, ...] = ()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

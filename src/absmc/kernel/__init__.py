@@ -1,7 +1,7 @@
 """The kernel every engine builds on (between ``logic``/``ir`` and ``engines``).
 
 * :mod:`~absmc.kernel.semantics` — the ``Semantics`` protocol (compiled back end in
-  :mod:`absmc.codegen.python`, reference in ``ReferenceSemantics``);
+  :mod:`absmc.codegen.python`, reference in :mod:`absmc.codegen.reference`);
 * :mod:`~absmc.kernel.store` — stores: exact, bitstate, hash-compact, keyed (abstract matching);
 * :mod:`~absmc.kernel.search` — the one BFS/DFS search with limits, keep-going, progress,
   violation recording, deadlock, and ``SearchHooks`` (the extension point);

@@ -18,9 +18,11 @@ state properties (its ``safety``) pass through unchanged but for the labels.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from absmc.ir.steps import Expansion, Failure, Failures, State
-from absmc.ir.system import Property, System
 from absmc.kernel.product import STUTTER, ProductSemantics, decode
+from absmc.kernel.semantics import ModelWrapper
 
 
 def fair_decode(label: int, processes: int) -> tuple[int, int]:
@@ -28,28 +30,18 @@ def fair_decode(label: int, processes: int) -> tuple[int, int]:
     return label // (processes + 2), label % (processes + 2)
 
 
-class FairSemantics:
-    """``product`` with SPIN's weak-fairness counter (see the module docstring)."""
+class FairSemantics(ModelWrapper):
+    """``product`` with SPIN's weak-fairness counter (see the module docstring); properties
+    and state checks are the product's (:class:`~absmc.kernel.semantics.ModelWrapper`)."""
 
     def __init__(self, product: ProductSemantics) -> None:
+        super().__init__(product)
         self.product = product
         system = product.system
         self.names = [p.name for p in system.processes]
         self.k = len(self.names)
         index = {n: i for i, n in enumerate(self.names)}
         self.process_of = [index[c.process] for c in system.commands]
-
-    @property
-    def system(self) -> System:
-        return self.product.system
-
-    @property
-    def properties(self) -> tuple[Property, ...]:
-        return self.product.properties
-
-    @property
-    def state_checks(self) -> bool:
-        return self.product.state_checks
 
     @property
     def initial(self) -> State:
@@ -109,6 +101,18 @@ class FairSemantics:
 
     def commands_of(self, label: int) -> tuple[int, ...]:
         return self.product.commands_of(label // (self.k + 2))
+
+    def describe_state(self, fs: State) -> Mapping[str, object]:
+        """The product's description, and the fairness counter as ``@fair``."""
+        return {**self.product.describe_state(fs[:-1]), "@fair": fs[-1]}
+
+    def describe_step(self, label: int) -> str:
+        return self.product.describe_step(label // (self.k + 2))
+
+    @property
+    def dependencies(self) -> None:
+        """Unknown (as the product's)."""
+        return None
 
     def is_accepting(self, fs: State) -> bool:
         """The accepting copy ``k + 1``."""

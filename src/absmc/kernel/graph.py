@@ -31,10 +31,9 @@ def bounded_graph(
     between them. ``label`` writes a state (default: ``name=value`` of every variable),
     ``command_text`` a command (default: ``#index``); a chain label shows its commands joined
     by ``;``. ``truncated`` says whether states were left out."""
-    system = sem.system
 
     def default_label(s: State) -> str:
-        return "\n".join(f"{k}={v}" for k, v in system.state_dict(s).items())
+        return "\n".join(f"{k}={v}" for k, v in sem.describe_state(s).items())
 
     write = label or default_label
     text = command_text or (lambda ci: f"#{ci}")

@@ -30,13 +30,14 @@ from typing import Final
 from absmc.ir.expr import Expr, atoms
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.ltl import Automaton, Edge, LtlProperty
-from absmc.ir.steps import Expansion, Failures, State
+from absmc.ir.steps import Expansion, State
 from absmc.ir.system import Property, System
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.ltl import LtlOutcome, search_ltl
 from absmc.kernel.options import CheckOptions, Limits, OptionError
 from absmc.kernel.product import STUTTER, decode, encode, guard_fn
 from absmc.kernel.result import StateValue, Trace, TraceStep
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.semantics import ModelWrapper
 from absmc.kernel.store import ExactStore
 from absmc.kernel.trace import STUTTER_TEXT, Unconfirmed, command_source, command_text
 
@@ -78,7 +79,7 @@ def map_guards(aut: Automaton, fn: Callable[[Expr], Expr]) -> Automaton:
 
 
 def search_viewed(
-    sem: Semantics,
+    sem: IRSemantics,
     prop: LtlProperty,
     aut: Automaton,
     view: Callable[[Expr], Expr],
@@ -92,22 +93,25 @@ def search_viewed(
     return search_ltl(sem, claim, ExactStore(), ExactStore(), limits, stutter=stutter)
 
 
-class StutterWhere:
+class StutterWhere(ModelWrapper):
     """``base`` with an extra stutter step (label :data:`MAY_STUTTER`, to the same state) in
     every state that has successors and satisfies ``cond`` (an IR condition over ``base``'s
     System). A state without successors is left alone (the product stutters there anyway),
     unless ``terminal_too``: for a product without stuttering of its own, which then stutters
     exactly where ``cond`` holds (an under-approximation: where the state is surely terminal).
-    Implements the part of :class:`~absmc.kernel.semantics.Semantics` the product search uses
-    (``step`` is the base's; :data:`MAY_STUTTER` is no command)."""
+    A :class:`~absmc.kernel.semantics.ModelWrapper` of ``base`` (initial states, ``step``,
+    ``valid_end`` and descriptions are the base's; :data:`MAY_STUTTER` is no command) without
+    state properties."""
 
-    def __init__(self, base: Semantics, cond: Expr, terminal_too: bool = False) -> None:
-        self.base = base
+    def __init__(self, base: IRSemantics, cond: Expr, terminal_too: bool = False) -> None:
+        super().__init__(base)
+        self.base: IRSemantics = base
         self.cond = guard_fn(base.system, cond)
         self.terminal_too = terminal_too
 
     @property
     def system(self) -> System:
+        """The base's System (``cond`` and the product's guards are over it)."""
         return self.base.system
 
     @property
@@ -118,21 +122,11 @@ class StutterWhere:
     def state_checks(self) -> bool:
         return False
 
-    @property
-    def initial(self) -> State:
-        return self.base.initial
-
-    def initial_states(self) -> list[State]:
-        return self.base.initial_states()
-
     def successors(self, s: State) -> Expansion:
         succ, fails = self.base.successors(s)
         if (succ or self.terminal_too) and self.cond(s):
             return [*succ, (MAY_STUTTER, s)], fails
         return succ, fails
-
-    def step(self, label: int, s: State) -> tuple[State | None, Failures]:
-        return self.base.step(label, s)
 
     def ok(self, s: State) -> bool:
         return True
@@ -140,11 +134,16 @@ class StutterWhere:
     def violated(self, s: State) -> list[int]:
         return []
 
-    def valid_end(self, s: State) -> bool:
-        return self.base.valid_end(s)
-
     def commands_of(self, label: int) -> tuple[int, ...]:
         return () if label == MAY_STUTTER else self.base.commands_of(label)
+
+    def describe_step(self, label: int) -> str:
+        return "(may stutter)" if label == MAY_STUTTER else self.base.describe_step(label)
+
+    @property
+    def dependencies(self) -> None:
+        """Unknown (the stutter step reads ``cond``)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -178,7 +177,7 @@ def abstract_lasso(
 
 
 def concretize_lasso(
-    sem: Semantics,
+    sem: IRSemantics,
     aut: Automaton,
     lasso: AbstractLasso,
     max_rounds: int = MAX_ROUNDS,
@@ -271,7 +270,7 @@ def refuse_ltl_options(options: CheckOptions, method: str) -> None:
 
 
 def abstract_lasso_trace(
-    sem: Semantics,
+    sem: IRSemantics,
     concrete: System,
     path: Sequence[int],
     cycle_start: int,

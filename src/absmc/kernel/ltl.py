@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.kernel.buchi import violation_automaton
 from absmc.kernel.fairness import FairSemantics, fair_decode
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.nested import Lasso, NestedDfs
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.product import ProductSemantics, system_path
 from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
 from absmc.kernel.search import SearchOutcome, Violation, search
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.store import Store
 from absmc.kernel.trace import replay_lasso
 
@@ -57,7 +57,7 @@ class LtlOutcome:
 
 
 def search_ltl(
-    sem: Semantics,
+    sem: IRSemantics,
     prop: LtlProperty,
     store: Store,
     nested_store: Store,
@@ -130,7 +130,7 @@ def search_ltl(
 
 
 def ltl_result(
-    sem: Semantics,
+    sem: IRSemantics,
     prop: LtlProperty,
     found: LtlOutcome,
     method: str,

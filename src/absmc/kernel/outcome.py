@@ -3,15 +3,15 @@ searches concrete states)."""
 
 from __future__ import annotations
 
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.options import Selection, property_kind
 from absmc.kernel.result import PropertyResult, Stats, Verdict
 from absmc.kernel.search import SearchOutcome
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import replay
 
 
 def results_from_outcome(
-    semantics: Semantics,
+    semantics: IRSemantics,
     selection: Selection,
     outcome: SearchOutcome,
     method: str,

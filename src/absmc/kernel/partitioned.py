@@ -42,14 +42,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from absmc.ir.intsem import IntegerTooLarge
-from absmc.ir.steps import Failures, State, Successors
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, Failures, State, Successors
 from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_limit
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import Limits, Progress
 from absmc.kernel.search import SearchOutcome, Violation
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.trace import concretize, is_failing_property
+from absmc.kernel.semantics import Semantics, is_step_property
+from absmc.kernel.trace import concretize
 
 __all__ = [
     "BATCH",
@@ -619,11 +618,10 @@ class _Coordinator:
     def violations(self) -> dict[str, Violation]:
         """Each property's first reported violation as a path of the coordinator's labels."""
         out: dict[str, Violation] = {}
-        system = self.c.system
         for prop, (w, node, label, message) in self.first.items():
             steps = self.path_commands(w, node)
             failing = None
-            if label is not None and is_failing_property(system, prop):
+            if label is not None and is_step_property(self.c.properties, prop):
                 steps.append(tuple(self.ask(w, ("chain", label))))
                 failing = prop
             labels, _ = concretize(self.c, steps, failing=failing)

@@ -1,15 +1,18 @@
 """Partial-order reduction for the explicit search: ample sets from SPIN's safe locations.
 
 In a state, the ample set is the enabled steps of the first process (in declaration order)
-whose current location is safe (:func:`absmc.ir.dependency.safe_locations`: conditions C0–C2 of
-Clarke, Grumberg & Peled, *Model Checking*, ch. 10; SPIN's choice of a safe process, Holzmann &
-Peled 1994) and that has at least one enabled step; without one the state is expanded fully.
+whose current location is safe in that state (:func:`absmc.ir.dependency.safe_conditions`:
+conditions C0–C2 of Clarke, Grumberg & Peled, *Model Checking*, ch. 10; SPIN's choice of a safe
+process, Holzmann & Peled 1994, with SPIN's conditional safety of ``xr``/``xs`` channels) and
+that has at least one enabled step; without one the state is expanded fully.
 
-The cycle proviso (C3) is the same for BFS, DFS and the threaded C search: a state is expanded
-only by its ample set when every ample successor was *newly inserted into the store by this
-expansion*; if one was already there (or two ample steps meet), the state is expanded fully.
-Then on every cycle of reduced expansions each state would have been inserted after its
-predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
+The processes are tried from the last declared (the youngest, highest pid) down, as pan's
+``do_reach`` does. The cycle proviso (C3): a state is expanded only by its ample set when every
+ample successor was *inserted into the store after it* — newly inserted by this expansion, or
+(BFS with the exact store, Python and C) already stored in the next level; if not, the state is
+expanded fully (DFS, hash-compact and bitstate stores and the threads know only "newly
+inserted"). Then on every cycle of reduced expansions each state would have been inserted after
+its predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
 applies it (:func:`absmc.kernel.search.search`, ``reduce=``); this module only picks the ample
 set. Failures (assertions, model errors) and deadlocks are checked on the full expansion of
 every expanded state, so what the reduction preserves is what the search checks: deadlocks
@@ -20,8 +23,10 @@ violations (C0, C1, C3), and state properties (visibility, C2).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from absmc.ir.dependency import safe_locations, visible_variables
+from absmc.ir.dependency import safe_conditions, visible_variables
+from absmc.ir.expr import TRUE
 from absmc.ir.steps import State, Successors
 from absmc.ir.system import Property, System
 
@@ -43,19 +48,28 @@ class AmpleSets:
         properties: tuple[Property, ...],
         commands_of: Callable[[int], tuple[int, ...]],
     ) -> None:
-        safe = safe_locations(system, visible_variables(properties))
+        from absmc.codegen.python import compile_expr_fn
+
+        safe = safe_conditions(system, visible_variables(properties))
         index = system.index_of
-        #: (process position, pc position in the state or -1, safe pc values)
-        self.rows: list[tuple[int, int, frozenset[int | None]]] = []
+        #: (process position, pc position in the state or -1, {safe pc value: None when
+        #: unconditionally safe, else the condition as a function of the state})
+        self.rows: list[tuple[int, int, dict[int | None, Callable[[State], Any] | None]]] = []
         pos = {p.name: k for k, p in enumerate(system.processes)}
         for p in system.processes:
             if p.name in safe:
                 at = index[p.pc] if p.pc is not None else -1
-                self.rows.append((pos[p.name], at, safe[p.name]))
+                conds = {
+                    k: None if c == TRUE else compile_expr_fn(system, c)
+                    for k, c in safe[p.name].items()
+                }
+                self.rows.append((pos[p.name], at, conds))
         self._n = len(system.commands)
         self._proc_of_cmd = [pos[c.process] for c in system.commands]
         self._commands_of = commands_of
         self._chain_proc: dict[int, int] = {}
+        # SPIN tries the processes from the youngest (highest pid) down (pan's do_reach)
+        self.rows.reverse()
         self.active = bool(self.rows)
 
     def process_of(self, label: int) -> int:
@@ -75,7 +89,11 @@ class AmpleSets:
         if len(succ) < 2:
             return None
         for proc, at, locs in self.rows:
-            if (state[at] if at >= 0 else None) not in locs:
+            loc = state[at] if at >= 0 else None
+            if loc not in locs:
+                continue
+            cond = locs[loc]
+            if cond is not None and not cond(state):
                 continue
             mine = [s for s in succ if self.process_of(s[0]) == proc]
             if not mine:

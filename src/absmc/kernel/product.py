@@ -27,7 +27,7 @@ that the one search of :mod:`absmc.kernel.search` explores it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from absmc.codegen.python import compile_expr_fn
@@ -35,7 +35,8 @@ from absmc.ir.expr import Const, Expr, Op
 from absmc.ir.ltl import Automaton
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.irsemantics import IRSemantics
+from absmc.kernel.semantics import ModelWrapper
 
 #: the system label of a stutter step
 STUTTER: Final = -1
@@ -139,9 +140,10 @@ def guard_fn(system: System, guard: Any) -> Callable[[State], bool]:
     return holds
 
 
-class ProductSemantics:
-    """``base`` × ``automaton`` (see the module docstring). Implements the search's part of
-    :class:`~absmc.kernel.semantics.Semantics`; ``step`` is not offered (replay goes through
+class ProductSemantics(ModelWrapper):
+    """``base`` × ``automaton`` (see the module docstring): a
+    :class:`~absmc.kernel.semantics.ModelWrapper` of ``base``, whose System compiles the
+    automaton's edge guards; ``step`` is not offered (replay goes through
     :func:`absmc.kernel.trace.replay_lasso` on the base semantics). With ``safety`` the base's
     failures and state properties are reported on the product's steps and states, with
     ``deadlock`` (and ``safety``) also its invalid end states (see the module docstring). With
@@ -150,14 +152,15 @@ class ProductSemantics:
 
     def __init__(
         self,
-        base: Semantics,
+        base: IRSemantics,
         automaton: Automaton,
         stutter: bool = True,
         safety: bool = False,
         deadlock: bool = False,
         spin_order: bool = False,
     ) -> None:
-        self.base = base
+        super().__init__(base)
+        self.base: IRSemantics = base
         self.stutter = stutter
         self.safety = safety
         self.deadlock = safety and deadlock
@@ -181,11 +184,25 @@ class ProductSemantics:
 
     @property
     def system(self) -> System:
+        """The base's System (the product is a model of it with the automaton beside)."""
         return self.base.system
 
     @property
     def properties(self) -> tuple[Property, ...]:
         return self.base.properties if self.safety else ()
+
+    def describe_state(self, ps: State) -> Mapping[str, object]:
+        """The base's description of the system part, and the automaton state as ``@claim``."""
+        return {**self.base.describe_state(ps[:-1]), "@claim": ps[-1]}
+
+    def describe_step(self, label: int) -> str:
+        ci, _ = decode(label, self.size)
+        return "(stutter)" if ci == STUTTER else self.base.describe_step(ci)
+
+    @property
+    def dependencies(self) -> None:
+        """Unknown: every product step also moves the automaton, which reads the state."""
+        return None
 
     @property
     def state_checks(self) -> bool:

@@ -28,8 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from absmc.ir.intsem import IntegerTooLarge
-from absmc.ir.steps import Failures, State, Successors
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, Failures, State, Successors
 from absmc.kernel.limits import (
     INTERRUPTED,
     OUT_OF_MEMORY,
@@ -323,6 +322,8 @@ class Search:
                     if frontier:
                         depth += 1
                     continue
+                later: set[State] = set()  # the states inserted in this level's expansion
+                reducing = self.reduce is not None
                 for s in frontier:
                     sid += 1
                     succ, fails = successors(s)
@@ -351,8 +352,12 @@ class Search:
                                 self.check_state(t, lambda sid=sid, ci=ci: [*path_of(sid), ci])  # type: ignore[misc]
                             if exact:
                                 if t in seen:
-                                    fresh = False
+                                    # the cycle proviso holds for a state inserted after s
+                                    # (in this level's expansion: the next level)
+                                    fresh = fresh and t in later
                                     continue
+                                if reducing:
+                                    later.add(t)
                             elif not insert(t):
                                 fresh = False
                                 continue
@@ -426,6 +431,7 @@ class Search:
                 self.tick(depth)
             return sid, transitions, expanded
         reduce = self.reduce
+        later: set[State] = set()  # the states inserted in this level's expansion
         for s in frontier:
             sid += 1
             succ, fails = successors(s)
@@ -439,8 +445,11 @@ class Search:
                     # one hash lookup per transition: add, and see whether the set grew
                     seen_add(t)
                     if len(seen) == size:
-                        fresh = False
+                        # the cycle proviso holds for a state inserted after s (the next level)
+                        fresh = fresh and t in later
                         continue
+                    if reduce is not None:
+                        later.add(t)
                     size += 1
                     if count == limit:
                         seen.discard(t)
@@ -624,8 +633,9 @@ def search(
     expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
     ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.por`; the
-    cycle proviso is applied here: a state whose ample steps do not all insert new states is
-    expanded fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
+    cycle proviso is applied here: a state whose ample steps do not all reach states inserted
+    after it — new ones, or in BFS with the exact store ones of the next level — is expanded
+    fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
     """
     s = Search(
         semantics,

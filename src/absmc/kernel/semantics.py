@@ -1,49 +1,91 @@
-"""The ``Semantics`` protocol: what a search, a replay and a simulation need of a System's
-concrete semantics, and nothing more.
+"""The model interface: what every explorer (search, nested DFS, partitioned search, graph
+building, partial-order reduction, the C drivers) needs of a model, and nothing more — after
+the PINS interface of LTSmin (Blom, van de Pol, Weber, "LTSmin: Distributed and Symbolic
+Reachability", CAV 2010, §3): a next-state function over opaque state vectors, per transition
+group (command) its dependency information, and names for traces. It carries no IR: a model
+of a System and a Python component implement it alike.
 
 Implementations:
 
-* :class:`absmc.codegen.python.CompiledSystem` — generated Python (the fast back end);
-* :class:`ReferenceSemantics` — tree-walking evaluation with :mod:`absmc.ir.evaluate` (slow,
-  obviously right: the definition the others are tested against).
+* :class:`absmc.codegen.python.CompiledSystem` — a System in generated Python (the fast back
+  end); :class:`absmc.native.semantics.NativeSemantics` — the same in C;
+* :class:`absmc.codegen.reference.ReferenceSemantics` — a System by tree-walking evaluation
+  (slow, obviously right: the definition the others are tested against);
+* :class:`absmc.component.machine.ComponentSemantics` — a Python component (no dependency
+  information: ``dependencies`` is ``None``).
 
-Both are checked by one conformance suite (``tests/test_semantics_conformance.py``) on random
-Systems: the same steps (as command sequences, chains included), the same failures, the same
-property and end-state answers in every reachable state. Shapes (``State``, labels,
-``Failure``, ``Expansion``) are defined in :mod:`absmc.ir.steps`.
+The IR implementations also offer their ``system`` (:class:`absmc.kernel.irsemantics.IRSemantics`)
+for the code that needs the IR (trace building with source locations, abstraction engines);
+explorers never ask for it. The LTL product, fairness and stutter wrappers derive from
+:class:`ModelWrapper`, which delegates every member to the wrapped model. The contract is stated
+once in ``tests/test_model_contract.py``; the IR implementations agree step for step by
+``tests/test_semantics_conformance.py``. Shapes (``State``, labels, ``Failure``, ``Expansion``,
+``GroupDeps``) are defined in :mod:`absmc.ir.steps`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from absmc.ir.evaluate import EvalError, env_of, evaluate, execute
-from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
-from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
+from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, Expansion, Failures, GroupDeps, State
 
-__all__ = ["ReferenceSemantics", "Semantics"]
+__all__ = ["ModelWrapper", "PropertyDesc", "PropertyInfo", "Semantics", "is_step_property"]
+
+
+class PropertyInfo(Protocol):
+    """What an explorer knows of a checked property: its ``name`` and ``kind`` (``invariant``,
+    ``unreachable`` — the state properties ``violated`` answers for —, ``assert``, ...)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyDesc:
+    """A :class:`PropertyInfo` of a model with no IR properties (a Python component)."""
+
+    name: str
+    kind: str
+
+
+def is_step_property(properties: Sequence[PropertyInfo], name: str) -> bool:
+    """Whether violations of property ``name`` are steps (a model error, an ``assert``
+    property among ``properties``), not states (a deadlock, a state property)."""
+    if name == NO_MODEL_ERROR:
+        return True
+    if name == NO_DEADLOCK:
+        return False
+    return any(p.name == name and p.kind == "assert" for p in properties)
 
 
 class Semantics(Protocol):
-    """The concrete semantics of a System with a selection of its properties.
+    """A model with a selection of its properties (the model interface; see the module
+    docstring).
 
+    * ``initial_states()``: the initial states (``initial``: the first of them);
     * ``successors(s)``: the enabled steps of ``s`` and the failures met (see
-      :data:`~absmc.ir.steps.Expansion`): timeout commands only when nothing else is enabled,
-      exclusive chains as one step whose label :meth:`commands_of` expands;
-    * ``step(ci, s)``: one command (never a chain), for replay: ``(successor or None,
-      failures of that command)``;
-    * ``ok(s)``: every selected state property holds; ``violated(s)``: indices into
-      ``properties`` of the violated state properties (a property whose evaluation divides by
-      zero counts as violated); ``state_checks`` is false when no state property is selected;
-    * ``valid_end(s)``: ``s`` is a valid end state (not a deadlock when terminal).
+      :data:`~absmc.ir.steps.Expansion`); a step's label is a transition group (command) or a
+      chain of them (:meth:`commands_of`);
+    * ``step(ci, s)``: one transition group (never a chain), for replay: ``(successor or
+      None, failures of that group)``; the successors of ``s`` are the chains of such steps;
+    * ``properties``: the checked properties (name and kind); ``ok(s)``: every selected state
+      property holds; ``violated(s)``: indices into ``properties`` of the violated state
+      properties; ``state_checks`` is false when no state property is selected;
+    * ``valid_end(s)``: ``s`` is a valid end state (not a deadlock when terminal);
+    * ``describe_state(s)``: ``{name: value}`` of ``s`` for traces and pictures;
+      ``describe_step(label)``: what a trace shows for a step label;
+    * ``dependencies``: per transition group, in group order, its :class:`GroupDeps` (read
+      and write sets, process, shared variables), or ``None`` when the model does not know
+      them (then every two groups are to be taken as dependent).
     """
 
     @property
-    def system(self) -> System: ...
-
-    @property
-    def properties(self) -> tuple[Property, ...]: ...
+    def properties(self) -> tuple[PropertyInfo, ...]: ...
 
     @property
     def state_checks(self) -> bool: ...
@@ -70,155 +112,61 @@ class Semantics(Protocol):
 
     def commands_of(self, label: int) -> tuple[int, ...]: ...
 
+    def describe_state(self, s: State) -> Mapping[str, object]: ...
 
-class ReferenceSemantics:
-    """The reference implementation of :class:`Semantics` by tree-walking evaluation
-    (:func:`absmc.ir.evaluate.execute`); too slow for search, the definition for tests.
-
-    ``properties`` selects the checked properties (default: all of the System's). Chain labels
-    are interned as in the compiled back end (numbers may differ; compare chains with
-    :meth:`commands_of`). Messages of failures are not part of the contract, their labels and
-    properties are.
-    """
-
-    def __init__(self, system: System, properties: tuple[Property, ...] | None = None) -> None:
-        self._system = system
-        self._properties = system.properties if properties is None else tuple(properties)
-        self._chains: list[tuple[int, ...]] = []
-        self._chain_ids: dict[tuple[int, ...], int] = {}
-        self._asserts = {p.name for p in self._properties if p.kind == "assert"}
+    def describe_step(self, label: int) -> str: ...
 
     @property
-    def system(self) -> System:
-        return self._system
+    def dependencies(self) -> tuple[GroupDeps, ...] | None: ...
+
+
+class ModelWrapper:
+    """A model built on ``base`` (the LTL product, the fairness counter, a stutter step):
+    every member of :class:`Semantics` delegates to ``base`` until a subclass overrides it.
+    A wrapper that changes states or labels overrides what reads them."""
+
+    def __init__(self, base: Semantics) -> None:
+        self.base = base
 
     @property
-    def properties(self) -> tuple[Property, ...]:
-        return self._properties
+    def properties(self) -> tuple[PropertyInfo, ...]:
+        return self.base.properties
 
     @property
     def state_checks(self) -> bool:
-        return any(p.kind in STATE_PROPERTY_KINDS for p in self._properties)
+        return self.base.state_checks
 
     @property
     def initial(self) -> State:
-        return self._system.initial_state()
+        return self.base.initial
 
     def initial_states(self) -> list[State]:
-        return [self._system.initial_state()]
-
-    def commands_of(self, label: int) -> tuple[int, ...]:
-        n = len(self._system.commands)
-        return (label,) if label < n else self._chains[label - n]
-
-    def _intern(self, chain: tuple[int, ...]) -> int:
-        if len(chain) == 1:
-            return chain[0]
-        k = self._chain_ids.get(chain)
-        if k is None:
-            k = self._chain_ids[chain] = len(self._system.commands) + len(self._chains)
-            self._chains.append(chain)
-        return k
-
-    def _one(self, c: Command, s: State) -> tuple[State | None, Failures]:
-        """One command: its successor (or ``None``) and failures, by the reference evaluator."""
-        env = env_of(self._system, s)
-        try:
-            for cond, msg in c.errors:
-                if evaluate(cond, env):
-                    return None, (Failure(c.index, msg, NO_MODEL_ERROR),)
-            nxt = execute(self._system, c, s)
-        except (EvalError, ZeroDivisionError) as err:
-            return None, (Failure(c.index, str(err), NO_MODEL_ERROR),)
-        if nxt is None:
-            return None, NO_FAILURES
-        failed: list[Failure] = []
-        for prop, cond in c.asserts:
-            if prop not in self._asserts:
-                continue
-            try:
-                holds = evaluate(cond, env)
-            except (EvalError, ZeroDivisionError):
-                holds = 0
-            if not holds:
-                failed.append(Failure(c.index, "assertion violated", prop))
-        return nxt, tuple(failed)
-
-    def step(self, ci: int, s: State) -> tuple[State | None, Failures]:
-        return self._one(self._system.commands[ci], s)
-
-    def _layer(self, s: State, commands: list[Command]) -> tuple[Successors, Failures]:
-        succ: Successors = []
-        fails: Failures = NO_FAILURES
-        for c in commands:
-            t, f = self._one(c, s)
-            fails += f
-            if t is not None:
-                succ.append((c.index, t))
-        return succ, fails
+        return self.base.initial_states()
 
     def successors(self, s: State) -> Expansion:
-        cmds = self._system.commands
-        normal = [c for c in cmds if "timeout" not in c.flags]
-        first, fails = self._layer(s, normal)
-        if not first:
-            timeout = [c for c in cmds if "timeout" in c.flags]
-            if timeout:
-                first, more = self._layer(s, timeout)
-                fails += more
-        out: Successors = []
-        for ci, t in first:
-            owner = cmds[ci].exclusive
-            if owner is None:
-                out.append((ci, t))
-                continue
-            # follow exclusive control: one step per maximal chain (module doc of codegen.python)
-            stack: list[tuple[tuple[int, ...], State, str]] = [((ci,), t, owner)]
-            seen = {(t, owner)}
-            while stack:
-                ch, st, who = stack.pop()
-                # inside a chain only the holder's non-timeout commands are tried
-                mine = [c for c in normal if c.process == who]
-                nxt, f = self._layer(st, mine)
-                fails += tuple(
-                    Failure(self._intern((*ch, e.label)), e.message, e.property) for e in f
-                )
-                if not nxt:
-                    out.append((self._intern(ch), st))
-                    continue
-                for cj, t2 in reversed(nxt):
-                    w2 = cmds[cj].exclusive
-                    if w2 is None:
-                        out.append((self._intern((*ch, cj)), t2))
-                    elif (t2, w2) not in seen:
-                        seen.add((t2, w2))
-                        stack.append(((*ch, cj), t2, w2))
-        return out, fails
+        return self.base.successors(s)
 
-    def _state_props(self) -> list[tuple[int, Property]]:
-        return [(k, p) for k, p in enumerate(self._properties) if p.kind in STATE_PROPERTY_KINDS]
-
-    def violated(self, s: State) -> list[int]:
-        env = env_of(self._system, s)
-        out: list[int] = []
-        for k, p in self._state_props():
-            try:
-                value = bool(evaluate(p.expr, env))
-            except (EvalError, ZeroDivisionError):
-                out.append(k)
-                continue
-            if value != (p.kind == "invariant"):
-                out.append(k)
-        return out
+    def step(self, label: int, s: State) -> tuple[State | None, Failures]:
+        return self.base.step(label, s)
 
     def ok(self, s: State) -> bool:
-        return not self.violated(s)
+        return self.base.ok(s)
+
+    def violated(self, s: State) -> list[int]:
+        return self.base.violated(s)
 
     def valid_end(self, s: State) -> bool:
-        ve = self._system.valid_end
-        if ve is None:
-            return False
-        try:
-            return bool(evaluate(ve, env_of(self._system, s)))
-        except (EvalError, ZeroDivisionError):
-            return False
+        return self.base.valid_end(s)
+
+    def commands_of(self, label: int) -> tuple[int, ...]:
+        return self.base.commands_of(label)
+
+    def describe_state(self, s: State) -> Mapping[str, object]:
+        return self.base.describe_state(s)
+
+    def describe_step(self, label: int) -> str:
+        return self.base.describe_step(label)
+
+    @property
+    def dependencies(self) -> tuple[GroupDeps, ...] | None:
+        return self.base.dependencies

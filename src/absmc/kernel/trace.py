@@ -30,6 +30,7 @@ from absmc.ir.ltl import Automaton
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.initial import is_initial
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.product import STUTTER, decode, encode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
@@ -96,13 +97,12 @@ def command_row(system: System, k: int, state: State, ci: int, suffix: str = "")
 
 def run_path(sem: Semantics, path: Sequence[int], start: State | None = None) -> list[State]:
     """The states visited by executing ``path`` (step labels) from the initial state (or from
-    ``start``, one of the initial states of an ``init:`` constraint).
+    ``start``, one of the initial states of an ``init:`` constraint, which the caller checks:
+    :func:`replay`).
 
     Raises ``ReplayError`` when a label is not among the steps where the path uses it, or
     causes a model error (the caller handles a final failing step separately).
     """
-    if start is not None and not is_initial(sem.system, start):
-        raise ReplayError("the start state is not an initial state")
     state = sem.initial if start is None else start
     states = [state]
     for k, ci in enumerate(path, start=1):
@@ -131,14 +131,14 @@ def chain_rows(sem: Semantics, state: State, commands: Sequence[int]) -> list[tu
 
 
 def to_trace(
-    sem: Semantics, states: Sequence[State], path: Sequence[int], note: str | None = None
+    sem: IRSemantics, states: Sequence[State], path: Sequence[int], note: str | None = None
 ) -> Trace:
     """The user-facing trace of a replayed run (``len(states) == len(path) + 1``); a chain of
     commands (exclusive control) shows one row per command."""
     return Trace(tuple(_rows(sem, states, path)), replayed=True, note=note)
 
 
-def _rows(sem: Semantics, states: Sequence[State], path: Sequence[int]) -> list[TraceStep]:
+def _rows(sem: IRSemantics, states: Sequence[State], path: Sequence[int]) -> list[TraceStep]:
     system = sem.system
     steps = [TraceStep(0, system.state_dict(states[0]))]
     for i, label in enumerate(path):
@@ -150,7 +150,7 @@ def _rows(sem: Semantics, states: Sequence[State], path: Sequence[int]) -> list[
     return steps
 
 
-def _failing(sem: Semantics, prop: str, path: Sequence[int], start: State | None) -> Trace:
+def _failing(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None) -> Trace:
     """Replay a path whose last label fails (a model error or a failed assertion)."""
     system = sem.system
     if not path:
@@ -185,7 +185,7 @@ def is_failing_property(system: System, prop: str) -> bool:
     return system.get_property(prop).kind == "assert"
 
 
-def replay(sem: Semantics, prop: str, path: Sequence[int], start: State | None = None) -> Trace:
+def replay(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None = None) -> Trace:
     """Replay a counterexample for property ``prop`` on ``sem`` and return its trace (from
     ``sem.initial``, or from ``start`` when given: an initial state of an ``init:`` set).
 
@@ -199,6 +199,8 @@ def replay(sem: Semantics, prop: str, path: Sequence[int], start: State | None =
 
     Raises ``ReplayError`` when any of this fails.
     """
+    if start is not None and not is_initial(sem.system, start):
+        raise ReplayError("the start state is not an initial state")
     if is_failing_property(sem.system, prop):
         return _failing(sem, prop, path, start)
     states = run_path(sem, path, start)
@@ -270,7 +272,7 @@ def concretize(
 
 
 def _matching_step(
-    sem: Semantics, rows: Sequence[TraceStep], i: int, succ: Sequence[tuple[int, State]]
+    sem: IRSemantics, rows: Sequence[TraceStep], i: int, succ: Sequence[tuple[int, State]]
 ) -> tuple[int, State, int] | None:
     """The step among ``succ`` whose chain of commands is rows ``i``... (their
     ``command_index``) and reaches the state of its last row: ``(label, target, next row)``."""
@@ -284,7 +286,7 @@ def _matching_step(
     return None
 
 
-def replay_trace(sem: Semantics, prop: str, trace: Trace) -> Trace:
+def replay_trace(sem: IRSemantics, prop: str, trace: Trace) -> Trace:
     """Replay a reported counterexample ``trace`` of ``prop`` once more on ``sem`` (e.g. one
     that came back from another process): its rows (``command_index`` and state of each) are
     matched step by step with the successors of ``sem`` (a chain of exclusive commands covers
@@ -341,7 +343,7 @@ def _edge_ok(system: System, aut: Automaton, q: int, target: int, state: State) 
 
 
 def replay_lasso(
-    sem: Semantics,
+    sem: IRSemantics,
     aut: Automaton,
     path: Sequence[int],
     cycle_start: int,
@@ -407,7 +409,7 @@ def replay_lasso(
     return Trace(tuple(steps), replayed=True, note=note, cycle_start=row_of[cycle_start])
 
 
-def _trace_start(sem: Semantics, trace: Trace) -> State:
+def _trace_start(sem: IRSemantics, trace: Trace) -> State:
     """The initial state a trace starts in: the model's, or one of its ``init:`` set."""
     system = sem.system
     first = trace.steps[0].state
@@ -424,7 +426,7 @@ def _trace_start(sem: Semantics, trace: Trace) -> State:
     return start
 
 
-def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], int | None]:
+def replay_rows(sem: IRSemantics, trace: Trace) -> tuple[list[int], list[State], int | None]:
     """Group a trace's rows into steps of ``sem`` (labels, or STUTTER for a stutter row of a
     terminal state): the labels, the states before each step and after the last, and, for a
     lasso (``trace.cycle_start``), the step where the cycle starts, whose state must be the
@@ -462,7 +464,7 @@ def replay_rows(sem: Semantics, trace: Trace) -> tuple[list[int], list[State], i
     return labels, states, start
 
 
-def replay_lasso_rows(sem: Semantics, aut: Automaton, trace: Trace, weakly_fair: bool) -> Trace:
+def replay_lasso_rows(sem: IRSemantics, aut: Automaton, trace: Trace, weakly_fair: bool) -> Trace:
     """Replay a lasso given as trace rows (``command_index`` and state per row, stutter rows,
     ``cycle_start``): group the rows into steps of ``sem``, search the product of the lasso's
     ultimately periodic word with ``aut`` for an accepting run (the cycle may have to be
@@ -532,7 +534,7 @@ def replay_lasso_rows(sem: Semantics, aut: Automaton, trace: Trace, weakly_fair:
 
 
 def replay_saved(
-    sem: Semantics, rows: Sequence[Mapping[str, Any]], cycle_start: int | None = None
+    sem: IRSemantics, rows: Sequence[Mapping[str, Any]], cycle_start: int | None = None
 ) -> Trace:
     """Re-execute a saved trace (the ``trace`` rows of a JSON result: ``state`` maps and
     ``command`` texts, one row per command) on ``sem``: each row must be a command of the

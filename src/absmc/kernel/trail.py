@@ -22,8 +22,8 @@ from typing import Any
 from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.result import Trace
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import (
     ReplayError,
     command_source,
@@ -103,7 +103,7 @@ class Ending:
     failing: int | None = None
 
 
-def _ltl_property(sem: Semantics, name: str) -> LtlProperty | None:
+def _ltl_property(sem: IRSemantics, name: str) -> LtlProperty | None:
     found = next((p for p in sem.system.ltl if p.name == name), None)
     if found is None and name == NON_PROGRESS:
         return non_progress_property(FALSE)
@@ -111,7 +111,7 @@ def _ltl_property(sem: Semantics, name: str) -> LtlProperty | None:
 
 
 def failing_step(
-    sem: Semantics, trace: Trace, prop: str, note: str | None = None
+    sem: IRSemantics, trace: Trace, prop: str, note: str | None = None
 ) -> tuple[int, str] | None:
     """The command that fails ``prop`` (an assertion or ``no-model-error``) in the last state
     of ``trace`` and its message: ``(command index, message)``, or ``None``. Where several
@@ -130,7 +130,7 @@ def failing_step(
     return best[0] if best else None
 
 
-def replay_violation(sem: Semantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
+def replay_violation(sem: IRSemantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
     """Replay ``saved`` on ``sem`` (a compiled System with all its properties) and confirm the
     violation it ends in (module docstring). Rows are matched by command text and state
     (:func:`~absmc.kernel.trace.replay_saved`); then the violation is checked as the search

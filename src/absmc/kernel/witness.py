@@ -30,8 +30,8 @@ from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.steps import State
 from absmc.kernel.initial import is_initial
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.result import Trace
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, to_trace
 
 __all__ = ["NoWitness", "Witness", "atom_holds", "replay_witness", "witness_path"]
@@ -62,7 +62,7 @@ class Witness:
     dead: bool = False
 
 
-def atom_holds(sem: Semantics, expr: object, state: State) -> bool:
+def atom_holds(sem: IRSemantics, expr: object, state: State) -> bool:
     """An atom's value on a concrete state (an evaluation error counts as false)."""
     from absmc.ir.expr import Expr
 
@@ -74,7 +74,7 @@ def atom_holds(sem: Semantics, expr: object, state: State) -> bool:
 
 
 def witness_path(
-    sem: Semantics, start: State, formula: Formula, holds: Holds, budget: int = 100_000
+    sem: IRSemantics, start: State, formula: Formula, holds: Holds, budget: int = 100_000
 ) -> Witness:
     """A concrete run from ``start`` along which the ENF ``formula`` is witnessed (see the
     module doc). ``holds`` answers for temporal subformulas; atoms are evaluated concretely.
@@ -85,7 +85,7 @@ def witness_path(
 
 
 class _Walker:
-    def __init__(self, sem: Semantics, holds: Holds, budget: int) -> None:
+    def __init__(self, sem: IRSemantics, holds: Holds, budget: int) -> None:
         self.sem = sem
         self.holds = holds
         self.budget = budget
@@ -212,7 +212,7 @@ def _temporal(f: Formula) -> bool:
     return True
 
 
-def replay_witness(sem: Semantics, w: Witness, what: str) -> Trace:
+def replay_witness(sem: IRSemantics, w: Witness, what: str) -> Trace:
     """Re-execute a witness on ``sem`` from its start state: every step must be a step of the
     semantics; a lasso's last state must equal its loop state; a dead end must have no
     successor. Returns the trace (its ``note`` says how the run continues). Raises

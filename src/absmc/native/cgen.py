@@ -35,9 +35,9 @@ from absmc.codegen.plan import (
     strip_dispatch,
 )
 from absmc.ir.arrays import ArrayWrite, strided_slots
-from absmc.ir.dependency import safe_locations, visible_variables
+from absmc.ir.dependency import safe_conditions, visible_variables
 from absmc.ir.depth import system_depth
-from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts
+from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
@@ -604,13 +604,17 @@ class CGen:
         """The safe locations of partial-order reduction (:mod:`absmc.ir.dependency`; used by
         ``por_pick`` in runtime_tail.c when the search reduces): per candidate process in order,
         its index, the slot of its pc (-1: none, every state counts as safe) and its safe pc
-        values (``m_por_locs[m_por_off[r] .. m_por_off[r + 1])``)."""
+        values (``m_por_locs[m_por_off[r] .. m_por_off[r + 1])``); ``m_por_cond(j, v, C)``: the
+        condition under which the location ``m_por_locs[j]`` is safe (SPIN's conditional safety
+        of ``xr``/``xs`` channels, :func:`absmc.ir.dependency.safe_conditions`; 1 when
+        unconditional)."""
         sys = self.system
-        safe = safe_locations(sys, visible_variables(self.props))
+        safe = safe_conditions(sys, visible_variables(self.props))
         procs: list[str] = []
         slots: list[str] = []
         offs: list[str] = ["0"]
         locs: list[str] = []
+        conds: list[tuple[int, Expr]] = []
         for p in sys.processes:
             if p.name not in safe:
                 continue
@@ -619,8 +623,20 @@ class CGen:
                 slots.append("-1")
             else:
                 slots.append(str(self.layout.fields[sys.index_of[p.pc]].slot))
-                locs += [c_const(k) for k in sorted(x for x in safe[p.name] if x is not None)]
+                for k in sorted(x for x in safe[p.name] if x is not None):
+                    if safe[p.name][k] != TRUE:
+                        conds.append((len(locs), safe[p.name][k]))
+                    locs.append(c_const(k))
             offs.append(str(len(locs)))
+        self.emit(0, "static int m_por_cond(int j, const int64_t *v, ctx_t *C) {")
+        if conds:
+            self.emit(1, "switch (j) {")
+            for j, e in conds:
+                self.emit(1, f"case {j}: return {self.tr.cb(e)};")
+            self.emit(1, "}")
+        self.emit(1, "(void)v; (void)C; (void)j;")
+        self.emit(1, "return 1;")
+        self.emit(0, "}")
         self.emit(0, f"#define POR_ROWS {len(procs)}")
         self.emit(0, f"static const int32_t m_por_proc[] = {{{', '.join(procs) or '0'}}};")
         self.emit(0, f"static const int32_t m_por_slot[] = {{{', '.join(slots) or '0'}}};")

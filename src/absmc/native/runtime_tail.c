@@ -244,6 +244,7 @@ typedef struct search_s {
     /* partial-order reduction (kernel/por.py): on, and states expanded by an ample set */
     int por;
     int64_t por_reduced, par_reduced;
+    int64_t found_id; /* the id store_insert_h found a known state at (exact store), else -1 */
     uint64_t *bw, *bh;
     int64_t *blab, *bv;
     int bcap;
@@ -456,7 +457,10 @@ static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
         if (!x) break;
         if ((x >> 32) == tag) {
             uint64_t id = (x & 0xffffffffULL) - 1;
-            if (memcmp(S->arena + id * NWA, w, NW * sizeof(uint64_t)) == 0) return 0;
+            if (memcmp(S->arena + id * NWA, w, NW * sizeof(uint64_t)) == 0) {
+                S->found_id = (int64_t)id;
+                return 0;
+            }
         }
         p = (p + 1 == S->tcap) ? 0 : p + 1;
     }
@@ -810,18 +814,18 @@ static int par_ready(search_t *S) {
 }
 
 /* Partial-order reduction (kernel/por.py): the process whose enabled steps (the successors in
- * C of the state v) are the ample set: the first in m_por_proc's order at a safe location with
+ * C of the state v) are the ample set: the last in m_por_proc's order at a safe location with
  * an enabled step; -1 to expand fully (none, or it has every step). */
 static int por_pick(const int64_t *v, const ctx_t *C) {
     int n = C->nsteps;
     if (n < 2) return -1;
-    for (int r = 0; r < POR_ROWS; r++) {
+    for (int r = POR_ROWS - 1; r >= 0; r--) { /* SPIN: the youngest process first */
         int sl = m_por_slot[r];
         if (sl >= 0) {
             int64_t x = v[sl];
             int ok = 0;
             for (int j = m_por_off[r]; j < m_por_off[r + 1]; j++)
-                if (m_por_locs[j] == x) { ok = 1; break; }
+                if (m_por_locs[j] == x) { ok = m_por_cond(j, v, (ctx_t *)C); break; }
             if (!ok) continue;
         }
         int p = m_por_proc[r], k = 0;
@@ -992,9 +996,15 @@ int s_run(search_t *S, double seconds) {
                     fresh = 0;
                     continue;
                 }
+                S->found_id = -1;
                 int r = store_insert_h(S, w, h, 1);
                 if (r < 0) { NOMEM(); break; }
-                if (!r) { fresh = 0; continue; }
+                if (!r) {
+                    /* the cycle proviso also holds for a known state inserted after this one:
+                       in the next level (ids are in insertion order; exact store only) */
+                    if (S->found_id < S->level_end) fresh = 0;
+                    continue;
+                }
                 int64_t tid = S->count++;
                 if (S->hc) {
                     if (!hc_push_next(S, w)) { NOMEM(); break; }

@@ -28,8 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from absmc.ir.steps import State
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
+from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, State
 from absmc.kernel.limits import (
     INTERRUPTED,
     OUT_OF_MEMORY,

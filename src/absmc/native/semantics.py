@@ -16,9 +16,10 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from absmc.codegen.python import CompiledSystem, compile_system
+from absmc.codegen.python import CompiledSystem, compile_system, describe_commands
+from absmc.ir.dependency import group_dependencies
 from absmc.ir.printer import format_expr
-from absmc.ir.steps import Expansion, Failure, Failures, State, Successors
+from absmc.ir.steps import Expansion, Failure, Failures, GroupDeps, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Property, System
 from absmc.native.build import default_opt, ffi, load_library, runtime_sources
 from absmc.native.cgen import CGen, Layout
@@ -111,6 +112,16 @@ class NativeSemantics:
 
     def commands_of(self, label: int) -> tuple[int, ...]:
         return (label,) if label < self._ncmd else self.chains[label - self._ncmd]
+
+    def describe_state(self, s: State) -> dict[str, int | bool]:
+        return self._system.state_dict(s)
+
+    def describe_step(self, label: int) -> str:
+        return describe_commands(self._system, self.commands_of(label))
+
+    @cached_property
+    def dependencies(self) -> tuple[GroupDeps, ...]:
+        return group_dependencies(self._system)
 
     def intern(self, chain: tuple[int, ...]) -> int:
         """The label of a command sequence (a command index for one command)."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from absmc.ir.ctl import And, Atom, CtlProperty, Formula, Not, Or, Temporal, Until, to_enf
 from absmc.ir.steps import State
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_limit
 from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import CheckOptions, Progress
@@ -98,7 +99,7 @@ def explore(sem: Semantics, options: CheckOptions) -> Graph:
     return Graph(states, index, succ, pred, stopped is None, stopped)
 
 
-def label(sem: Semantics, g: Graph, f: Formula, memo: dict[Formula, set[int]]) -> set[int]:
+def label(sem: IRSemantics, g: Graph, f: Formula, memo: dict[Formula, set[int]]) -> set[int]:
     """The ids of the states satisfying the ENF formula ``f`` (memoized per subformula)."""
     got = memo.get(f)
     if got is not None:
@@ -149,7 +150,7 @@ def label(sem: Semantics, g: Graph, f: Formula, memo: dict[Formula, set[int]]) -
 
 
 def check_ctl(
-    sem: Semantics, props: tuple[CtlProperty, ...], options: CheckOptions
+    sem: IRSemantics, props: tuple[CtlProperty, ...], options: CheckOptions
 ) -> list[PropertyResult]:
     """One result per CTL property: ``holds`` / ``violated`` (with a replayed witness of the
     negation from the initial state) on a completely explored finite graph, ``unknown`` when a

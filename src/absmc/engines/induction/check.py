@@ -35,9 +35,9 @@ from absmc.ir.expr import Expr
 from absmc.ir.printer import format_expr
 from absmc.ir.system import System
 from absmc.kernel.initial import is_initial
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.options import CheckOptions, property_kind, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay, run_path, to_trace
 from absmc.logic.certificate import (
     CertificateError,
@@ -169,7 +169,7 @@ def check_induction(system: System, options: CheckOptions, method: str, solve: S
 def _check_one(
     system: System,
     ts: TransitionSystem,
-    sem: Callable[[], Semantics],
+    sem: Callable[[], IRSemantics],
     name: str,
     kind: str,
     method: str,
@@ -270,7 +270,7 @@ def readable(invariant: z3.ExprRef, system: System) -> Expr:
         return from_z3(z3.simplify(z3.And(*parts, simplified.ctx)), variables)
 
 
-def _replay(sem: Semantics, name: str, kind: str, cond: BadCondition, cex: Refuted) -> Trace:
+def _replay(sem: IRSemantics, name: str, kind: str, cond: BadCondition, cex: Refuted) -> Trace:
     """The counterexample re-executed on the concrete semantics (raises ``ReplayError``)."""
     path = list(cex.path)
     if kind != "ctl":

@@ -24,9 +24,9 @@ from typing import Any
 from absmc.engines.engine import AnyEngine
 from absmc.engines.portfolio.engine import METHOD, Disagreement
 from absmc.ir.ltl import Automaton, LtlProperty
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.ltl import automaton_of
 from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay_lasso_rows, replay_rows, replay_trace
 
 
@@ -45,7 +45,7 @@ class Board:
 
     def __init__(
         self,
-        sem: Semantics,
+        sem: IRSemantics,
         kinds: Mapping[str, str],
         engines: Sequence[AnyEngine],
         lassos: LassoCheck | None = None,

@@ -49,11 +49,11 @@ from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
+from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.isolate import run_with_deadline
 from absmc.kernel.limits import INTERRUPTED, Limits, time_limit
 from absmc.kernel.options import CheckOptions, Progress, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.semantics import Semantics
 from absmc.kernel.trace import ReplayError, replay
 from absmc.kernel.witness import NoWitness, Witness, replay_witness, witness_path
 
@@ -316,7 +316,7 @@ def _fixpoints(
 def _refine(
     system: System,
     enc: Encoding,
-    sem: Callable[[], Semantics],
+    sem: Callable[[], IRSemantics],
     name: str,
     kind: str,
     own: SymbolicOptions,
@@ -384,7 +384,7 @@ def _check_one(
     system: System,
     enc: Encoding,
     fix: Fixpoints,
-    sem_of: Callable[[], Semantics],
+    sem_of: Callable[[], IRSemantics],
     name: str,
     kind: str,
     budget: int,
@@ -495,7 +495,7 @@ def _temporal(f: Formula) -> bool:
     return not _state(f)
 
 
-def _replay(sem: Semantics, name: str, kind: str, w: Witness) -> Any:
+def _replay(sem: IRSemantics, name: str, kind: str, w: Witness) -> Any:
     if kind in ("invariant", "unreachable", "deadlock"):
         return replay(sem, name, list(w.labels), w.start)
     if kind == "model-error":

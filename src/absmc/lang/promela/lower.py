@@ -19,10 +19,13 @@
 
 from __future__ import annotations
 
+from itertools import chain
+
 from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Const, Expr, Var
 from absmc.ir.span import SourceSpan
-from absmc.ir.system import Process, System, Variable
+from absmc.ir.system import Channel, ChannelClaim, Process, System, Variable
+from absmc.lang.promela.assigned import written_names
 from absmc.lang.promela.ast import Model
 from absmc.lang.promela.lower_base import (
     MAX_DSTEP_STEPS,
@@ -80,6 +83,7 @@ class Lowerer(Commands):
         self.proc_types()
         self.auto_hide()
         self.allocate_slots()
+        self.channel_claims()
         # initial state: active processes
         init_env: dict[str, Expr] = {v.name: Const(v.init) for v in self.vars}
         p = Path(init_env, [])
@@ -138,7 +142,60 @@ class Lowerer(Commands):
             self.name,
             self.file,
             valid_end=conj(ends),
+            channels=tuple(
+                Channel(
+                    c.cid,
+                    c.name,
+                    c.cap,
+                    c.len_var,
+                    frozenset([c.len_var, *([c.data_var] if c.packed else []), *chain(*c.slots)]),
+                )
+                for c in self.chans
+                if c.cap > 0
+            ),
+            claims=tuple(self.claims),
         )
+
+    def channel_claims(self) -> None:
+        """The ``xr``/``xs`` declarations as claims (:class:`ChannelClaim`), one per process
+        slot and proctype that declares one on a channel variable (a scalar local, parameter or
+        global; a claim on an array element makes none: no reduction relies on it)."""
+        written = written_names(self.m)
+        for s in self.slots:
+            pcv = Var(s.pc, self.var_sorts[s.pc])
+            for t in s.types:
+                decl = self.xu_decls.get(t.decl.name, {})
+                if not decl:
+                    continue
+                # running t: pc neither 0 nor a location of another proctype of the slot
+                other = [
+                    s.offsets[o.decl.name] + k
+                    for o in s.types
+                    if o is not t
+                    for k in range(max(o.fsm.trans.keys() | {o.fsm.end, o.fsm.start}) + 1)
+                ]
+                alive = conj([mk("!=", pcv, Const(k)) for k in sorted({0, *other})])
+                lays = s.layouts[t.decl.name]
+                for name, flags in sorted(decl.items()):
+                    lay = lays.get(name) or self.globals.get(name)
+                    leaves = lay.leaves() if lay is not None else []
+                    if len(leaves) != 1:
+                        continue
+                    var = leaves[0].name
+                    ch: Expr
+                    if var in self.var_sorts:
+                        ch = Var(var, self.var_sorts[var])
+                    elif var in self.chan_of_var:  # a global channel: a constant
+                        ch = Const(self.chan_of_var[var][0])
+                    else:
+                        continue
+                    if name in written:  # a claim variable must keep its value
+                        continue
+                    new = [ChannelClaim(s.name, "xr", ch, alive)] if flags & 1 else []
+                    if flags & 2:
+                        new.append(ChannelClaim(s.name, "xs", ch, alive))
+                    self.claims_of.setdefault((s.name, t.decl.name), []).extend(new)
+                    self.claims.extend(new)
 
 
 def lower_model(model: Model, name: str = "") -> System:

@@ -11,7 +11,7 @@ from typing import Any
 from absmc.ir.arrays import select_chain, write_layer
 from absmc.ir.expr import FALSE, Const, Expr, Op, Var
 from absmc.ir.span import ModelError, SourceSpan
-from absmc.ir.system import Command, Print, Property, Variable
+from absmc.ir.system import ChannelClaim, Command, Print, Property, Variable
 from absmc.lang.promela.ast import Model, Node, ProcDecl, VarDecl
 from absmc.lang.promela.fsm import El, ProcFSM, Trans
 from absmc.lang.promela.simplify import conj, mk, neg
@@ -91,6 +91,8 @@ class Path:
     chan: int | None = None  # rendezvous channel id (< 0: a group, Lowerer.groups)
     prints: list[Print] = field(default_factory=list)
     chan_ref: Expr | None = None  # the channel expression of a send to a group
+    #: the channel operations on the path (``Command.chan_ops``): (kind, channel id)
+    ops: list[tuple[str, int]] = field(default_factory=list)
 
     def copy(self) -> Path:
         return Path(
@@ -103,6 +105,7 @@ class Path:
             self.chan,
             list(self.prints),
             self.chan_ref,
+            list(self.ops),
         )
 
     def val(self, name: str, sort: Any) -> Expr:
@@ -166,6 +169,12 @@ class LowererBase:
         self.groups: dict[int, tuple[int, ...]] = {}
         self._receiver_rank: dict[int, int] = {}
         self._partner_guards: dict[bool, tuple[dict[tuple[int, int, int], list[Expr]], bool]] = {}
+        #: xr/xs declarations per proctype (name -> 1 xr | 2 xs), and the claims they make
+        self.xu_decls: dict[str, dict[str, int]] = {}
+        self.claims: list[ChannelClaim] = []
+        self.claims_of: dict[tuple[str, str], list[ChannelClaim]] = {}  # (slot, proctype)
+        #: channel operations read by ``executable`` (an ``else``/``unless`` guard)
+        self.exec_ops: list[tuple[str, int]] = []
 
     # -- errors -------------------------------------------------------------------------
     def err(self, msg: str, n: Node | None = None, span: SourceSpan | None = None) -> ModelError:
@@ -401,3 +410,10 @@ def _el_text(e: El) -> str:
     from absmc.lang.promela.text import stmt_text
 
     return stmt_text(e)
+
+
+def claim_message(kind: str, chan: str, cid: int, owner: str) -> str:
+    """The model error of an access that breaks an ``xr``/``xs`` claim (``cid`` 0: a second
+    claim); :func:`absmc.ir.dependency.claim_of_error` reads ``kind`` and ``cid`` back."""
+    what = f"access to channel {chan} ({cid})" if cid else "a second claim of a channel"
+    return f"{kind} assertion violated: {what}; {owner} claims it (partial-order reduction invalid)"

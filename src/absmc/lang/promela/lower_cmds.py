@@ -81,6 +81,7 @@ class Commands(Processes):
                 q.env[lf.name] = Const(0)
                 c = s.chans.get(lf.name)
                 if c is not None and c.cap > 0:  # the process's channels go with it
+                    q.ops.append(("p", c.cid))
                     q.env[c.len_var] = Const(0)
                     if c.packed:
                         q.env[c.data_var] = Const(0)
@@ -92,11 +93,16 @@ class Commands(Processes):
     def executable(self, s: Slot, t: ProcType, tr: Trans, tmo: bool) -> Expr:
         """When transition ``tr`` of the process in slot ``s`` can execute (for ``else``): a
         rendezvous counts only when a partner is ready."""
-        parts = [conj(q.conds) for q in self.transition_paths(s, t, tr, tmo) if q.chan is None]
+        paths = self.transition_paths(s, t, tr, tmo)
+        parts = [conj(q.conds) for q in paths if q.chan is None]
+        self.exec_ops.extend(("p", cid) for q in paths for _, cid in q.ops)
+        n = len(parts)
         if tr.first.kind == "s":
             parts += [conj(g) for g, _, _ in self.joint(s, t, tr, tmo)]
         if tr.first.kind == "r":
             parts += self.partner_guards(tmo).get((s.pid, t.index, id(tr)), [])
+        if len(parts) > n:  # a rendezvous partner's guard: channels not recorded
+            self.exec_ops.append(("?", 0))
         return disj(parts)
 
     def partner_guards(self, tmo: bool) -> dict[tuple[int, int, int], list[Expr]]:
@@ -263,6 +269,7 @@ class Commands(Processes):
                 errors=errors,
                 source_text=text,
                 prints=tuple(p.prints),
+                chan_ops=tuple(dict.fromkeys([*p.ops, *self.exec_ops])),
             )
         )
 
@@ -293,6 +300,7 @@ class Commands(Processes):
                     if tmo and not self.timeout_used:
                         break
                     self.timeout_used = False
+                    self.exec_ops = []
                     excl = s.name if tr.atomic else None
                     esc = (
                         self.escape_guard(s, t, trs, idx, tmo)
@@ -330,6 +338,7 @@ class Commands(Processes):
                         for q in self.transition_paths(s, t, tr, tmo):
                             q.conds.append(esc)
                             self.emit(s, t, tr, q, tmo, excl, text, span)
+                    self.exec_ops = []
                     if not self.timeout_used:
                         break
 

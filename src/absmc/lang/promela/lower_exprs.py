@@ -221,6 +221,7 @@ class Expressions(Declarations):
             return Const(1, BOOL) if p.env.get("$timeout") == TRUE else Const(0, BOOL)
         if k in ("len", "full", "nfull", "empty", "nempty"):
             chans = self.chan_refs(n.args[0], p, ctx, evc)
+            p.ops.extend(("p", ch1.cid) for _, ch1 in chans)
             lens: Expr = Const(0)
             for ccond, ch1 in reversed(chans):
                 lens = mk("ite", ccond, self.chan_len(ch1, p), lens)
@@ -237,6 +238,7 @@ class Expressions(Declarations):
             for ccond, ch1 in self.chan_refs(n.args[0], p, ctx, evc):
                 if ch1.cap == 0:
                     raise self.err("polling a rendezvous channel is not supported", n)
+                p.ops.append(("p", ch1.cid))
                 positions = range(ch1.cap) if n.val == 1 else range(1)
                 alts = []
                 for pos in positions:

@@ -75,6 +75,7 @@ class Processes(Statements):
             acc: dict[str, int] = {}
             _collect(pd.body, lst, acc)
             locs[pd.name] = lst
+            self.xu_decls[pd.name] = dict(acc)
             for name, v in acc.items():
                 key = (
                     name

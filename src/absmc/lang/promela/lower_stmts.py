@@ -18,6 +18,7 @@ from absmc.lang.promela.lower_base import (
     Slot,
     _Ctx,
     _line,
+    claim_message,
     el_node,
 )
 from absmc.lang.promela.lower_exprs import Expressions
@@ -164,6 +165,8 @@ class Statements(Expressions):
                 q.chan_ref = ref
                 out.append(q)
                 continue
+            q.ops.append(("S" if n.val == 1 else "s", c.cid))
+            self.claim_errors(q, ctx, c, "xs")
             ln = self.chan_len(c, q)
             for r in self.block(
                 q,
@@ -312,6 +315,8 @@ class Statements(Expressions):
                 continue
             rnd = n.val in (1, 3)
             copy = n.val in (2, 3)
+            q.ops.append(("R" if rnd else "r", c.cid))
+            self.claim_errors(q, ctx, c, "xr")
             ln = self.chan_len(c, q)
             positions = range(c.cap) if rnd else range(1)
             alts: list[Expr] = []
@@ -381,6 +386,7 @@ class Statements(Expressions):
             if free != TRUE:
                 q.conds.append(free)
             self.start_process(s, pt, vals, q)
+            self.claim_conflicts(s, pt, q)
             if pid_to is not None:
                 self.assign(pid_to, Const(s.pid), q, ctx, [])
             out.append(q)
@@ -393,6 +399,34 @@ class Statements(Expressions):
             )
             out.append(r)
         return out
+
+    def claim_errors(self, q: Path, ctx: _Ctx, c: Chan, kind: str) -> None:
+        """pan's ``q_R_check``/``q_S_check``: a receive (``kind`` xr) or send (xs) on channel
+        ``c`` by another process than the one whose ``xr``/``xs`` declaration claims it is a
+        model error (on path ``q``, before it executes)."""
+        me = ctx.slot.name if ctx.slot is not None else None
+        for cl in self.claims:
+            if cl.kind != kind or cl.process == me:
+                continue
+            cond = conj([*q.conds, cl.alive, mk("==", cl.channel, Const(c.cid))])
+            if cond != FALSE:
+                q.errors.append((cond, claim_message(kind, c.name, c.cid, cl.process)))
+
+    def claim_conflicts(self, s: Slot, pt: ProcType, q: Path) -> None:
+        """pan's ``setq_claim``: a process started in slot ``s`` (path ``q``) whose ``xr``/``xs``
+        declaration claims a channel another running process claims alike is a model error."""
+        for cl in self.claims_of.get((s.name, pt.decl.name), []):
+            new = (
+                q.env.get(cl.channel.name, cl.channel)
+                if isinstance(cl.channel, Var)
+                else cl.channel
+            )
+            for other in self.claims:
+                if other.kind != cl.kind or other.process == s.name:
+                    continue
+                cond = conj([*q.conds, other.alive, mk("==", other.channel, new)])
+                if cond != FALSE:
+                    q.errors.append((cond, claim_message(cl.kind, "", 0, other.process)))
 
     def start_process(
         self, s: Slot, pt: ProcType, args: list[Expr], p: Path, initial: bool = False
