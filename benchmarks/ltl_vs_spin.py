@@ -5,6 +5,16 @@
     python benchmarks/ltl_vs_spin.py --run-spin # also run SPIN here (spin -a, gcc -DNOREDUCE,
                                                 # pan -a [-f] -N NAME) for states/s and time
 
+    python benchmarks/ltl_vs_spin.py --run-spin --backend native   # the product search in C
+    python benchmarks/ltl_vs_spin.py --run-spin --backend python   # ... in Python
+
+Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
+--backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
+directory unless ``--warm``, search), wall and CPU seconds (the compiler's included), against
+SPIN's ``spin -a`` + ``gcc -O2`` + ``pan -a [-f] -N NAME`` (wall and CPU, all three). The
+backend column says where absmc's product search ran (``C``: the native back end, ``py``:
+Python, with the fallback reason counted in the summary).
+
 SPIN's numbers come from ``expected.csv`` (SPIN 6.5.2, see the corpus README) unless
 ``--run-spin``. State counts differ for ``ltl`` blocks (Spot's automata are not SPIN's); for
 ``violated`` rows both tools stop at their first acceptance cycle, so only ``holds`` rows are
@@ -19,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
+import os
 import re
 import resource
 import subprocess
@@ -64,6 +76,60 @@ def run_absmc_ltl(model: Path, name: str | None, fair: bool) -> LtlRow:
     return LtlRow(r.verdict.value, r.stats.states, r.stats.time_s, run_s)
 
 
+@dataclass
+class Timed:
+    """One model-to-verdict run: verdict, product states, wall and CPU seconds, where the
+    search ran."""
+
+    verdict: str
+    states: int
+    wall_s: float
+    cpu_s: float
+    where: str = ""
+
+
+def _child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def absmc_to_verdict(model: Path, name: str, fair: bool, backend: str, warm: bool) -> Timed:
+    """``absmc check`` of one ltl block as a process (see the module docstring)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), ABSMC_NO_TRAIL="1")
+    if not warm:
+        env["ABSMC_CACHE_DIR"] = tempfile.mkdtemp(prefix="absmc-cache")
+    args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
+    if fair and backend == "native":
+        backend = "auto"  # no weak fairness in C: auto searches in Python (noted)
+    args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
+    t0, c0 = time.monotonic(), _child_cpu()
+    out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
+    wall, cpu = time.monotonic() - t0, _child_cpu() - c0
+    r = next(x for x in json.loads(out)["results"] if x["property"] == name)
+    stats = r["stats"]
+    where = "C" if stats.get("backend") == "native" else "py"
+    return Timed(r["verdict"], stats["states"], wall, cpu, where)
+
+
+def spin_to_verdict(model: Path, name: str | None, fair: bool) -> Timed:
+    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all."""
+    wd = Path(tempfile.mkdtemp(prefix="ltlspin"))
+    t0, c0 = time.monotonic(), _child_cpu()
+    subprocess.run(["spin", "-a", str(model.resolve())], cwd=wd, check=True, capture_output=True)
+    subprocess.run(
+        ["gcc", "-O2", "-DNOREDUCE", "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
+        cwd=wd,
+        check=True,
+        capture_output=True,
+    )
+    args = ["./pan", "-a", *(["-f"] if fair else []), *(["-N", name] if name else []), "-m10000000"]
+    out = subprocess.run(args, cwd=wd, check=True, capture_output=True, text=True).stdout
+    wall, cpu = time.monotonic() - t0, _child_cpu() - c0
+    states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
+    return Timed("violated" if errors else "holds", states, wall, cpu, "pan")
+
+
 def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> LtlRow:
     """SPIN's verdict, stored states and pan's search time (``-a [-f] -N NAME``)."""
     if not (workdir / "pan").exists():
@@ -93,8 +159,12 @@ def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> Ltl
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--run-spin", action="store_true", help="run SPIN here (else expected.csv)")
+    ap.add_argument("--backend", choices=("auto", "native", "python"), default=None)
+    ap.add_argument("--warm", action="store_true", help="keep absmc's compiled-model cache")
     args = ap.parse_args()
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    if args.backend is not None:
+        return model_to_verdict(rows, args.backend, args.warm)
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
@@ -123,6 +193,38 @@ def main() -> int:
             f"{spin.verdict:8s} {ours.verdict:8s} | {spin.states:11,d} {ours.states:9,d} | "
             f"{ours.rate:10,.0f} {spin.rate:10,.0f} | {ours.run_s:6.2f} {spin.run_s:6.2f}  "
             f"{'yes' if same else 'NO'}"
+        )
+    print(f"verdicts equal to SPIN's: {agree} of {len(rows)} rows")
+    return 0
+
+
+def model_to_verdict(rows: list[dict[str, str]], backend: str, warm: bool) -> int:
+    """The model-to-verdict table (see the module docstring); SPIN runs here."""
+    from absmc.ir.ltl import NON_PROGRESS
+    from absmc.lang.loader import load_model
+
+    print(
+        f"{'model':26s} {'ltl':7s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} {'where':5s} | "
+        f"{'states SPIN':>11s} {'absmc':>9s} | {'wall absmc':>10s} {'SPIN':>6s} | "
+        f"{'cpu absmc':>9s} {'SPIN':>6s}"
+    )
+    agree = 0
+    for row in rows:
+        model = CORPUS / row["file"]
+        fair = row["weak_fairness"] == "1"
+        try:
+            system = load_model(model)
+        except Exception as e:  # a front-end refusal is reported, not fatal
+            print(f"{row['file']:26s} {row['ltl']:7s} | absmc: {e}")
+            continue
+        name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
+        ours = absmc_to_verdict(model, name, fair, backend, warm)
+        spin = spin_to_verdict(model, row["ltl"] or None, fair)
+        agree += ours.verdict == spin.verdict
+        print(
+            f"{row['file']:26s} {name:7s} {'yes' if fair else '':4s} | {spin.verdict:8s} "
+            f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
+            f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f}"
         )
     print(f"verdicts equal to SPIN's: {agree} of {len(rows)} rows")
     return 0

@@ -583,4 +583,6 @@ def test_two_condition_bounded_buffer_holds(tmp_path: Path) -> None:
     )
     result = run(prog, "main", [], ["BoundedBuffer", "producer", "consumer"])
     assert result.verdict is Verdict.HOLDS
-    assert result.results[0].stats.states > 1000
+    # the threads are scheduled (natively run threads gave a 30-state false proof): 983
+    # states with the both-mover steps joined (absmc.component.joined), 2,000+ before
+    assert result.results[0].stats.states > 500

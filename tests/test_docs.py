@@ -166,3 +166,48 @@ def test_under_reports_one_predicate_count() -> None:
     listed = next(n for n in res["notes"] if n.startswith("predicates: ")).split(": ", 1)[1]
     new = [p for it in first["iterations"] for p in it["new_predicates"]]
     assert first["stats"]["predicates"] == len(listed.split(", ")) == len(new) + 1  # + the seed
+
+
+#: where a document's module names are looked for (``kernel/trace.py`` under ``src/absmc``,
+#: ``explicit/check.py`` under ``engines``, ``benchmarks/x.py`` under the root)
+_BASES = (ROOT / "src" / "absmc", ROOT / "src" / "absmc" / "engines", ROOT)
+_SUFFIXES = (".py", ".c", ".md", ".lark", ".j2", ".json", ".gcl", ".pml", ".csv", ".sh")
+_TREE = [p for top in ("src", "benchmarks", "tests", "examples") for p in (ROOT / top).rglob("*")]
+
+
+def _file_of(name: str) -> str:
+    """The file a backticked name means: ``kernel/trace.replay`` is ``kernel/trace.py``."""
+    if not name.endswith(_SUFFIXES) and not name.endswith("/") and "." in name:
+        return name.split(".", 1)[0] + ".py"
+    return name.rstrip("/")
+
+
+def _missing(doc: str) -> tuple[int, list[str]]:
+    """How many files and folders ``docs/doc`` names in backticks, and those not in the tree
+    (a bare ``check.py`` counts when some package has one: it is named in its section)."""
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    names = {
+        n
+        for n in re.findall(r"`([A-Za-z_][A-Za-z0-9_./]*)`", text)
+        if ("/" in n or n.endswith((".py", ".c"))) and "NAME" not in n
+    }
+    missing = []
+    for n in sorted(names):
+        f = _file_of(n)
+        if any((b / f).exists() for b in _BASES):
+            continue
+        if any(p.as_posix().endswith("/" + f) for p in _TREE):
+            continue
+        missing.append(n)
+    return len(names), missing
+
+
+@pytest.mark.parametrize("doc", ["ARCHITECTURE.md", "internals.md"])
+def test_the_architecture_names_modules_that_exist(doc: str) -> None:
+    named, missing = _missing(doc)
+    assert named > 50 and missing == []
+
+
+def test_the_architecture_is_one_page() -> None:
+    lines = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200

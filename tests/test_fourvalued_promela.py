@@ -65,7 +65,7 @@ def test_corpus_without_predicates_gives_the_verdicts_and_states_of_exact_search
     row: dict[str, str],
 ) -> None:
     system = load_model(CORPUS / row["file"])
-    exact = check_explicit(system, CheckOptions(keep_going=True))
+    exact = check_explicit(system, CheckOptions(keep_going=True, reduce=False))
     states = exact.results[0].stats.states
     spin_violated = int(row["errors_c0"]) > 0
     assert exact.verdict is (Verdict.VIOLATED if spin_violated else Verdict.HOLDS)
@@ -118,7 +118,7 @@ def test_mutual_exclusion_is_t_with_the_same_abstraction_at_every_bound(
 @pytest.mark.parametrize("name", ["lamport", "fischer"])
 def test_exact_search_agrees_at_a_small_bound(name: str) -> None:
     system = example(name, 4)
-    exact = check_explicit(system, CheckOptions(keep_going=True))
+    exact = check_explicit(system, CheckOptions(keep_going=True, reduce=False))
     assert exact.verdict is Verdict.HOLDS
     assert exact.results[0].stats.states > COUNTS[name][0]
 

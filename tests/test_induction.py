@@ -6,6 +6,7 @@ models) and the symbolic engine (the unbounded examples)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from absmc.kernel.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl, parse_gcl_expr
 from absmc.lang.loader import load_model
 from absmc.logic.certificate import CertificateError, check_certificate
-from absmc.logic.chc import Proved
+from absmc.logic.chc import Inconclusive, Proved
+from absmc.logic.kinduction import k_induction
 from absmc.logic.transition import BadCondition, TransitionSystem, bad_condition
 from tests.conftest import EXAMPLES, run_cli
 from tests.generators import random_model
@@ -36,7 +38,7 @@ OPTS = CheckOptions(limits=Limits(timeout=60))
 
 def _by_name(method: str, path: Path | System, **kw: object) -> dict[str, Any]:
     system = path if isinstance(path, System) else load_model(path)
-    res = registry.run(method, system, CheckOptions(limits=Limits(timeout=60), **kw))  # type: ignore[arg-type]
+    res = registry.run(method, system, CheckOptions(limits=Limits(timeout=240), **kw))  # type: ignore[arg-type]
     return {r.property: r for r in res.results}
 
 
@@ -125,7 +127,7 @@ def test_promela_byte_wraps_as_spin(
     system = load_model(path)
     exact = registry.run("explicit", system, CheckOptions(keep_going=True)).results
     assert {r.property: r.verdict for r in exact}[prop] is expected
-    res = registry.run(method, system, CheckOptions(properties=[prop], limits=Limits(timeout=60)))
+    res = registry.run(method, system, CheckOptions(properties=[prop], limits=Limits(timeout=240)))
     r = next(r for r in res.results if r.property == prop)
     assert r.verdict is expected, r.reason
     if expected is Verdict.VIOLATED:
@@ -181,6 +183,42 @@ def _exact_vs(method: str, seeds: range, kind_depth: int | None = None) -> tuple
 def test_never_contradicts_exact_search_on_generated_models(method: str) -> None:
     unknown, total = _exact_vs(method, range(8), KIND_DEPTH)
     assert total >= 16 and unknown < total
+
+
+def test_kind_searches_generated_model_4_to_the_max_depth() -> None:
+    # reported as stopping at depth 1 under max_depth=10: k-induction (without strengthening;
+    # the engine now proves this property from the reachable set first) runs to the bound, and
+    # its answer says so (Inconclusive.depth and the reason)
+    system = parse_gcl(random_model(4).text, "gen.gcl")
+    ts = TransitionSystem(system)
+    cond = bad_condition(system, "no-model-error", "model-error")
+    answer = k_induction(ts, cond, z3.BoolVal(True, ts.ctx), 10, None)
+    assert answer == Inconclusive("neither a counterexample nor a proof up to depth 10", 10)
+    # a deadline already passed stops the search before depth 0, and says so
+    late = k_induction(ts, cond, z3.BoolVal(True, ts.ctx), 10, time.monotonic() - 1)
+    assert late == Inconclusive("time limit reached at depth 0", 0)
+
+
+def test_a_run_stopped_by_the_time_limit_reports_the_depth_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    system = load_model(SYMBOLIC / "ticket2.gcl")
+    clock = time.monotonic
+    late = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock() + late[0])
+
+    def slow(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Inconclusive:
+        if cond.name != "mutex":
+            return Inconclusive("not this one")
+        late[0] = 1000.0  # the time limit passes during the search, at depth 4
+        return Inconclusive("time limit reached at depth 4", 4)
+
+    opts = CheckOptions(properties=["mutex"], limits=Limits(timeout=60))
+    res = check_induction(system, opts, "kind", slow).results
+    r = next(r for r in res if r.property == "mutex")
+    assert r.verdict is Verdict.UNKNOWN
+    # the run's time limit, or the share of it left to this property, and the depth reached
+    assert "time limit of 60 s" in r.reason and r.reason.endswith(" at depth 4"), r.reason
 
 
 @pytest.mark.slow
@@ -259,3 +297,60 @@ def test_airport_bk4_taxiway_holds_with_a_checked_certificate(method: str) -> No
     assert r.verdict is Verdict.HOLDS, r.reason
     inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
     assert check_certificate(system, bad_condition(system, "taxiway", "ctl"), inv).valid
+
+
+def test_counting_candidates_relate_ticket_counters_to_locations() -> None:
+    from absmc.engines.induction.facts import counting_candidates
+    from absmc.ir.sorts import IntSort
+
+    system = load_model(SYMBOLIC / "ticket2.gcl")
+    names = {v.name for v in system.variables if isinstance(v.sort, IntSort)}
+    texts = {format_expr(e) for e in counting_candidates(system, names)}
+    # s - t is minus the number of processes holding a ticket (locations 1 and 2)
+    assert "s - t == (pc1 == 1 ? -1 : pc1 == 2 ? -1 : 0) + (pc2 == 1 ? -1 : pc2 == 2 ? -1 : 0)" in (
+        texts
+    )
+
+
+def _kind_deadlock(system: System) -> Any:
+    opts = CheckOptions(limits=Limits(timeout=60, max_depth=2), properties=["no-deadlock"])
+    return registry.run("kind", system, opts).results[0]
+
+
+def test_counting_candidates_prove_ticket_deadlock_freedom(monkeypatch: pytest.MonkeyPatch) -> None:
+    from absmc.engines.induction import facts
+
+    system = load_model(SYMBOLIC / "ticket3.gcl")
+    r = _kind_deadlock(system)
+    assert r.verdict is Verdict.HOLDS, r.reason
+    inv = parse_gcl_expr(r.extra["certificate"]["invariant"], system, "certificate")
+    assert check_certificate(system, bad_condition(system, "no-deadlock", "deadlock"), inv).valid
+    # without the counting invariant neither Houdini nor 2-induction proves it
+    monkeypatch.setattr(facts, "counting_candidates", lambda system, names: [])
+    assert _kind_deadlock(system).verdict is Verdict.UNKNOWN
+
+
+DOUBLING = """
+var x : int;
+init: x == 1;
+process P {
+  true -> x := (2 * x) % 31;
+}
+invariant not3: x != 3;
+"""
+
+
+def test_a_closed_finite_search_gives_the_reachable_set_as_certificate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from absmc.engines.induction import facts
+
+    system = parse_gcl(DOUBLING, "doubling.gcl")
+    opts = CheckOptions(limits=Limits(timeout=60, max_depth=2), properties=["not3"])
+    r = registry.run("kind", system, opts).results[0]
+    # 3 -> 6 -> 12 -> 24 -> 17 -> 3 is an unreachable cycle: no 2-induction alone, but the
+    # reachable set {1, 2, 4, 8, 16} is closed
+    assert r.verdict is Verdict.HOLDS, r.reason
+    assert "1 == x || 2 == x || 4 == x || 8 == x || 16 == x" in r.extra["certificate"]["invariant"]
+    monkeypatch.setattr(facts, "SAMPLE_STATES", 2)  # the search no longer closes
+    assert registry.run("kind", system, opts).results[0].verdict is Verdict.UNKNOWN

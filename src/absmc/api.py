@@ -20,7 +20,7 @@ from typing import Any
 
 from absmc.errors import UsageError
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.options import CheckOptions, Limits, reduces
 from absmc.kernel.result import Result
 
 __all__ = ["check", "load"]
@@ -105,7 +105,7 @@ def check(
     from absmc.engines import registry
 
     engine = registry.get(method)
-    reduce = bool(options.pop("reduce", True))  # a System has its reductions built in
+    reduce = reduces(options.pop("reduce", None))  # a System has its reductions built in
     system = model if isinstance(model, System) else load(model, defines, reduce)
     name = "<model>" if isinstance(model, System) else os.fspath(model)
     texts = options.get("predicates")

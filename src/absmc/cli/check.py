@@ -9,34 +9,41 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import click
 
-from absmc.cli.args import FLAG_OF, CheckArgs
+from absmc.cli.args import (
+    DFS_DEPTH_BOUND,
+    METHOD_SHARED,
+    PROGRAM,
+    SHARED,
+    CheckArgs,
+    flag_of,
+    registered_options,
+)
 from absmc.cli.common import (
     CONTEXT,
     EXIT_INTERNAL,
     EXIT_UNKNOWN,
+    GroupedCommand,
     LoadTimeout,
     ProgressLine,
+    add_options,
     add_predicates,
     console,
-    defines_option,
     echo,
     emit,
     error_json,
+    groups_of,
     guarded,
     load,
     write_file,
 )
 from absmc.cli.component import PY_SUFFIXES, run_component
 from absmc.cli.methods import all_params, method_cli, owners
-from absmc.cli.methods import explicit as explicit_cli
-from absmc.cli.methods import symbolic as symbolic_cli
-from absmc.cli.methods import typeabs as types_cli
-from absmc.cli.methods import under as under_cli
 from absmc.cli.replay import trail_path, trails_off, write_trail
 from absmc.engines import registry
 from absmc.engines.engine import STORES
@@ -44,14 +51,12 @@ from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
 from absmc.ir.system import System
 from absmc.kernel.memory import machine_memory_mb
-from absmc.kernel.options import CheckOptions, Limits, StoreKind
+from absmc.kernel.options import CheckOptions, Limits, StoreKind, reduces
 from absmc.kernel.result import SCHEMA_VERSION, Result
+from absmc.option import defaults
 from absmc.report.dot import to_dot, trace_path
 from absmc.report.html import render_html
 from absmc.report.text import render_result
-
-#: the depth bound of a depth-first search when none is given (SPIN's ``-m`` default)
-DFS_DEPTH_BOUND = 10_000
 
 
 def _store(name: str) -> StoreKind:
@@ -96,7 +101,7 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         ltl=args.ltl,
         fairness="weak" if args.fairness == "weak" else "none",
         non_progress=args.non_progress,
-        reduce=args.reduce is not False,
+        reduce=reduces(args.reduce),
     )
 
 
@@ -109,7 +114,7 @@ def _refuse_foreign(args: CheckArgs) -> None:
             which = (
                 f"{', '.join(methods[:-1])} and {methods[-1]}" if len(methods) > 1 else methods[0]
             )
-            raise UsageError(f"{FLAG_OF.get(param, param)} applies to {which}")
+            raise UsageError(f"{flag_of(param)} applies to {which}")
     if args.store not in STORES and args.store not in mine.stores:
         which = " and --method ".join(
             n for n in registry.names() if args.store in method_cli(n).stores
@@ -178,7 +183,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
         try:
-            loaded = load(args.model, args.defines, args.timeout, reduce=args.reduce is not False)
+            loaded = load(args.model, args.defines, args.timeout, reduce=reduces(args.reduce))
         except (LoadTimeout, KeyboardInterrupt) as e:
             if not args.as_json:
                 raise
@@ -223,13 +228,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
 
 
 #: the arguments of a component check (a .py program), refused for models
-_PROGRAM_ONLY = (
-    ("ARGS", "entry_args"),
-    ("--entry", "entry"),
-    ("--component", "component"),
-    ("--granularity", "granularity"),
-    ("--emit-tests", "emit_tests"),
-)
+_PROGRAM_ONLY = (("ARGS", "entry_args"), *((o.flag, o.name) for o in PROGRAM))
 
 
 def _method_help() -> str:
@@ -237,232 +236,34 @@ def _method_help() -> str:
     return f"Checking method: {lines}."
 
 
-predicate_option = click.option(
-    "--predicate",
-    "predicates",
-    multiple=True,
-    metavar="EXPR",
-    help="Add a predicate for abstraction (repeatable; GCL expression syntax, e.g. 'x < y'; "
-    "a Python expression for a .py program).",
-)
+def make_check_command() -> click.Command:
+    """The ``absmc check`` command, its options generated from their declarations: the shared
+    ones (:mod:`absmc.cli.args`) and each registered engine's own (``Engine.options``), listed
+    in ``--help`` by group. Raises ``ValueError`` when two declarations share a name."""
+    method = replace(SHARED[0], choices=tuple(registry.names()), help=_method_help())
+    declared = (method, *SHARED[1:], *METHOD_SHARED, *PROGRAM, *registered_options())
+    defaults(declared)  # one declaration per name
+
+    @click.command(
+        "check", cls=GroupedCommand, context_settings=CONTEXT, groups=groups_of(declared)
+    )
+    @click.argument("model", type=click.Path(dir_okay=False))
+    @click.argument("entry_args", nargs=-1, metavar="[ARGS]...")
+    @add_options(declared)
+    @click.pass_context
+    def check_command(ctx: click.Context, /, **params: Any) -> None:
+        """Check the properties of MODEL (or of a Python component: MODEL.py --entry FUNC
+        [ARGS]... --component NAME).
+
+        Checks every invariant and unreachable property of the model, plus the built-in
+        no-deadlock (some command is always enabled) and no-model-error (no out-of-range
+        assignment, no division by zero). Prints one verdict per property, statistics, and a
+        counterexample table for each violation.
+        """
+        debug = bool(ctx.obj and ctx.obj.get("debug"))
+        sys.exit(run_check(CheckArgs.from_params(params), sys.stdout, sys.stderr, debug))
+
+    return check_command
 
 
-@click.command("check", context_settings=CONTEXT)
-@click.argument("model", type=click.Path(dir_okay=False))
-@click.argument("entry_args", nargs=-1, metavar="[ARGS]...")
-@click.option(
-    "--method",
-    type=click.Choice(registry.names()),
-    default="explicit",
-    show_default=True,
-    help=_method_help(),
-)
-@predicate_option
-@click.option(
-    "--property",
-    "properties",
-    multiple=True,
-    metavar="NAME",
-    help="Check only this property (repeatable). Built-in: no-deadlock, no-model-error.",
-)
-@click.option(
-    "-N",
-    "--ltl",
-    "ltl",
-    default=None,
-    metavar="NAME",
-    help="Check only this ltl block or never claim, as SPIN's -N: one product search, which "
-    "reports assertion violations and model errors it meets (stopping at the first unless "
-    "--keep-going) and no deadlocks (default: each block in turn, each with its own result, "
-    "and the safety properties; docs/ltl.md).",
-)
-@click.option(
-    "--fairness",
-    type=click.Choice(["none", "weak"]),
-    default="none",
-    show_default=True,
-    help="weak: only weakly fair cycles violate ltl properties and progress (SPIN's -f).",
-)
-@click.option(
-    "-l",
-    "--non-progress",
-    "non_progress",
-    is_flag=True,
-    help="Look for non-progress cycles: cycles through no progress label (SPIN's -l).",
-)
-@click.option(
-    "--show-automaton",
-    type=click.Choice(["hoa", "spin"]),
-    default=None,
-    help="Print the Büchi automaton of each ltl block's negation (Spot's HOA text or a never "
-    "claim) before the results.",
-)
-@click.option(
-    "--order",
-    type=click.Choice(["bfs", "dfs"]),
-    default=None,
-    help="Search order (BFS gives shortest counterexamples). Default: bfs; dfs for a Python "
-    "program (.py), where it finds bugs in far fewer states, without a depth bound.",
-)
-@click.option(
-    "--store",
-    type=click.Choice(["exact", "bitstate", "hash-compact", "range", "predicates"]),
-    default="exact",
-    show_default=True,
-    help="State store: exact set, bitstate hashing or hash-compact (64-bit hashes, SPIN's "
-    "-DHC) — both use less memory and may miss states, so they never prove; "
-    "[under] range = Kudra & Mercer's min/max refinement, no prover; [.py] range = PA+NTP, "
-    "predicates = PA+TP (predicate abstraction refined with the prover, --predicate EXPR).",
-)
-@click.option(
-    "--bitstate-bits",
-    type=click.IntRange(3, 40),
-    default=27,
-    show_default=True,
-    metavar="LOG2",
-    help="Bitstate array size: 2^LOG2 bits.",
-)
-@click.option(
-    "--hash-functions",
-    type=click.IntRange(1, 32),
-    default=3,
-    show_default=True,
-    metavar="K",
-    help="Number of bitstate hash functions (SPIN's -k).",
-)
-@click.option(
-    "--max-states",
-    type=click.IntRange(1),
-    default=None,
-    metavar="N",
-    help="Stop after storing N states (verdict unknown).",
-)
-@click.option(
-    "--max-depth",
-    type=click.IntRange(0),
-    default=None,
-    metavar="N",
-    help="Do not explore beyond N steps from the initial state (verdict unknown). "
-    f"Depth-first search has a default bound of {DFS_DEPTH_BOUND} (SPIN's -m).",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Stop after this much wall time (verdict unknown).",
-)
-@click.option(
-    "--max-memory",
-    type=click.FloatRange(1),
-    default=None,
-    metavar="MB",
-    help="Stop when the process uses this much memory (resident set, MiB; verdict unknown). "
-    "Default: 80% of the machine's memory.",
-)
-@click.option(
-    "--keep-going", is_flag=True, help="Continue after a violation and count them all (SPIN's -c0)."
-)
-@click.option("--no-deadlock", is_flag=True, help="Do not report states without successors.")
-@click.option(
-    "--backend",
-    type=click.Choice(["python", "native", "auto"]),
-    default="auto",
-    show_default=True,
-    help="[explicit] What runs the search: generated Python, C compiled with the system C "
-    "compiler (breadth-first; exact, hash-compact or bitstate store), or auto (Python, then C "
-    "once the model shows more than 50,000 states and the C code, compiled in the background, "
-    "is ready; Python alone when no C compiler is present or with --ray).",
-)
-@defines_option
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option(
-    "--trail",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Where to write the violated properties' traces (default: MODEL.trail.json beside "
-    "the model; absmc replay MODEL replays them).",
-)
-@click.option("--no-trail", is_flag=True, help="Write no trail file (also: ABSMC_NO_TRAIL=1).")
-@click.option(
-    "--html",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Also write the result as one self-contained HTML page (absmc report); its state "
-    "graph is drawn with Graphviz's dot when installed (else listed as tables).",
-)
-@click.option(
-    "--dot",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Write the explored state graph (its first --graph-bound states) as Graphviz text "
-    "(draw it with Graphviz: dot -Tsvg FILE).",
-)
-@click.option(
-    "--graph-bound",
-    type=click.IntRange(1),
-    default=60,
-    show_default=True,
-    metavar="N",
-    help="States drawn in --dot and --html state graphs.",
-)
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress line on stderr (default: when stderr is a terminal).",
-)
-@click.option(
-    "--entry",
-    metavar="FUNC",
-    default=None,
-    help="[.py] The function the program starts in (ARGS are its arguments, Python literals).",
-)
-@click.option(
-    "--component",
-    multiple=True,
-    metavar="NAME[,NAME...]",
-    help="[.py] The component: functions, classes, Class.method or the module; the rest of "
-    "the program runs natively (paper 003).",
-)
-@click.option(
-    "--granularity",
-    type=click.Choice(["statement", "access"]),
-    default="statement",
-    show_default=True,
-    help="[.py] One step per statement, or split reads and writes of shared data.",
-)
-@click.option(
-    "--reduce/--no-reduce",
-    "reduce",
-    default=None,
-    help="State-space reductions. Models: on unless --no-reduce (partial-order reduction of "
-    "the explicit safety search, docs/reductions.md; SPIN's dead-variable reset for Promela; "
-    "--no-reduce gives spin -o1 -DNOREDUCE's counts). [.py] off unless --reduce: "
-    "partial-order reduction of the threads' interleavings (persistent sets, fewer states "
-    "stored, more time per state).",
-)
-@click.option(
-    "--emit-tests",
-    metavar="FILE",
-    default=None,
-    help="[.py] Write the environment calls seen as a pytest file (border states).",
-)
-@under_cli.options
-@types_cli.options
-@explicit_cli.options
-@symbolic_cli.options
-@click.pass_context
-def check_command(ctx: click.Context, /, **params: Any) -> None:
-    """Check the properties of MODEL (or of a Python component: MODEL.py --entry FUNC
-    [ARGS]... --component NAME).
-
-    Checks every invariant and unreachable property of the model, plus the built-in
-    no-deadlock (some command is always enabled) and no-model-error (no out-of-range
-    assignment, no division by zero). Prints one verdict per property, statistics, and a
-    counterexample table for each violation.
-    """
-    debug = bool(ctx.obj and ctx.obj.get("debug"))
-    sys.exit(run_check(CheckArgs(**params), sys.stdout, sys.stderr, debug))
+check_command = make_check_command()

@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, TextIO, TypeVar
 
 import click
@@ -31,6 +31,7 @@ from absmc.ir.system import System
 from absmc.kernel.options import Progress
 from absmc.kernel.result import Result, peak_rss_mb
 from absmc.lang.basl import BaslAbstraction
+from absmc.option import Option
 
 EXIT_USAGE: Final = 2
 EXIT_UNKNOWN: Final = 3
@@ -300,14 +301,118 @@ class ProgressLine:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# -- options from their declarations (absmc.option.Option) ----------------------------------
+#: the section of options no declaration places (``--help`` itself)
+OTHER = "Other options"
 
-def defines_option(f: F) -> F:
-    """The ``-D NAME[=VALUE]`` option (preprocessor definitions for Promela models) of every
-    command that loads a model."""
-    return click.option(
-        "-D",
-        "defines",
-        multiple=True,
-        metavar="NAME[=VALUE]",
-        help="Preprocessor definition for Promela models (as spin -D).",
-    )(f)
+
+def _type(o: Option) -> click.ParamType[Any] | None:
+    if o.kind == "choice":
+        return click.Choice(list(o.choices))
+    if o.kind == "path":
+        return click.Path(dir_okay=False)
+    if o.kind == "int":
+        if o.min is None and o.max is None:
+            return click.INT
+        lo = int(o.min) if o.min is not None else None
+        return click.IntRange(lo, int(o.max) if o.max is not None else None)
+    if o.kind == "float":
+        return click.FloatRange(o.min, o.max, min_open=o.min_open)
+    return None
+
+
+def click_option(o: Option, help: str | None = None) -> Callable[[F], F]:
+    """The click option of declaration ``o`` (``help`` replaces its help text, for a command
+    that gives the same option another meaning)."""
+    text = o.help if help is None else help
+    if o.kind == "flag":
+        return click.option(*o.flags, o.name, is_flag=True, help=text)
+    extra: dict[str, Any] = {"help": text, "show_default": o.show_default}
+    if o.metavar is not None:
+        extra["metavar"] = o.metavar
+    if o.multiple:
+        extra["multiple"] = True
+    else:
+        extra["default"] = o.default
+    kind = _type(o)
+    if kind is not None:
+        extra["type"] = kind
+    return click.option(*o.flags, o.name, **extra)
+
+
+def add_options(options: Iterable[Option]) -> Callable[[F], F]:
+    """A decorator adding the click options of ``options`` (in that order in ``--help``)."""
+    listed = list(options)
+
+    def decorate(f: F) -> F:
+        for o in reversed(listed):
+            f = click_option(o)(f)
+        return f
+
+    return decorate
+
+
+class GroupedCommand(click.Command):
+    """A click command whose ``--help`` lists its options in sections: ``groups`` maps a
+    parameter name to its section title (sections in the order of their first option; others
+    under :data:`OTHER`)."""
+
+    def __init__(self, *args: Any, groups: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.groups = dict(groups or {})
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Write the options, one ``--help`` section per group."""
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            if not isinstance(param, click.Option):
+                continue  # arguments are in the usage line and the text
+            record = param.get_help_record(ctx)
+            if record is not None:
+                title = self.groups.get(param.name or "", OTHER)
+                sections.setdefault(title, []).append(record)
+        for title, rows in sections.items():
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+def groups_of(options: Iterable[Option]) -> dict[str, str]:
+    """``name -> group`` of ``options`` (for :class:`GroupedCommand`)."""
+    return {o.name: o.group for o in options}
+
+
+#: ``-D NAME[=VALUE]``: preprocessor definitions for Promela models (every command that loads
+#: a model)
+DEFINES: Final = Option(
+    "defines",
+    ("-D",),
+    "Preprocessor definition for Promela models (as spin -D).",
+    metavar="NAME[=VALUE]",
+    multiple=True,
+)
+
+#: the options that pick and cut a saved trace (``absmc replay``; ``absmc simulate --replay``
+#: gives them its own help)
+TRACE_PROPERTY: Final = Option(
+    "name",
+    ("-N", "--property"),
+    "Replay the trace of this property (default: the first in the trail).",
+    metavar="NAME",
+)
+STOP_AT: Final = Option(
+    "stop_at",
+    ("--stop-at",),
+    "Replay the first N steps only (with -i: then choose the next steps yourself).",
+    kind="int",
+    min=0,
+    metavar="N",
+)
+INTERACTIVE: Final = Option(
+    "interactive",
+    ("-i", "--interactive"),
+    "Go on interactively from step N of --stop-at N (without it: from the initial "
+    "state), choosing each step yourself (SPIN's -i).",
+    kind="flag",
+)
+
+defines_option = click_option(DEFINES)

@@ -10,10 +10,10 @@ import ast
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from absmc.cli.args import CheckArgs
+from absmc.cli.args import CheckArgs, flag_of
 from absmc.cli.common import EXIT_UNKNOWN, ProgressLine, echo, emit
 from absmc.errors import UsageError
-from absmc.kernel.options import Limits
+from absmc.kernel.options import Limits, reduces
 from absmc.kernel.result import Result
 
 #: the check arguments that apply to models only
@@ -62,8 +62,7 @@ def run_component(
         raise UsageError("--method applies to models; a Python program is checked as a component")
     for name in _MODEL_ONLY:
         if not args.is_default(name):
-            flag = "--" + name.replace("_", "-")
-            raise UsageError(f"{flag} applies to models, not to Python programs")
+            raise UsageError(f"{flag_of(name)} applies to models, not to Python programs")
     if args.store not in ("exact", "bitstate", "hash-compact", "range", "predicates"):
         raise UsageError(f"--store {args.store} does not apply to Python programs")
     abstraction = {"range": "range", "predicates": "prover"}.get(args.store, "none")
@@ -86,7 +85,7 @@ def run_component(
         predicates=tuple(p for p in args.predicates if p != "guards"),
         abstraction=abstraction,
         progress=line,
-        reduce=args.reduce is True,
+        reduce=reduces(args.reduce, program=True),
     )
     try:
         result, sem = check_file(

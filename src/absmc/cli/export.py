@@ -8,10 +8,11 @@ from typing import Any, TextIO
 
 import click
 
-from absmc.cli.check import predicate_option
+from absmc.cli.args import declared
 from absmc.cli.common import (
     CONTEXT,
     add_predicates,
+    click_option,
     defines_option,
     echo,
     guarded,
@@ -127,7 +128,7 @@ def run_export(args: ExportArgs, out: TextIO, err: TextIO, debug: bool = False) 
     "fourvalued = its may- and must-abstraction (--predicate ...).",
 )
 @types_cli.options
-@predicate_option
+@click_option(declared("predicates"))
 @click.pass_context
 def export_command(ctx: click.Context, /, **params: Any) -> None:
     """Write MODEL in another language.

@@ -23,7 +23,18 @@ from typing import Any, TextIO
 import click
 from rich.text import Text
 
-from absmc.cli.common import CONTEXT, console, defines_option, echo, guarded, load
+from absmc.cli.common import (
+    CONTEXT,
+    DEFINES,
+    INTERACTIVE,
+    STOP_AT,
+    TRACE_PROPERTY,
+    add_options,
+    console,
+    echo,
+    guarded,
+    load,
+)
 from absmc.errors import UsageError
 from absmc.kernel.result import Result
 
@@ -99,8 +110,8 @@ def run_replay(
 
     def body() -> int:
         from absmc.codegen.python import compile_system
-        from absmc.kernel.trace import ReplayError, replay_saved
-        from absmc.kernel.trail import replay_violation, saved_traces
+        from absmc.kernel.trace import ReplayError, replay_saved, replay_violation
+        from absmc.kernel.trail import saved_traces
         from absmc.report.text import trace_table
 
         if model.endswith(".py"):
@@ -188,29 +199,7 @@ def run_replay(
 @click.command("replay", context_settings=CONTEXT)
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("trail", required=False, type=click.Path(dir_okay=False))
-@click.option(
-    "-N",
-    "--property",
-    "name",
-    default=None,
-    metavar="NAME",
-    help="Replay the trace of this property (default: the first in the trail).",
-)
-@defines_option
-@click.option(
-    "--stop-at",
-    type=click.IntRange(0),
-    default=None,
-    metavar="N",
-    help="Replay the first N steps only (with -i: then choose the next steps yourself).",
-)
-@click.option(
-    "-i",
-    "--interactive",
-    is_flag=True,
-    help="Go on interactively from step N of --stop-at N (without it: from the initial "
-    "state), choosing each step yourself (SPIN's -i).",
-)
+@add_options((TRACE_PROPERTY, DEFINES, STOP_AT, INTERACTIVE))
 @click.pass_context
 def replay_command(
     ctx: click.Context,

@@ -13,6 +13,10 @@ from rich.text import Text
 from absmc.cli.common import (
     CONTEXT,
     EXIT_USAGE,
+    INTERACTIVE,
+    STOP_AT,
+    TRACE_PROPERTY,
+    click_option,
     console,
     defines_option,
     echo,
@@ -166,26 +170,15 @@ def run_interactive(
     help="Replay a saved trace up to its violation instead of a random run (a trail "
     "MODEL.trail.json, check --json or simulate --json; as absmc replay).",
 )
-@click.option(
-    "-N",
-    "--property",
-    "name",
-    default=None,
-    metavar="NAME",
-    help="With --replay: the property whose trace to replay (default: the first).",
+@click_option(
+    TRACE_PROPERTY, "With --replay: the property whose trace to replay (default: the first)."
 )
-@click.option(
-    "--stop-at",
-    type=click.IntRange(0),
-    default=None,
-    metavar="N",
-    help="With --replay: replay the first N steps only (with -i: then go on interactively).",
+@click_option(
+    STOP_AT, "With --replay: replay the first N steps only (with -i: then go on interactively)."
 )
-@click.option(
-    "-i",
-    "--interactive",
-    is_flag=True,
-    help="Choose each step yourself among the enabled ones, typed on standard input (SPIN's "
+@click_option(
+    INTERACTIVE,
+    "Choose each step yourself among the enabled ones, typed on standard input (SPIN's "
     "-i; at most --steps steps).",
 )
 @click.pass_context

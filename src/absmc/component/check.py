@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from absmc.component.abstraction import PredicateAbstraction, RangeStore, compile_predicates
 from absmc.component.machine import ASSERT_PROPERTY, UNCAUGHT_PROPERTY, ComponentSemantics
-from absmc.component.memo import SMALL_MEMO_LIMIT
+from absmc.component.memo import SMALL_MEMO_LIMIT, Memo
 from absmc.component.native_replay import (
     CONFIRMED,
     NOT_APPLICABLE,
@@ -44,7 +44,7 @@ from absmc.component.translate import Granularity
 from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
 from absmc.kernel.limits import time_limit
-from absmc.kernel.options import Limits, Order, Progress
+from absmc.kernel.options import Limits, Order, Progress, reduces
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
 from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
 from absmc.kernel.store import (
@@ -79,7 +79,8 @@ class ComponentOptions:
     ``confirm`` (re-execute each violation's trace on CPython with the program file,
     :mod:`absmc.component.native_replay`; a trace that does not fail there is ``unknown``),
     ``reduce`` (partial-order reduction of the threads' interleavings,
-    :mod:`absmc.component.reduction`; applies with ``abstraction="none"``)."""
+    :mod:`absmc.component.reduction`; applies with ``abstraction="none"``; off unless asked
+    for, :func:`absmc.kernel.options.reduces`)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -95,7 +96,7 @@ class ComponentOptions:
     record_border: bool = False
     confirm: bool = True
     progress: Callable[[Progress], None] | None = None
-    reduce: bool = False
+    reduce: bool = reduces(None, program=True)
 
 
 def _store(options: ComponentOptions) -> Store:
@@ -119,7 +120,14 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
         contextlib.redirect_stderr(io.StringIO()),
         sem.guarded(),
     ):
-        return _check(sem, options, model)
+        result = _check(sem, options, model)
+        if sem.stable_used and sem.stable_broken:
+            # a library call received a component object: it might write attributes whose
+            # reads were joined (absmc.component.stable) — search again without joining them
+            sem.unstable = None
+            sem.memo = Memo()
+            result = _check(sem, options, model)
+        return result
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:

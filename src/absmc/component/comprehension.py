@@ -65,7 +65,7 @@ class ComprehensionLoops:
         """A list, set or dict comprehension that calls the component (``[Worker(c) for _ in
         range(2)]``, ``[t.start() for t in ts]``) as the loops it stands for, statement by
         statement: its targets become fresh locals, the result a temporary."""
-        from absmc.component.translate import EXEC, _Rename  # the translator imports us
+        from absmc.component.translate_expr import EXEC, _Rename  # the translator imports us
 
         res = self.temp()
         rname = self.slots[res]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import time
 import types
-from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -42,10 +41,12 @@ from absmc.component.guard import (
     zero_arg_super,
 )
 from absmc.component.guard import STATE as GUARD
+from absmc.component.joined import MAX_INVISIBLE, JoinedSteps
 from absmc.component.memo import Memo, step_key
 from absmc.component.memo import apply as memo_apply
 from absmc.component.memo import delta as memo_delta
 from absmc.component.reduction import Reduction, closed_call
+from absmc.component.stable import passes_objects, program_files, stable_attributes
 from absmc.component.sync import (
     CONSTRUCTORS,
     REAL_TYPES,
@@ -181,7 +182,7 @@ class _Raise(Exception):
     """An exception raised in the component at a step (carried to the unwinder)."""
 
 
-class ComponentSemantics(ThreadSteps):
+class ComponentSemantics(ThreadSteps, JoinedSteps):
     """The :class:`~absmc.kernel.semantics.Semantics` of a component: ``successors``,
     ``step``, ``valid_end`` (every thread ended, or only daemon threads remain), no state
     properties (assertions and uncaught exceptions are failures of steps)."""
@@ -221,6 +222,14 @@ class ComponentSemantics(ThreadSteps):
             Callable[[State, int, State | None, list[tuple[int, int]], bool], None] | None
         ) = None
         self.memo = Memo()
+        #: the attribute names written outside constructors (:mod:`.stable`; ``None``: no
+        #: attribute read is joined); ``stable_used``: one was; ``stable_broken``: a library
+        #: call received a component object (the check then runs again without)
+        files = program_files(program.namespace.get("__file__"), [fc.file for fc in program.funcs])
+        self.unstable: frozenset[str] | None = stable_attributes(files)
+        self._scanned = frozenset(files)
+        self.stable_used = False
+        self.stable_broken = False
         #: the code objects of the translated functions (natively run code may not enter them)
         self._codes = {fc.func.__code__: fc.name for fc in program.funcs}
         #: the threads of the step being executed (for threads started by native code)
@@ -509,10 +518,10 @@ class ComponentSemantics(ThreadSteps):
         try:
             nalts = self._exec(threads, tid, th, choice, label, fails)
             if nalts == 1 and not fails:
-                # invisible steps of the same thread (its locals only) join this transition
+                # both-mover steps of the same thread join this transition (joined.py)
                 n = 0
                 while th.status == 0 and th.frames and n < MAX_INVISIBLE:
-                    if not self._invisible(th.frames[-1]):
+                    if not self._invisible(th.frames[-1], len(th.frames)):
                         break
                     at = (th.frames[-1][0], th.frames[-1][1])
                     self._exec(threads, tid, th, 0, label, fails)
@@ -649,40 +658,6 @@ class ComponentSemantics(ThreadSteps):
         except Exception as exc:
             self._unwind(th, exc, label, fails)
             return 1
-
-    def _invisible(self, frame: list[Any]) -> bool:
-        """The frame's next instruction only touches values private to its thread (locals
-        that are not heap objects, new objects, calls of component functions): it commutes
-        with every other thread's steps, so it is executed in the same transition (a
-        reduction that keeps every reachable deadlock, assertion and exception)."""
-        fc = self.prog.funcs[frame[0]]
-        ins = fc.instrs[frame[1]]
-        if not ins.local:
-            return False
-        loc = frame[2]
-        heap = self._heap_type
-        op = ins.op
-        if op == FOR_NEXT:
-            return type(loc[ins.dest]) in (range, tuple, str)
-        if op == CALL:
-            try:
-                f, args, kwargs = self._piece(ins, loc, fc, kill=False)
-            except Exception:
-                return False
-            t = type(f)
-            if t is types.FunctionType:
-                return id(f) in self.prog.fid_of
-            if t is type and f in self.prog.classes:
-                return True
-            if t is types.BuiltinFunctionType or t is type:
-                return not any(heap(type(a)) for a in args) and not any(
-                    heap(type(a)) for a in kwargs.values()
-                )
-            return False
-        return all(not heap(type(loc[i])) for i in ins.slots)
-
-    def _heap_type(self, t: type) -> bool:
-        return t in _HEAP_TYPES or t in self.prog.owned_classes
 
     def _piece(self, ins: Instr, loc: list[Any], fc: FuncCode, kill: bool = True) -> Any:
         fn = ins.fn
@@ -828,6 +803,10 @@ class ComponentSemantics(ThreadSteps):
         self.env_calls += 1
         if self.reduction is not None and not closed_call(f, args, kwargs, self._owned):
             self.hidden_calls += 1
+        if self.unstable is not None and not self.stable_broken:
+            self.stable_broken = passes_objects(
+                f, args, kwargs, self.prog.owned_classes, self._scanned
+            )
         if isinstance(getattr(f, "__self__", None), REAL_TYPES):
             raise NativeUseError(
                 f"{_callee_name(f)} of a real synchronization object the checker does not own "
@@ -950,12 +929,6 @@ class ComponentSemantics(ThreadSteps):
             frame[2][ins.dest] = result
         frame[1] = ins.nxt
         return 1
-
-
-#: the longest run of invisible steps joined to one transition (a local loop may not end)
-MAX_INVISIBLE = 1000
-
-_HEAP_TYPES = frozenset({list, dict, set, SyncHandle, deque, defaultdict, bytearray})
 
 
 def _status_text(st: Any) -> str:

@@ -1,6 +1,8 @@
 """Source-level traces of the component: replay a path of step labels from the initial state
 (re-execution: the environment's calls run again) and show each step as file:line, thread,
-statement and the variables it changed (the kernel's ``Trace`` shape)."""
+statement and the variables it changed (the kernel's ``Trace`` shape). The checks are the
+kernel's replay module's (:mod:`absmc.kernel.trace`: ``run_path``, ``deadlock_end``); only the
+rows and notes are the component's."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from absmc.component.values import UNBOUND, render
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK
 from absmc.kernel.result import StateValue, Trace, TraceStep
-from absmc.kernel.trace import ReplayError, run_path
+from absmc.kernel.trace import ReplayError, deadlock_end, run_path
 
 
 def state_view(sem: ComponentSemantics, s: State) -> dict[str, StateValue]:
@@ -78,9 +80,7 @@ def replay(sem: ComponentSemantics, prop: str, path: Sequence[int]) -> Trace:
         states.append(target)
         note = hits[0].message
     else:
-        succ, _ = sem.successors(states[-1])
-        if succ or sem.valid_end(states[-1]):
-            raise ReplayError("the final state of a deadlock trace has a successor")
+        deadlock_end(sem, states[-1])
         blocked = [
             f"{name} blocked at {fc.file}:{line}" if fc is not None else f"{name} {status}"
             for name, status, fc, line in sem.thread_view(states[-1])

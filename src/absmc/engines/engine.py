@@ -8,7 +8,7 @@ Each engine package defines ``ENGINE = Engine(...)`` in its ``__init__``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
@@ -17,6 +17,7 @@ from absmc.ir.expr import Const, Op, free_vars, subexpressions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
+from absmc.option import Option
 
 #: the safety property kinds (``kernel.options.property_kind``)
 SAFETY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
@@ -104,7 +105,12 @@ class Engine(Generic[OptionsT]):
     """One checking method. ``options_type`` is its frozen options dataclass (every field has a
     default, so ``options_type()`` is the default options); ``check(system, options,
     engine_options)`` returns the :class:`~absmc.kernel.result.Result` (``options`` are the
-    options shared by every method). ``description`` is one line for ``--help``."""
+    options shared by every method). ``description`` is one line for ``--help``.
+    ``options``: the engine's own command-line options (:class:`~absmc.option.Option`;
+    ``absmc check`` adds them, refuses them for other methods and lists them in ``--help``);
+    ``build_options(values)`` makes the engine's options from their parsed values (``name ->
+    value``, every declared name present; raising ``OptionError``); ``None``: the default
+    options (or, for the built-in engines, the builder in :mod:`absmc.cli.methods`)."""
 
     name: str
     options_type: type[OptionsT]
@@ -115,6 +121,8 @@ class Engine(Generic[OptionsT]):
     #: from the user's arguments, the options to run with, or a string saying why it sits out
     #: (e.g. "no variable bindings given"); ``None``: it takes part with the options as given
     portfolio: Callable[[OptionsT], OptionsT | str] | None = None
+    options: tuple[Option, ...] = ()
+    build_options: Callable[[Mapping[str, Any]], OptionsT] | None = None
 
     def default_options(self) -> OptionsT:
         """The engine's default options."""

@@ -46,7 +46,8 @@ class LtlOutcome:
     """What the product search found: the outer search's outcome, the first lasso (product
     labels) if any, the states the nested searches stored, the automaton searched with, and
     (with ``safety``) the first violation of each safety property met on the way, its path in
-    system labels (``violations``; property name -> violation)."""
+    system labels (``violations``; property name -> violation), and statistics the search adds
+    (``extra``)."""
 
     outcome: SearchOutcome
     lasso: Lasso | None
@@ -54,6 +55,8 @@ class LtlOutcome:
     automaton: Automaton
     weakly_fair: bool = False
     violations: dict[str, Violation] = field(default_factory=dict)
+    #: statistics of the search's own (e.g. the native back end's store bytes)
+    extra: dict[str, object] = field(default_factory=dict)
 
 
 def search_ltl(

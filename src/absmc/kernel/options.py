@@ -25,6 +25,7 @@ __all__ = [
     "Selection",
     "StoreKind",
     "property_kind",
+    "reduces",
     "select_properties",
 ]
 
@@ -40,6 +41,14 @@ class Progress:
     transitions: int
     depth: int
     elapsed_s: float
+
+
+def reduces(given: bool | None, program: bool = False) -> bool:
+    """Whether a check applies its state-space reductions: ``given`` when said
+    (``--reduce/--no-reduce``, ``reduce=``), else the one default of every entry point: on for
+    models (partial-order reduction, SPIN's dead-variable reset), off for Python programs
+    (``program``: the component checker's reduction is asked for)."""
+    return (not program) if given is None else given
 
 
 @dataclass(frozen=True)
@@ -60,10 +69,9 @@ class CheckOptions:
     of a one-process explicit search; when it returns true the search stops (``unknown``, "handed
     over") because the caller goes on elsewhere (``--backend auto`` moving to C).
     ``reduce``: apply the explicit search's reductions (partial-order reduction of the safety
-    search, :mod:`absmc.kernel.por`) where they are sound for what is checked; off here (the
-    engines' programmatic default gives the full state space, SPIN's ``-o1 -DNOREDUCE``
-    counts), on by default in ``absmc check`` (``--no-reduce`` turns it off) and
-    :func:`absmc.check`.
+    search, :mod:`absmc.kernel.por`) where they are sound for what is checked; on by default
+    as in ``absmc check`` and :func:`absmc.check` (:func:`reduces`; ``False`` gives the full
+    state space, SPIN's ``-o1 -DNOREDUCE`` counts).
     ``decided``: called with a property's conclusive result as soon as an engine that reports
     early has it (before its ``Result``; the induction engines do): a portfolio member sends
     it to the portfolio at once.
@@ -83,7 +91,7 @@ class CheckOptions:
     fairness: Literal["none", "weak"] = "none"
     non_progress: bool = False
     hand_over: Callable[[int], bool] | None = None
-    reduce: bool = False
+    reduce: bool = reduces(None)
     decided: Callable[[PropertyResult], None] | None = None
 
 

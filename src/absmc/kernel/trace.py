@@ -1,5 +1,8 @@
-"""Counterexample paths to traces: replay on the concrete semantics, concretization of abstract
-paths, and the rows a trace shows. Used by every method (explicit, under, types, fourvalued).
+"""The one replay module: every explorer's counterexample paths, lassos, witnesses and saved
+traces are re-executed on the concrete semantics here, and the rows a trace shows are made
+here. Used by every method (explicit, under, types, fourvalued, symbolic, pdr/kind), by the
+component checker (``run_path``, ``deadlock_end``; its rows are its own) and by ``absmc
+replay``/``simulate --replay``.
 
 * :func:`replay` — every ``violated`` verdict's trace goes through it: each step of the path
   must be a step of the semantics in the state reached so far, and the final state (or the
@@ -17,16 +20,25 @@ paths, and the rows a trace shows. Used by every method (explicit, under, types,
   came back from another process): the automaton run is searched for, then
   :func:`replay_lasso` checks it.
 * :func:`chain_rows` / :func:`run_path` — states along a path, one row per command of a chain.
+* :func:`replay_saved` / :func:`replay_violation` — a saved trace (a trail, ``check --json``,
+  ``simulate --json``: rows of command texts and states, :mod:`absmc.kernel.trail`) matched row
+  by row, then the violation it ends in confirmed as the search confirms it.
+* :func:`replay_witness` — a witness of a CTL formula (:mod:`absmc.kernel.witness`): a
+  finite run, a lasso or a run into a dead end.
+* :func:`start_state` / :func:`deadlock_end` — the checks every replay shares: the first row
+  is an initial state; a deadlock trace ends where the search counts a deadlock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from absmc.ir.evaluate import EvalError, env_of, evaluate
-from absmc.ir.ltl import Automaton
+from absmc.ir.expr import FALSE
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty, non_progress_property
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.initial import is_initial
@@ -34,8 +46,11 @@ from absmc.kernel.irsemantics import IRSemantics
 from absmc.kernel.product import STUTTER, decode, encode
 from absmc.kernel.result import Trace, TraceStep
 from absmc.kernel.semantics import Semantics
+from absmc.kernel.trail import SavedTrace
+from absmc.kernel.witness import Witness
 
 __all__ = [
+    "Ending",
     "ReplayError",
     "Unconfirmed",
     "chain_rows",
@@ -43,13 +58,18 @@ __all__ = [
     "command_source",
     "command_text",
     "concretize",
+    "deadlock_end",
+    "failing_step",
     "replay",
     "replay_lasso",
     "replay_lasso_rows",
     "replay_rows",
     "replay_saved",
     "replay_trace",
+    "replay_violation",
+    "replay_witness",
     "run_path",
+    "start_state",
     "to_trace",
 ]
 
@@ -185,6 +205,18 @@ def is_failing_property(system: System, prop: str) -> bool:
     return system.get_property(prop).kind == "assert"
 
 
+def deadlock_end(sem: Semantics, last: State) -> None:
+    """Check that ``last`` ends a ``no-deadlock`` trace as the search counts a deadlock: no
+    step, no command that is a model error there, not a valid end state. Raises
+    ``ReplayError`` otherwise (every explorer's deadlock traces go through it: the component
+    checker's too)."""
+    succ, fails = sem.successors(last)
+    if succ or sem.valid_end(last):
+        raise ReplayError("the final state of a deadlock trace has a successor")
+    if any(f.property == NO_MODEL_ERROR for f in fails):
+        raise ReplayError("in the final state of the deadlock trace a command is a model error")
+
+
 def replay(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None = None) -> Trace:
     """Replay a counterexample for property ``prop`` on ``sem`` and return its trace (from
     ``sem.initial``, or from ``start`` when given: an initial state of an ``init:`` set).
@@ -206,11 +238,7 @@ def replay(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None
     states = run_path(sem, path, start)
     last = states[-1]
     if prop == NO_DEADLOCK:
-        succ, fails = sem.successors(last)
-        if succ or sem.valid_end(last):
-            raise ReplayError("the final state of a deadlock trace has a successor")
-        if any(f.property == NO_MODEL_ERROR for f in fails):
-            raise ReplayError("in the final state of the deadlock trace a command is a model error")
+        deadlock_end(sem, last)
         return to_trace(sem, states, path, "deadlock: no command is enabled in the last state")
     names = [sem.properties[k].name for k in sem.violated(last)]
     if prop not in names:
@@ -410,20 +438,25 @@ def replay_lasso(
 
 
 def _trace_start(sem: IRSemantics, trace: Trace) -> State:
-    """The initial state a trace starts in: the model's, or one of its ``init:`` set."""
+    """The initial state a trace starts in (:func:`start_state` of its first row)."""
+    return start_state(sem, trace.steps[0].state)
+
+
+def start_state(sem: IRSemantics, first: Mapping[str, Any]) -> State:
+    """The initial state a trace's first row (``first``: variable -> value) shows: the
+    model's, or one of its ``init:`` set. Raises ``ReplayError`` when the row is neither."""
     system = sem.system
-    first = trace.steps[0].state
-    if system.init_constraint is None:
-        if dict(first) != system.state_dict(sem.initial):
-            raise ReplayError("step 0: the trace does not start in the initial state")
-        return sem.initial
-    try:
-        start = tuple(int(first[v.name]) for v in system.variables)
-    except (KeyError, TypeError, ValueError):
-        raise ReplayError("step 0: the trace does not give the initial state") from None
-    if not is_initial(system, start):
-        raise ReplayError("step 0: the trace does not start in an initial state")
-    return start
+    s = sem.initial
+    if system.init_constraint is not None:  # any state of the init: set may start it
+        try:
+            s = tuple(int(first[v.name]) for v in system.variables)
+        except (KeyError, TypeError, ValueError):
+            raise ReplayError("row 0: the trace does not give the initial state") from None
+        if not is_initial(system, s):
+            raise ReplayError("row 0: the first state is not an initial state of the model")
+    if dict(first) != system.state_dict(s):
+        raise ReplayError("row 0: the initial state differs from the model's")
+    return s
 
 
 def replay_rows(sem: IRSemantics, trace: Trace) -> tuple[list[int], list[State], int | None]:
@@ -544,17 +577,7 @@ def replay_saved(
     system = sem.system
     if not rows:
         raise ReplayError("the trace has no rows")
-    s = sem.initial
-    first = dict(rows[0].get("state", {}))
-    if system.init_constraint is not None:  # any state of the init: set may start it
-        try:
-            s = tuple(int(first[v.name]) for v in system.variables)
-        except (KeyError, TypeError, ValueError):
-            raise ReplayError("row 0: the trace does not give the initial state") from None
-        if not is_initial(system, s):
-            raise ReplayError("row 0: the first state is not an initial state of the model")
-    if first != system.state_dict(s):
-        raise ReplayError("row 0: the initial state differs from the model's")
+    s = start_state(sem, dict(rows[0].get("state", {})))
     steps = [TraceStep(0, system.state_dict(s))]
     for k, row in enumerate(rows[1:], start=1):
         want = dict(row.get("state", {}))
@@ -579,3 +602,127 @@ def replay_saved(
     ):
         raise ReplayError(f"the last state is not the state of row {cycle_start}")
     return Trace(tuple(steps), replayed=True, cycle_start=cycle_start)
+
+
+# -- saved traces (trails, check/simulate JSON): the violation they end in ------------------
+@dataclass(frozen=True)
+class Ending:
+    """How a replayed trace ends: the ``trace`` (replayed), the ``violation`` it shows (one
+    sentence; ``None`` when it shows none), and for a failed assertion or a model error the
+    ``failing`` command (its index) that the last state executes next."""
+
+    trace: Trace
+    violation: str | None
+    failing: int | None = None
+
+
+def _ltl_property(sem: IRSemantics, name: str) -> LtlProperty | None:
+    found = next((p for p in sem.system.ltl if p.name == name), None)
+    if found is None and name == NON_PROGRESS:
+        return non_progress_property(FALSE)
+    return found
+
+
+def failing_step(
+    sem: IRSemantics, trace: Trace, prop: str, note: str | None = None
+) -> tuple[int, str] | None:
+    """The command that fails ``prop`` (an assertion or ``no-model-error``) in the last state
+    of ``trace`` and its message: ``(command index, message)``, or ``None``. Where several
+    commands fail it there (model errors of two processes), the one whose text ``note`` (the
+    saved trace's note on its last step) names is preferred."""
+    if not trace.steps:
+        return None
+    system = sem.system
+    state = tuple(int(trace.steps[-1].state[v.name]) for v in system.variables)
+    found: list[tuple[int, str]] = []
+    for ci in range(len(system.commands)):
+        _, fails = sem.step(ci, state)
+        found += [(ci, f.message) for f in fails if f.property == prop]
+    named = [x for x in found if note and f"'{command_text(system, x[0])}'" in note]
+    best = named or found
+    return best[0] if best else None
+
+
+def replay_violation(sem: IRSemantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
+    """Replay ``saved`` on ``sem`` (a compiled System with all its properties) and confirm the
+    violation it ends in (module docstring). Rows are matched by command text and state
+    (:func:`~absmc.kernel.trace.replay_saved`); then the violation is checked as the search
+    checks it (:func:`~absmc.kernel.trace.replay_trace`; for a linear-time property
+    :func:`~absmc.kernel.trace.replay_lasso_rows` with the property's automaton, Spot's
+    translation of its negation). Raises ``ReplayError`` at the first row that differs or when
+    the end is not a violation of ``saved.property``."""
+    system = sem.system
+    rows = replay_saved(sem, saved.rows, saved.cycle_start)
+    prop = saved.property
+    if prop is None:
+        return Ending(rows, None)
+    ltl = _ltl_property(sem, prop)
+    if ltl is not None:
+        from absmc.kernel.ltl import automaton_of
+
+        done = replay_lasso_rows(sem, automaton_of(ltl), rows, weakly_fair)
+        c = done.cycle_start
+        return Ending(
+            done,
+            f"the steps from step {c} on repeat forever: an accepting run of the violation "
+            f"automaton of '{prop}'",
+        )
+    if any(p.name == prop for p in system.ctl):
+        replay_rows(sem, rows)
+        return Ending(
+            rows,
+            f"the run is the witness that '{prop}' fails (replayed; the formula is not "
+            "rechecked along it)",
+        )
+    if is_failing_property(system, prop):
+        try:
+            done = replay_trace(sem, prop, rows)
+        except ReplayError:
+            if len(rows.steps) < 2:
+                raise
+            # a random run keeps the assertion's own step: its last row is the failing command
+            head = Trace(rows.steps[:-1], replayed=True)
+            done = replay_trace(sem, prop, head)
+        hit = failing_step(sem, done, prop, saved.note or done.note)
+        if hit is None:  # replay_trace found it: the search's failure is a chain's last command
+            return Ending(done, done.note or f"'{prop}' is violated by the next step")
+        ci, message = hit
+        cmd = system.commands[ci]
+        where = command_source(system, ci)
+        what = "model error: " if prop == NO_MODEL_ERROR else ""
+        text = f"{cmd.process} executes '{command_text(system, ci)}'" + (
+            f" ({where})" if where else ""
+        )
+        return Ending(done, f"{what}step {len(done.steps)}: {text}: {message}", ci)
+    done = replay_trace(sem, prop, rows)
+    n = len(done.steps) - 1
+    if prop == NO_DEADLOCK:
+        return Ending(done, f"deadlock: no command is enabled in the state of step {n}")
+    kind = system.get_property(prop).kind
+    return Ending(done, f"the state of step {n} violates {kind} '{prop}'")
+
+
+# -- witnesses of CTL formulas (absmc.kernel.witness) ----------------------------------------
+def replay_witness(sem: IRSemantics, w: Witness, what: str) -> Trace:
+    """Re-execute a witness (:class:`absmc.kernel.witness.Witness`) on ``sem`` from its start
+    state: every step must be a step of the semantics (:func:`run_path`); a lasso's last state
+    must equal its loop state; a dead end must have no successor. Returns the trace (its
+    ``note`` says how the run continues). Raises ``ReplayError`` otherwise."""
+    if not is_initial(sem.system, w.start):
+        raise ReplayError("the witness does not start in an initial state")
+    states = run_path(sem, w.labels, w.start)
+    s = states[-1]
+    if w.loop is not None:
+        if states[w.loop] != states[-1]:
+            raise ReplayError("the lasso does not close")
+        note = f"{what}: from step {len(states) - 1} the run repeats steps {w.loop + 1}..."
+        if w.loop == len(states) - 1:
+            note = f"{what}: the last state loops to itself"
+    elif w.dead:
+        steps, _ = sem.successors(s)
+        if steps:
+            raise ReplayError("the last state of a dead-end witness has a successor")
+        note = f"{what}: the last state has no successor (it stays there forever)"
+    else:
+        note = f"{what}: a finite prefix shows the violation"
+    return to_trace(sem, states, list(w.labels), note)

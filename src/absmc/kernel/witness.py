@@ -17,7 +17,8 @@ GenAbsWitness walks an abstract witness (paper 002 §4.1, Fig. 3-11):
 Which states satisfy a subformula is asked from ``holds(formula, state)`` — exact labels (the
 explicit method) or the symbolic method's solution sets. Atoms are always evaluated on the
 concrete state. Every search is bounded (``budget`` states); when it runs out or no concrete
-state fits, :class:`NoWitness` says where. Paths are replayed by :func:`replay_witness`.
+state fits, :class:`NoWitness` says where. Paths are replayed by
+:func:`absmc.kernel.trace.replay_witness`.
 """
 
 from __future__ import annotations
@@ -29,12 +30,9 @@ from dataclasses import dataclass
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.steps import State
-from absmc.kernel.initial import is_initial
 from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.result import Trace
-from absmc.kernel.trace import ReplayError, to_trace
 
-__all__ = ["NoWitness", "Witness", "atom_holds", "replay_witness", "witness_path"]
+__all__ = ["NoWitness", "Witness", "atom_holds", "witness_path"]
 
 Holds = Callable[[Formula, State], bool]
 
@@ -210,35 +208,3 @@ def _temporal(f: Formula) -> bool:
     if isinstance(f, (And, Or)):
         return _temporal(f.left) or _temporal(f.right)
     return True
-
-
-def replay_witness(sem: IRSemantics, w: Witness, what: str) -> Trace:
-    """Re-execute a witness on ``sem`` from its start state: every step must be a step of the
-    semantics; a lasso's last state must equal its loop state; a dead end must have no
-    successor. Returns the trace (its ``note`` says how the run continues). Raises
-    ``ReplayError`` otherwise."""
-    if not is_initial(sem.system, w.start):
-        raise ReplayError("the witness does not start in an initial state")
-    states = [w.start]
-    s = w.start
-    for k, lab in enumerate(w.labels, start=1):
-        steps, _ = sem.successors(s)
-        nxt = next((t for c, t in steps if c == lab), None)
-        if nxt is None:
-            raise ReplayError(f"step {k}: command {lab} is not enabled")
-        s = nxt
-        states.append(s)
-    if w.loop is not None:
-        if states[w.loop] != states[-1]:
-            raise ReplayError("the lasso does not close")
-        note = f"{what}: from step {len(states) - 1} the run repeats steps {w.loop + 1}..."
-        if w.loop == len(states) - 1:
-            note = f"{what}: the last state loops to itself"
-    elif w.dead:
-        steps, _ = sem.successors(s)
-        if steps:
-            raise ReplayError("the last state of a dead-end witness has a successor")
-        note = f"{what}: the last state has no successor (it stays there forever)"
-    else:
-        note = f"{what}: a finite prefix shows the violation"
-    return to_trace(sem, states, list(w.labels), note)

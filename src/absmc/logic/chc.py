@@ -57,9 +57,11 @@ class Refuted:
 
 @dataclass(frozen=True)
 class Inconclusive:
-    """No answer, and why."""
+    """No answer, and why; ``depth``: the bound (steps from an initial state) a bounded
+    search had reached when it stopped, or ``None``."""
 
     reason: str
+    depth: int | None = None
 
 
 Answer = Proved | Refuted | Inconclusive

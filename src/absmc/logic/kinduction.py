@@ -114,7 +114,9 @@ def k_induction(
 ) -> Answer:
     """Bounded model checking and k-induction for ``cond`` up to depth ``max_k`` (see the
     module doc); ``strengthening`` (a state formula over ``ts.current``) must be an inductive
-    invariant that holds initially (e.g. from :func:`houdini`)."""
+    invariant that holds initially (e.g. from :func:`houdini`). Depth ``k`` checks the paths of
+    ``k`` steps from an initial state (BMC) and ``k + 1``-induction; an ``Inconclusive`` answer
+    carries the depth the search had reached (``max_k`` when it ran to the bound)."""
     watch(ts.ctx)
     bad = ts.bad(cond)
     base = _solver(ts, deadline)
@@ -126,7 +128,7 @@ def k_induction(
     trans = ts.transition()
     for k in range(max_k + 1):
         if deadline is not None and time.monotonic() >= deadline:
-            return Inconclusive(f"time limit reached at depth {k}")
+            return Inconclusive(f"time limit reached at depth {k}", k)
         for s in (base, step):
             if deadline is not None:
                 s.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
@@ -137,7 +139,7 @@ def k_induction(
             return _counterexample(ts, cond, base.model(), xs)
         base.pop()
         if answer != z3.unsat:
-            return Inconclusive(f"bounded model checking at depth {k}: {base.reason_unknown()}")
+            return Inconclusive(f"bounded model checking at depth {k}: {base.reason_unknown()}", k)
         # induction step: k + 1 states without a violation, then a violation
         ys.append(ts.copy(f"i{k + 1}"))
         step.add(ts.rename(z3.Not(bad), ys[k]))
@@ -153,10 +155,10 @@ def k_induction(
                 return Inconclusive(f"{k + 1}-inductive, but its certificate is too large")
             return Proved(inv, f"{k + 1}-induction")
         if answer != z3.sat:
-            return Inconclusive(f"induction step at depth {k + 1}: {step.reason_unknown()}")
+            return Inconclusive(f"induction step at depth {k + 1}: {step.reason_unknown()}", k)
         xs.append(ts.copy(f"b{k + 1}"))
         base.add(ts.rename(trans, xs[k], xs[k + 1]))
-    return Inconclusive(f"neither a counterexample nor a proof up to depth {max_k}")
+    return Inconclusive(f"neither a counterexample nor a proof up to depth {max_k}", max_k)
 
 
 def _invariant(ts: TransitionSystem, w0: Z3Term, k: int) -> Z3Term | None:

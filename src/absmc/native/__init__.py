@@ -1,5 +1,5 @@
 """The native back end: C generated from the IR, compiled with the system C compiler through
-cffi and cached (see ``docs/ARCHITECTURE.md``, section *Native back end*).
+cffi and cached (see ``docs/internals.md``, section *Native back end*).
 
 * :class:`NativeSemantics` — the kernel's ``Semantics`` protocol in C (same steps, failures,
   chains and timeout as :mod:`absmc.codegen.python`);

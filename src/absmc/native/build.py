@@ -20,7 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-#: the C declarations of the entry points (runtime_tail.c)
+#: the C declarations of the entry points (runtime_tail.c; the ``l_`` ones: runtime_ltl.c, in a
+#: library built by :class:`absmc.native.ltl.NativeLtl` only)
 CDEF = """
 typedef struct ctx_s ctx_t;
 typedef struct search_s search_t;
@@ -60,6 +61,13 @@ void s_bitstate_counts(search_t *S, int64_t *out);
 void s_violation(search_t *S, int slot, int64_t *out);
 int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap);
 int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap);
+typedef struct ltl_s ltl_t;
+ltl_t *l_new(int claim, int stutter, int safety, int deadlock, int state_checks, int early,
+             int64_t max_states, int64_t max_depth);
+void l_free(ltl_t *L);
+int l_run(ltl_t *L, const int64_t *init, double seconds);
+int64_t l_stat(ltl_t *L, int which);
+int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
 """
 
 #: environment variable overriding the cache directory

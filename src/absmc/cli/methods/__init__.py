@@ -1,8 +1,9 @@
 """Per-method command-line options: each module builds one engine's frozen options from the
 parsed ``absmc check`` arguments and names the method-specific arguments it reads.
 
-An engine in the registry without a module here still works with ``--method NAME`` (its
-default options, no method-specific arguments).
+An engine in the registry without a module here still works with ``--method NAME``: its
+declared options (``Engine.options``) are parsed, refused for other methods, and handed to its
+``Engine.build_options`` (without one: its default options).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import dataclasses
 
 from absmc.cli.args import CheckArgs
 from absmc.cli.methods import explicit, fourvalued, symbolic, typeabs, under
-from absmc.cli.methods.base import MethodCli
+from absmc.cli.methods.base import MethodCli, names
 from absmc.engines import registry
 from absmc.engines.portfolio import PortfolioOptions
 
@@ -47,12 +48,21 @@ def method_cli(name: str) -> MethodCli:
     if found is not None:
         return found
     engine = registry.get(name)
-    return MethodCli(name, frozenset(), lambda _args: engine.default_options())
+    build = engine.build_options
+    if build is None:
+        return MethodCli(name, names(engine.options), lambda _args: engine.default_options())
+    declared = engine.options
+
+    def from_args(args: CheckArgs) -> object:
+        return build({o.name: args.value(o.name) for o in declared})
+
+    return MethodCli(name, names(declared), from_args)
 
 
 def all_params() -> frozenset[str]:
     """Every method-specific argument of any method (``auto`` takes them all)."""
-    return frozenset(p for m in _methods().values() for p in m.params)
+    built_in = frozenset(p for m in _methods().values() for p in m.params)
+    return built_in | names(o for e in registry.ENGINES for o in e.options)
 
 
 def owners(param: str) -> list[str]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from absmc.cli.args import CheckArgs
+from absmc.option import Option
 
 
 @dataclass(frozen=True)
@@ -19,3 +20,8 @@ class MethodCli:
     params: frozenset[str]
     build: Callable[[CheckArgs], object]
     stores: frozenset[str] = frozenset()
+
+
+def names(options: Iterable[Option]) -> frozenset[str]:
+    """The parameter names of ``options`` (a method's :attr:`MethodCli.params`)."""
+    return frozenset(o.name for o in options)

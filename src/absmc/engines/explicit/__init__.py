@@ -15,6 +15,7 @@ from absmc.engines.engine import PROPERTY_KINDS, Capabilities, Engine, lazy_expo
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
+from absmc.option import Option
 
 if TYPE_CHECKING:
     from absmc.engines.explicit.check import check_explicit, make_store
@@ -49,6 +50,46 @@ def _check(system: System, options: CheckOptions, own: ExplicitOptions) -> Resul
     return check_explicit(system, options, own.backend, own.workers, own.ray)
 
 
+_GROUP = "--method explicit"
+
+#: the method's command-line options (built by :mod:`absmc.cli.methods.explicit`)
+OPTIONS = (
+    Option(
+        "backend",
+        ("--backend",),
+        "[explicit] What runs the search: generated Python, C compiled with the system C "
+        "compiler (breadth-first; exact, hash-compact or bitstate store), or auto (Python, then C "
+        "once the model shows more than 50,000 states and the C code, compiled in the background, "
+        "is ready; Python alone when no C compiler is present or with --ray).",
+        default=ExplicitOptions.backend,
+        kind="choice",
+        choices=("python", "native", "auto"),
+        show_default=True,
+        group=_GROUP,
+    ),
+    Option(
+        "workers",
+        ("--workers",),
+        "[explicit] Search in N threads (--backend native|auto: a shared lock-free store; "
+        "default: the machine's cores, from 50,000 states on) or N processes (--backend python: "
+        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster). "
+        "[auto] Run N member engines at once (default: the machine's cores).",
+        default=ExplicitOptions.workers,
+        kind="int",
+        min=0,
+        metavar="N",
+        group=_GROUP,
+    ),
+    Option(
+        "ray",
+        ("--ray",),
+        "[explicit] Run the partitioned search on Ray actors: auto = a local Ray cluster, "
+        "else the address of a running one (ray start --head); needs absmc[ray].",
+        metavar="ADDRESS",
+        group=_GROUP,
+    ),
+)
+
 #: the registry entry (:mod:`absmc.engines.registry`)
 ENGINE = Engine(
     name="explicit",
@@ -60,4 +101,5 @@ ENGINE = Engine(
     ),
     description="exhaustive explicit-state search (exact, bitstate or hash-compact store)",
     check=_check,
+    options=OPTIONS,
 )

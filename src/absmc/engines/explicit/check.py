@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -9,10 +10,17 @@ from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.engines.explicit.ctl import check_ctl
 from absmc.engines.explicit.parallel import run_partitioned
 from absmc.errors import OptionError
+from absmc.ir.ltl import LtlProperty
 from absmc.ir.system import System
 from absmc.kernel.graph import bounded_graph
-from absmc.kernel.ltl import ltl_result, search_ltl
-from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
+from absmc.kernel.ltl import LtlOutcome, ltl_result, search_ltl
+from absmc.kernel.options import (
+    CheckOptions,
+    Limits,
+    Selection,
+    property_kind,
+    select_properties,
+)
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.por import POR, AmpleSets
 from absmc.kernel.product import covers_every_state
@@ -23,6 +31,17 @@ from absmc.kernel.trace import command_text, replay
 
 #: what runs the search (see :mod:`absmc.engines.explicit.native`)
 Backend = Literal["python", "native", "auto"]
+
+#: a product search in place of :func:`~absmc.kernel.ltl.search_ltl` (the native back end's:
+#: :class:`absmc.native.ltl.NativeLtl`): ``(semantics, property, limits, deadlock) ->
+#: outcome`` (the lasso in labels of ``semantics``), with safety checked on the way, exact
+#: store, no fairness
+LtlSearch = Callable[[CompiledSystem, LtlProperty, Limits, bool], LtlOutcome]
+
+#: a safety search in place of the Python one beside the product searches (the native back
+#: end's): ``options -> results`` of the selection's safety properties (``None``: it cannot
+#: serve the options, :func:`_safety` runs)
+SafetySearch = Callable[[CheckOptions], list[PropertyResult] | None]
 
 
 def make_store(options: CheckOptions) -> Store:
@@ -40,6 +59,8 @@ def check_explicit(
     backend: Backend = "python",
     workers: int = 1,
     ray: str | None = None,
+    ltl_search: LtlSearch | None = None,
+    safety_search: SafetySearch | None = None,
 ) -> Result:
     """Model check ``system`` by explicit-state search on ``backend`` (``python``, ``native``
     or ``auto``: :mod:`absmc.engines.explicit.native`; ``native`` raises ``OptionError`` when it
@@ -58,7 +79,9 @@ def check_explicit(
     Linear-time properties (``ltl`` blocks, never claims) are checked each by its own product
     search with a nested DFS (:mod:`absmc.kernel.ltl`), which also checks the safety
     properties; the separate safety search runs only when no product search covered the state
-    space, and never with ``options.ltl`` (SPIN's ``-N``: :func:`_linear_time`). Raises
+    space, and never with ``options.ltl`` (SPIN's ``-N``: :func:`_linear_time`); ``ltl_search``
+    (with ``python``) runs those product searches instead (the native back end's), and
+    ``safety_search`` the safety search beside them. Raises
     ``OptionError`` for unknown property names or an unsupported combination, ``ValueError``
     for a bad bitstate size.
     """
@@ -76,13 +99,17 @@ def check_explicit(
             options,
             selection,
             backend,
-            lambda o, w=1: check_explicit(system, o, "python", w),
+            lambda o, w=1, ltl=None, safety=None: check_explicit(
+                system, o, "python", w, ltl_search=ltl, safety_search=safety
+            ),
             workers,
         )
     compiled = compile_system(system, selection.user)
     options = replace(options, limits=options.limits.started())  # one deadline for all
     if selection.ltl:
-        results = _linear_time(system, options, compiled, selection, workers, ray)
+        results = _linear_time(
+            system, options, compiled, selection, workers, ray, ltl_search, safety_search
+        )
     else:
         results = _safety(system, options, compiled, selection, workers, ray)
     if selection.ctl:
@@ -107,6 +134,8 @@ def _linear_time(
     selection: Selection,
     workers: int = 1,
     ray: str | None = None,
+    ltl_search: LtlSearch | None = None,
+    safety_search: SafetySearch | None = None,
 ) -> list[PropertyResult]:
     """The linear-time properties, each by its own product search that also checks the safety
     properties on the way (docs/ltl.md, "What one product search checks"). With ``-N``
@@ -117,7 +146,9 @@ def _linear_time(
     without a cycle or a limit over an automaton whose initial state loops on ``true`` (it
     visited every reachable state, :func:`~absmc.kernel.product.covers_every_state`), else the
     ordinary safety search decides them (:func:`_safety`, run before the product searches'
-    results as before)."""
+    results as before). ``ltl_search``: the product search to use (default
+    :func:`~absmc.kernel.ltl.search_ltl`), ``safety_search`` the safety search (default
+    :func:`_safety`)."""
     claim_only = options.ltl is not None
     ltl_results: list[PropertyResult] = []
     met: dict[str, Violation] = {}  # each safety property's first violation in a product
@@ -126,19 +157,23 @@ def _linear_time(
     used = 0  # --max-states bounds all searches of the run together
     for prop in selection.ltl:
         store, nested = make_store(options), make_store(options)
-        found = search_ltl(
-            compiled,
-            prop,
-            store,
-            nested,
-            options.limits.less(used),
-            options.progress,
-            weakly_fair=options.fairness == "weak",
-            safety=True,
-            deadlock=selection.deadlock and not claim_only,
-            keep_going=options.keep_going or not claim_only,
-            spin_order=True,
-        )
+        deadlock = selection.deadlock and not claim_only
+        if ltl_search is not None:
+            found = ltl_search(compiled, prop, options.limits.less(used), deadlock)
+        else:
+            found = search_ltl(
+                compiled,
+                prop,
+                store,
+                nested,
+                options.limits.less(used),
+                options.progress,
+                weakly_fair=options.fairness == "weak",
+                safety=True,
+                deadlock=deadlock,
+                keep_going=options.keep_going or not claim_only,
+                spin_order=True,
+            )
         out = found.outcome
         used += out.states
         stats = Stats(
@@ -146,7 +181,7 @@ def _linear_time(
             out.transitions,
             out.max_depth,
             out.time_s,
-            extra=store.stats(out.stopped),
+            extra={**store.stats(out.stopped), **found.extra},
         )
         for name, v in found.violations.items():
             if name not in met:
@@ -166,7 +201,15 @@ def _linear_time(
         safety = _safety_from_products(compiled, selection, met, met_stats, covering, claim_only)
     else:
         limits = options.limits.less(used)
-        safety = _safety(system, replace(options, limits=limits), compiled, selection, workers, ray)
+        found_safety = None
+        if safety_search is not None:
+            found_safety = safety_search(replace(options, limits=limits))
+        if found_safety is not None:
+            safety = found_safety
+        else:
+            safety = _safety(
+                system, replace(options, limits=limits), compiled, selection, workers, ray
+            )
     return [*safety, *ltl_results]
 
 

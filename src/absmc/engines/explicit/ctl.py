@@ -24,7 +24,8 @@ from absmc.kernel.memory import current_rss_mb
 from absmc.kernel.options import CheckOptions, Progress
 from absmc.kernel.result import PropertyResult, Stats, Verdict
 from absmc.kernel.semantics import Semantics
-from absmc.kernel.witness import NoWitness, atom_holds, replay_witness, witness_path
+from absmc.kernel.trace import replay_witness
+from absmc.kernel.witness import NoWitness, atom_holds, witness_path
 
 __all__ = ["Graph", "check_ctl", "explore", "label"]
 

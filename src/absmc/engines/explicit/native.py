@@ -15,6 +15,8 @@ bits (unbounded data) is run again in Python.
 from __future__ import annotations
 
 import os
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,16 +26,19 @@ from absmc.errors import OptionError
 
 if TYPE_CHECKING:
     from absmc.engines.explicit.check import Backend
+from absmc.codegen.python import CompiledSystem
+from absmc.ir.ltl import NON_PROGRESS, LtlProperty
 from absmc.ir.system import System
+from absmc.kernel.ltl import LtlOutcome
 from absmc.kernel.options import CheckOptions, Limits, Selection
 from absmc.kernel.outcome import results_from_outcome
 from absmc.kernel.por import POR
-from absmc.kernel.result import Result, Stats
+from absmc.kernel.result import PropertyResult, Result, Stats
 from absmc.kernel.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.store import bitstate_stats, not_a_proof
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
-from absmc.native.build import OPT_ENV, OPT_LEVELS
+from absmc.native.build import OPT_ENV, OPT_LEVELS, kill_compiler
 from absmc.native.search import (
     NativeOverflow,
     NativeRun,
@@ -243,9 +248,11 @@ def check_with_backend(
     model, e.g. values past 128 bits). Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
+    if selection.ltl and not selection.ctl and not options.graph_bound:
+        return check_ltl_with_backend(system, options, selection, backend, python, workers)
     why = native_refusal(options)
     if why is None and (selection.ltl or selection.ctl):
-        why = "the native back end checks safety properties only (no ltl or ctl properties)"
+        why = "the native back end checks no ctl properties"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:
@@ -271,6 +278,104 @@ def check_with_backend(
         why = str(e)
     except NativeOverflow as e:
         why = str(e)  # the Python back end computes with unbounded integers
+    result: Result = python(replace(options, limits=lim.started(start)), workers)
+    return _noted(result, f"searched in Python: {why}")
+
+
+def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
+    """Why the linear-time properties of ``selection`` cannot be searched in C with
+    ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
+    one thread, the exact store, no weak fairness and no non-progress cycles."""
+    if not native_available():
+        return "no C compiler was found (set CC or install gcc)"
+    if options.fairness == "weak":
+        return "the native back end has no weak fairness (-f) yet"
+    if any(p.name == NON_PROGRESS for p in selection.ltl):
+        return "the native back end has no non-progress cycles (-l) yet"
+    if options.store != "exact":
+        return f"the native LTL search has no {options.store} store yet"
+    return None
+
+
+def check_ltl_with_backend(
+    system: System,
+    options: CheckOptions,
+    selection: Selection,
+    backend: Backend,
+    python: Any,
+    workers: int = 0,
+) -> Result:
+    """The linear-time properties (and the safety properties beside them) with each product
+    search in C (:class:`~absmc.native.ltl.NativeLtl`: the model with the automata of all its
+    ltl blocks, one library for every ``-N NAME``), the rest of the check as the Python back
+    end does it (``python(options, workers, ltl_search, safety_search)``; the safety search
+    beside the product searches, where one runs, is :func:`check_native`'s). Where C cannot serve
+    (:func:`ltl_refusal`, a model the generator does not translate, a value past 64 bits, a
+    safety violation met in a product search, whose path the Python search reports) the whole
+    check runs in Python, with the reason in each result's ``native_fallback``; ``native``
+    raises ``OptionError`` for a refusal of the options. ``auto`` follows the safety rule: the
+    Python check first, bounded by :data:`AUTO_SWITCH_STATES` states, with the C library
+    compiled beside it; past the bound the check starts again with the searches in C."""
+    from absmc.native.ltl import NativeLtl, SafetyMet
+
+    why = ltl_refusal(options, selection)
+    if why is not None:
+        if backend == "native":
+            raise OptionError(why, "backend")
+        return _noted(python(options, workers), f"searched in Python: {why}")
+    start = time.monotonic()
+    lim = options.limits
+    # every ltl block of the model in one library (the same for each -N NAME)
+    claims = [p for p in system.ltl if p.name != NON_PROGRESS]
+    built: list[NativeLtl | Exception] = []
+    if backend == "auto":
+        # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
+        # (the compiler runs beside the Python search and is ended when that search decides)
+        if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
+            return python(options, workers)  # type: ignore[no-any-return]
+        procs: list[subprocess.Popen[str]] = []
+        # at AUTO_OPT, as safety's auto: the compiler's time counts most below ~10^6 states
+        opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
+
+        def build() -> None:
+            try:
+                built.append(NativeLtl(system, selection.user, claims, opt, procs.append))
+            except Exception as e:  # reported below when C is needed
+                built.append(e)
+
+        builder = threading.Thread(target=build, daemon=True)
+        builder.start()
+        capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
+        first: Result = python(capped, workers)
+        # the cap is shared by the run's searches (Limits.less): any state limit is the cap's
+        if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
+            "state limit of" in r.reason for r in first.results
+        ):
+            for proc in procs:
+                kill_compiler(proc)
+            return first
+        builder.join()
+    try:
+        if built and isinstance(built[0], Exception):
+            raise built[0]
+        native = built[0] if built else NativeLtl(system, selection.user, claims)
+        assert isinstance(native, NativeLtl)
+
+        def ltl_search(
+            compiled: CompiledSystem, prop: LtlProperty, limits: Limits, deadlock: bool
+        ) -> LtlOutcome:
+            return native.search(
+                compiled, prop, limits, options.progress, safety=True, deadlock=deadlock
+            )
+
+        def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
+            if native_refusal(o) is not None:
+                return None
+            return list(check_native(system, o, selection, None, workers, native.sem).results)
+
+        return python(options, workers, ltl_search, safety_search)  # type: ignore[no-any-return]
+    except (Unsupported, CompilerError, NativeOverflow, SafetyMet) as e:
+        why = str(e)
     result: Result = python(replace(options, limits=lim.started(start)), workers)
     return _noted(result, f"searched in Python: {why}")
 
@@ -324,8 +429,10 @@ __all__ = [
     "AUTO_COMPILE_AFTER_S",
     "AUTO_SWITCH_STATES",
     "PARALLEL_AFTER",
+    "check_ltl_with_backend",
     "check_native",
     "check_with_backend",
     "default_workers",
+    "ltl_refusal",
     "native_refusal",
 ]

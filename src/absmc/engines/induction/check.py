@@ -106,17 +106,23 @@ Solve = Callable[[TransitionSystem, BadCondition, Budget], Answer]
 def check_pdr(system: System, options: CheckOptions, own: PdrOptions) -> Result:
     """``--method pdr``: every selected safety property by Spacer (see the module doc).
     Raises ``CertificateError`` (internal) when an invariant fails its check."""
-    from absmc.engines.induction.facts import strengthening_facts
+    from absmc.engines.induction.facts import reachable_proof, strengthening
 
-    background: dict[int, z3.ExprRef] = {}
+    background: dict[int, tuple[z3.ExprRef, Expr | None]] = {}
 
     def solve(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Answer:
         if not own.strengthen:
             return spacer(ts, cond, budget.left())
         if id(ts) not in background:
-            facts = strengthening_facts(system, ts, budget)
-            background[id(ts)] = z3.And(*[ts.term(e) for e in facts], z3.BoolVal(True, ts.ctx))
-        return spacer(ts, cond, budget.left(), background[id(ts)])
+            got = strengthening(system, ts, budget)
+            facts = z3.And(*[ts.term(e) for e in got.facts], z3.BoolVal(True, ts.ctx))
+            background[id(ts)] = (facts, got.reachable)
+        facts, reachable = background[id(ts)]
+        if reachable is not None:
+            proof = reachable_proof(ts, reachable, cond, budget)
+            if proof is not None:
+                return proof
+        return spacer(ts, cond, budget.left(), facts)
 
     return check_induction(system, options, "pdr", solve)
 
@@ -198,7 +204,10 @@ def _check_one(
         why = budget.reason() if budget.expired() else f"solver error: {err}"
         return result(Verdict.UNKNOWN, why)
     if isinstance(answer, Inconclusive):
-        why = budget.reason() if budget.expired() else answer.reason
+        why = answer.reason
+        if budget.expired():
+            at = f" at depth {answer.depth}" if answer.depth is not None else ""
+            why = budget.reason() + at
         return result(Verdict.UNKNOWN, why)
     if isinstance(answer, Refuted):
         try:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import z3
 
 from absmc.engines.induction.check import Budget, check_induction
-from absmc.engines.induction.facts import strengthening_facts
+from absmc.engines.induction.facts import Strengthening, reachable_proof, strengthening
 from absmc.engines.induction.options import KindOptions
+from absmc.ir.expr import Expr
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
@@ -22,14 +23,20 @@ __all__ = ["check_kind"]
 def check_kind(system: System, options: CheckOptions, own: KindOptions) -> Result:
     """``--method kind`` (see the module doc). Raises ``CertificateError`` (internal) when an
     invariant fails its check."""
-    strengthening: dict[int, z3.ExprRef] = {}
+    found: dict[int, tuple[z3.ExprRef, Expr | None]] = {}
 
     def solve(ts: TransitionSystem, cond: BadCondition, budget: Budget) -> Answer:
         key = id(ts)
-        if key not in strengthening:
-            facts = strengthening_facts(system, ts, budget) if own.strengthen else []
-            strengthening[key] = z3.And(*[ts.term(e) for e in facts], z3.BoolVal(True, ts.ctx))
+        if key not in found:
+            got = strengthening(system, ts, budget) if own.strengthen else Strengthening([], None)
+            facts = z3.And(*[ts.term(e) for e in got.facts], z3.BoolVal(True, ts.ctx))
+            found[key] = (facts, got.reachable)
+        facts, reachable = found[key]
+        if reachable is not None:
+            proof = reachable_proof(ts, reachable, cond, budget)
+            if proof is not None:
+                return proof
         depth = budget.max_depth if budget.max_depth is not None else own.max_k
-        return k_induction(ts, cond, strengthening[key], depth, budget.deadline)
+        return k_induction(ts, cond, facts, depth, budget.deadline)
 
     return check_induction(system, options, "kind", solve)

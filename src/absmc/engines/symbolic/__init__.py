@@ -20,6 +20,7 @@ from absmc.engines.symbolic.options import SymbolicOptions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
+from absmc.option import Option
 
 if TYPE_CHECKING:
     from absmc.engines.symbolic.check import check_symbolic
@@ -35,6 +36,54 @@ def _check(system: System, options: CheckOptions, own: SymbolicOptions) -> Resul
     return check_symbolic(system, options, own)
 
 
+_GROUP = "--method symbolic"
+_DEFAULT = SymbolicOptions()
+
+#: the method's own command-line options (built by :mod:`absmc.cli.methods.symbolic`)
+OPTIONS = (
+    Option(
+        "widen_delay",
+        ("--widen-delay",),
+        "[symbolic] Exact iterations of a least fixpoint before widening.",
+        default=_DEFAULT.widen_delay,
+        kind="int",
+        min=0,
+        metavar="K",
+        show_default=True,
+        group=_GROUP,
+    ),
+    Option(
+        "eg_bound",
+        ("--eg-bound",),
+        "[symbolic] Iterations after which a greatest fixpoint is truncated "
+        "(over-approximation) and a least one stopped (under-approximation).",
+        default=_DEFAULT.eg_bound,
+        kind="int",
+        min=1,
+        metavar="K",
+        show_default=True,
+        group=_GROUP,
+    ),
+    Option(
+        "no_restrict",
+        ("--no-restrict",),
+        "[symbolic] Do not restrict fixpoints to the over-approximated reachable states.",
+        kind="flag",
+        group=_GROUP,
+    ),
+    Option(
+        "max_rounds",
+        ("--max-rounds",),
+        "[symbolic] Refinement rounds of --refine before giving up (unknown).",
+        default=_DEFAULT.max_rounds,
+        kind="int",
+        min=1,
+        metavar="N",
+        show_default=True,
+        group=_GROUP,
+    ),
+)
+
 #: the registry entry (:mod:`absmc.engines.registry`)
 ENGINE = Engine(
     name="symbolic",
@@ -47,4 +96,5 @@ ENGINE = Engine(
     description="symbolic CTL checking on Presburger sets (islpy) with widening, truncated "
     "fixpoints and concrete witnesses (Yavuz, paper 002)",
     check=_check,
+    options=OPTIONS,
 )

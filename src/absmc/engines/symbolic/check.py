@@ -54,8 +54,8 @@ from absmc.kernel.isolate import run_with_deadline
 from absmc.kernel.limits import INTERRUPTED, Limits, time_limit
 from absmc.kernel.options import CheckOptions, Progress, select_properties
 from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.trace import ReplayError, replay
-from absmc.kernel.witness import NoWitness, Witness, replay_witness, witness_path
+from absmc.kernel.trace import ReplayError, replay, replay_witness
+from absmc.kernel.witness import NoWitness, Witness, witness_path
 
 __all__ = ["SymbolicOptions", "check_symbolic", "negation_of"]
 

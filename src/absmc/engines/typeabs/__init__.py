@@ -31,6 +31,7 @@ from absmc.engines.typeabs.options import METHOD, TypesOptions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
+from absmc.option import Option
 
 if TYPE_CHECKING:
     from absmc.engines.typeabs.check import build_abstraction, check_types
@@ -90,6 +91,42 @@ def _in_portfolio(options: TypesOptions) -> TypesOptions | str:
     return options if options.bindings else "no variable bindings given"
 
 
+_GROUP = "--method types"
+
+#: the method's command-line options (built by :mod:`absmc.cli.methods.typeabs`; also taken
+#: by ``absmc export --method types`` and ``absmc abstract``)
+OPTIONS = (
+    Option(
+        "abstract",
+        ("--abstract",),
+        "--method types: abstract VAR with DOMAIN: signs, range(l,u), set(v,...), "
+        "modulo(k), point or a BASL abstraction (repeatable).",
+        metavar="VAR=DOMAIN",
+        multiple=True,
+        group=_GROUP,
+    ),
+    Option(
+        "rest",
+        ("--rest",),
+        "--method types: integer variables type inference does not reach stay concrete "
+        "or become point.",
+        default="concrete",
+        kind="choice",
+        choices=("concrete", "point"),
+        show_default=True,
+        group=_GROUP,
+    ),
+    Option(
+        "basl",
+        ("--basl",),
+        "BASL file defining abstractions usable in --abstract (repeatable).",
+        kind="path",
+        metavar="FILE",
+        multiple=True,
+        group=_GROUP,
+    ),
+)
+
 #: the registry entry (:mod:`absmc.engines.registry`)
 ENGINE = Engine(
     name="types",
@@ -99,4 +136,5 @@ ENGINE = Engine(
     "(Dwyer et al., ICSE 2001)",
     check=_check,
     portfolio=_in_portfolio,
+    options=OPTIONS,
 )

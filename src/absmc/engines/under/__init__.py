@@ -19,6 +19,7 @@ from absmc.engines.under.options import UnderOptions
 from absmc.ir.system import System
 from absmc.kernel.options import CheckOptions
 from absmc.kernel.result import Result
+from absmc.option import Option
 
 if TYPE_CHECKING:
     from absmc.engines.under.refinement import check_under
@@ -34,6 +35,48 @@ def _check(system: System, options: CheckOptions, own: UnderOptions) -> Result:
     return check_under(system, options, own)
 
 
+_GROUP = "--method under"
+
+#: the method's own command-line options (built by :mod:`absmc.cli.methods.under`; it also
+#: reads ``--predicate``, ``--max-iterations``, ``--table`` and ``--store range``)
+OPTIONS = (
+    Option(
+        "seed_predicates",
+        ("--seed-predicates",),
+        "[under] Also seed with the atoms of all guards and/or of the properties.",
+        default="",
+        metavar="guards,property",
+        group=_GROUP,
+    ),
+    Option(
+        "prover",
+        ("--prover",),
+        "[under] z3: exactness checks; none: lightweight syntactic refinement.",
+        default=UnderOptions.prover,
+        kind="choice",
+        choices=("z3", "none"),
+        show_default=True,
+        group=_GROUP,
+    ),
+    Option(
+        "concrete_after",
+        ("--concrete-after",),
+        "[under] Add concrete-state predicates for a command inexact K iterations in a "
+        "row (makes refinement terminate on finite systems).",
+        kind="int",
+        min=1,
+        metavar="K",
+        group=_GROUP,
+    ),
+    Option(
+        "local_predicates",
+        ("--local-predicates",),
+        "[under] Attach new predicates to the program counter that produced them.",
+        kind="flag",
+        group=_GROUP,
+    ),
+)
+
 #: the registry entry (:mod:`absmc.engines.registry`); αSEARCH does not model exclusive
 #: control or timeout
 ENGINE = Engine(
@@ -43,4 +86,5 @@ ENGINE = Engine(
     description="concrete search with abstract matching and refinement (Pasareanu et al., "
     "CAV 2005)",
     check=_check,
+    options=OPTIONS,
 )

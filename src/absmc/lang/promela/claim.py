@@ -3,7 +3,9 @@
 The claim's control flow is SPIN's automaton of its body (:mod:`.fsm`, as for a proctype): a
 claim state is an element number, a transition's first statement is its condition (an
 expression over the global state, remote references and ``np_`` included; ``skip``, ``goto``
-and ``printf`` are true; ``else`` is "no other transition of the state is executable").
+and ``printf`` are true; ``else`` is "no other transition of the state is executable"; an
+``assert(e)`` is always executable and moves to the end, a match, where ``e`` is false, as
+SPIN's Examples/werkplaats.pml uses it).
 Accepting states are those labelled ``accept...``. Reaching the end of the claim is a *match*
 (SPIN: "claim violated"): the end becomes an accepting state with a ``true`` self-loop, so the
 nested search reports it as an acceptance cycle (a terminal system state stutters, so every
@@ -43,6 +45,10 @@ def claim_property(lowerer: Lowerer, decl: ProcDecl) -> LtlProperty:
                 guards.append((target, None))
             elif first.kind == "c":
                 guards.append((target, lowerer.state_expr(first.args[0])))
+            elif first.kind == "assert" and len(tr.steps) == 1:
+                # always executable; a false assertion is a match (SPIN: assertion violated)
+                cond = lowerer.state_expr(first.args[0])
+                guards += [(target, cond), (end, neg(cond))]
             else:
                 raise ModelError(
                     f"a never claim may only test conditions (not '{first.kind}')",

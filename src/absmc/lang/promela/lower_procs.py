@@ -283,7 +283,7 @@ class Processes(Statements):
         ctx = _Ctx(slot, t)
         env: dict[str, Expr] = {v.name: Const(v.init) for v in self.vars}
         p0 = Path(env, [])
-        for d in t.locals:
+        for d in [*t.decl.params, *t.locals]:
             for lf in lays[d.name].leaves():
                 self.var_sorts.setdefault(lf.name, sort_of(lf.lo, lf.hi))
         self.var_sorts.setdefault("dry._p", sort_of(0, 255))

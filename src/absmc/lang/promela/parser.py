@@ -30,6 +30,7 @@ from absmc.lang.promela.ast import (
 )
 from absmc.lang.promela.lexprep import prepare
 from absmc.lang.promela.preprocess import LineMap, preprocess
+from absmc.lang.promela.structmsg import flatten_struct_messages
 
 
 @cache
@@ -70,6 +71,7 @@ def parse_promela(
             f"nesting deeper than {MAX_NESTING} (statements and expressions)", deep
         )
     model = _Builder(file, lines).build(tree)
+    flatten_struct_messages(model)
     for b in ltls:
         model.ltl.append((b.name, b.formula, lines.span(b.line, b.column)))
     return model
@@ -414,6 +416,8 @@ class _Builder:
             return Node("printm", [self.expr(ch[0])], span=sp)
         if d == "inline_call":
             iname, *iargs = ch
+            if _tok(iname) == "set_priority":  # SPIN 6.2's built-in (get_priority too)
+                raise self.err("'set_priority' is not supported (priorities are ignored)", iname)
             return Node(
                 "inline_call",
                 [self.expr(a) for a in iargs if a is not None],

@@ -1,0 +1,265 @@
+"""Linear-time properties in C: the product of the model with each property's Büchi automaton
+and SPIN's nested depth-first search (``runtime_ltl.c``; Holzmann, Peled, Yannakakis, "On
+nested depth first search", 1996), one thread, exact store.
+
+The automata are the ones the Python back end searches with (:func:`absmc.kernel.ltl.
+automaton_of`: Spot's translation of the negated formula, or a never claim): their states,
+accepting states and edges are compiled into the model's C (``m_claim``: each edge guard is an
+IR state expression, translated as the model's own expressions by
+:class:`~absmc.native.cgen.CExpr`; a guard whose evaluation fails, e.g. a division by zero, is
+false, as in :func:`absmc.kernel.product.guard_fn`). One library serves every property of a
+run. The search's order and semantics are :class:`~absmc.kernel.product.ProductSemantics`'s
+with ``spin_order`` and :class:`~absmc.kernel.nested.NestedDfs`'s with ``early``, so the C and
+Python searches visit the same product states.
+
+A lasso found in C comes back as its sequence of product states (system state, automaton
+state); :func:`lasso_labels` turns it into the Python back end's product labels by matching
+each step among the Python product's successors, and :func:`absmc.kernel.ltl.ltl_result`
+replays it on the concrete semantics as it replays a Python lasso: ``violated`` only with a
+replayed lasso. A safety violation met on the way (a failing step, a violated state property,
+an invalid end state with ``deadlock``) raises :class:`SafetyMet`: the caller searches again
+in Python, which reports it with its path.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from absmc.ir.ltl import Automaton, LtlProperty
+from absmc.ir.steps import State
+from absmc.ir.system import Property, System
+from absmc.kernel.irsemantics import IRSemantics
+from absmc.kernel.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
+from absmc.kernel.ltl import LtlOutcome, automaton_of
+from absmc.kernel.memory import current_rss_mb
+from absmc.kernel.nested import Lasso
+from absmc.kernel.options import Limits, Progress
+from absmc.kernel.product import ProductSemantics
+from absmc.kernel.search import SearchOutcome
+from absmc.native.build import default_opt, load_library, runtime_sources
+from absmc.native.cgen import CGen, c_const
+from absmc.native.search import SLICE_S, NativeOverflow
+from absmc.native.semantics import NativeSemantics
+
+__all__ = ["NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
+
+(
+    _RUNNING,
+    _DONE,
+    _FOUND,
+    _STATES,
+    _OVERFLOW,
+    _MEMORY,
+    _SLICE,
+    _SAFETY,
+) = range(8)
+
+
+class SafetyMet(Exception):
+    """The C product search met a safety violation (the Python back end reports it)."""
+
+
+def _runtime_ltl() -> str:
+    from importlib import resources
+
+    return resources.files("absmc.native").joinpath("runtime_ltl.c").read_text(encoding="utf-8")
+
+
+def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
+    """C for ``automata`` (claim ``k`` is ``automata[k]``): ``m_claim(C, v, k, q, out)`` writes
+    the targets of the edges of ``q`` whose guards hold in unpacked state ``v`` (edge order)
+    and returns their number; ``m_claim_init(k)``, ``m_claim_acc(k, q)`` (accepting),
+    ``m_claim_size(k)`` (states). Raises :class:`~absmc.native.cgen.Unsupported` for a guard
+    the generator does not translate."""
+    tr = gen.tr
+    out: list[str] = []
+    for k, aut in enumerate(automata):
+        out.append(f"static int m_claim{k}(ctx_t *C, const int64_t *v, int q, int32_t *out) {{")
+        out.append("    int n = 0; int64_t x;")
+        out.append("    switch (q) {")
+        for q, edges in enumerate(aut.edges):
+            out.append(f"    case {q}:")
+            for e in edges:
+                out.append(f"        C->err = 0; x = {tr.cb(e.guard)};")
+                out.append(f"        if (x && !C->err) out[n++] = {e.target};")
+            out.append("        break;")
+        out.append("    default: break;")
+        out.append("    }")
+        out.append("    (void)C; (void)v; (void)x; C->err = 0;")
+        out.append("    return n;")
+        out.append("}")
+        acc = ", ".join("1" if q in aut.accepting else "0" for q in range(aut.size)) or "0"
+        out.append(f"static const uint8_t m_acc{k}[] = {{{acc}}};")
+    n = len(automata)
+    out.append("static int m_claim(ctx_t *C, const int64_t *v, int k, int q, int32_t *out) {")
+    out.append("    switch (k) {")
+    out += [f"    case {k}: return m_claim{k}(C, v, q, out);" for k in range(n)]
+    out.append("    default: return 0;")
+    out.append("    }")
+    out.append("}")
+    inits = ", ".join(c_const(a.initial) for a in automata) or "0"
+    sizes = ", ".join(str(a.size) for a in automata) or "0"
+    out.append(f"static const int32_t m_claim_inits[] = {{{inits}}};")
+    out.append(f"static const int32_t m_claim_sizes[] = {{{sizes}}};")
+    out.append("static int m_claim_init(int k) { return m_claim_inits[k]; }")
+    out.append("static int m_claim_size(int k) { return m_claim_sizes[k]; }")
+    out.append("static int m_claim_acc(int k, int q) {")
+    out.append("    switch (k) {")
+    out += [f"    case {k}: return m_acc{k}[q];" for k in range(n)]
+    out.append("    default: return 0;")
+    out.append("    }")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def lasso_labels(
+    sem: IRSemantics, aut: Automaton, states: Sequence[State], stutter: bool
+) -> list[int]:
+    """The product labels (:mod:`absmc.kernel.product`) of a path given by its product states
+    ``states`` (each ``system state + (q,)``), found among the successors of ``sem`` × ``aut``
+    (a step to an equal product state; any of several is as good). Raises ``ValueError`` when a
+    step is not a product step."""
+    product = ProductSemantics(sem, aut, stutter=stutter)
+    labels: list[int] = []
+    for k in range(len(states) - 1):
+        target = states[k + 1]
+        hit = next((lab for lab, t in product.successors(states[k])[0] if t == target), None)
+        if hit is None:
+            raise ValueError(f"step {k + 1} of the C lasso is not a product step")
+        labels.append(hit)
+    return labels
+
+
+class NativeLtl:
+    """The model of ``system`` (``properties``: the selected safety properties) with the
+    automata of ``ltl`` compiled into one library (``opt``: as
+    :class:`~absmc.native.semantics.NativeSemantics`; ``on_compile``: as
+    :func:`~absmc.native.build.load_library`). Raises
+    :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
+
+    def __init__(
+        self,
+        system: System,
+        properties: Sequence[Property],
+        ltl: Sequence[LtlProperty],
+        opt: str | None = None,
+        on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
+    ) -> None:
+        self.automata = {p.name: automaton_of(p) for p in ltl}
+        self.index = {p.name: k for k, p in enumerate(ltl)}
+        gen = CGen(system, properties)
+        head, tail = runtime_sources()
+        source = (
+            gen.source(head, tail)
+            + claim_source(gen, [self.automata[p.name] for p in ltl])
+            + _runtime_ltl()
+        )
+        opt = opt or default_opt(len(source))
+        load_library(source, opt, on_compile)  # compiled and cached once for both handles below
+        self.sem = NativeSemantics(system, properties, opt, prepared=(gen, source))
+        self.lib: Any = self.sem.lib
+        self.ffi: Any = self.sem._ffi
+
+    def search(
+        self,
+        python: IRSemantics,
+        prop: LtlProperty,
+        limits: Limits | None = None,
+        progress: Callable[[Progress], None] | None = None,
+        stutter: bool = True,
+        safety: bool = False,
+        deadlock: bool = False,
+        spin_order: bool = True,
+    ) -> LtlOutcome:
+        """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.search_ltl` with an
+        exact store and without weak fairness (``stutter``: SPIN's stuttering at terminal
+        states; ``spin_order``: SPIN's step order and early cycle detection). The lasso is in
+        the labels of ``python`` × the automaton (:func:`lasso_labels`); ``extra`` has the C
+        store's bytes. Raises :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow`
+        (a value left 64 bits), ``MemoryError`` (the store could not be allocated)."""
+        limits = limits or Limits()
+        lib, ffi = self.lib, self.ffi
+        aut = self.automata[prop.name]
+        start = time.monotonic()
+        end = limits.end(start)
+        sem = self.sem
+        handle = lib.l_new(
+            self.index[prop.name],
+            int(stutter),
+            int(safety),
+            int(deadlock),
+            int(sem.state_checks),
+            int(spin_order),
+            -1 if limits.max_states is None else limits.max_states,
+            -1 if limits.max_depth is None else limits.max_depth,
+        )
+        if handle == ffi.NULL:
+            raise MemoryError("the native LTL search could not allocate its store")
+        handle = ffi.gc(handle, lib.l_free)
+        slots = sem.layout.to_slots(sem.initial)
+        if slots is None:
+            raise NativeOverflow("the initial state does not fit its variables")
+        init = ffi.new("int64_t[]", slots or [0])
+        out = SearchOutcome()
+        status = _RUNNING
+        last = start
+        try:
+            while True:
+                status = lib.l_run(handle, init, SLICE_S)
+                if status != _SLICE:
+                    break
+                now = time.monotonic()
+                if end is not None and now >= end:
+                    out.stopped = time_limit(limits)
+                    break
+                if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
+                    out.stopped = memory_limit(limits.max_memory_mb)
+                    break
+                if progress is not None and now - last >= 1.0:
+                    last = now
+                    progress(
+                        Progress(
+                            lib.l_stat(handle, 0),
+                            lib.l_stat(handle, 1),
+                            lib.l_stat(handle, 8),
+                            now - start,
+                        )
+                    )
+        except KeyboardInterrupt:
+            out.stopped = INTERRUPTED
+        if status == _SAFETY:
+            raise SafetyMet(f"the C product search of ltl '{prop.name}' met a safety violation")
+        if status == _OVERFLOW:
+            raise NativeOverflow("a value left the 64-bit range")
+        if status == _MEMORY:
+            raise MemoryError("the native LTL search ran out of memory")
+        if status == _STATES:
+            out.stopped = state_limit(limits.max_states)
+        out.states = int(lib.l_stat(handle, 0))
+        out.transitions = int(lib.l_stat(handle, 1))
+        out.max_depth = int(lib.l_stat(handle, 2))
+        if lib.l_stat(handle, 3) and out.stopped is None and status != _FOUND:
+            out.stopped = depth_limit(limits.max_depth)
+        out.limit_hit = out.stopped is not None
+        lasso = None
+        if status == _FOUND:
+            n = int(lib.l_stat(handle, 5))
+            buf = ffi.new("int64_t[]", max(1, sem.layout.slots))
+            states: list[State] = []
+            for k in range(n):
+                q = int(lib.l_lasso_state(handle, k, buf))
+                s = sem.layout.from_slots(ffi.unpack(buf, sem.layout.slots))
+                states.append((*s, q))
+            labels = lasso_labels(python, aut, states, stutter)
+            lasso = Lasso(labels, int(lib.l_stat(handle, 6)))
+            out.stopped = f"stopped at the first violation ({prop.name})"
+        out.time_s = time.monotonic() - start
+        found = LtlOutcome(out, lasso, int(lib.l_stat(handle, 4)), aut)
+        found.extra = {
+            "backend": "native",
+            "store_bytes": int(lib.l_stat(handle, 7)),
+        }
+        return found

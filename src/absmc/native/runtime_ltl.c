@@ -1,0 +1,392 @@
+/* absmc native back end: the product of the model with a Büchi automaton and SPIN's nested
+ * depth-first search (Courcoubetis, Vardi, Wolper, Yannakakis 1992; Holzmann, Peled,
+ * Yannakakis, "On nested depth first search", 1996), one thread, exact store. Appended after
+ * runtime_tail.c and the generated claim code (m_claim, m_claim_init, m_claim_acc: native/ltl.py).
+ *
+ * The semantics are kernel/product.py's and kernel/nested.py's, in the same order: from (s, q)
+ * the claim moves first (each edge of q whose guard holds in s, in edge order), then the system
+ * steps, highest process first (SPIN's order); a terminal s stutters (when `stutter`). A
+ * product state is the packed system state and one word for q. Per state one flag byte: bit 0
+ * on the outer stack, bit 1 visited by a nested search (SPIN's two bits per state: the nested
+ * searches share the outer store, since every state a nested search from a post-order seed
+ * reaches was stored by the outer one). The outer search closes a cycle at once when it steps
+ * to a state on its stack from or to an accepting state (`early`, SPIN's first-search check).
+ * A nested search starts when an accepting state leaves the outer stack and stops at any state
+ * on the outer stack.
+ *
+ * Both searches keep their frames in the struct, so l_run returns after a time slice and goes
+ * on where it stopped. With `safety`, a failure of a system step, a state property violated in
+ * a stored state or (with `deadlock`) an invalid end state ends the search with L_SAFETY: the
+ * caller searches again in Python, which reports those (kernel/ltl.py). */
+
+enum { L_RUNNING, L_DONE, L_FOUND, L_STATES, L_OVERFLOW, L_MEMORY, L_SLICE, L_SAFETY };
+
+#define LW (NW + 1)
+
+typedef struct { int64_t id, off; int32_t n, i; } lframe_t;
+
+typedef struct ltl_s {
+    int claim, stutter, safety, deadlock, state_checks, early;
+    int64_t max_states, max_depth;
+    uint64_t *arena; int64_t nstates, cap;
+    uint32_t *table; uint64_t tcap;
+    uint8_t *flags;
+    lframe_t *os; int64_t nos, caposs;   /* outer stack */
+    lframe_t *ns; int64_t nns, capns;    /* nested stack */
+    uint64_t *osucc; int64_t nosucc, caposucc;
+    uint64_t *nsucc; int64_t nnsucc, capnsucc;
+    int64_t transitions, deepest, nested_states, seed_depth;
+    int truncated, in_nested, status, started;
+    int64_t *lasso; int64_t nlasso, cycle_start;
+    ctx_t *C;
+    int64_t v[NVA];
+    int32_t *order, *targets;
+} ltl_t;
+
+static uint64_t l_hash(const uint64_t *w) {
+    uint64_t h = 0x243F6A8885A308D3ULL;
+    for (int i = 0; i < LW; i++) h = mix64(h ^ w[i]) * 0x9E3779B97F4A7C15ULL;
+    return mix64(h);
+}
+
+static int l_table_grow(ltl_t *L) {
+    uint64_t nc = L->tcap ? L->tcap * 2 : (1u << 16);
+    uint32_t *t = (uint32_t *)calloc(nc, sizeof(uint32_t));
+    if (!t) return 0;
+    for (int64_t id = 0; id < L->nstates; id++) {
+        uint64_t p = l_hash(L->arena + id * LW) & (nc - 1);
+        while (t[p]) p = (p + 1) & (nc - 1);
+        t[p] = (uint32_t)(id + 1);
+    }
+    free(L->table);
+    L->table = t;
+    L->tcap = nc;
+    return 1;
+}
+
+/* the id of product state w, or -1; with add, a new state is stored (its id returned as
+ * -2 - id, so that the caller tells new from old); -3 - ... never: -(1 << 62) on no memory */
+#define L_NOMEM INT64_MIN
+static int64_t l_find(ltl_t *L, const uint64_t *w, int add) {
+    if (add && (uint64_t)(L->nstates + 1) * 2 > L->tcap && !l_table_grow(L)) return L_NOMEM;
+    uint64_t m = L->tcap - 1, p = l_hash(w) & m;
+    while (L->table[p]) {
+        int64_t id = (int64_t)L->table[p] - 1;
+        if (memcmp(L->arena + id * LW, w, sizeof(uint64_t) * LW) == 0) return id;
+        p = (p + 1) & m;
+    }
+    if (!add) return -1;
+    if (L->nstates >= 0xfffffff0LL) return L_NOMEM;
+    if (L->nstates == L->cap) {
+        int64_t nc = L->cap ? L->cap * 2 : 4096;
+        uint64_t *a = (uint64_t *)realloc(L->arena, (size_t)nc * LW * sizeof(uint64_t));
+        if (!a) return L_NOMEM;
+        L->arena = a;
+        uint8_t *f = (uint8_t *)realloc(L->flags, (size_t)nc);
+        if (!f) return L_NOMEM;
+        L->flags = f;
+        L->cap = nc;
+    }
+    int64_t id = L->nstates++;
+    memcpy(L->arena + id * LW, w, sizeof(uint64_t) * LW);
+    L->flags[id] = 0;
+    L->table[p] = (uint32_t)(id + 1);
+    return -2 - id;
+}
+
+static int l_reserve(uint64_t **a, int64_t *cap, int64_t need) {
+    if (need <= *cap) return 1;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    uint64_t *p = (uint64_t *)realloc(*a, (size_t)c * sizeof(uint64_t));
+    if (!p) return 0;
+    *a = p;
+    *cap = c;
+    return 1;
+}
+
+static int l_frames(lframe_t **a, int64_t *cap, int64_t need) {
+    if (need <= *cap) return 1;
+    int64_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    lframe_t *p = (lframe_t *)realloc(*a, (size_t)c * sizeof(lframe_t));
+    if (!p) return 0;
+    *a = p;
+    *cap = c;
+    return 1;
+}
+
+static inline int l_accepting(ltl_t *L, const uint64_t *w) {
+    return m_claim_acc(L->claim, (int)w[NW]);
+}
+
+/* the product successors of state id onto the successor arena (*succ, *n, *cap), in order;
+ * returns their number or a negative status (-L_OVERFLOW, -L_MEMORY, -L_SAFETY: only with
+ * `checks`) */
+static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64_t *cap,
+                        int checks) {
+    ctx_t *C = L->C;
+    uint64_t w[LW];
+    memcpy(w, L->arena + id * LW, sizeof w);
+    m_unpack(w, L->v);
+    ctx_reset(C);
+    int nt = m_claim(C, L->v, L->claim, (int)w[NW], L->targets);
+    if (C->ovf) return -L_OVERFLOW;
+    if (nt == 0) return 0;
+    ctx_reset(C);
+    m_successors(C, L->v);
+    if (C->oom) return -L_MEMORY;
+    if (C->ovf) return -L_OVERFLOW;
+    int ns = C->nsteps;
+    if (checks && L->safety && C->nfails) return -L_SAFETY;
+    if (ns == 0) {
+        if (checks && L->deadlock) {
+            int ve = m_valid_end(C, L->v);
+            if (C->ovf) return -L_OVERFLOW;
+            if (!ve) return -L_SAFETY;
+        }
+        if (!L->stutter) return 0;
+        if (!l_reserve(succ, cap, (*n + nt) * LW)) return -L_MEMORY;
+        for (int k = 0; k < nt; k++) {
+            uint64_t *o = *succ + (*n + k) * LW;
+            memcpy(o, w, sizeof(uint64_t) * NW);
+            o[NW] = (uint64_t)L->targets[k];
+        }
+        *n += nt;
+        return nt;
+    }
+    int32_t *ord = (int32_t *)realloc(L->order, (size_t)ns * sizeof(int32_t));
+    if (!ord) return -L_MEMORY;
+    L->order = ord;
+    /* stable: highest process first (kernel/product.py, ProductSemantics._rank) */
+    for (int i = 0; i < ns; i++) {
+        int key = m_fn_of[C->ch[C->soff[i]]];
+        int j = i;
+        while (j > 0 && m_fn_of[C->ch[C->soff[ord[j - 1]]]] < key) { ord[j] = ord[j - 1]; j--; }
+        ord[j] = i;
+    }
+    if (!l_reserve(succ, cap, (*n + (int64_t)nt * ns) * LW)) return -L_MEMORY;
+    uint64_t *o = *succ + *n * LW;
+    for (int i = 0; i < ns; i++) {
+        m_pack(C->sst + (size_t)ord[i] * NVA, o);
+        o[NW] = 0;
+        o += LW;
+    }
+    for (int k = 1; k < nt; k++) {
+        memcpy(o, *succ + *n * LW, sizeof(uint64_t) * LW * ns);
+        o += LW * ns;
+    }
+    for (int k = 0; k < nt; k++)
+        for (int i = 0; i < ns; i++) (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] = (uint64_t)L->targets[k];
+    *n += (int64_t)nt * ns;
+    return (int64_t)nt * ns;
+}
+
+static int l_push_outer(ltl_t *L, int64_t id) {
+    if (!l_frames(&L->os, &L->caposs, L->nos + 1)) return -L_MEMORY;
+    int64_t off = L->nosucc;
+    int64_t depth = L->nos;
+    int64_t n = l_expand(L, id, &L->osucc, &L->nosucc, &L->caposucc, 1);
+    if (n < 0) return (int)n;
+    if (depth > L->deepest) L->deepest = depth;
+    if (L->max_depth >= 0 && depth == L->max_depth) {
+        if (n > 0) L->truncated = 1;
+        L->transitions += n;
+        L->nosucc = off;
+        n = 0;
+    } else {
+        L->transitions += n;
+    }
+    lframe_t *f = &L->os[L->nos++];
+    f->id = id;
+    f->off = off;
+    f->n = (int32_t)n;
+    f->i = 0;
+    L->flags[id] |= 1;
+    return 0;
+}
+
+static int l_lasso(ltl_t *L, int nested, int64_t close) {
+    int64_t top = nested ? L->seed_depth + 1 : L->nos;
+    int64_t n = top + (nested ? L->nns - 1 : 0) + 1;
+    int64_t *p = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+    if (!p) return L_MEMORY;
+    int64_t k = 0;
+    for (int64_t i = 0; i < top; i++) p[k++] = L->os[i].id;
+    if (nested)
+        for (int64_t i = 1; i < L->nns; i++) p[k++] = L->ns[i].id;
+    p[k++] = close;
+    L->cycle_start = -1;
+    for (int64_t i = 0; i < top; i++)
+        if (L->os[i].id == close) { L->cycle_start = i; break; }
+    free(L->lasso);
+    L->lasso = p;
+    L->nlasso = k;
+    return L_FOUND;
+}
+
+static int l_start_nested(ltl_t *L, int64_t seed) {
+    L->nnsucc = 0;
+    L->nns = 0;
+    if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
+    int64_t n = l_expand(L, seed, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    if (n < 0) return (int)-n;
+    L->ns[0].id = seed;
+    L->ns[0].off = 0;
+    L->ns[0].n = (int32_t)n;
+    L->ns[0].i = 0;
+    L->nns = 1;
+    L->seed_depth = L->nos - 1;
+    L->in_nested = 1;
+    return L_RUNNING;
+}
+
+/* one step of the nested search */
+static int l_nested_step(ltl_t *L) {
+    lframe_t *f = &L->ns[L->nns - 1];
+    if (f->i == f->n) {
+        L->nnsucc = f->off;
+        if (--L->nns == 0) {
+            L->in_nested = 0;
+            /* the seed leaves the outer stack */
+            lframe_t *o = &L->os[L->nos - 1];
+            L->flags[o->id] &= (uint8_t)~1;
+            L->nosucc = o->off;
+            L->nos--;
+            return L->nos ? L_RUNNING : L_DONE;
+        }
+        return L_RUNNING;
+    }
+    const uint64_t *t = L->nsucc + (f->off + f->i) * LW;
+    f->i++;
+    int64_t id = l_find(L, t, 0);
+    if (id < 0) return L_RUNNING; /* not stored by the outer search (past a depth bound) */
+    if (L->flags[id] & 1) return l_lasso(L, 1, id);
+    if (L->flags[id] & 2) return L_RUNNING;
+    L->flags[id] |= 2;
+    L->nested_states++;
+    if (!l_frames(&L->ns, &L->capns, L->nns + 1)) return L_MEMORY;
+    int64_t off = L->nnsucc;
+    int64_t n = l_expand(L, id, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    if (n < 0) return (int)-n;
+    lframe_t *g = &L->ns[L->nns++];
+    g->id = id;
+    g->off = off;
+    g->n = (int32_t)n;
+    g->i = 0;
+    return L_RUNNING;
+}
+
+/* one step of the outer search */
+static int l_outer_step(ltl_t *L) {
+    lframe_t *f = &L->os[L->nos - 1];
+    if (f->i == f->n) {
+        if (l_accepting(L, L->arena + f->id * LW)) return l_start_nested(L, f->id);
+        L->flags[f->id] &= (uint8_t)~1;
+        L->nosucc = f->off;
+        L->nos--;
+        return L->nos ? L_RUNNING : L_DONE;
+    }
+    uint64_t t[LW];
+    memcpy(t, L->osucc + (f->off + f->i) * LW, sizeof t);
+    f->i++;
+    int64_t id = l_find(L, t, 0);
+    if (id >= 0) {
+        if (L->early && (L->flags[id] & 1) &&
+            (l_accepting(L, t) || l_accepting(L, L->arena + f->id * LW)))
+            return l_lasso(L, 0, id);
+        return L_RUNNING;
+    }
+    if (L->max_states >= 0 && L->nstates >= L->max_states) return L_STATES;
+    id = l_find(L, t, 1);
+    if (id == L_NOMEM) return L_MEMORY;
+    id = -2 - id;
+    if (L->safety && L->state_checks) {
+        int32_t out[NPROP > 0 ? NPROP : 1];
+        m_unpack(t, L->v);
+        ctx_reset(L->C);
+        int nv = m_violated(L->C, L->v, out);
+        if (L->C->ovf) return L_OVERFLOW;
+        if (nv) return L_SAFETY;
+    }
+    int r = l_push_outer(L, id);
+    return r < 0 ? -r : L_RUNNING;
+}
+
+ltl_t *l_new(int claim, int stutter, int safety, int deadlock, int state_checks, int early,
+             int64_t max_states, int64_t max_depth) {
+    ltl_t *L = (ltl_t *)calloc(1, sizeof(ltl_t));
+    if (!L) return NULL;
+    L->C = ctx_new();
+    L->targets = (int32_t *)malloc(sizeof(int32_t) * (size_t)(m_claim_size(claim) + 1));
+    if (!L->C || !L->targets || !l_table_grow(L)) { free(L->targets); free(L); return NULL; }
+    L->claim = claim;
+    L->stutter = stutter;
+    L->safety = safety;
+    L->deadlock = safety && deadlock;
+    L->state_checks = state_checks;
+    L->early = early;
+    L->max_states = max_states;
+    L->max_depth = max_depth;
+    return L;
+}
+
+void l_free(ltl_t *L) {
+    if (!L) return;
+    ctx_free(L->C);
+    free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
+    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
+    free(L);
+}
+
+/* search for at most `seconds`; returns an L_* status (L_SLICE: call again) */
+int l_run(ltl_t *L, const int64_t *init, double seconds) {
+    if (L->status != L_RUNNING) return L->status;
+    if (!L->started) {
+        L->started = 1;
+        if (!m_in_range(init)) return L->status = L_OVERFLOW;
+        uint64_t w[LW];
+        m_pack(init, w);
+        w[NW] = (uint64_t)m_claim_init(L->claim);
+        int64_t id = l_find(L, w, 1);
+        if (id == L_NOMEM) return L->status = L_MEMORY;
+        id = -2 - id;
+        if (L->safety && L->state_checks) {
+            int32_t out[NPROP > 0 ? NPROP : 1];
+            ctx_reset(L->C);
+            int nv = m_violated(L->C, init, out);
+            if (L->C->ovf) return L->status = L_OVERFLOW;
+            if (nv) return L->status = L_SAFETY;
+        }
+        int r = l_push_outer(L, id);
+        if (r < 0) return L->status = -r;
+    }
+    double end = now_s() + seconds;
+    for (uint64_t k = 1;; k++) {
+        int s = L->in_nested ? l_nested_step(L) : l_outer_step(L);
+        if (s != L_RUNNING) return L->status = s;
+        if (!(k & 4095) && now_s() >= end) return L_SLICE;
+    }
+}
+
+int64_t l_stat(ltl_t *L, int which) {
+    switch (which) {
+    case 0: return L->nstates;
+    case 1: return L->transitions;
+    case 2: return L->deepest;
+    case 3: return L->truncated;
+    case 4: return L->nested_states;
+    case 5: return L->nlasso;
+    case 6: return L->cycle_start;
+    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 4 + L->cap);
+    case 8: return L->nos;
+    default: return 0;
+    }
+}
+
+/* the k-th state of the lasso: its unpacked system state into out, its automaton state */
+int l_lasso_state(ltl_t *L, int64_t k, int64_t *out) {
+    const uint64_t *w = L->arena + L->lasso[k] * LW;
+    m_unpack(w, out);
+    return (int)w[NW];
+}

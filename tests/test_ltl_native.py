@@ -1,0 +1,165 @@
+"""LTL in C (absmc.native.ltl, runtime_ltl.c): verdicts and product state counts equal to the
+Python back end's (the same automata, step order and nested DFS), SPIN's verdicts on the LTL
+corpus, lassos replayed, clean fallbacks to Python."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from absmc.engines.explicit.check import check_explicit
+from absmc.errors import OptionError
+from absmc.ir.ltl import NON_PROGRESS
+from absmc.ir.system import System
+from absmc.kernel.options import CheckOptions
+from absmc.kernel.result import PropertyResult, Verdict
+from absmc.lang.gcl import parse_gcl
+from absmc.lang.loader import load_model
+from absmc.native import native_available
+from absmc.native.build import OPT_ENV
+
+from .conftest import SHARED, needs_shared
+from .test_ltl_abstraction import random_ltl_system
+
+CORPUS = SHARED / "benchmarks" / "ltl"
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="no C compiler")
+
+
+@pytest.fixture(autouse=True)
+def _quick_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(OPT_ENV, "-O0")  # the tests compare outcomes, not speed
+
+
+def _by_name(system: System, opts: CheckOptions, backend: str) -> dict[str, PropertyResult]:
+    result = check_explicit(system, opts, backend)  # type: ignore[arg-type]
+    return {r.property: r for r in result.results}
+
+
+def _assert_same(
+    system: System, opts: CheckOptions, safety_may_fail: bool = False
+) -> dict[str, PropertyResult]:
+    """C and Python agree on every property (verdict, and product states for ltl ones); each
+    C lasso replays (a trace with a cycle). With ``safety_may_fail`` a C search may have met a
+    safety violation (then Python searched: noted, and a safety property is violated).
+    Returns the C results."""
+    py = _by_name(system, opts, "python")
+    c = _by_name(system, opts, "native")
+    assert set(py) == set(c)
+    fell_back = any("native_fallback" in r.stats.extra for r in c.values())
+    if fell_back:
+        assert safety_may_fail
+        assert any(r.kind != "ltl" and r.verdict is Verdict.VIOLATED for r in c.values())
+    for name, r in c.items():
+        if fell_back:
+            assert "met a safety violation" in r.stats.extra["native_fallback"]
+        assert (name, r.verdict) == (name, py[name].verdict)
+        if r.kind == "ltl" and not fell_back:
+            assert r.stats.extra["backend"] == "native"
+            assert (name, r.stats.states) == (name, py[name].stats.states)
+            if r.verdict is Verdict.VIOLATED:
+                assert r.trace is not None and r.trace.cycle_start is not None
+    return c
+
+
+def _corpus_rows() -> list[dict[str, str]]:
+    with (CORPUS / "expected.csv").open() as f:
+        return [r for r in csv.DictReader(f) if r["weak_fairness"] == "0"]
+
+
+_CHEAP = {"ltl_always_eventually.pml", "ltl_example.pml", "zune.pml", "diskhead.pml"}
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(
+            r,
+            id=f"{r['file']}-{r['ltl'] or 'ltl'}",
+            marks=[] if r["file"] in _CHEAP else [pytest.mark.slow],
+        )
+        for r in (_corpus_rows() if CORPUS.is_dir() else [])
+    ],
+)
+def test_corpus_c_equals_python_equals_spin(row: dict[str, str]) -> None:
+    system = load_model(CORPUS / row["file"])
+    name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
+    c = _assert_same(system, CheckOptions(ltl=name))
+    assert c[name].verdict.value == row["verdict"]
+
+
+@pytest.mark.parametrize(
+    "seed", [pytest.param(s, marks=[] if s < 3 else [pytest.mark.slow]) for s in range(40)]
+)
+def test_generated_systems_c_equals_python(seed: int) -> None:
+    system = parse_gcl(random_ltl_system(seed), f"gen{seed}.gcl")
+    _assert_same(system, CheckOptions(), safety_may_fail=True)
+    for name in ("l0", "l1", "l2"):  # SPIN's -N: no deadlock check, C decides
+        _assert_same(system, CheckOptions(ltl=name), safety_may_fail=True)
+
+
+_RESPONSE = """
+var x : 0..3;
+var y : bool;
+process P {
+  x < 3 -> x := x + 1;
+  x == 3 -> x := 0;
+}
+process Q {
+  !y -> y := true;
+  y -> y := false;
+}
+ltl inf3: []<>(x == 3);
+ltl stable: <>[](x == 0);
+ltl bounded: [](x <= 3 && (x == 3 -> X (x == 3 || x == 0)));
+"""
+
+
+def test_weak_fairness_and_other_stores_fall_back_to_python_noted() -> None:
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    for opts, why in [
+        (CheckOptions(fairness="weak"), "weak fairness"),
+        (CheckOptions(store="hash-compact"), "hash-compact store"),
+    ]:
+        with pytest.raises(OptionError, match=why):
+            check_explicit(system, opts, "native")
+        auto = _by_name(system, opts, "auto")
+        py = _by_name(system, opts, "python")
+        for name, r in auto.items():
+            assert why in r.stats.extra["native_fallback"]
+            assert r.verdict == py[name].verdict
+
+
+def test_safety_violation_met_in_c_is_reported_by_python() -> None:
+    system = parse_gcl(_RESPONSE + "invariant small: x < 3;\n", "response.gcl")
+    c = _by_name(system, CheckOptions(ltl="inf3"), "native")
+    assert c["small"].verdict is Verdict.VIOLATED and c["small"].trace is not None
+    assert "met a safety violation" in c["inf3"].stats.extra["native_fallback"]
+
+
+def test_response_verdicts_and_lasso_in_c() -> None:
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    c = _assert_same(system, CheckOptions())
+    assert c["bounded"].verdict is Verdict.HOLDS
+    # without fairness Q may run forever: P's x stays put
+    assert c["inf3"].verdict is Verdict.VIOLATED
+    assert c["stable"].verdict is Verdict.VIOLATED
+
+
+def test_auto_answers_a_small_product_in_python() -> None:
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    auto = _by_name(system, CheckOptions(ltl="stable"), "auto")
+    assert auto["stable"].verdict is Verdict.VIOLATED
+    assert "backend" not in auto["stable"].stats.extra  # decided before the 50,000-state cap
+
+
+@needs_shared
+@pytest.mark.slow
+def test_auto_moves_a_large_product_to_c() -> None:
+    system = load_model(CORPUS / "train.pml")
+    auto = _by_name(system, CheckOptions(ltl="c1"), "auto")
+    assert auto["c1"].verdict is Verdict.HOLDS
+    assert auto["c1"].stats.extra["backend"] == "native"
+    assert auto["c1"].stats.states == 101_561
