@@ -12,7 +12,11 @@ POLY/CEGAAR figures where its Table 2 gives them
 (ALV on a 2016 Xeon; memory in MB). CPU (s) is the child process's CPU time, start-up and
 imports included (about 1 s): on a loaded machine it is steadier than the wall time. Usage:
 
-    python benchmarks/symbolic_paper.py [--timeout 120] [--only NAME]
+    python benchmarks/symbolic_paper.py [--timeout 120] [--only NAME] [--table 2|3|all]
+
+Table 3's part prints each instance of the paper's Table 3 twice, without predicates (POLY)
+and with a predicate set (PPA, ``--predicate`` without ``--refine``), with P? of the set and
+the paper's POLY and PPA verification times beside ours.
     python benchmarks/symbolic_paper.py --best-of 9     # ticket2 with and without predicates
 
 ``--best-of N`` instead times ticket2's two properties with and without the predicates
@@ -112,6 +116,65 @@ ROWS: list[tuple[str, str, str, tuple[str, ...], str]] = [
 ]
 
 
+_W4 = tuple(f"w{i} <= ts" for i in range(1, 5))
+_BK = ("b2 == 0", "b1 < b2", "b1 == 0", "b2 < b1", "b1 >= 0")
+_A = ("a2 == 0", "a1 < a2", "a1 == 0", "a2 < a1", "a1 >= 0")
+
+#: Table 3 (partial predicate abstraction without refinement): (instance, model, property,
+#: predicates, the paper's POLY VT, the paper's PPA VT; "-": no figure in the paper). Our
+#: predicate sets: CEGAAR's final sets where it finds one (bakery2, airportSM-bk2), else the
+#: paper's kind (``ai <= s``: the ticket compared with the server) and the driver's semaphores.
+TABLE3: list[tuple[str, str, str, tuple[str, ...], str, str]] = [
+    ("bakery2-S", "bakery2.gcl", "mutex", _A, "0.01", "0.06"),
+    ("bakery2-L", "bakery2.gcl", "progress", _A, "0.06", "0.03"),
+    ("airportSM-bk2-S", "airport_bk2.gcl", "taxiway", _BK, "1.45", "0.49"),
+    ("airportSM-bk2-L", "airport_bk2.gcl", "landing", _BK, "1.61", "2.27"),
+    ("airportSM-tic2-S", "airport_tic2.gcl", "taxiway", _W4[:2], "0.58", "2.32"),
+    ("airportSM-tic2-L", "airport_tic2.gcl", "landing", ("r1 <= rs", "r2 <= rs"), "1.18", "2.77"),
+    ("airportSM-tic4-S", "airport_tic4.gcl", "taxiway", _W4, "199.49", "3.02"),
+    ("chardrv2-S", "chardrv2.gcl", "exclusive", ("lock == 1", "excl == 1"), "14.40", "1.94"),
+    ("chardrv4-S", "chardrv4.gcl", "exclusive", ("lock == 1", "excl == 1"), "-", "20.23"),
+]
+
+
+def p_column(model: str, preds: tuple[str, ...]) -> str:
+    """Table 2's P? for a predicate set: ``Yes`` when some unbounded integer of ``model``
+    stays concrete (a partial abstraction), ``No`` when the set abstracts every one (the
+    rule of :func:`absmc.engines.symbolic.cegaar.abstracted_names`)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from absmc.cli.common import add_predicates, load
+    from absmc.engines.symbolic.cegaar import abstracted_names
+
+    system = add_predicates(load(str(MODELS / model)), preds)
+    names = abstracted_names(system, tuple(system.predicates))
+    ints = [v.name for v in system.data_vars if not v.is_control]
+    return "Yes" if any(x not in names for x in ints) else "No"
+
+
+def table3(timeout: float, only: str | None) -> None:
+    """Table 3's rows: each instance without predicates (POLY) and with them (PPA), in fresh
+    processes one right after the other (so both see about the same load)."""
+    print(
+        "| instance | property | predicates | POLY verdict | POLY VT / CPU (s) | PPA verdict "
+        "| PPA VT / CPU (s) | P? | paper POLY / PPA VT (s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for inst, model, prop, preds, p_poly, p_ppa in TABLE3:
+        if only and only not in inst:
+            continue
+        poly = run_row(model, prop, (), timeout)
+        opts = tuple(x for p in preds for x in ("--predicate", p))
+        ppa = run_row(model, prop, opts, timeout)
+        shown = ", ".join(f"`{p}`" for p in preds)
+        print(
+            f"| {inst} | {prop} | {shown} | {poly['verdict']} "
+            f"| {float(str(poly['time'])):.2f} / {float(str(poly['cpu'])):.2f} "
+            f"| {ppa['verdict']} | {float(str(ppa['time'])):.2f} / {float(str(ppa['cpu'])):.2f} "
+            f"| {p_column(model, preds)} | {p_poly} / {p_ppa} |",
+            flush=True,
+        )
+
+
 def run_row(model: str, prop: str, opts: tuple[str, ...], timeout: float) -> dict[str, object]:
     """One row: verdict, reported time, peak memory, rounds."""
     cmd = [
@@ -209,10 +272,22 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--only", default=None, help="only rows whose instance contains this")
     ap.add_argument("--best-of", type=int, default=0, help="time ticket2 in this process")
+    ap.add_argument(
+        "--table",
+        choices=("2", "3", "all"),
+        default="all",
+        help="Table 2 (POLY and CEGAAR rows), Table 3 (POLY beside PPA) or both",
+    )
     args = ap.parse_args()
     if args.best_of:
         best_of(args.best_of)
         return 0
+    if args.table in ("3", "all"):
+        print("Table 3: partial predicate abstraction (PPA) without refinement beside POLY\n")
+        table3(args.timeout, args.only)
+        if args.table == "3":
+            return 0
+        print("\nTable 2: POLY and CEGAAR\n")
     print(
         "| instance | property | options | verdict | VT (s) | CPU (s) | mem (MiB) | rounds "
         "| CEGAAR | paper |"

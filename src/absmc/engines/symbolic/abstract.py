@@ -39,7 +39,7 @@ from absmc.ir.system import System
 
 __all__ = ["PartialAbstraction"]
 
-_IN, _OUT = isl.dim_type.in_, isl.dim_type.out
+_IN, _OUT, _SET = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.set
 
 
 class PartialAbstraction:
@@ -133,6 +133,33 @@ class PartialAbstraction:
             for j, p in enumerate(self.predicates)
         ]
 
+    @cached_property
+    def unconstraining(self) -> set[int]:
+        """The predicates ``j`` whose definition says nothing once the abstracted variables
+        are projected out (``∃ abstracted. b_j ⇔ p_j`` holds for every value of the kept
+        variables and every 0/1 value of ``b_j``: ``w1 <= ts`` with ``w1`` abstracted) and
+        whose abstracted variables occur in no other predicate. For a command that mentions
+        none of such a predicate's variables, the definition can be left out of
+        :meth:`relation` (the projection would make it true anyway): the bit is only
+        framed."""
+        enc = self.enc
+        names = [set(free_vars(p)) for p in self.predicates]
+        ours = {self.system.variables[i].name: i for i in self.abstracted}
+        out = set()
+        for j, d in enumerate(self.definitions):
+            mine = names[j] & ours.keys()
+            if not mine or any(mine & names[i] for i in range(len(names)) if i != j):
+                continue
+            q = d
+            for i in sorted((ours[x] for x in mine), reverse=True):
+                q = q.project_out(_SET, i, 1)
+            pos = len(enc.names) - len(mine) + j  # b_j after the projection
+            zero, one = (isl.Val.int_from_si(q.get_ctx(), v) for v in (0, 1))
+            bit = isl.Set.universe(q.get_space()).lower_bound_val(_SET, pos, zero)
+            if q.is_equal(bit.upper_bound_val(_SET, pos, one)):
+                out.add(j)
+        return out
+
     def relation(self, ci: int, tick: Callable[[], None] | None = None) -> isl.Map:
         """The abstract relation of command ``ci`` (Eq. 3): ``Alpha⁻¹ ; T ; Alpha``, the pairs
         ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. Built on the concrete
@@ -147,9 +174,19 @@ class PartialAbstraction:
         called between isl operations (it may raise to stop: the time limit)."""
         c = self.system.commands[ci]
         written = {n for n, _ in c.updates}
+        mentioned = set(free_vars(c.guard)) | written
+        for _, e in c.updates:
+            mentioned |= set(free_vars(e))
+        free = self.unconstraining
         n, k = self.enc.n, len(self.predicates)
         rel = self.enc.relations[ci].add_dims(_IN, k).add_dims(_OUT, k)
         for j, (p, d) in enumerate(zip(self.predicates, self.definitions, strict=True)):
+            if j in free and not set(free_vars(p)) & mentioned:
+                # the definition vanishes in the projection (see unconstraining)
+                zero, one = (isl.Val.int_from_si(rel.get_ctx(), v) for v in (0, 1))
+                rel = rel.lower_bound_val(_IN, n + j, zero).upper_bound_val(_IN, n + j, one)
+                rel = rel.equate(_IN, n + j, _OUT, n + j)
+                continue
             rel = rel.intersect_domain(d)
             if set(free_vars(p)) & written:
                 rel = rel.intersect_range(d)

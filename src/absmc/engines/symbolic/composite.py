@@ -15,14 +15,13 @@ location (ticket2 with the predicates ``a1 <= s, a2 <= s``: 19 locations, 114 ed
 :class:`Split` wraps an :class:`~absmc.engines.symbolic.encode.Encoding` or a
 :class:`~absmc.engines.symbolic.abstract.PartialAbstraction` with the interface
 :class:`~absmc.engines.symbolic.fixpoint.Fixpoints` uses, returning composite sets. Beyond
-``limit`` valuations (4096) there is one
-universal location ``()`` holding the flat set, so the fixpoints compute the same sets as the
-flat widening per location did.
-"""
+``limit`` valuations (2^24 by default, beyond every
+example model) there is one universal location ``()`` holding the flat set. The predicate bits
+of an abstraction are control unless ``bit_limit`` is given (the checks do not give it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cached_property
 
 import islpy as isl
@@ -30,7 +29,7 @@ import islpy as isl
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.coalesce import coalesce_chunked
 from absmc.engines.symbolic.encode import Encoding
-from absmc.ir.expr import Expr
+from absmc.ir.expr import Expr, free_vars
 from absmc.ir.steps import State
 
 __all__ = ["CRel", "CSet", "Key", "Split"]
@@ -38,6 +37,7 @@ __all__ = ["CRel", "CSet", "Key", "Split"]
 #: a control valuation (the values of the control dimensions, in dimension order)
 Key = tuple[int, ...]
 _SET = isl.dim_type.set
+_IN, _OUT = isl.dim_type.in_, isl.dim_type.out
 
 
 class CSet:
@@ -60,19 +60,27 @@ class CSet:
             out[k] = p if mine is None else mine.union(p)
         return self._new(out)
 
-    def merge(self, other: CSet) -> CSet:
-        """``self ∪ other`` coalesced, for a coalesced ``self``: only the parts ``other``
-        touches are united and coalesced (the others stay the same objects), empty ones
-        dropped."""
-        out = dict(self.parts)
+    def extend(self, other: CSet) -> CSet | None:
+        """``self ∪ other`` coalesced, for a coalesced ``self``, or ``None`` when ``other ⊆
+        self``: a part of ``other`` inside ``self``'s part at its location is skipped (a
+        subset test, no union and coalesce), only the parts that grow are united and
+        coalesced; the others stay the same objects."""
+        out: dict[Key, isl.Set] | None = None
+        mine = self.parts
         for k, p in other.parts.items():
-            mine = out.get(k)
-            u = p if mine is None else mine.union(p)
-            if u.is_empty():
-                out.pop(k, None)
+            q = mine.get(k)
+            if q is None:
+                if p.is_empty():
+                    continue
+                u = p.coalesce()
+            elif p.is_subset(q):
+                continue
             else:
-                out[k] = u.coalesce()
-        return self._new(out)
+                u = q.union(p).coalesce()
+            if out is None:
+                out = dict(mine)
+            out[k] = u
+        return None if out is None else self._new(out)
 
     def intersect(self, other: CSet) -> CSet:
         o = other.parts
@@ -118,7 +126,7 @@ class CSet:
         """The image under ``rel`` (each part through the edges leaving its location)."""
         out: dict[Key, isl.Set] = {}
         for k, p in self.parts.items():
-            for dst, m in rel.edges.get(k, ()):
+            for dst, m in rel.edges_from(k):
                 img = p.apply(m)
                 mine = out.get(dst)
                 out[dst] = img if mine is None else mine.union(img)
@@ -141,37 +149,76 @@ class CSet:
 
 
 class CRel:
-    """A relation as ``{source location: [(target location, isl.Map)]}``."""
+    """A relation factored by command (or by any list of flat maps): each *factor* fixes only
+    the control dimensions its map constrains (its *relevant* ones: a command's guard and
+    assignments, predicate bits correlated with them) and frames the others (``x' = x``), so
+    a source location's edges are computed from its relevant values alone, on first use, and
+    one piece map serves every location that agrees on them. Plus a self-loop on the states of
+    ``loops`` (the dead states of the totalized relation, the CTL convention). Without the
+    factoring every command had one edge per valuation of *all* control dimensions (the
+    edges of chardrv4: 32 commands times 8192 valuations)."""
 
-    __slots__ = ("edges",)
+    __slots__ = ("_edges", "factors", "loops", "reversed_")
 
-    def __init__(self, edges: dict[Key, list[tuple[Key, isl.Map]]]) -> None:
-        self.edges = edges
+    def __init__(
+        self, factors: list[_Factor], loops: dict[Key, isl.Map], reversed_: bool = False
+    ) -> None:
+        self.factors = factors
+        self.loops = loops
+        self.reversed_ = reversed_
+        self._edges: dict[Key, list[tuple[Key, isl.Map]]] = {}
 
-    @staticmethod
-    def of(
-        pairs: Iterable[tuple[Key, Key, isl.Map]], tick: Callable[[], None] | None = None
-    ) -> CRel:
-        """The relation of ``(source, target, map)`` edges (maps of the same pair united and
-        coalesced; ``tick`` is called between isl operations, it may raise to stop)."""
-        merged: dict[tuple[Key, Key], isl.Map] = {}
-        for src, dst, m in pairs:
-            got = merged.get((src, dst))
-            merged[(src, dst)] = m if got is None else got.union(m)
-        edges: dict[Key, list[tuple[Key, isl.Map]]] = {}
-        for (src, dst), m in merged.items():
-            edges.setdefault(src, []).append((dst, coalesce_chunked(m, tick)))
-        return CRel(edges)
+    def edges_from(self, k: Key) -> list[tuple[Key, isl.Map]]:
+        """The ``(target location, map)`` edges leaving location ``k`` (memoized)."""
+        got = self._edges.get(k)
+        if got is not None:
+            return got
+        out: list[tuple[Key, isl.Map]] = []
+        for f in self.factors:
+            pieces = (f.back if self.reversed_ else f.pieces).get(tuple(k[j] for j in f.where))
+            if not pieces:
+                continue
+            for vals, m in pieces:
+                dst = list(k)
+                for j, v in zip(f.where, vals, strict=True):
+                    dst[j] = v
+                out.append((tuple(dst), m))
+        loop = self.loops.get(k)
+        if loop is not None:
+            out.append((k, loop))
+        self._edges[k] = out
+        return out
 
     def reverse(self) -> CRel:
-        return CRel.of((dst, src, m.reverse()) for src, es in self.edges.items() for dst, m in es)
+        """The inverse relation (the same factors, read backwards)."""
+        return CRel(self.factors, self.loops, not self.reversed_)
 
-    def n_edges(self) -> int:
-        return sum(len(es) for es in self.edges.values())
+    def with_loops(self, loops: dict[Key, isl.Map]) -> CRel:
+        """The same factors with ``loops`` as the self-loops."""
+        return CRel(self.factors, loops, self.reversed_)
 
-    def n_basic_map(self) -> int:
-        """Disjuncts over all edges."""
-        return sum(m.n_basic_map() for es in self.edges.values() for _, m in es)
+    def n_pieces(self) -> int:
+        """Piece maps over all factors."""
+        return sum(len(es) for f in self.factors for es in f.pieces.values())
+
+
+class _Factor:
+    """One command's relation split on its relevant control dimensions: ``where`` are their
+    positions in a location key; ``pieces`` maps their source values to ``(target values,
+    map)`` pairs, ``back`` the target values to ``(source values, reversed map)``."""
+
+    __slots__ = ("back", "pieces", "where")
+
+    def __init__(
+        self, where: tuple[int, ...], pieces: dict[Key, list[tuple[Key, isl.Map]]]
+    ) -> None:
+        self.where = where
+        self.pieces = pieces
+        back: dict[Key, list[tuple[Key, isl.Map]]] = {}
+        for src, es in pieces.items():
+            for dst, m in es:
+                back.setdefault(dst, []).append((src, m.reverse()))
+        self.back = back
 
 
 class Split:
@@ -181,9 +228,9 @@ class Split:
     def __init__(
         self,
         base: Encoding | PartialAbstraction,
-        limit: int = 4096,
+        limit: int = 1 << 24,
         tick: Callable[[], None] | None = None,
-        bit_limit: int = 1024,
+        bit_limit: int | None = None,
     ) -> None:
         #: called between the commands while the relations are built (it may raise to stop)
         self.tick = tick
@@ -194,9 +241,11 @@ class Split:
         for _, lo, hi in control:
             size *= hi - lo + 1
         #: whether the predicate bits are dimensions of the parts, not control (beyond
-        #: ``bit_limit`` valuations with them: the bit valuations multiply the locations
-        #: and edges)
-        self.loose_bits = isinstance(base, PartialAbstraction) and size > bit_limit
+        #: ``bit_limit`` valuations with them, when given: the bit valuations multiply the
+        #: locations)
+        self.loose_bits = (
+            isinstance(base, PartialAbstraction) and bit_limit is not None and size > bit_limit
+        )
         if isinstance(base, PartialAbstraction) and self.loose_bits:
             control = [c for c in control if c[0] < len(base.kept)]
             size >>= len(base.predicates)
@@ -244,45 +293,68 @@ class Split:
                 parts[k] = part if got is None else got.union(part)
         return CSet({k: p.coalesce() for k, p in sorted(parts.items())}, self._empty)
 
-    def cut_relation(self, maps: Iterable[isl.Map]) -> CRel:
-        """The composite form of flat relations (united): each basic map is split on the
-        first control dimension (source, then target) that it does not fix, value by value,
-        until all are fixed; the fixed values are its edge's locations."""
-        pairs: list[tuple[Key, Key, isl.Map]] = []
-        for m in maps:
-            if self.tick is not None:
-                self.tick()
-            if not self.ctrl:
-                pairs.append(((), (), m))
-                continue
-            stack = list(m.get_basic_maps())
-            while stack:
-                bm = stack.pop()
-                split = self._unfixed(bm)
-                if isinstance(split, tuple):
-                    kind, i = split
-                    lo, hi = self._bounds[i]
-                    for v in range(lo, hi + 1):
-                        part = bm.fix_val(kind, i, v)
-                        if not part.is_empty():
-                            stack.append(part)
+    def _factor(self, ci: int, m: isl.Map) -> _Factor:
+        """Command ``ci``'s flat relation ``m`` split on its relevant control dimensions
+        (:meth:`_relevant`), value by value (source, then target), until each basic map fixes
+        them all; the pieces of one (source values, target values) pair united and coalesced
+        in chunks."""
+        dims = self._relevant(ci, m)
+        where = tuple(self.ctrl.index(i) for i in dims)
+        merged: dict[tuple[Key, Key], isl.Map] = {}
+        stack = list(m.get_basic_maps())
+        while stack:
+            bm = stack.pop()
+            values: list[int] = []
+            for kind in (_IN, _OUT):
+                for i in dims:
+                    v = bm.plain_get_val_if_fixed(kind, i)
+                    if v.is_nan():
+                        lo, hi = self._bounds[i]
+                        for x in range(lo, hi + 1):
+                            part = bm.fix_val(kind, i, x)
+                            if not part.is_empty():
+                                stack.append(part)
+                        break
+                    values.append(int(v.to_python()))
+                else:
                     continue
-                width = len(self.ctrl)
-                src, dst = tuple(split[:width]), tuple(split[width:])
-                pairs.append((src, dst, isl.Map.from_basic_map(bm)))
-        return CRel.of(pairs, self.tick)
+                break
+            else:
+                key = (tuple(values[: len(dims)]), tuple(values[len(dims) :]))
+                got = merged.get(key)
+                one = isl.Map.from_basic_map(bm)
+                merged[key] = one if got is None else got.union(one)
+        pieces: dict[Key, list[tuple[Key, isl.Map]]] = {}
+        for (src, dst), pm in merged.items():
+            pieces.setdefault(src, []).append((dst, coalesce_chunked(pm, self.tick)))
+        return _Factor(where, pieces)
 
-    def _unfixed(self, bm: isl.BasicMap) -> tuple[isl.dim_type, int] | list[int]:
-        """The first control dimension ``bm`` does not fix, or the values of all (source
-        dimensions, then target ones)."""
-        values: list[int] = []
-        for kind in (isl.dim_type.in_, isl.dim_type.out):
-            for i in self.ctrl:
-                v = bm.plain_get_val_if_fixed(kind, i)
-                if v.is_nan():
-                    return (kind, i)
-                values.append(int(v.to_python()))
-        return values
+    def _relevant(self, ci: int, m: isl.Map) -> list[int]:
+        """The control dimensions command ``ci``'s relation ``m`` does not frame: those of the
+        variables its guard and assignments mention, and (on an abstraction) every other one
+        for which ``m`` is not ``(∃x,x'. m) ∧ x' = x`` within the dimension's bounds — a
+        predicate bit the command's guard or assignments constrain, or one correlated with
+        such a bit through a shared abstracted variable. On the concrete encoding a variable
+        the command does not mention is framed by construction (``x' = x`` and its bounds,
+        :meth:`Encoding.relation_formula`)."""
+        c = self.system.commands[ci]
+        names = set(free_vars(c.guard))
+        for n, e in c.updates:
+            names.add(n)
+            names |= set(free_vars(e))
+        base = self.base
+        if isinstance(base, PartialAbstraction):
+            pos = {self.system.variables[i].name: p for p, i in enumerate(base.kept)}
+        else:
+            pos = {v.name: i for i, v in enumerate(self.system.variables)}
+        said = {pos[n] for n in names if n in pos}
+        out = []
+        for i in self.ctrl:
+            if i in said or (
+                isinstance(base, PartialAbstraction) and not _framed(m, i, *self._bounds[i])
+            ):
+                out.append(i)
+        return out
 
     # -- the interface Fixpoints uses -------------------------------------------------------
     @property
@@ -304,15 +376,19 @@ class Split:
 
     @cached_property
     def transition(self) -> CRel:
+        """The transition relation, one factor per command (built on first use, between
+        commands ``tick`` is called: the time limit)."""
         base = self.base
-        if not isinstance(base, PartialAbstraction):
-            return self.cut_relation(base.relations)
-        maps = []
+        factors = []
         for ci in range(len(self.system.commands)):
             if self.tick is not None:
                 self.tick()
-            maps.append(base.relation(ci, self.tick))
-        return self.cut_relation(maps)
+            if isinstance(base, PartialAbstraction):
+                m = base.relation(ci, self.tick)
+            else:
+                m = base.relations[ci]
+            factors.append(self._factor(ci, m))
+        return CRel(factors, {})
 
     @cached_property
     def dead(self) -> CSet:
@@ -322,9 +398,8 @@ class Split:
     def total(self) -> CRel:
         """The transition relation with a self-loop on every dead state (the CTL convention)."""
         ident = isl.Map.identity(self._universe.get_space().map_from_set())
-        loops = [(k, k, ident.intersect_domain(p)) for k, p in self.dead.parts.items()]
-        pairs = [(s, d, m) for s, es in self.transition.edges.items() for d, m in es]
-        return CRel.of(pairs + loops, self.tick)
+        loops = {k: ident.intersect_domain(p) for k, p in self.dead.parts.items()}
+        return self.transition.with_loops(loops)
 
     @cached_property
     def inverse(self) -> CRel:
@@ -343,3 +418,14 @@ class Split:
             k = self._keys[state] = tuple(vals[i] for i in self.ctrl)
         part = s.parts.get(k)
         return part is not None and bool(self.base.abstract_of(state).is_subset(part))
+
+
+def _framed(m: isl.Map, i: int, lo: int, hi: int) -> bool:
+    """Whether ``m`` frames dimension ``i`` (``lo..hi``): ``m = (∃x,x'. m) ∧ x' = x ∧ lo <= x <=
+    hi`` for ``x`` the ``i``-th input and ``x'`` the ``i``-th output dimension."""
+    p = m.project_out(_IN, i, 1).project_out(_OUT, i, 1)
+    p = p.insert_dims(_IN, i, 1).insert_dims(_OUT, i, 1).equate(_IN, i, _OUT, i)
+    ctx = m.get_ctx()
+    p = p.lower_bound_val(_IN, i, isl.Val.int_from_si(ctx, lo))
+    p = p.upper_bound_val(_IN, i, isl.Val.int_from_si(ctx, hi))
+    return bool(p.is_equal(m))

@@ -173,9 +173,14 @@ class Encoding:
     def dead(self) -> isl.Set:
         """States without successor (deadlocks: GCL has no valid end states): no command is
         enabled with its targets in range (the domain of no relation, written as one formula
-        so that an abstraction needs no concrete relation for it)."""
-        enabled = " or ".join(f"({self.enabled(c)})" for c in self.system.commands) or "false"
-        return self.set_of(f"not ({enabled})").intersect(self.domain).coalesce()
+        so that an abstraction needs no concrete relation for it). Computed as the domain
+        minus each command's enabled states in turn, coalesced after each: isl's negation of
+        the whole disjunction (``not (e1 or ... or en)``) expands it first (chardrv4's 32
+        commands: 292 s of CPU, against about 2 s this way)."""
+        out = self.domain
+        for c in self.system.commands:
+            out = out.subtract(self.set_of(self.enabled(c))).coalesce()
+        return out
 
     def enabled(self, c: Command) -> str:
         """An isl formula over ``v0..`` for the states where command ``c`` has a successor:

@@ -142,9 +142,10 @@ class Fixpoints:
         while True:
             self.tick()
             i += 1
-            nxt = r.merge(self.post(front))
-            if nxt.is_subset(r):
+            grown = r.extend(self.post(front))
+            if grown is None:  # the image lies inside r
                 break
+            nxt = grown
             if i > self.widen_delay:
                 nxt = self.widen(r, nxt, i)
                 exact = False
@@ -228,9 +229,10 @@ class Fixpoints:
         while True:
             self.tick()
             i += 1
-            nxt = z.merge(a.states.intersect(self.pre(front)).intersect(r))
-            if nxt.is_subset(z):
+            grown = z.extend(a.states.intersect(self.pre(front)).intersect(r))
+            if grown is None:
                 break
+            nxt = grown
             if over and i > self.widen_delay:
                 nxt = self.widen(z, nxt, i, within=r)
                 exact = False
@@ -283,7 +285,7 @@ class Fixpoints:
             return z
         parts: dict[tuple[int, ...], isl.Set] = {}
         for k, p in cand.parts.items():
-            for dst, m in self.enc.total.edges.get(k, ()):
+            for dst, m in self.enc.total.edges_from(k):
                 q = z.parts.get(dst)
                 if q is not None:
                     d = m.intersect_domain(p).intersect_range(q).domain()
