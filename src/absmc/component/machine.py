@@ -82,7 +82,6 @@ from absmc.component.values import (
     Opaque,
     SyncHandle,
     SyncMethod,
-    _has_refs,
     dec_seq,
     enc_seq,
     fingerprint,
@@ -382,9 +381,7 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
                 if frames:
                     frames = tuple(
                         [
-                            (fr[0], fr[1], reenc_seq(reenc, fr[2]), fr[3])
-                            if _has_refs(fr[2])
-                            else fr
+                            fr if (ls := reenc_seq(reenc, fr[2])) is fr[2] else (*fr[:2], ls, fr[3])
                             for fr in frames
                         ]
                     )

@@ -215,7 +215,11 @@ class Encoder:
             if cell[0] == "S":
                 self.cells[m] = ("S", frozenset([self.reenc(x) for x in cell[1]]))
             else:
-                self.cells[m] = (cell[0], *[self.reenc(x) for x in cell[1:]])
+                reenc = self.reenc
+                self.cells[m] = (
+                    cell[0],
+                    *[reenc(x) if type(x) is tuple else x for x in cell[1:]],
+                )
             return v if m == n else ref(m)
         if tag in _COMPOUND_TAGS:
             parts = [self.reenc(x) for x in v[1:]]
@@ -234,7 +238,11 @@ class Encoder:
         if t is bool:
             return ("b", obj)
         if t is tuple:
-            return ("t", *[self.enc(x) for x in obj])
+            enc = self.enc
+            return (
+                "t",
+                *[x if type(x) is int or type(x) is str or x is None else enc(x) for x in obj],
+            )
         if t is float:
             return ("f", obj)
         if obj is UNBOUND:
@@ -283,8 +291,12 @@ class Encoder:
 
     def _cell(self, obj: Any, t: type) -> Any:
         enc = self.enc
+        # int, str and None encode as themselves: inline (most list elements and fields)
         if t is list:
-            return ("L", *[enc(x) for x in obj])
+            return (
+                "L",
+                *[x if type(x) is int or type(x) is str or x is None else enc(x) for x in obj],
+            )
         if t is dict:
             out: list[Any] = ["D"]
             for k, v in obj.items():
@@ -294,7 +306,10 @@ class Encoder:
         if t is set:
             return ("S", frozenset(enc(x) for x in obj))
         if t is deque:
-            return ("Q", *[enc(x) for x in obj])
+            return (
+                "Q",
+                *[x if type(x) is int or type(x) is str or x is None else enc(x) for x in obj],
+            )
         if t is defaultdict:
             dd: list[Any] = ["DD", enc(obj.default_factory)]
             for k, v in obj.items():
@@ -302,7 +317,14 @@ class Encoder:
                 dd.append(enc(v))
             return tuple(dd)
         if t is SyncHandle:
-            return ("$", obj.kind, *[enc(x) for x in obj.fields])
+            return (
+                "$",
+                obj.kind,
+                *[
+                    x if type(x) is int or type(x) is str or x is None else enc(x)
+                    for x in obj.fields
+                ],
+            )
         attrs: list[Any] = ["O", self.opaque.key(t)]
         try:
             d = obj.__dict__
@@ -368,10 +390,10 @@ class Decoder:
         # the shell first (so that cycles and aliasing resolve), then its contents
         if tag == "L":
             o = self.objs[n] = []
-            o.extend([dec(x) for x in cell[1:]])
+            o.extend([dec(x) if type(x) is tuple else x for x in cell[1:]])
         elif tag == "$":
             o = self.objs[n] = SyncHandle(cell[1], [])
-            o.fields = [dec(x) for x in cell[2:]]
+            o.fields = [dec(x) if type(x) is tuple else x for x in cell[2:]]
         elif tag == "D":
             o = self.objs[n] = {}
             for i in range(1, len(cell), 2):
@@ -412,7 +434,8 @@ class Decoder:
         if tag == "b" or tag == "f" or tag == "y" or tag == "c":
             return v[1]
         if tag == "t":
-            return tuple([self.dec(x) for x in v[1:]])
+            dec = self.dec
+            return tuple([dec(x) if type(x) is tuple else x for x in v[1:]])
         if tag == "o":
             return self.opaque.objects[v[1]]
         if tag == "R":
@@ -523,14 +546,6 @@ _COMPOUND_TAGS = frozenset({"t", "e", "M", "B", "m", "P", "N"})
 NESTED: dict[CodeType, FunctionType] = {}
 
 
-def _has_refs(seq: tuple[Any, ...]) -> bool:
-    """Whether an encoded sequence may contain heap references."""
-    for x in seq:  # noqa: SIM110 (a loop: twice as fast as any() over a generator)
-        if type(x) is tuple and x[0] in _REF_TAGS:
-            return True
-    return False
-
-
 def enc_seq(enc: Callable[[Any], Enc], seq: list[Any]) -> tuple[Any, ...]:
     """``tuple(enc(x) for x in seq)`` with the common atoms (int, str, None, unbound)
     encoded inline (the hot path of every step: a frame's locals)."""
@@ -555,14 +570,19 @@ def dec_seq(dec: Callable[[Enc], Any], seq: tuple[Any, ...]) -> list[Any]:
 
 
 def reenc_seq(reenc: Callable[[Enc], Enc], seq: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``seq`` re-encoded (references renumbered); ``seq`` itself when it holds none."""
-    if not _has_refs(seq):
-        return seq
+    """``seq`` re-encoded (references renumbered, in order); ``seq`` itself when that
+    changes nothing."""
     tags = _REF_TAGS
-    out = [reenc(x) if type(x) is tuple and x[0] in tags else x for x in seq]
-    for a, b in zip(out, seq, strict=True):
-        if a is not b:
-            return tuple(out)
+    for i, x in enumerate(seq):
+        if type(x) is tuple and x[0] in tags:
+            y = reenc(x)
+            if y is not x:
+                out = list(seq[:i])
+                out.append(y)
+                out.extend(
+                    [reenc(z) if type(z) is tuple and z[0] in tags else z for z in seq[i + 1 :]]
+                )
+                return tuple(out)
     return seq
 
 
