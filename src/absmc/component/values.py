@@ -52,6 +52,7 @@ UNBOUND = _Unbound()
 UNB_ENC = ("u",)
 #: ``True`` encoded
 ENC_TRUE = ("b", True)
+_ENC_FALSE = ("b", False)
 
 
 _REFS = tuple(("r", n) for n in range(4096))
@@ -236,7 +237,7 @@ class Encoder:
         if t is int or t is str or obj is None:
             return obj
         if t is bool:
-            return ("b", obj)
+            return ENC_TRUE if obj else _ENC_FALSE
         if t is tuple:
             enc = self.enc
             return (
