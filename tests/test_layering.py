@@ -73,19 +73,19 @@ def test_imports_point_down() -> None:
     assert bad == []
 
 
-#: the explorers: they consume the model interface (:mod:`absmc.kernel.semantics`) and never
-#: the IR's System (``kernel/por.py`` still builds its ample sets from the System's commands,
-#: ``kernel/product.py`` compiles automaton guards over it: both take it explicitly)
+#: the explorers: they consume the model interface (:mod:`absmc.kernel.model.semantics`) and never
+#: the IR's System (``kernel/explore/por.py`` still builds its ample sets from the System's
+#: commands, ``kernel/ltl/product.py`` compiles automaton guards over it: both take it explicitly)
 EXPLORERS = [
-    "kernel/semantics.py",
-    "kernel/search.py",
-    "kernel/nested.py",
-    "kernel/partitioned.py",
-    "kernel/partition_mp.py",
-    "kernel/partition_ray.py",
-    "kernel/graph.py",
-    "kernel/fairness.py",
-    "kernel/ltl.py",
+    "kernel/model/semantics.py",
+    "kernel/explore/search.py",
+    "kernel/explore/nested.py",
+    "kernel/explore/partitioned.py",
+    "kernel/explore/partition_mp.py",
+    "kernel/explore/partition_ray.py",
+    "kernel/explore/graph.py",
+    "kernel/ltl/fairness.py",
+    "kernel/ltl/ltl.py",
     "native/search.py",
 ]
 
