@@ -97,6 +97,19 @@ def test_explorers_do_not_import_the_ir_system() -> None:
     assert bad == []
 
 
+def test_the_model_interface_imports_no_explorer() -> None:
+    """``kernel/model/`` (what a model offers) is below the explorers, the LTL product and
+    replay: they import it, never the other way round."""
+    above = ("absmc.kernel.explore", "absmc.kernel.ltl", "absmc.kernel.replay")
+    bad = [
+        f"{path.relative_to(SRC)} imports {m}"
+        for path in _modules("kernel/model")
+        for m in _imports(path)
+        if m.startswith(above)
+    ]
+    assert _modules("kernel/model") and bad == []
+
+
 def test_model_errors_have_no_side_channel() -> None:
     offenders = [
         str(p.relative_to(SRC))
