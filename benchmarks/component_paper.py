@@ -206,8 +206,8 @@ def throughput() -> None:
     from absmc.component.check import check_semantics
     from absmc.component.machine import ComponentSemantics
     from absmc.component.program import build_program, load_program
-    from absmc.kernel.search import search
-    from absmc.kernel.store import ExactStore
+    from absmc.kernel.explore.search import search
+    from absmc.kernel.explore.store import ExactStore
 
     ns = load_program(PY / "philosophers.py").__dict__
     prog, code = build_program(ns, ns["dinner_ordered"], ["philosopher"], "statement", {})

@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from absmc.codegen.python import compile_system
-from absmc.kernel.search import search
-from absmc.kernel.store import ExactStore
+from absmc.kernel.explore.search import search
+from absmc.kernel.explore.store import ExactStore
 from absmc.lang.gcl import parse_gcl
 
 

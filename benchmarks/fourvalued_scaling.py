@@ -40,8 +40,8 @@ from pathlib import Path
 from absmc.engines.explicit import check_explicit
 from absmc.engines.fourvalued import check_fourvalued
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import PropertyResult, Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import PropertyResult, Result
 from absmc.lang.gcl import parse_gcl_file
 from absmc.lang.loader import load_model
 from absmc.lang.promela.export import to_promela

@@ -61,7 +61,7 @@ def run_absmc_ltl(model: Path, name: str | None, fair: bool) -> LtlRow:
     """absmc's verdict, outer product states and search time for one ltl block."""
     from absmc.engines import registry
     from absmc.ir.ltl import NON_PROGRESS
-    from absmc.kernel.options import CheckOptions
+    from absmc.kernel.run.options import CheckOptions
     from absmc.lang.loader import load_model
 
     system = load_model(model)

@@ -29,8 +29,8 @@ from pathlib import Path
 from absmc.codegen.python import compile_system
 from absmc.engines.explicit.parallel import run_partitioned
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, select_properties
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
+from absmc.kernel.run.options import CheckOptions, select_properties
 from absmc.lang.gcl import parse_gcl
 from absmc.lang.loader import load_model
 

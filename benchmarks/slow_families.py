@@ -58,7 +58,7 @@ def _one(path: str, timeout: float) -> None:
     """Measure absmc on one model in this process and print one JSON line."""
     from absmc.codegen.python import compile_system
     from absmc.engines import registry
-    from absmc.kernel.options import CheckOptions, Limits
+    from absmc.kernel.run.options import CheckOptions, Limits
     from absmc.lang.loader import load_model
 
     t0 = time.monotonic()

@@ -240,7 +240,7 @@ def best_of(n: int) -> None:
     sys.path.insert(0, str(ROOT / "src"))
     from absmc.cli.common import add_predicates, load
     from absmc.engines.symbolic.check import SymbolicOptions, check_symbolic
-    from absmc.kernel.options import CheckOptions
+    from absmc.kernel.run.options import CheckOptions
 
     base = load(str(MODELS / "ticket2.gcl"))
     configs = {

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import TypesOptions, build_abstraction, check_types
-from absmc.kernel.options import CheckOptions, Limits
+from absmc.kernel.run.options import CheckOptions, Limits
 from absmc.lang.domains import parse_bindings
 from absmc.lang.loader import load_model
 from absmc.lang.promela.export import to_promela

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from absmc.engines.under import UnderOptions, check_under
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.run.options import CheckOptions
 from absmc.lang.gcl import parse_gcl_expr, parse_gcl_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "gcl"

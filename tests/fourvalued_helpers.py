@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from absmc.ir.evaluate import EvalError, env_of, evaluate, execute, reference_steps
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
-from absmc.kernel.result import Trace
+from absmc.kernel.run.result import Trace
 
 
 def with_initial(system: System, name: str, value: int) -> System:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from absmc.ir import System
 from absmc.ir.evaluate import EvalError, env_of, evaluate, execute, reference_successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR
-from absmc.kernel.result import PropertyResult
+from absmc.kernel.run.result import PropertyResult
 
 
 def _state_of(system: System, step_state: object) -> tuple[int, ...]:

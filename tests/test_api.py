@@ -115,7 +115,7 @@ def test_import_absmc_is_light_and_typed() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('absmc.') or m in {'z3', 'lark', "
         "'rich', 'click'}))\n"
         "absmc.Result\n"
-        "print('absmc.kernel.result' in sys.modules)"
+        "print('absmc.kernel.run.result' in sys.modules)"
     )
     lines = _python("-c", probe).stdout.splitlines()
     assert lines == ["[]", "True"]

@@ -30,7 +30,7 @@ from absmc.ir.expr import Const, Expr, Op, Var
 from absmc.ir.simplify import simplify
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, Process, System, Variable, make_system
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.run.options import CheckOptions
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.lower import lower_model
 from absmc.lang.promela.parser import parse_promela

@@ -16,10 +16,10 @@ import pytest
 
 from absmc.codegen.python import compile_system
 from absmc.engines.explicit.check import check_explicit
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
-from absmc.kernel.search import search
-from absmc.kernel.store import BitStateStore, ExactStore
+from absmc.kernel.explore.search import search
+from absmc.kernel.explore.store import BitStateStore, ExactStore
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.loader import load_model
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -143,7 +143,7 @@ def test_prover_calls_are_bounded_by_the_time_left() -> None:
 
 def test_timeout_bounds_the_fourvalued_abstraction_and_the_under_refinement() -> None:
     from absmc.engines.fourvalued import check_fourvalued
-    from absmc.kernel.options import CheckOptions, Limits
+    from absmc.kernel.run.options import CheckOptions, Limits
     from absmc.lang.loader import load_model
 
     # the abstraction of fischer.gcl takes over a second; loading (not timed here) is excluded
@@ -176,7 +176,7 @@ def test_timeout_bounds_the_operator_tables_of_types() -> None:
     longer than the 0.5 s; `test_timeout_covers_loading` covers that)."""
     from absmc.engines import registry
     from absmc.engines.typeabs import TypesOptions
-    from absmc.kernel.options import CheckOptions, Limits
+    from absmc.kernel.run.options import CheckOptions, Limits
     from absmc.lang.domains import parse_bindings
     from absmc.lang.gcl import parse_gcl
 

@@ -19,8 +19,8 @@ from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.explicit import ENGINE as EXPLICIT
 from absmc.engines.explicit import ExplicitOptions
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.option import Option, defaults
 from tests.conftest import GCL_EXAMPLES, run_cli
 
@@ -182,7 +182,7 @@ def test_reduce_has_one_default_for_models_and_one_for_programs(tmp_path: Path) 
     from absmc.cli.args import declared
     from absmc.cli.check import check_options
     from absmc.component import ComponentOptions
-    from absmc.kernel.options import reduces
+    from absmc.kernel.run.options import reduces
     from absmc.lang.loader import load_model
 
     assert declared("reduce").value_when_absent is None  # not given: the kind of input decides

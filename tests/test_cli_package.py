@@ -18,7 +18,7 @@ from absmc.cli.domains import run_domains
 from absmc.cli.export import ExportArgs, run_export
 from absmc.engines import registry
 from absmc.errors import CapabilityError, OptionError
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.run.options import CheckOptions
 from absmc.lang.gcl import parse_gcl
 from absmc.lang.loader import load_model
 from tests.conftest import GCL_EXAMPLES, ROOT, run_cli, run_cli_subprocess

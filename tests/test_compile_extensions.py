@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from absmc.codegen.python import compile_system
 from absmc.ir import Command, Process, Property, RangeSort, System, Variable
 from absmc.ir.expr import FALSE, Const, Op, Var
-from absmc.kernel.search import search
-from absmc.kernel.trace import replay
+from absmc.kernel.explore.search import search
+from absmc.kernel.replay.trace import replay
 
 from .strategies import finite_systems
 

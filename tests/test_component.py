@@ -13,7 +13,7 @@ import pytest
 
 from absmc.component import ComponentOptions, Unsupported, check_file
 from absmc.component.trace import replay
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.result import Verdict
 
 from .conftest import EXAMPLES, run_cli
 

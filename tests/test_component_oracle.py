@@ -22,8 +22,8 @@ from absmc.component.native_replay import (
 )
 from absmc.component.oracle import explore
 from absmc.component.oracle.runtime import Program
-from absmc.kernel.options import Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import Limits
+from absmc.kernel.run.result import Verdict
 
 from .conftest import EXAMPLES
 from .oracle_programs import FLAGGED, generate

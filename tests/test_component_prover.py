@@ -12,7 +12,7 @@ from pathlib import Path
 
 from absmc.component import ComponentOptions, check, check_file
 from absmc.component.refinement import guard_predicates, parse_predicate, statement_ops, wp
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.result import Verdict
 
 from .conftest import EXAMPLES, run_cli
 

@@ -17,8 +17,8 @@ from absmc.component import ComponentOptions, Unsupported, check_file
 from absmc.component.guard import NativeUseError
 from absmc.component.program import ImportTimeout, load_program
 from absmc.ir.span import ModelError
-from absmc.kernel.options import Limits
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.run.options import Limits
+from absmc.kernel.run.result import Result, Verdict
 
 from .conftest import EXAMPLES, run_cli
 

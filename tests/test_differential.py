@@ -24,8 +24,8 @@ from absmc.engines.typeabs import OperatorLibrary, TypesOptions, check_types
 from absmc.engines.under import UnderOptions, check_under
 from absmc.ir import System
 from absmc.ir.span import ModelError
-from absmc.kernel.options import CheckOptions, Limits, OptionError
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits, OptionError
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr
 

@@ -168,7 +168,7 @@ def test_under_reports_one_predicate_count() -> None:
     assert first["stats"]["predicates"] == len(listed.split(", ")) == len(new) + 1  # + the seed
 
 
-#: where a document's module names are looked for (``kernel/trace.py`` under ``src/absmc``,
+#: where a document's module names are looked for (``kernel/replay/trace.py`` under ``src/absmc``,
 #: ``explicit/check.py`` under ``engines``, ``benchmarks/x.py`` under the root)
 _BASES = (ROOT / "src" / "absmc", ROOT / "src" / "absmc" / "engines", ROOT)
 _SUFFIXES = (".py", ".c", ".md", ".lark", ".j2", ".json", ".gcl", ".pml", ".csv", ".sh")
@@ -176,7 +176,8 @@ _TREE = [p for top in ("src", "benchmarks", "tests", "examples") for p in (ROOT 
 
 
 def _file_of(name: str) -> str:
-    """The file a backticked name means: ``kernel/trace.replay`` is ``kernel/trace.py``."""
+    """The file a backticked name means: ``kernel/replay/trace.replay`` is
+    ``kernel/replay/trace.py``."""
     if not name.endswith(_SUFFIXES) and not name.endswith("/") and "." in name:
         return name.split(".", 1)[0] + ".py"
     return name.rstrip("/")

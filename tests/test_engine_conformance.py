@@ -22,8 +22,8 @@ from absmc.engines.engine import AnyEngine, system_features
 from absmc.engines.typeabs import TypesOptions
 from absmc.errors import CapabilityError
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl_expr
 from absmc.lang.loader import load_model

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.ir import System
-from absmc.kernel.options import CheckOptions, Limits, OptionError
-from absmc.kernel.result import Verdict
-from absmc.kernel.search import search
-from absmc.kernel.store import BitStateStore, ExactStore
-from absmc.kernel.trace import run_path
+from absmc.kernel.explore.search import search
+from absmc.kernel.explore.store import BitStateStore, ExactStore
+from absmc.kernel.replay.trace import run_path
+from absmc.kernel.run.options import CheckOptions, Limits, OptionError
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 
 from .conftest import GCL_EXAMPLES
@@ -196,7 +196,7 @@ def test_keep_going_builds_one_path_per_property_not_one_per_violation(
     system = parse_gcl(
         "var x : 0..3000;\nprocess P { x < 3000 -> x := x + 1; }\ninvariant small: x < 1;"
     )
-    import absmc.kernel.search as kernel_search
+    import absmc.kernel.explore.search as kernel_search
 
     built = []
     real = kernel_search.path_from

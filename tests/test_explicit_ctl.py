@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from absmc.engines import registry
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl
 
 MODEL = """
@@ -34,7 +34,7 @@ def _results() -> dict[str, object]:
 
 def test_labelling_verdicts() -> None:
     got = _results()
-    from absmc.kernel.result import PropertyResult
+    from absmc.kernel.run.result import PropertyResult
 
     verdicts = {n: r.verdict for n, r in got.items() if isinstance(r, PropertyResult)}
     assert verdicts == {
@@ -53,7 +53,7 @@ def test_labelling_verdicts() -> None:
 
 
 def test_violation_witness_is_replayed_and_ends_in_the_bad_state() -> None:
-    from absmc.kernel.result import PropertyResult
+    from absmc.kernel.run.result import PropertyResult
 
     ag = _results()["ag"]
     assert isinstance(ag, PropertyResult) and ag.trace is not None and ag.trace.replayed

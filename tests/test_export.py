@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from absmc.codegen.python import compile_system
-from absmc.kernel.options import Limits
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
+from absmc.kernel.run.options import Limits
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.export import to_promela

@@ -11,8 +11,8 @@ from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.build import build_abstraction
 from absmc.ir import Command, ModelError, Process, Property, RangeSort, System, Var, Variable
 from absmc.ir.expr import conj, const, op
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr, parse_gcl_file
 from absmc.logic import Prover
 

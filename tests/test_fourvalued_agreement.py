@@ -20,8 +20,8 @@ from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.partition import abstractable
 from absmc.ir import INT, Expr, Property, System
 from absmc.ir.expr import TRUE, conj, conjuncts, const, op
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.loader import load_model
 
 from .conftest import SHARED, run_examples

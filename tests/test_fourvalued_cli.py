@@ -12,7 +12,7 @@ import pytest
 from absmc.codegen.python import compile_system
 from absmc.engines.fourvalued.build import build_abstraction
 from absmc.engines.fourvalued.export import to_promela_models
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
 from absmc.lang.gcl import parse_gcl_file
 
 from .conftest import GCL_EXAMPLES, run_cli

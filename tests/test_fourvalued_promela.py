@@ -18,9 +18,9 @@ from absmc.engines.fourvalued import check_fourvalued
 from absmc.engines.fourvalued.build import HELPER, build_abstraction
 from absmc.engines.fourvalued.export import to_promela_models
 from absmc.ir import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result, Verdict
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.loader import load_model
 
 from .conftest import EXAMPLES, FIXTURES, SHARED, needs_shared, run_cli

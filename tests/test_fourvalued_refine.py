@@ -8,8 +8,8 @@ import json
 
 from absmc.engines import registry
 from absmc.engines.fourvalued import FourValuedOptions
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Verdict
 from absmc.lang.loader import load_model
 from absmc.logic.wp import chain_condition, predicate_atoms
 from tests.conftest import EXAMPLES, run_cli

@@ -7,9 +7,9 @@ import pytest
 from absmc.engines import registry
 from absmc.ir.ctl import And, Atom, Implies, Not, Temporal, Until, format_ctl, is_universal, to_enf
 from absmc.ir.span import ModelError
-from absmc.kernel.initial import initial_states
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Verdict
+from absmc.kernel.model.initial import initial_states
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl
 
 HEAD = "var x : int; var y : 0..3; var b : bool;\nprocess P { x < 3 -> x := x + 1; }\n"

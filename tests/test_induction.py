@@ -20,8 +20,8 @@ from absmc.errors import CapabilityError
 from absmc.ir.expr import FALSE, TRUE, conjuncts
 from absmc.ir.printer import format_expr
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl, parse_gcl_expr
 from absmc.lang.loader import load_model
 from absmc.logic.certificate import CertificateError, check_certificate

@@ -1,4 +1,4 @@
-"""kernel/isolate.py: a hard wall-clock deadline for a computation that holds the GIL, and its
+"""kernel/run/isolate.py: a hard wall-clock deadline for a computation that holds the GIL, and its
 use by ``--method symbolic`` (an isl operation that does not return in time)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 import absmc.engines.symbolic.check as symbolic_check
 from absmc.engines.symbolic.check import check_symbolic
 from absmc.engines.symbolic.options import SymbolicOptions
-from absmc.kernel.isolate import run_with_deadline
-from absmc.kernel.limits import Limits
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.isolate import run_with_deadline
+from absmc.kernel.run.limits import Limits
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl_file
 
 SYMBOLIC = Path(__file__).resolve().parent.parent / "examples" / "symbolic"

@@ -73,19 +73,19 @@ def test_imports_point_down() -> None:
     assert bad == []
 
 
-#: the explorers: they consume the model interface (:mod:`absmc.kernel.semantics`) and never
-#: the IR's System (``kernel/por.py`` still builds its ample sets from the System's commands,
-#: ``kernel/product.py`` compiles automaton guards over it: both take it explicitly)
+#: the explorers: they consume the model interface (:mod:`absmc.kernel.model.semantics`) and never
+#: the IR's System (``kernel/explore/por.py`` still builds its ample sets from the System's
+#: commands, ``kernel/ltl/product.py`` compiles automaton guards over it: both take it explicitly)
 EXPLORERS = [
-    "kernel/semantics.py",
-    "kernel/search.py",
-    "kernel/nested.py",
-    "kernel/partitioned.py",
-    "kernel/partition_mp.py",
-    "kernel/partition_ray.py",
-    "kernel/graph.py",
-    "kernel/fairness.py",
-    "kernel/ltl.py",
+    "kernel/model/semantics.py",
+    "kernel/explore/search.py",
+    "kernel/explore/nested.py",
+    "kernel/explore/partitioned.py",
+    "kernel/explore/partition_mp.py",
+    "kernel/explore/partition_ray.py",
+    "kernel/explore/graph.py",
+    "kernel/ltl/fairness.py",
+    "kernel/ltl/ltl.py",
     "native/search.py",
 ]
 
@@ -95,6 +95,19 @@ def test_explorers_do_not_import_the_ir_system() -> None:
         f"{m} imports {i}" for m in EXPLORERS for i in _imports(SRC / m) if i == "absmc.ir.system"
     ]
     assert bad == []
+
+
+def test_the_model_interface_imports_no_explorer() -> None:
+    """``kernel/model/`` (what a model offers) is below the explorers, the LTL product and
+    replay: they import it, never the other way round."""
+    above = ("absmc.kernel.explore", "absmc.kernel.ltl", "absmc.kernel.replay")
+    bad = [
+        f"{path.relative_to(SRC)} imports {m}"
+        for path in _modules("kernel/model")
+        for m in _imports(path)
+        if m.startswith(above)
+    ]
+    assert _modules("kernel/model") and bad == []
 
 
 def test_model_errors_have_no_side_channel() -> None:

@@ -14,10 +14,10 @@ import pytest
 from absmc.engines import registry
 from absmc.engines.typeabs import TypesOptions
 from absmc.ir.system import System
-from absmc.kernel.initial import check_per_initial_state
-from absmc.kernel.limits import Limits, state_limit, time_limit
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.model.initial import check_per_initial_state
+from absmc.kernel.run.limits import Limits, state_limit, time_limit
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl
 

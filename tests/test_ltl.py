@@ -15,8 +15,8 @@ from absmc.ir.expr import Var, const, op
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, atom, mk_ltl
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import Command, Process, System, Variable
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.loader import load_model
 from absmc.lang.promela.ltl import FormulaError, parse_formula
 

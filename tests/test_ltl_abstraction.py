@@ -16,9 +16,9 @@ from absmc.engines.fourvalued import FourValuedOptions
 from absmc.engines.typeabs import TypesOptions
 from absmc.ir.ltl import NON_PROGRESS
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import PropertyResult, Verdict
-from absmc.kernel.trace import replay_saved
+from absmc.kernel.replay.trace import replay_saved
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import PropertyResult, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl.parser import parse_gcl
 from absmc.lang.loader import load_model

@@ -13,10 +13,10 @@ from absmc.ir.expr import Var, const, op
 from absmc.ir.ltl import Ltl, LtlProperty, atom, mk_ltl
 from absmc.ir.sorts import RangeSort
 from absmc.ir.system import System
-from absmc.kernel.ltl import automaton_of
-from absmc.kernel.options import CheckOptions, Limits, select_properties
-from absmc.kernel.product import covers_every_state
-from absmc.kernel.result import PropertyResult, Result, Verdict
+from absmc.kernel.ltl.ltl import automaton_of
+from absmc.kernel.ltl.product import covers_every_state
+from absmc.kernel.run.options import CheckOptions, Limits, select_properties
+from absmc.kernel.run.result import PropertyResult, Result, Verdict
 from absmc.lang.loader import load_model
 
 from .conftest import ROOT

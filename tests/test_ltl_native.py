@@ -12,8 +12,8 @@ from absmc.engines.explicit.check import check_explicit
 from absmc.errors import OptionError
 from absmc.ir.ltl import NON_PROGRESS
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import PropertyResult, Verdict
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import PropertyResult, Verdict
 from absmc.lang.gcl import parse_gcl
 from absmc.lang.loader import load_model
 from absmc.native import native_available

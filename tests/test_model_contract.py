@@ -1,7 +1,7 @@
-"""The model interface (:class:`absmc.kernel.semantics.Semantics`), stated once and checked on
+"""The model interface (:class:`absmc.kernel.model.semantics.Semantics`), stated once and checked on
 every implementation: a System in generated Python and by the reference evaluator (GCL and
 Promela, chains and channels included), a Python component, and a model behind the
-:class:`~absmc.kernel.semantics.ModelWrapper` every wrapper derives from.
+:class:`~absmc.kernel.model.semantics.ModelWrapper` every wrapper derives from.
 
 The contract, on the first states reached breadth-first:
 
@@ -27,7 +27,7 @@ from absmc.component import ComponentOptions
 from absmc.component.machine import ComponentSemantics
 from absmc.component.program import build_program, load_program
 from absmc.ir.steps import GroupDeps, State
-from absmc.kernel.semantics import ModelWrapper, Semantics
+from absmc.kernel.model.semantics import ModelWrapper, Semantics
 from absmc.lang.loader import load_model
 
 from .conftest import EXAMPLES
@@ -160,9 +160,9 @@ def test_dependencies_see_shared_variables() -> None:
 
 def test_wrappers_derive_from_the_model_wrapper() -> None:
     """The LTL product, the fairness counter and the stutter step inherit their defaults."""
-    from absmc.kernel.fairness import FairSemantics
-    from absmc.kernel.lasso import StutterWhere
-    from absmc.kernel.product import ProductSemantics
+    from absmc.kernel.ltl.fairness import FairSemantics
+    from absmc.kernel.ltl.lasso import StutterWhere
+    from absmc.kernel.ltl.product import ProductSemantics
 
     for cls in (ProductSemantics, FairSemantics, StutterWhere):
         assert issubclass(cls, ModelWrapper)

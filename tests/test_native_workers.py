@@ -94,7 +94,7 @@ def test_limits_stop_the_threads_with_unknown(tmp_path: Any) -> None:
     assert code == 3 and "time limit" in res["results"][0]["reason"]
     assert 0 < res["results"][0]["stats"]["states"] < 2001 * 2001
     # a budget of 40 MB beside this process: 4 million states at >= 24 bytes each do not fit
-    from absmc.kernel.memory import current_rss_mb
+    from absmc.kernel.run.memory import current_rss_mb
 
     limit = str(int(current_rss_mb()) + 40)
     code, res = cli_json(

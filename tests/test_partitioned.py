@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from absmc.engines.explicit import check_explicit
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.partitioned import owner_of
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.explore.partitioned import owner_of
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.loader import load_model
 
 from .conftest import EXAMPLES, GCL_EXAMPLES, ROOT, run_cli

@@ -1,6 +1,6 @@
-"""Partial-order reduction (ir/dependency.py, kernel/por.py, the C search's por_pick): verdicts
-with reduction equal verdicts without, on generated Promela and GCL models and on the corpus;
-reduced counts on SPIN's corpus; --no-reduce gives the full state space."""
+"""Partial-order reduction (ir/dependency.py, kernel/explore/por.py, the C search's por_pick):
+verdicts with reduction equal verdicts without, on generated Promela and GCL models and on the
+corpus; reduced counts on SPIN's corpus; --no-reduce gives the full state space."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 from absmc.engines.explicit.check import check_explicit
 from absmc.ir.dependency import command_dependencies, safe_conditions, safe_locations
 from absmc.ir.printer import format_expr
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.lang.loader import load_model
 from absmc.native import native_available
 

@@ -22,8 +22,8 @@ from absmc.engines.engine import AnyEngine, Capabilities, Engine
 from absmc.engines.portfolio import Disagreement, PortfolioOptions, check_portfolio
 from absmc.engines.portfolio import check as portfolio_check
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 from absmc.lang.loader import load_model
 from tests.conftest import GCL_EXAMPLES, ROOT, run_cli
 

@@ -16,8 +16,8 @@ from absmc.engines.engine import AnyEngine, Capabilities, Engine
 from absmc.engines.portfolio import PortfolioOptions, check_portfolio, slices
 from absmc.engines.portfolio.members import plan, start_order
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits, select_properties
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits, select_properties
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 from absmc.lang.gcl.parser import parse_gcl
 from absmc.lang.loader import load_model
 from tests.conftest import EXAMPLES, run_cli

@@ -8,8 +8,8 @@ from pathlib import Path
 from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.ir.expr import free_vars
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
+from absmc.kernel.run.options import CheckOptions
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.lower import Lowerer, lower_model
 from absmc.lang.promela.parser import parse_promela

@@ -19,8 +19,8 @@ import pytest
 
 from absmc.codegen.python import compile_system
 from absmc.ir.span import ModelError
-from absmc.kernel.options import Limits
-from absmc.kernel.search import SearchOutcome, search
+from absmc.kernel.explore.search import SearchOutcome, search
+from absmc.kernel.run.options import Limits
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.ast import Node
 from absmc.lang.promela.deadvars import DEAD_VARIABLE_RESET, element_uses

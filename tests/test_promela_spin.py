@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from absmc.codegen.python import compile_system
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
 from absmc.lang.promela import load_promela
 from absmc.lang.promela.fsm import ATOM, D_ATOM, L_ATOM, _tag_order
 from absmc.lang.promela.lower import Lowerer

@@ -19,9 +19,9 @@ from absmc.codegen.python import compile_system
 from absmc.codegen.reference import ReferenceSemantics
 from absmc.ir.evaluate import reference_steps
 from absmc.ir.system import Property, System
-from absmc.kernel.search import search
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.trace import replay
+from absmc.kernel.explore.search import search
+from absmc.kernel.model.semantics import Semantics
+from absmc.kernel.replay.trace import replay
 from absmc.lang.gcl import parse_gcl_file
 from absmc.native import NativeSemantics, native_available
 

@@ -17,8 +17,8 @@ from absmc.engines.typeabs.check import resolve_bindings
 from absmc.engines.under import UnderOptions, check_under
 from absmc.ir.expr import FALSE
 from absmc.ir.simplify import simplify
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr
 from absmc.logic import Prover, Validity

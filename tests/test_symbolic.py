@@ -10,9 +10,9 @@ import pytest
 from absmc.engines import registry
 from absmc.engines.symbolic import SymbolicOptions
 from absmc.errors import CapabilityError
-from absmc.kernel.initial import is_initial
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.model.initial import is_initial
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.gcl.parser import parse_gcl, parse_gcl_file
 from tests.conftest import EXAMPLES, run_cli
 

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 import pytest
 
 from absmc.engines import registry
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl
 from tests.conftest import SHARED, needs_shared
 

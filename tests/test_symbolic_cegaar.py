@@ -20,8 +20,8 @@ from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.ir.ctl import And, Atom, Not, Or, Temporal
 from absmc.ir.printer import format_expr
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Result, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.gcl import parse_gcl_expr
 from absmc.lang.gcl.parser import parse_gcl_file
 from tests.conftest import EXAMPLES, run_cli

@@ -17,8 +17,8 @@ from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.ir.ctl import Formula, Temporal
 from absmc.ir.expr import Expr
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl, parse_gcl_file
 from tests.conftest import EXAMPLES
 

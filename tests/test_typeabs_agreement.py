@@ -17,11 +17,11 @@ from absmc.engines.typeabs import OperatorLibrary, TypesOptions, build_abstracti
 from absmc.ir import NO_DEADLOCK, NO_MODEL_ERROR, Command, Op, System
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Expr, transform
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Verdict
-from absmc.kernel.search import search
-from absmc.kernel.store import ExactStore
-from absmc.kernel.trace import run_path
+from absmc.kernel.explore.search import search
+from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.replay.trace import run_path
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Verdict
 from absmc.lang.domains import parse_bindings
 
 from .conftest import run_examples

@@ -14,8 +14,8 @@ from absmc.engines.typeabs.domains import modulo, point, signs
 from absmc.ir import TRUE, Command, Expr, Var
 from absmc.ir.sorts import INT
 from absmc.ir.span import ModelError
-from absmc.kernel.options import CheckOptions, Limits, OptionError
-from absmc.kernel.result import PropertyResult, Result, Verdict
+from absmc.kernel.run.options import CheckOptions, Limits, OptionError
+from absmc.kernel.run.result import PropertyResult, Result, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 
@@ -280,8 +280,8 @@ def test_cli_shows_the_unconfirmed_abstract_trace_with_tokens() -> None:
 
 def _reachable_abstractions_cover_concrete(system: object, types: TypesOptions) -> None:
     from absmc.codegen.python import compile_system
-    from absmc.kernel.search import search
-    from absmc.kernel.store import ExactStore
+    from absmc.kernel.explore.search import search
+    from absmc.kernel.explore.store import ExactStore
 
     from .reference import reference_explore
 

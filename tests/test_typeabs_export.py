@@ -10,7 +10,7 @@ import pytest
 
 from absmc.codegen.python import compile_system
 from absmc.engines.typeabs import TypesOptions, build_abstraction
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
 from absmc.lang.domains import parse_bindings
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 from absmc.lang.promela import load_promela

@@ -14,9 +14,9 @@ from absmc.engines.typeabs import TypesOptions, build_abstraction, check_types, 
 from absmc.engines.typeabs.domains import signs
 from absmc.engines.typeabs.generate import RELEASE, TIMEOUT
 from absmc.ir import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import PropertyResult, Result, Trace, Verdict
-from absmc.kernel.search import search
+from absmc.kernel.explore.search import search
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import PropertyResult, Result, Trace, Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.promela import load_promela
 

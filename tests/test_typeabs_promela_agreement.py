@@ -19,10 +19,10 @@ from absmc.ir import TRUE, Property, System
 from absmc.ir.evaluate import env_of, evaluate
 from absmc.ir.expr import Var, op, substitute
 from absmc.ir.sorts import RangeSort
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Verdict
-from absmc.kernel.search import search
-from absmc.kernel.store import ExactStore
+from absmc.kernel.explore.search import search
+from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Verdict
 from absmc.lang.domains import parse_bindings
 
 from .conftest import run_examples

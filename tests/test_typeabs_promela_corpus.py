@@ -18,8 +18,8 @@ import pytest
 from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs import OperatorLibrary, TypesOptions, check_types
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Verdict
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Verdict
 from absmc.lang.domains import parse_bindings
 from absmc.lang.promela import load_promela
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from absmc.engines.explicit import check_explicit
 from absmc.engines.typeabs.select import dependence, slice_system, suggest
 from absmc.ir import System
-from absmc.kernel.options import CheckOptions
+from absmc.kernel.run.options import CheckOptions
 from absmc.lang.gcl import parse_gcl, parse_gcl_file
 
 from .conftest import GCL_EXAMPLES, run_cli

@@ -12,9 +12,9 @@ from absmc.codegen.python import compile_system
 from absmc.engines.explicit import check_explicit
 from absmc.engines.under import UnderOptions, check_under
 from absmc.ir import System
-from absmc.kernel.options import CheckOptions, Limits
-from absmc.kernel.result import Result, Verdict
-from absmc.kernel.trace import run_path
+from absmc.kernel.replay.trace import run_path
+from absmc.kernel.run.options import CheckOptions, Limits
+from absmc.kernel.run.result import Result, Verdict
 from absmc.lang.gcl import parse_gcl, parse_gcl_expr, parse_gcl_file
 from absmc.logic import Prover, Validity
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from absmc.api import check, load
     from absmc.errors import UsageError
     from absmc.ir.span import ModelError
-    from absmc.kernel.result import PropertyResult, Result, Trace, Verdict
+    from absmc.kernel.run.result import PropertyResult, Result, Trace, Verdict
 
 __all__ = [
     "ModelError",
@@ -41,10 +41,10 @@ _LAZY = {
     "load": "absmc.api",
     "UsageError": "absmc.errors",
     "ModelError": "absmc.ir.span",
-    "PropertyResult": "absmc.kernel.result",
-    "Result": "absmc.kernel.result",
-    "Trace": "absmc.kernel.result",
-    "Verdict": "absmc.kernel.result",
+    "PropertyResult": "absmc.kernel.run.result",
+    "Result": "absmc.kernel.run.result",
+    "Trace": "absmc.kernel.run.result",
+    "Verdict": "absmc.kernel.run.result",
 }
 
 

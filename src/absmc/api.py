@@ -3,12 +3,12 @@ functions; README.md, *From Python*).
 
 ``check`` takes a model file (``.gcl``, ``.pml``; a ``.py`` program with ``entry=`` and
 ``component=``) or a model returned by ``load``, and returns the frozen
-:class:`~absmc.kernel.result.Result`: ``result.verdict`` (a :class:`~absmc.kernel.result.Verdict`,
-a string enum: ``"holds"``, ``"violated"``, ``"unknown"``), ``result.results`` (one
-:class:`~absmc.kernel.result.PropertyResult` per property, with the replayed ``trace`` of a
-violation) and ``result.to_json()`` (the shape of ``check --json``). Errors are exceptions:
-``ModelError`` (an error in the model, with its ``span``), ``UsageError`` (an unknown method,
-property or option), ``OSError`` (a file that cannot be read).
+:class:`~absmc.kernel.run.result.Result`: ``result.verdict`` (a
+:class:`~absmc.kernel.run.result.Verdict`, a string enum: ``"holds"``, ``"violated"``,
+``"unknown"``), ``result.results`` (one :class:`~absmc.kernel.run.result.PropertyResult` per
+property, with the replayed ``trace`` of a violation) and ``result.to_json()`` (the shape of
+``check --json``). Errors are exceptions: ``ModelError`` (an error in the model, with its ``span``),
+``UsageError`` (an unknown method, property or option), ``OSError`` (a file that cannot be read).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from typing import Any
 
 from absmc.errors import UsageError
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits, reduces
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions, Limits, reduces
+from absmc.kernel.run.result import Result
 
 __all__ = ["check", "load"]
 
-#: ``check``'s keywords that are fields of :class:`~absmc.kernel.options.CheckOptions`
+#: ``check``'s keywords that are fields of :class:`~absmc.kernel.run.options.CheckOptions`
 _COMMON = {f.name for f in dataclasses.fields(CheckOptions)} - {"properties", "limits"}
 #: ``check``'s keywords that are limits (``timeout`` is its own parameter)
 _LIMITS = {"max_states", "max_depth", "max_memory_mb"}
@@ -82,12 +82,12 @@ def check(
 ) -> Result:
     """Check ``model`` (a file name or a :class:`~absmc.ir.system.System` from :func:`load`)
     with ``method`` (``explicit``, ``under``, ``types``, ``fourvalued``, ``symbolic``,
-    ``auto``: README's *Methods*) and return the :class:`~absmc.kernel.result.Result`.
+    ``auto``: README's *Methods*) and return the :class:`~absmc.kernel.run.result.Result`.
 
     ``properties``: a name or a list of names (default: every property of the model and the
     built-in ``no-deadlock`` and ``no-model-error``); ``timeout``: wall seconds, after which
     the remaining verdicts are ``unknown``; ``defines``: as in :func:`load`. Further keywords
-    are the shared search options (fields of :class:`~absmc.kernel.options.CheckOptions`:
+    are the shared search options (fields of :class:`~absmc.kernel.run.options.CheckOptions`:
     ``order="dfs"``, ``store="bitstate"``, ``keep_going=True``, ``check_deadlock=False``,
     ``ltl="p"``, ``fairness="weak"``, ...), the limits ``max_states``, ``max_depth``,
     ``max_memory_mb``, ``predicates`` (a GCL expression or a list of them, as

@@ -98,7 +98,7 @@ def _usage_error(e: click.ClickException, args: list[str]) -> int:
     standard output (``error``, ``exit_code``; no file position)."""
     e.show()
     if "--json" in args:
-        from absmc.kernel.result import SCHEMA_VERSION
+        from absmc.kernel.run.result import SCHEMA_VERSION
 
         payload: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "error": e.format_message()}
         payload |= {"file": None, "line": None, "column": None, "exit_code": e.exit_code}

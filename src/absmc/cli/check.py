@@ -50,9 +50,9 @@ from absmc.engines.engine import STORES
 from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
 from absmc.ir.system import System
-from absmc.kernel.memory import machine_memory_mb
-from absmc.kernel.options import CheckOptions, Limits, StoreKind, reduces
-from absmc.kernel.result import SCHEMA_VERSION, Result
+from absmc.kernel.run.memory import machine_memory_mb
+from absmc.kernel.run.options import CheckOptions, Limits, StoreKind, reduces
+from absmc.kernel.run.result import SCHEMA_VERSION, Result
 from absmc.option import defaults
 from absmc.report.dot import to_dot, trace_path
 from absmc.report.html import render_html
@@ -153,7 +153,7 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
 def _automata(system: System, args: CheckArgs) -> dict[str, str]:
     """The violation automaton of each selected ltl block as text (Spot's HOA text or never
     claim; a hand-written claim as its edge list), by property name."""
-    from absmc.kernel.buchi import automaton_text
+    from absmc.kernel.ltl.buchi import automaton_text
 
     picked = [p for p in system.ltl if args.ltl is None or p.name == args.ltl]
     texts = {}

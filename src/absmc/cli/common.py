@@ -28,8 +28,8 @@ from absmc.errors import CapabilityError, ExportError, OptionError, UsageError
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
-from absmc.kernel.options import Progress
-from absmc.kernel.result import Result, peak_rss_mb
+from absmc.kernel.run.options import Progress
+from absmc.kernel.run.result import Result, peak_rss_mb
 from absmc.lang.basl import BaslAbstraction
 from absmc.option import Option
 
@@ -96,7 +96,7 @@ def error_json(
     """The JSON object of an error under ``--json`` (``schema/absmc.schema.json``'s
     ``error``): the message, where (``file``, 1-based ``line`` and ``column``, each ``null``
     when unknown) and the exit code."""
-    from absmc.kernel.result import SCHEMA_VERSION
+    from absmc.kernel.run.result import SCHEMA_VERSION
 
     return {
         "schema_version": SCHEMA_VERSION,

@@ -13,8 +13,8 @@ from typing import Any, TextIO
 from absmc.cli.args import CheckArgs, flag_of
 from absmc.cli.common import EXIT_UNKNOWN, ProgressLine, echo, emit
 from absmc.errors import UsageError
-from absmc.kernel.options import Limits, reduces
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import Limits, reduces
+from absmc.kernel.run.result import Result
 
 #: the check arguments that apply to models only
 _MODEL_ONLY = (

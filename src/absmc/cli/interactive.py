@@ -18,9 +18,9 @@ from typing import TextIO
 from absmc.cli.common import echo
 from absmc.ir.steps import State
 from absmc.ir.system import NO_MODEL_ERROR
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.result import StateValue
-from absmc.kernel.trace import chain_rows, command_source, command_text
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.replay.trace import chain_rows, command_source, command_text
+from absmc.kernel.run.result import StateValue
 
 
 @dataclass(frozen=True)

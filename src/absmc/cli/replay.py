@@ -3,7 +3,7 @@
 
 A violation makes ``absmc check`` write ``MODEL.trail.json`` beside the model (``--trail
 FILE`` elsewhere, ``--no-trail`` or ``ABSMC_NO_TRAIL=1`` not at all): every violated
-property's trace (:mod:`absmc.kernel.trail`). ``absmc replay`` re-executes one of them
+property's trace (:mod:`absmc.kernel.replay.trail`). ``absmc replay`` re-executes one of them
 (``-N NAME``; default the first) on the model, prints its steps and ends with the violation —
 the failed assertion or model error of the next command, the state that violates an
 invariant, the deadlock, the lasso's cycle — confirmed on the concrete semantics (exit 1). A
@@ -36,7 +36,7 @@ from absmc.cli.common import (
     load,
 )
 from absmc.errors import UsageError
-from absmc.kernel.result import Result
+from absmc.kernel.run.result import Result
 
 #: the suffix of the trail file ``check`` writes beside a model
 TRAIL_SUFFIX = ".trail.json"
@@ -58,7 +58,7 @@ def write_trail(
     """Write the trail of a result with a violation to ``path`` and return ``path``; ``None``
     when nothing is violated with a trace, or when the file cannot be written (then a note on
     ``err``: the check's verdict stands)."""
-    from absmc.kernel.trail import trail_json
+    from absmc.kernel.replay.trail import trail_json
 
     data = result.to_json()
     if not any(r.get("verdict") == "violated" and r.get("trace") for r in data["results"]):
@@ -110,8 +110,8 @@ def run_replay(
 
     def body() -> int:
         from absmc.codegen.python import compile_system
-        from absmc.kernel.trace import ReplayError, replay_saved, replay_violation
-        from absmc.kernel.trail import saved_traces
+        from absmc.kernel.replay.trace import ReplayError, replay_saved, replay_violation
+        from absmc.kernel.replay.trail import saved_traces
         from absmc.report.text import trace_table
 
         if model.endswith(".py"):
@@ -172,7 +172,7 @@ def run_replay(
         n = len(trace.steps) - 1
         table = trace_table(trace, f"{model}: {what} replayed ({n} step{'s' if n != 1 else ''})")
         if ending.failing is not None:
-            from absmc.kernel.trace import command_source, command_text
+            from absmc.kernel.replay.trace import command_source, command_text
 
             ci = ending.failing
             table.add_row(

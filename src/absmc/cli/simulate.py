@@ -23,7 +23,7 @@ from absmc.cli.common import (
     guarded,
     load,
 )
-from absmc.kernel.result import SCHEMA_VERSION
+from absmc.kernel.run.result import SCHEMA_VERSION
 
 
 def run_simulate(
@@ -74,7 +74,7 @@ def run_simulate(
         return run_interactive(model, out, err, steps, defines, debug, stdin)
 
     def body() -> int:
-        from absmc.kernel.simulate import simulate as run_simulation
+        from absmc.kernel.replay.simulate import simulate as run_simulation
 
         system = load(model, defines)
         t0 = time.monotonic()

@@ -312,7 +312,7 @@ _CHAIN = {"+": 0, "-": 0, "*": 1}
 @dataclass(frozen=True)
 class CompiledSystem:
     """The compiled form of a System (see module docstring); an implementation of the kernel's
-    ``Semantics`` protocol (:mod:`absmc.kernel.semantics`). ``source`` is the generated code.
+    ``Semantics`` protocol (:mod:`absmc.kernel.model.semantics`). ``source`` is the generated code.
 
     Chain labels are *interned*: label ``len(commands) + k`` is the k-th distinct chain met so
     far (``chains[k]``). The table only grows, and a label never changes meaning, so any number

@@ -1,5 +1,5 @@
 """The reference semantics of a System: the model interface
-(:class:`absmc.kernel.semantics.Semantics`) by tree-walking evaluation with
+(:class:`absmc.kernel.model.semantics.Semantics`) by tree-walking evaluation with
 :mod:`absmc.ir.evaluate` — slow, obviously right: the definition the compiled back ends
 (:mod:`absmc.codegen.python`, :mod:`absmc.native.semantics`) are tested against by one
 conformance suite (``tests/test_semantics_conformance.py``) on random Systems: the same steps
@@ -20,7 +20,7 @@ __all__ = ["ReferenceSemantics"]
 
 class ReferenceSemantics:
     """The reference implementation of the model interface
-    (:class:`~absmc.kernel.semantics.Semantics`) by tree-walking evaluation
+    (:class:`~absmc.kernel.model.semantics.Semantics`) by tree-walking evaluation
     (:func:`absmc.ir.evaluate.execute`); too slow for search, the definition for tests.
 
     ``properties`` selects the checked properties (default: all of the System's). Chain labels

@@ -43,11 +43,8 @@ from absmc.component.trace import replay
 from absmc.component.translate import Granularity
 from absmc.errors import OptionError, UsageError
 from absmc.ir.system import NO_DEADLOCK
-from absmc.kernel.limits import time_limit
-from absmc.kernel.options import Limits, Order, Progress, reduces
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.search import CLOCK_EVERY, SearchOutcome, search
-from absmc.kernel.store import (
+from absmc.kernel.explore.search import CLOCK_EVERY, SearchOutcome, search
+from absmc.kernel.explore.store import (
     BitStateStore,
     ExactStore,
     HashCompactStore,
@@ -55,7 +52,10 @@ from absmc.kernel.store import (
     Store,
     not_a_proof,
 )
-from absmc.kernel.trace import ReplayError
+from absmc.kernel.replay.trace import ReplayError
+from absmc.kernel.run.limits import time_limit
+from absmc.kernel.run.options import Limits, Order, Progress, reduces
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
 #: expansions between two clock reads with the reduction (each runs tens of steps)
 REDUCED_CLOCK_EVERY = 32
@@ -80,7 +80,7 @@ class ComponentOptions:
     :mod:`absmc.component.native_replay`; a trace that does not fail there is ``unknown``),
     ``reduce`` (partial-order reduction of the threads' interleavings,
     :mod:`absmc.component.reduction`; applies with ``abstraction="none"``; off unless asked
-    for, :func:`absmc.kernel.options.reduces`)."""
+    for, :func:`absmc.kernel.run.options.reduces`)."""
 
     store: str = "exact"
     granularity: Granularity = "statement"
@@ -131,7 +131,7 @@ def check_semantics(sem: ComponentSemantics, options: ComponentOptions, model: s
 
 
 def _check(sem: ComponentSemantics, options: ComponentOptions, model: str) -> Result:
-    # one deadline for every round of the check (kernel.limits)
+    # one deadline for every round of the check (kernel.run.limits)
     options = replace(options, limits=options.limits.started())
     if options.store in ("bitstate", "hash-compact"):
         sem.memo.limit = SMALL_MEMO_LIMIT
@@ -486,7 +486,7 @@ def check(
 
     Options as :class:`ComponentOptions` (``options=``) or its fields as keywords (``store=
     "bitstate"``, ``granularity="access"``, ``limits=Limits(timeout=10)``, ...). Returns a
-    :class:`~absmc.kernel.result.Result` with one entry per property (``assert``,
+    :class:`~absmc.kernel.run.result.Result` with one entry per property (``assert``,
     ``no-uncaught-exception``, ``no-deadlock``). Raises ``Unsupported`` (a ``ModelError``
     naming file:line) for constructs the translator cannot handle, ``UsageError`` for unknown
     names, ``OptionError`` for a bad option. Example::

@@ -90,8 +90,8 @@ from absmc.component.values import (
 from absmc.errors import UsageError
 from absmc.ir.span import SourceSpan
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State
-from absmc.kernel.result import StateValue
-from absmc.kernel.semantics import PropertyDesc
+from absmc.kernel.model.semantics import PropertyDesc
+from absmc.kernel.run.result import StateValue
 
 #: labels per thread: ``label = thread * LABELS + choice``
 LABELS = 1024
@@ -182,7 +182,7 @@ class _Raise(Exception):
 
 
 class ComponentSemantics(ThreadSteps, JoinedSteps):
-    """The :class:`~absmc.kernel.semantics.Semantics` of a component: ``successors``,
+    """The :class:`~absmc.kernel.model.semantics.Semantics` of a component: ``successors``,
     ``step``, ``valid_end`` (every thread ended, or only daemon threads remain), no state
     properties (assertions and uncaught exceptions are failures of steps)."""
 

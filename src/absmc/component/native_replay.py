@@ -31,7 +31,7 @@ from typing import Any
 from absmc.component.machine import ASSERT_PROPERTY, LABELS, UNCAUGHT_PROPERTY
 from absmc.component.oracle.runtime import DEADLOCK, Program, Run, RunResult
 from absmc.ir.system import NO_DEADLOCK
-from absmc.kernel.result import Trace
+from absmc.kernel.run.result import Trace
 
 CONFIRMED = "confirmed"
 REFUTED = "refuted"

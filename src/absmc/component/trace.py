@@ -1,8 +1,8 @@
 """Source-level traces of the component: replay a path of step labels from the initial state
 (re-execution: the environment's calls run again) and show each step as file:line, thread,
 statement and the variables it changed (the kernel's ``Trace`` shape). The checks are the
-kernel's replay module's (:mod:`absmc.kernel.trace`: ``run_path``, ``deadlock_end``); only the
-rows and notes are the component's."""
+kernel's replay module's (:mod:`absmc.kernel.replay.trace`: ``run_path``, ``deadlock_end``); only
+the rows and notes are the component's."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from absmc.component.machine import LABELS, ComponentSemantics
 from absmc.component.values import UNBOUND, render
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK
-from absmc.kernel.result import StateValue, Trace, TraceStep
-from absmc.kernel.trace import ReplayError, deadlock_end, run_path
+from absmc.kernel.replay.trace import ReplayError, deadlock_end, run_path
+from absmc.kernel.run.result import StateValue, Trace, TraceStep
 
 
 def state_view(sem: ComponentSemantics, s: State) -> dict[str, StateValue]:

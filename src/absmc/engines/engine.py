@@ -15,11 +15,11 @@ from typing import Any, Final, Generic, TypeVar
 from absmc.ir.ctl import And, Atom, Formula, Implies, Not, Or, Temporal
 from absmc.ir.expr import Const, Op, free_vars, subexpressions
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.option import Option
 
-#: the safety property kinds (``kernel.options.property_kind``)
+#: the safety property kinds (``kernel.run.options.property_kind``)
 SAFETY_KINDS: Final = frozenset({"invariant", "unreachable", "assert", "deadlock", "model-error"})
 #: every property kind: the safety kinds, ``ltl`` (``ltl`` blocks and never claims) and ``ctl``
 PROPERTY_KINDS: Final = SAFETY_KINDS | {"ltl", "ctl"}
@@ -55,7 +55,8 @@ class Capabilities:
     and whether it can ``prove`` (answer ``holds``) and ``refute`` (answer ``violated`` with a
     replayed trace). ``initial_sets``: the engine takes a System's ``init:`` constraint itself;
     for the others the registry enumerates the initial states
-    (:func:`absmc.kernel.initial.initial_states`) and runs the engine once per initial state."""
+    (:func:`absmc.kernel.model.initial.initial_states`) and runs the engine once per initial
+    state."""
 
     property_kinds: frozenset[str] = DEFAULT_PROPERTY_KINDS
     features: frozenset[str] = frozenset(FEATURES)
@@ -104,7 +105,7 @@ def checks_property(caps: Capabilities, system: System, name: str, kind: str) ->
 class Engine(Generic[OptionsT]):
     """One checking method. ``options_type`` is its frozen options dataclass (every field has a
     default, so ``options_type()`` is the default options); ``check(system, options,
-    engine_options)`` returns the :class:`~absmc.kernel.result.Result` (``options`` are the
+    engine_options)`` returns the :class:`~absmc.kernel.run.result.Result` (``options`` are the
     options shared by every method). ``description`` is one line for ``--help``.
     ``options``: the engine's own command-line options (:class:`~absmc.option.Option`;
     ``absmc check`` adds them, refuses them for other methods and lists them in ``--help``);

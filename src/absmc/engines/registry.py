@@ -22,9 +22,9 @@ from absmc.engines.under import ENGINE as UNDER
 from absmc.errors import CapabilityError, UsageError
 from absmc.ir.depth import deep_recursion
 from absmc.ir.system import System
-from absmc.kernel.initial import check_per_initial_state
-from absmc.kernel.options import CheckOptions, Selection, property_kind, select_properties
-from absmc.kernel.result import Result
+from absmc.kernel.model.initial import check_per_initial_state
+from absmc.kernel.run.options import CheckOptions, Selection, property_kind, select_properties
+from absmc.kernel.run.result import Result
 
 #: the engines a portfolio (``--method auto``) chooses from, by their capabilities
 MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC, PDR, KIND)
@@ -99,7 +99,7 @@ def run(
         )
     selection = select_properties(system, opts)
     refuse_unsupported(eng, system, opts, selection)
-    # the check's one deadline (kernel.limits): every initial state, property and round
+    # the check's one deadline (kernel.run.limits): every initial state, property and round
     opts = replace(opts, limits=opts.limits.started())
     with deep_recursion():  # the recursive walkers take expressions MAX_EXPR_DEPTH deep
         if system.init_constraint is None or eng.capabilities.initial_sets:

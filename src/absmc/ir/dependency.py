@@ -27,8 +27,8 @@ conditions C0–C2): every command of the process at that location
 So all commands of a safe location, enabled or not, are independent of every command another
 process can execute while the process stays there, and none of them can be enabled or disabled
 by another process: the enabled commands of that process form an ample set (C0, C1) that is
-invisible (C2); the search adds the cycle proviso (C3, :mod:`absmc.kernel.por`). Soundness over
-reduction: anything not understood makes a location unsafe.
+invisible (C2); the search adds the cycle proviso (C3, :mod:`absmc.kernel.explore.por`). Soundness
+over reduction: anything not understood makes a location unsafe.
 
 :func:`safe_conditions` adds SPIN's *conditionally safe* locations: Promela's exclusive channels
 (``xr``/``xs``, :class:`~absmc.ir.system.ChannelClaim`; SPIN's pangen2.c ``has_global`` and

@@ -9,7 +9,7 @@
   hand-written automaton (a Promela ``never`` claim) whose accepting runs are the violations.
 * :class:`Automaton` — a Büchi automaton with state-based acceptance whose edges carry IR
   guards over the System's variables (what a ``never`` claim is, and what the LTL translation
-  of :mod:`absmc.kernel.buchi` produces from the negated formula). An edge ``q -> q'`` with
+  of :mod:`absmc.kernel.ltl.buchi` produces from the negated formula). An edge ``q -> q'`` with
   guard ``g`` may be taken from the product state ``(s, q)`` when ``g`` holds in the system
   state ``s`` (the claim moves first, reading the current state, as in SPIN).
 """

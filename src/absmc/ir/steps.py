@@ -12,8 +12,8 @@
   pairs in command order, and the failures met (a command that is a model error yields no
   step; one whose assertion fails still yields its step).
 * :class:`GroupDeps`: the dependency information of one transition group (a command), as the
-  model interface (:mod:`absmc.kernel.semantics`) hands it out: LTSmin's PINS dependency matrix
-  row, by variable name.
+  model interface (:mod:`absmc.kernel.model.semantics`) hands it out: LTSmin's PINS dependency
+  matrix row, by variable name.
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ class System:
     ``never`` claims; :mod:`absmc.ir.ltl`), checked by a product search, not on states.
     ``init_constraint`` (GCL ``init: EXPR;``; ``None``: none) makes every state satisfying it
     whose variables not mentioned in it have their declared initial value an initial state (see
-    :mod:`absmc.kernel.initial` for the enumeration); ``ctl`` are the model's CTL properties
+    :mod:`absmc.kernel.model.initial` for the enumeration); ``ctl`` are the model's CTL properties
     (:mod:`absmc.ir.ctl`); ``reductions`` name the state-space reductions the front end built
     into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`);
     ``channels`` and ``claims`` describe Promela's buffered channels and ``xr``/``xs``

@@ -10,7 +10,7 @@ The formulas follow the concrete semantics of :mod:`absmc.codegen.python` exactl
   ``INT`` variables are unbounded mathematical integers, ``BOOL`` variables Z3 booleans;
 * the initial states: declared values for the variables the ``init:`` constraint does not
   mention, the constraint (defined and true) for the others (as
-  :func:`absmc.kernel.initial.is_initial`);
+  :func:`absmc.kernel.model.initial.is_initial`);
 * command ``c`` steps from ``s`` to ``s'`` when it is *cleanly enabled*
   (:func:`~absmc.logic.definedness.enabled_cleanly`: no ``errors`` condition, no division by
   zero, guard true, every assignment to an ``overflow="error"`` range inside it) and ``s'``

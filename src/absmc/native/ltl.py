@@ -2,19 +2,19 @@
 and SPIN's nested depth-first search (``runtime_ltl.c``; Holzmann, Peled, Yannakakis, "On
 nested depth first search", 1996), one thread, exact store.
 
-The automata are the ones the Python back end searches with (:func:`absmc.kernel.ltl.
+The automata are the ones the Python back end searches with (:func:`absmc.kernel.ltl.ltl.
 automaton_of`: Spot's translation of the negated formula, or a never claim): their states,
 accepting states and edges are compiled into the model's C (``m_claim``: each edge guard is an
 IR state expression, translated as the model's own expressions by
 :class:`~absmc.native.cgen.CExpr`; a guard whose evaluation fails, e.g. a division by zero, is
-false, as in :func:`absmc.kernel.product.guard_fn`). One library serves every property of a
-run. The search's order and semantics are :class:`~absmc.kernel.product.ProductSemantics`'s
-with ``spin_order`` and :class:`~absmc.kernel.nested.NestedDfs`'s with ``early``, so the C and
-Python searches visit the same product states.
+false, as in :func:`absmc.kernel.ltl.product.guard_fn`). One library serves every property of a
+run. The search's order and semantics are :class:`~absmc.kernel.ltl.product.ProductSemantics`'s
+with ``spin_order`` and :class:`~absmc.kernel.explore.nested.NestedDfs`'s with ``early``, so the C
+and Python searches visit the same product states.
 
 A lasso found in C comes back as its sequence of product states (system state, automaton
 state); :func:`lasso_labels` turns it into the Python back end's product labels by matching
-each step among the Python product's successors, and :func:`absmc.kernel.ltl.ltl_result`
+each step among the Python product's successors, and :func:`absmc.kernel.ltl.ltl.ltl_result`
 replays it on the concrete semantics as it replays a Python lasso: ``violated`` only with a
 replayed lasso. A safety violation met on the way (a failing step, a violated state property,
 an invalid end state with ``deadlock``) raises :class:`SafetyMet`: the caller searches again
@@ -31,14 +31,14 @@ from typing import Any
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
-from absmc.kernel.ltl import LtlOutcome, automaton_of
-from absmc.kernel.memory import current_rss_mb
-from absmc.kernel.nested import Lasso
-from absmc.kernel.options import Limits, Progress
-from absmc.kernel.product import ProductSemantics
-from absmc.kernel.search import SearchOutcome
+from absmc.kernel.explore.nested import Lasso
+from absmc.kernel.explore.search import SearchOutcome
+from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
+from absmc.kernel.ltl.product import ProductSemantics
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.run.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
+from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.options import Limits, Progress
 from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen, c_const
 from absmc.native.search import SLICE_S, NativeOverflow
@@ -118,7 +118,7 @@ def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
 def lasso_labels(
     sem: IRSemantics, aut: Automaton, states: Sequence[State], stutter: bool
 ) -> list[int]:
-    """The product labels (:mod:`absmc.kernel.product`) of a path given by its product states
+    """The product labels (:mod:`absmc.kernel.ltl.product`) of a path given by its product states
     ``states`` (each ``system state + (q,)``), found among the successors of ``sem`` × ``aut``
     (a step to an equal product state; any of several is as good). Raises ``ValueError`` when a
     step is not a product step."""
@@ -174,7 +174,7 @@ class NativeLtl:
         deadlock: bool = False,
         spin_order: bool = True,
     ) -> LtlOutcome:
-        """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.search_ltl` with an
+        """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with an
         exact store and without weak fairness (``stutter``: SPIN's stuttering at terminal
         states; ``spin_order``: SPIN's step order and early cycle detection). The lasso is in
         the labels of ``python`` × the automaton (:func:`lasso_labels`); ``extra`` has the C

@@ -3,7 +3,7 @@
  * Yannakakis, "On nested depth first search", 1996), one thread, exact store. Appended after
  * runtime_tail.c and the generated claim code (m_claim, m_claim_init, m_claim_acc: native/ltl.py).
  *
- * The semantics are kernel/product.py's and kernel/nested.py's, in the same order: from (s, q)
+ * The semantics are kernel/ltl/product.py's and kernel/explore/nested.py's, in the same order: from (s, q)
  * the claim moves first (each edge of q whose guard holds in s, in edge order), then the system
  * steps, highest process first (SPIN's order); a terminal s stutters (when `stutter`). A
  * product state is the packed system state and one word for q. Per state one flag byte: bit 0
@@ -17,7 +17,7 @@
  * Both searches keep their frames in the struct, so l_run returns after a time slice and goes
  * on where it stopped. With `safety`, a failure of a system step, a state property violated in
  * a stored state or (with `deadlock`) an invalid end state ends the search with L_SAFETY: the
- * caller searches again in Python, which reports those (kernel/ltl.py). */
+ * caller searches again in Python, which reports those (kernel/ltl/ltl.py). */
 
 enum { L_RUNNING, L_DONE, L_FOUND, L_STATES, L_OVERFLOW, L_MEMORY, L_SLICE, L_SAFETY };
 
@@ -158,7 +158,7 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
     int32_t *ord = (int32_t *)realloc(L->order, (size_t)ns * sizeof(int32_t));
     if (!ord) return -L_MEMORY;
     L->order = ord;
-    /* stable: highest process first (kernel/product.py, ProductSemantics._rank) */
+    /* stable: highest process first (kernel/ltl/product.py, ProductSemantics._rank) */
     for (int i = 0; i < ns; i++) {
         int key = m_fn_of[C->ch[C->soff[i]]];
         int j = i;

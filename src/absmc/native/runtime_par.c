@@ -732,7 +732,7 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
     for (int k = 0; k < ns; k++) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if (par_status(S)) break;
-        /* the cycle proviso of kernel/por.py: a reduced state's other steps only when one of
+        /* the cycle proviso of kernel/explore/por.py: a reduced state's other steps only when one of
            its ample steps met a state already stored */
         int role = W->bpor[k];
         if (role == 1) fresh = 1;

@@ -241,7 +241,7 @@ typedef struct search_s {
     int32_t bsid_n;
     int64_t bsid[256];
     int32_t bnsteps[256], bsstart[256], bfstart[256], bfn[256], bdead[256], bamp[256];
-    /* partial-order reduction (kernel/por.py): on, and states expanded by an ample set */
+    /* partial-order reduction (kernel/explore/por.py): on, and states expanded by an ample set */
     int por;
     int64_t por_reduced, par_reduced;
     int64_t found_id; /* the id store_insert_h found a known state at (exact store), else -1 */
@@ -478,7 +478,7 @@ static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
 }
 
 
-/* ---- bitstate store (SPIN's supertrace, -DBITSTATE; see kernel/store.py BitStateStore) ----- */
+/* ---- bitstate store (SPIN's supertrace, -DBITSTATE; see kernel/explore/store.py BitStateStore) ----- */
 
 #define SAMPLE_BITS 6          /* one state in 64 (top bits of its hash zero) is sampled */
 #define SHADOW_MAX (1 << 20)   /* sampled new states kept exactly, at most */
@@ -813,7 +813,7 @@ static int par_ready(search_t *S) {
            (S->par || S->count >= S->par_after);
 }
 
-/* Partial-order reduction (kernel/por.py): the process whose enabled steps (the successors in
+/* Partial-order reduction (kernel/explore/por.py): the process whose enabled steps (the successors in
  * C of the state v) are the ample set: the last in m_por_proc's order at a safe location with
  * an enabled step; -1 to expand fully (none, or it has every step). */
 static int por_pick(const int64_t *v, const ctx_t *C) {
@@ -963,7 +963,7 @@ int s_run(search_t *S, double seconds) {
             int64_t sid = S->bsid[b];
             int nsteps = S->bnsteps[b];
             /* the ample steps first; the rest only when one of them met a known state (the
-               cycle proviso of kernel/por.py) */
+               cycle proviso of kernel/explore/por.py) */
             int amp = S->bamp[b], fresh = 1, taken = nsteps;
             for (int i = S->bfstart[b]; i < S->bfstart[b] + S->bfn[b]; i++)
                 if (record(S, S->fslot[i], sid, S->flab[i], (int)S->fkind2[i], S->fa2[i],

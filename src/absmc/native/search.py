@@ -13,7 +13,7 @@ open-addressing table with linear probing that grows by 1.5x at 80% load:
   bounded by the depth of the violation (BFS found it at its shortest depth, so an exact search
   to that depth meets a violation of the same property; hash-compact only omits states).
 
-The checks are the kernel search's (:func:`absmc.kernel.search.search`) in the same order:
+The checks are the kernel search's (:func:`absmc.kernel.explore.search.search`) in the same order:
 state properties on every new state, failures and deadlocks on every expanded state, the first
 violation of each property kept (with ``keep_going``, later ones counted). Between two slices of
 about 0.2 s Python checks the clock, the resident memory, ``--progress`` and Ctrl-C (which
@@ -29,7 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, State
-from absmc.kernel.limits import (
+from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome, Violation
+from absmc.kernel.explore.store import BitStateCoverage
+from absmc.kernel.model.semantics import Semantics
+from absmc.kernel.run.limits import (
     INTERRUPTED,
     OUT_OF_MEMORY,
     depth_limit,
@@ -37,11 +40,8 @@ from absmc.kernel.limits import (
     state_limit,
     time_limit,
 )
-from absmc.kernel.memory import current_rss_mb
-from absmc.kernel.options import Limits, Progress
-from absmc.kernel.search import HANDED_OVER, SearchOutcome, Violation
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.store import BitStateCoverage
+from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.options import Limits, Progress
 from absmc.native.semantics import NativeSemantics, failure_message
 
 __all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel"]
@@ -115,19 +115,19 @@ def native_search(
 ) -> NativeRun:
     """Search the state space of ``sem`` breadth-first in C (see the module docstring).
 
-    Returns the outcome as :func:`absmc.kernel.search.search` would (``stopped`` and
+    Returns the outcome as :func:`absmc.kernel.explore.search.search` would (``stopped`` and
     ``limit_hit`` for limits, Ctrl-C and exhausted memory; never an exception for those) with
     each first violation's path as command sequences (exact store only). The ``bitstate``
     store (SPIN's ``-DBITSTATE``) has ``2**bitstate_bits`` bits and ``hash_functions`` hash
     functions (double hashing of the packed state's 64-bit hash) and samples 1 in 64 states
-    exactly, as :class:`~absmc.kernel.store.BitStateStore`; its coverage is in the run's
+    exactly, as :class:`~absmc.kernel.explore.store.BitStateStore`; its coverage is in the run's
     ``coverage``. With ``workers`` > 1 (exact store, no depth bound) the search goes on in that
     many threads once ``parallel_after`` states are stored (``runtime_par.c``: a shared
     lock-free table; the same states, transitions and verdicts, but depths and paths are those
     of the threads' discovery order, not shortest ones); ``threads`` in the run says how many
     ran. ``hand_over(states stored)``, asked between two slices, ends the search with
-    ``stopped`` = :data:`~absmc.kernel.search.HANDED_OVER` when it returns true. ``reduce``:
-    partial-order reduction (:mod:`absmc.kernel.por`; ``por_pick`` in runtime_tail.c) where
+    ``stopped`` = :data:`~absmc.kernel.explore.search.HANDED_OVER` when it returns true. ``reduce``:
+    partial-order reduction (:mod:`absmc.kernel.explore.por`; ``por_pick`` in runtime_tail.c) where
     a location is safe (threads too: the same ample sets and proviso); ``reduced`` in the run counts
     the states expanded by an ample set (``None``: no reduction ran). Raises
     :class:`NativeOverflow` when a value leaves 128 bits, ``MemoryError`` when the store cannot

@@ -1,4 +1,4 @@
-"""State-space pictures (``Result.graphs``, :mod:`absmc.kernel.graph`) as Graphviz ``dot``
+"""State-space pictures (``Result.graphs``, :mod:`absmc.kernel.explore.graph`) as Graphviz ``dot``
 text, and as SVG through Graphviz's ``dot`` program when it is installed."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _wrap(text: str, n: int) -> str:
 
 def trace_path(graph: Mapping[str, Any], trace: Sequence[Mapping[str, Any]]) -> list[int]:
     """The nodes of a concrete ``graph`` that a trace (its JSON rows) passes through, in
-    order: a row's state matched by the node label :func:`absmc.kernel.graph.bounded_graph`
+    order: a row's state matched by the node label :func:`absmc.kernel.explore.graph.bounded_graph`
     writes (``name=value`` lines). Rows whose state is not drawn (beyond the bound, inside an
     atomic chain) are skipped; an abstract graph has none."""
     if graph.get("kind", "concrete") != "concrete":

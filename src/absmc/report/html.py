@@ -2,7 +2,7 @@
 ``absmc check --html FILE``): no script, no style sheet or font from the network; every
 picture is inline SVG.
 
-It renders the JSON shape of :meth:`absmc.kernel.result.Result.to_json` (so that a saved
+It renders the JSON shape of :meth:`absmc.kernel.run.result.Result.to_json` (so that a saved
 result can be rendered later): the verdict of each property with the method that decided it
 and what the other methods did (``--method auto``), the statistics, each counterexample as a
 step table and as a message sequence chart (processes as lifelines, as SPIN's iSpin draws
@@ -81,7 +81,7 @@ def _changed(trace: Sequence[Mapping[str, Any]], k: int) -> str:
     return " ".join(f"{n}={v}" for n, v in now.items() if before.get(n) != v)
 
 
-#: the command text of a stutter step (kernel.trace.STUTTER_TEXT; the report reads JSON)
+#: the command text of a stutter step (kernel.replay.trace.STUTTER_TEXT; the report reads JSON)
 _STUTTER = "(stutter: the terminal state repeats)"
 
 

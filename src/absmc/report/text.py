@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from absmc.kernel.result import PropertyResult, Result, StateValue, Stats, Trace, Verdict
+from absmc.kernel.run.result import PropertyResult, Result, StateValue, Stats, Trace, Verdict
 
 _STYLE = {Verdict.HOLDS: "bold green", Verdict.VIOLATED: "bold red", Verdict.UNKNOWN: "bold yellow"}
 _MARK = {Verdict.HOLDS: "✓", Verdict.VIOLATED: "✗", Verdict.UNKNOWN: "?"}

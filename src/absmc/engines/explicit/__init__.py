@@ -2,7 +2,7 @@
 
 :func:`check_explicit` compiles the System, runs the kernel's search (BFS or DFS; exact,
 bitstate or hash-compact store) and turns what it found into a
-:class:`~absmc.kernel.result.Result` whose counterexamples were replayed on the compiled
+:class:`~absmc.kernel.run.result.Result` whose counterexamples were replayed on the compiled
 semantics.
 """
 
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 from absmc.engines.engine import PROPERTY_KINDS, Capabilities, Engine, lazy_exports
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.option import Option
 
 if TYPE_CHECKING:
@@ -29,11 +29,11 @@ __getattr__ = lazy_exports(__name__, {"check_explicit": _CHECK, "make_store": _C
 @dataclass(frozen=True)
 class ExplicitOptions:
     """Explicit search's own options (order, store and limits are shared:
-    :class:`~absmc.kernel.options.CheckOptions`): the ``backend`` that runs the search —
+    :class:`~absmc.kernel.run.options.CheckOptions`): the ``backend`` that runs the search —
     ``python`` (the generated-Python back end), ``native`` (C, :mod:`absmc.native`) or ``auto``
     (Python, moving to C for large models; see :mod:`absmc.engines.explicit.native`);
     ``workers``: on the Python back end, > 1 runs the hash-partitioned search
-    (:mod:`absmc.kernel.partitioned`) in that many processes; on ``native``/``auto``, the C
+    (:mod:`absmc.kernel.explore.partitioned`) in that many processes; on ``native``/``auto``, the C
     search's threads (0, the default: the machine's cores once the search passes
     :data:`~absmc.engines.explicit.native.PARALLEL_AFTER` states; see ``runtime_par.c``);
     ``ray`` runs the partitioned search on Ray actors (``"auto"``: a local Ray cluster; else the

@@ -12,27 +12,33 @@ from absmc.engines.explicit.parallel import run_partitioned
 from absmc.errors import OptionError
 from absmc.ir.ltl import LtlProperty
 from absmc.ir.system import System
-from absmc.kernel.graph import bounded_graph
-from absmc.kernel.ltl import LtlOutcome, ltl_result, search_ltl
-from absmc.kernel.options import (
+from absmc.kernel.explore.graph import bounded_graph
+from absmc.kernel.explore.por import POR, AmpleSets
+from absmc.kernel.explore.search import Violation, search
+from absmc.kernel.explore.store import (
+    BitStateStore,
+    ExactStore,
+    HashCompactStore,
+    Store,
+    not_a_proof,
+)
+from absmc.kernel.ltl.ltl import LtlOutcome, ltl_result, search_ltl
+from absmc.kernel.ltl.product import covers_every_state
+from absmc.kernel.replay.trace import command_text, replay
+from absmc.kernel.run.options import (
     CheckOptions,
     Limits,
     Selection,
     property_kind,
     select_properties,
 )
-from absmc.kernel.outcome import results_from_outcome
-from absmc.kernel.por import POR, AmpleSets
-from absmc.kernel.product import covers_every_state
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.search import Violation, search
-from absmc.kernel.store import BitStateStore, ExactStore, HashCompactStore, Store, not_a_proof
-from absmc.kernel.trace import command_text, replay
+from absmc.kernel.run.outcome import results_from_outcome
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
 #: what runs the search (see :mod:`absmc.engines.explicit.native`)
 Backend = Literal["python", "native", "auto"]
 
-#: a product search in place of :func:`~absmc.kernel.ltl.search_ltl` (the native back end's:
+#: a product search in place of :func:`~absmc.kernel.ltl.ltl.search_ltl` (the native back end's:
 #: :class:`absmc.native.ltl.NativeLtl`): ``(semantics, property, limits, deadlock) ->
 #: outcome`` (the lasso in labels of ``semantics``), with safety checked on the way, exact
 #: store, no fairness
@@ -71,13 +77,13 @@ def check_explicit(
     space; with the bitstate or hash-compact store it stays ``unknown`` (hash collisions may
     have omitted states), and the reason gives SPIN's hash factor, the observed false matches
     and a bound on the probability of an omission, never a coverage percentage
-    (:class:`~absmc.kernel.store.BitStateStore`), or the expected number of hash collisions.
+    (:class:`~absmc.kernel.explore.store.BitStateStore`), or the expected number of hash collisions.
     ``ray`` (with ``python`` or ``auto``) and, on the Python back end, ``workers`` > 1 run the
     safety search hash-partitioned on the Python back end
     (:mod:`absmc.engines.explicit.parallel`; exact store, same counts and verdicts); on the
     native back end ``workers`` threads share one store (0: the machine's cores).
     Linear-time properties (``ltl`` blocks, never claims) are checked each by its own product
-    search with a nested DFS (:mod:`absmc.kernel.ltl`), which also checks the safety
+    search with a nested DFS (:mod:`absmc.kernel.ltl.ltl`), which also checks the safety
     properties; the separate safety search runs only when no product search covered the state
     space, and never with ``options.ltl`` (SPIN's ``-N``: :func:`_linear_time`); ``ltl_search``
     (with ``python``) runs those product searches instead (the native back end's), and
@@ -144,10 +150,10 @@ def _linear_time(
     safety properties appear only where violated. Otherwise each product search goes on past
     safety violations; the safety properties not violated hold when one product search ended
     without a cycle or a limit over an automaton whose initial state loops on ``true`` (it
-    visited every reachable state, :func:`~absmc.kernel.product.covers_every_state`), else the
+    visited every reachable state, :func:`~absmc.kernel.ltl.product.covers_every_state`), else the
     ordinary safety search decides them (:func:`_safety`, run before the product searches'
     results as before). ``ltl_search``: the product search to use (default
-    :func:`~absmc.kernel.ltl.search_ltl`), ``safety_search`` the safety search (default
+    :func:`~absmc.kernel.ltl.ltl.search_ltl`), ``safety_search`` the safety search (default
     :func:`_safety`)."""
     claim_only = options.ltl is not None
     ltl_results: list[PropertyResult] = []

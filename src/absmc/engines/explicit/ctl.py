@@ -7,7 +7,7 @@ normal form is labelled bottom-up: ``EX`` by predecessors, ``E[f U g]`` by a bac
 from ``g`` through ``f``, ``EG f`` by repeatedly removing the states of ``f`` without a
 successor left in the set (predecessor counting, linear). A property holds when the initial
 state is labelled with its formula; otherwise the negation's witness
-(:func:`absmc.kernel.witness.witness_path`, exact labels as the oracle) is replayed.
+(:func:`absmc.kernel.replay.witness.witness_path`, exact labels as the oracle) is replayed.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from dataclasses import dataclass
 
 from absmc.ir.ctl import And, Atom, CtlProperty, Formula, Not, Or, Temporal, Until, to_enf
 from absmc.ir.steps import State
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_limit
-from absmc.kernel.memory import current_rss_mb
-from absmc.kernel.options import CheckOptions, Progress
-from absmc.kernel.result import PropertyResult, Stats, Verdict
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.trace import replay_witness
-from absmc.kernel.witness import NoWitness, atom_holds, witness_path
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.model.semantics import Semantics
+from absmc.kernel.replay.trace import replay_witness
+from absmc.kernel.replay.witness import NoWitness, atom_holds, witness_path
+from absmc.kernel.run.limits import INTERRUPTED, memory_limit, state_limit, time_limit
+from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.options import CheckOptions, Progress
+from absmc.kernel.run.result import PropertyResult, Stats, Verdict
 
 __all__ = ["Graph", "check_ctl", "explore", "label"]
 
@@ -48,7 +48,7 @@ def explore(sem: Semantics, options: CheckOptions) -> Graph:
     """Breadth-first enumeration of the states reachable from ``sem.initial`` (steps that are
     model errors are not transitions). Stops at ``--max-states``, the check's deadline
     (``--timeout``), ``--max-memory`` and Ctrl-C (each a stop reason of
-    :mod:`absmc.kernel.limits`); ``--progress`` is reported about once a second."""
+    :mod:`absmc.kernel.run.limits`); ``--progress`` is reported about once a second."""
     start = time.monotonic()
     limits = options.limits
     end = limits.end(start)

@@ -29,13 +29,13 @@ if TYPE_CHECKING:
 from absmc.codegen.python import CompiledSystem
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty
 from absmc.ir.system import System
-from absmc.kernel.ltl import LtlOutcome
-from absmc.kernel.options import CheckOptions, Limits, Selection
-from absmc.kernel.outcome import results_from_outcome
-from absmc.kernel.por import POR
-from absmc.kernel.result import PropertyResult, Result, Stats
-from absmc.kernel.search import HANDED_OVER, SearchOutcome
-from absmc.kernel.store import bitstate_stats, not_a_proof
+from absmc.kernel.explore.por import POR
+from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome
+from absmc.kernel.explore.store import bitstate_stats, not_a_proof
+from absmc.kernel.ltl.ltl import LtlOutcome
+from absmc.kernel.run.options import CheckOptions, Limits, Selection
+from absmc.kernel.run.outcome import results_from_outcome
+from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
 from absmc.native.build import OPT_ENV, OPT_LEVELS, kill_compiler

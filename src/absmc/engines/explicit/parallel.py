@@ -1,5 +1,5 @@
 """``--workers N`` / ``--ray ADDRESS``: the explicit search partitioned among workers
-(:mod:`absmc.kernel.partitioned`), over processes of this machine or Ray actors."""
+(:mod:`absmc.kernel.explore.partitioned`), over processes of this machine or Ray actors."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 from absmc.codegen.python import CompiledSystem, compile_system
 from absmc.errors import OptionError
 from absmc.ir.system import Property, System
-from absmc.kernel.options import CheckOptions, Selection
-from absmc.kernel.partitioned import PartitionConfig, PartitionStats, Transport, coordinate
-from absmc.kernel.search import SearchOutcome
+from absmc.kernel.explore.partitioned import PartitionConfig, PartitionStats, Transport, coordinate
+from absmc.kernel.explore.search import SearchOutcome
+from absmc.kernel.run.options import CheckOptions, Selection
 
 __all__ = ["CompiledFactory", "refuse_unsupported", "run_partitioned"]
 
@@ -66,14 +66,14 @@ def run_partitioned(
     factory = CompiledFactory(system, selection.user, compiled)
     transport: Transport
     if ray is not None:
-        from absmc.kernel.partition_ray import RayTransport, RayUnavailable
+        from absmc.kernel.explore.partition_ray import RayTransport, RayUnavailable
 
         try:
             transport = RayTransport(ray, workers if workers > 1 else None, factory, config)
         except RayUnavailable as err:
             raise OptionError(str(err), "ray") from err
     else:
-        from absmc.kernel.partition_mp import ProcessTransport
+        from absmc.kernel.explore.partition_mp import ProcessTransport
 
         transport = ProcessTransport(workers, factory, config)
     outcome, stats = coordinate(

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine, lazy_exports
 from absmc.ir.expr import Expr
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 
 if TYPE_CHECKING:
     from absmc.engines.fourvalued.bilattice import Belnap

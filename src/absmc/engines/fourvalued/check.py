@@ -15,7 +15,7 @@ explicit engine. For each property:
   taken (any successor in the concretization if the chains differ, e.g. where the concrete
   chain was cut at a repeated state); for a failing transition (model error, assertion) the
   concrete error entry of the same property. The concrete path of successor labels is replayed
-  by :func:`absmc.kernel.trace.replay` before it is reported. When only the may
+  by :func:`absmc.kernel.replay.trace.replay` before it is reported. When only the may
   System violates the property and its commands, step by step, replay concretely, that also
   gives **f** (``confirmed_by`` ``may-trace``);
 * **⊥** (``unknown``) otherwise, with the may System's counterexample as an *unconfirmed* trace
@@ -48,19 +48,11 @@ from absmc.ir.expr import Expr
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
-from absmc.kernel.graph import bounded_graph
-from absmc.kernel.lasso import refuse_ltl_options
-from absmc.kernel.limits import time_limit
-from absmc.kernel.options import (
-    CheckOptions,
-    Selection,
-    property_kind,
-    select_properties,
-)
-from absmc.kernel.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
-from absmc.kernel.search import SearchOutcome, Violation, search
-from absmc.kernel.store import ExactStore
-from absmc.kernel.trace import (
+from absmc.kernel.explore.graph import bounded_graph
+from absmc.kernel.explore.search import SearchOutcome, Violation, search
+from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.ltl.lasso import refuse_ltl_options
+from absmc.kernel.replay.trace import (
     ReplayError,
     chain_rows,
     concretize,
@@ -68,6 +60,14 @@ from absmc.kernel.trace import (
     replay,
     run_path,
 )
+from absmc.kernel.run.limits import time_limit
+from absmc.kernel.run.options import (
+    CheckOptions,
+    Selection,
+    property_kind,
+    select_properties,
+)
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.logic.prover import Prover
 
 METHOD = "fourvalued"
@@ -163,8 +163,8 @@ class _Decider:
         self, run: AbstractRun, name: str, path: Sequence[int], guided: bool
     ) -> list[int]:
         """Concrete step labels for the abstract ``path`` of ``run`` that violates ``name``
-        (:func:`absmc.kernel.trace.concretize`). Each step takes the concrete successor executing
-        the same concrete commands; ``guided`` (must-paths) requires it to lie in the next
+        (:func:`absmc.kernel.replay.trace.concretize`). Each step takes the concrete successor
+        executing the same concrete commands; ``guided`` (must-paths) requires it to lie in the next
         abstract state's concretization and otherwise takes any successor that does. Raises
         ``Unconfirmed`` (a ``ReplayError``) where no successor fits."""
         failing = is_failing_property(self.system, name)
@@ -389,7 +389,7 @@ def _incomplete(system: System, selection: Selection, reason: str, total: float)
 def _graph(
     system: System, abstraction: FourValuedAbstraction, may: AbstractRun, options: CheckOptions
 ) -> dict[str, object]:
-    """The may-System's first states (:func:`absmc.kernel.graph.bounded_graph`): concrete
+    """The may-System's first states (:func:`absmc.kernel.explore.graph.bounded_graph`): concrete
     variables and the tracked predicates (``!p`` where false)."""
     model = may.model
     preds = abstraction.partition.predicates

@@ -4,7 +4,7 @@ element of FOUR).
 
 The property's violation automaton (Spot's Büchi automaton of the negated formula, or the never
 claim) is searched for an accepting lasso with the kernel's product and nested DFS
-(:func:`absmc.kernel.ltl.search_ltl`) on each abstract System, its edge guards read through the
+(:func:`absmc.kernel.ltl.ltl.search_ltl`) on each abstract System, its edge guards read through the
 System's view (:attr:`~absmc.engines.fourvalued.build.AbstractModel.view`); the formula's atoms
 over abstracted variables are tracked predicates (``build_abstraction(ltl_atoms=...)``), so a
 guard is ⊥ on an abstract state only where a predicate is unknown, and each side reads ⊥ the
@@ -12,7 +12,7 @@ way that keeps it sound:
 
 * ``j = ⊥`` (the **may** System, transitions ``⊒ ⊥``): a guard is taken where it is *possibly*
   true (``guard ⊒ ⊥``), and the System stutters wherever the represented concrete state *may*
-  be terminal (:class:`absmc.kernel.lasso.StutterWhere`; the product stutters at terminal
+  be terminal (:class:`absmc.kernel.ltl.lasso.StutterWhere`; the product stutters at terminal
   states). Every concrete run of the product then has an abstract run through the same
   automaton states, so **no accepting lasso** means no concrete violation: value **t**
   (``holds``). An atomic chain of the abstraction cut at a repeated state makes that ⊥ (a
@@ -21,8 +21,8 @@ way that keeps it sound:
   only where the concrete state is surely terminal. Its lasso
   stands, in the paper, for the value **f**; absmc reports ``violated`` only with a concrete
   lasso: the abstract lasso's concrete commands are executed from the initial state, the cycle
-  repeated until the concrete state repeats (:func:`absmc.kernel.lasso.concretize_lasso`), and
-  the lasso replayed with the original automaton (:func:`absmc.kernel.trace.replay_lasso`).
+  repeated until the concrete state repeats (:func:`absmc.kernel.ltl.lasso.concretize_lasso`), and
+  the lasso replayed with the original automaton (:func:`absmc.kernel.replay.trace.replay_lasso`).
   The may System's lasso is tried the same way first (it may replay as it is).
 * Otherwise **⊥** (``unknown``), naming why the abstract lasso is not concretizable (e.g. an
   abstract cycle of ``x := x + 1`` that never closes concretely).
@@ -41,7 +41,8 @@ from absmc.engines.fourvalued.build import HELPER, AbstractModel, FourValuedAbst
 from absmc.ir.expr import Expr, disj
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.sorts import BoolSort
-from absmc.kernel.lasso import (
+from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.ltl.lasso import (
     StutterWhere,
     abstract_lasso,
     abstract_lasso_trace,
@@ -49,12 +50,11 @@ from absmc.kernel.lasso import (
     guard_atoms,
     search_viewed,
 )
-from absmc.kernel.ltl import LASSO_NOTE, automaton_of, ltl_result, search_ltl
-from absmc.kernel.options import Limits
-from absmc.kernel.product import STUTTER, decode, guard_fn
-from absmc.kernel.result import PropertyResult, StateValue, Stats, Trace, Verdict
-from absmc.kernel.store import ExactStore
-from absmc.kernel.trace import ReplayError, Unconfirmed, replay_lasso
+from absmc.kernel.ltl.ltl import LASSO_NOTE, automaton_of, ltl_result, search_ltl
+from absmc.kernel.ltl.product import STUTTER, decode, guard_fn
+from absmc.kernel.replay.trace import ReplayError, Unconfirmed, replay_lasso
+from absmc.kernel.run.options import Limits
+from absmc.kernel.run.result import PropertyResult, StateValue, Stats, Trace, Verdict
 
 METHOD = "fourvalued"
 
@@ -112,7 +112,7 @@ class _Side:
 def _confirm(
     concrete: CompiledSystem, aut: Automaton, side: _Side
 ) -> tuple[list[int], int] | LassoRefutation:
-    """Concretize ``side``'s lasso (:func:`absmc.kernel.lasso.concretize_lasso`): the concrete
+    """Concretize ``side``'s lasso (:func:`absmc.kernel.ltl.lasso.concretize_lasso`): the concrete
     product labels and cycle start, or the unconfirmed lasso (its steps unrolled as far as the
     concrete run got)."""
     lasso = side.found.lasso

@@ -3,8 +3,8 @@ abstraction (``--refine``; what ``--method auto`` runs).
 
 Where a property's value is ⊥, the may-System's counterexample (for an LTL property: its
 accepting lasso, the cycle unrolled as far as the concrete run got) has no concrete run. Its
-concrete replay (:func:`absmc.kernel.trace.concretize`) names the first step that has none
-(:class:`~absmc.kernel.trace.Unconfirmed`): the predicates cannot tell that the step's guard
+concrete replay (:func:`absmc.kernel.replay.trace.concretize`) names the first step that has none
+(:class:`~absmc.kernel.replay.trace.Unconfirmed`): the predicates cannot tell that the step's guard
 is false there. As in paper 000's refinement (Section 3, weakest preconditions), the atoms of
 that guard become predicates; when they are all tracked already, the guard is pulled back one
 step (its weakest precondition through the step before, :func:`absmc.logic.wp.through`) and
@@ -33,10 +33,10 @@ from absmc.engines.fourvalued.partition import abstractable
 from absmc.ir.expr import Expr, Op, const, disj, free_vars, neg
 from absmc.ir.span import ModelError
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Command, System
-from absmc.kernel.limits import time_limit
-from absmc.kernel.options import CheckOptions, select_properties
-from absmc.kernel.result import PropertyResult, Result, Verdict
-from absmc.kernel.trace import ReplayError, Unconfirmed
+from absmc.kernel.replay.trace import ReplayError, Unconfirmed
+from absmc.kernel.run.limits import time_limit
+from absmc.kernel.run.options import CheckOptions, select_properties
+from absmc.kernel.run.result import PropertyResult, Result, Verdict
 from absmc.logic.wp import chain_condition, predicate_atoms, through
 
 

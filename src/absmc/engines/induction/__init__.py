@@ -17,8 +17,8 @@ from dataclasses import replace
 from absmc.engines.engine import Capabilities, Engine
 from absmc.engines.induction.options import KindOptions, PdrOptions
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 
 __all__ = ["ENGINE", "KIND_ENGINE", "KindOptions", "PdrOptions"]
 

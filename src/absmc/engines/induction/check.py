@@ -10,7 +10,7 @@ For each selected safety property (:func:`absmc.logic.transition.bad_condition`)
   :class:`~absmc.logic.certificate.CertificateError` (an internal error, exit 4), never a
   proof; one the check cannot decide gives ``unknown``;
 * a counterexample (initial state and commands): replayed on the concrete semantics
-  (:func:`absmc.kernel.trace.replay`; for ``ctl`` the final state must falsify the formula)
+  (:func:`absmc.kernel.replay.trace.replay`; for ``ctl`` the final state must falsify the formula)
   before the verdict is ``violated``;
 * or nothing: ``unknown`` with the solver's reason (a solver ``unknown`` is never a proof).
 
@@ -34,11 +34,11 @@ from absmc.ir.evaluate import EvalError, evaluate
 from absmc.ir.expr import Expr
 from absmc.ir.printer import format_expr
 from absmc.ir.system import System
-from absmc.kernel.initial import is_initial
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.options import CheckOptions, property_kind, select_properties
-from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
-from absmc.kernel.trace import ReplayError, replay, run_path, to_trace
+from absmc.kernel.model.initial import is_initial
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.replay.trace import ReplayError, replay, run_path, to_trace
+from absmc.kernel.run.options import CheckOptions, property_kind, select_properties
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Trace, Verdict
 from absmc.logic.certificate import (
     CertificateError,
     check_certificate,

@@ -11,8 +11,8 @@ from absmc.engines.induction.facts import Strengthening, reachable_proof, streng
 from absmc.engines.induction.options import KindOptions
 from absmc.ir.expr import Expr
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.logic.chc import Answer
 from absmc.logic.kinduction import k_induction
 from absmc.logic.transition import BadCondition, TransitionSystem

@@ -16,9 +16,9 @@ from absmc.engines.portfolio.members import Member, member_options, plan, start_
 from absmc.engines.portfolio.slices import Slices
 from absmc.engines.portfolio.workers import Pool, Report
 from absmc.ir.system import System
-from absmc.kernel.limits import INTERRUPTED
-from absmc.kernel.options import CheckOptions, property_kind, select_properties
-from absmc.kernel.result import Result, Stats
+from absmc.kernel.run.limits import INTERRUPTED
+from absmc.kernel.run.options import CheckOptions, property_kind, select_properties
+from absmc.kernel.run.result import Result, Stats
 
 #: seconds past ``--timeout`` the portfolio waits for members to report their partial answers
 GRACE_S = 2.0

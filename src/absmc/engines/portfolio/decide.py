@@ -3,12 +3,12 @@ each property, and what the others did (:mod:`absmc.engines.portfolio`).
 
 * ``holds`` is accepted only from an engine whose capabilities say it proves;
 * ``violated`` only with a trace that replays here, in the portfolio's process, on the
-  concrete semantics (:func:`absmc.kernel.trace.replay_trace`); for a linear-time property
+  concrete semantics (:func:`absmc.kernel.replay.trace.replay_trace`); for a linear-time property
   the trace must be a lasso that the automaton of the negated property accepts
-  (:func:`absmc.kernel.trace.replay_lasso_rows`, with weak fairness when asked); for a CTL
+  (:func:`absmc.kernel.replay.trace.replay_lasso_rows`, with weak fairness when asked); for a CTL
   property the witness must be a path (or lasso) of the concrete semantics
-  (:func:`absmc.kernel.trace.replay_rows`; that it witnesses the negated formula is checked
-  by the member with :mod:`absmc.kernel.witness`);
+  (:func:`absmc.kernel.replay.trace.replay_rows`; that it witnesses the negated formula is checked
+  by the member with :mod:`absmc.kernel.replay.witness`);
 * an accepted ``holds`` and an accepted ``violated`` for the same property is a
   :class:`Disagreement`: a bug in an engine, reported with both answers, never settled by a
   vote.
@@ -24,10 +24,10 @@ from typing import Any
 from absmc.engines.engine import AnyEngine
 from absmc.engines.portfolio.engine import METHOD, Disagreement
 from absmc.ir.ltl import Automaton, LtlProperty
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.ltl import automaton_of
-from absmc.kernel.result import PropertyResult, Result, Stats, Trace, Verdict
-from absmc.kernel.trace import ReplayError, replay_lasso_rows, replay_rows, replay_trace
+from absmc.kernel.ltl.ltl import automaton_of
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.replay.trace import ReplayError, replay_lasso_rows, replay_rows, replay_trace
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Trace, Verdict
 
 
 @dataclass(frozen=True)

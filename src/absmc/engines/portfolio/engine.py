@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from absmc.engines.engine import Capabilities, Engine
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 
 if TYPE_CHECKING:
-    from absmc.kernel.result import PropertyResult
+    from absmc.kernel.run.result import PropertyResult
 
 __all__ = ["METHOD", "Disagreement", "PortfolioOptions", "portfolio_engine"]
 

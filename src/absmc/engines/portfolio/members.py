@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from absmc.engines.engine import FEATURES, AnyEngine, checks_property, system_features
 from absmc.ir.sorts import IntSort
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions, Limits, property_kind
+from absmc.kernel.run.options import CheckOptions, Limits, property_kind
 
 #: seconds (at most) of ``--timeout`` kept back from the members for collecting their answers
 MARGIN_S = 0.5

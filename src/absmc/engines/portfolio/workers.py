@@ -20,10 +20,10 @@ from absmc.engines.engine import AnyEngine
 from absmc.errors import UsageError
 from absmc.ir.span import ModelError
 from absmc.ir.system import System
-from absmc.kernel.initial import check_per_initial_state
-from absmc.kernel.isolate import die_with_parent
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import PropertyResult, Result
+from absmc.kernel.model.initial import check_per_initial_state
+from absmc.kernel.run.isolate import die_with_parent
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import PropertyResult, Result
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ class Pool:
             args=(engine, system, options, own, self._queue),
             name=f"absmc-{engine.name}",
             # not a daemon: a member may start processes of its own (symbolic's deadline
-            # child, kernel/isolate.py); stop() ends every member, and each dies with the
+            # child, kernel/run/isolate.py); stop() ends every member, and each dies with the
             # portfolio (die_with_parent)
             daemon=False,
         )

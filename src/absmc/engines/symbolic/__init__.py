@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from absmc.engines.engine import Capabilities, Engine, lazy_exports
 from absmc.engines.symbolic.options import SymbolicOptions
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.option import Option
 
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ from absmc.ir.expr import Const, Expr, Var, atoms, const, free_vars, neg, op
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import INT
 from absmc.ir.system import System
-from absmc.kernel.result import peak_rss_mb
+from absmc.kernel.run.result import peak_rss_mb
 
 __all__ = ["INVALID", "Divergence", "WitnessWalk", "default_seeds", "divergence", "interpolants"]
 

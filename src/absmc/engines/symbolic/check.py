@@ -10,7 +10,7 @@ are their formulas. Verdicts:
   (Lemma 2.1 / Theorem 3.1 of the paper: sound for every CTL formula without abstraction,
   for ACTL formulas with predicate abstraction);
 * ``violated`` — a concrete witness of the negation from a concrete initial state, walked on
-  the concrete semantics (:mod:`absmc.kernel.witness`) and replayed: a trace for safety, a
+  the concrete semantics (:mod:`absmc.kernel.replay.witness`) and replayed: a trace for safety, a
   lasso or a run into a state without successor for liveness. A part of the witness that is
   not walked (a universal subformula, the second conjunct of ``&&``) must come from an exact
   solution set;
@@ -49,13 +49,13 @@ from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.isolate import run_with_deadline
-from absmc.kernel.limits import INTERRUPTED, Limits, time_limit
-from absmc.kernel.options import CheckOptions, Progress, select_properties
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
-from absmc.kernel.trace import ReplayError, replay, replay_witness
-from absmc.kernel.witness import NoWitness, Witness, witness_path
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.replay.trace import ReplayError, replay, replay_witness
+from absmc.kernel.replay.witness import NoWitness, Witness, witness_path
+from absmc.kernel.run.isolate import run_with_deadline
+from absmc.kernel.run.limits import INTERRUPTED, Limits, time_limit
+from absmc.kernel.run.options import CheckOptions, Progress, select_properties
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
 __all__ = ["SymbolicOptions", "check_symbolic", "negation_of"]
 
@@ -103,7 +103,7 @@ def check_symbolic(system: System, options: CheckOptions, own: SymbolicOptions) 
     if limits.deadline is None:
         return _check_here(system, options, own, start, limits)
     # isl holds the GIL inside one operation and its quota follows wall time only roughly:
-    # the check runs in a child process that is ended at the deadline (kernel/isolate.py)
+    # the check runs in a child process that is ended at the deadline (kernel/run/isolate.py)
     grace = max(_GRACE_S, _GRACE_SHARE * (limits.timeout or 0.0))
     out = run_with_deadline(
         lambda: _check_here(system, options, own, start, limits), limits.deadline, grace

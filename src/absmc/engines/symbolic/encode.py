@@ -112,7 +112,7 @@ class Encoding:
     def initial(self) -> isl.Set:
         """The initial states: ``init:`` constraint, declared values of the other variables."""
         sysm = self.system
-        from absmc.kernel.initial import mentioned
+        from absmc.kernel.model.initial import mentioned
 
         free = set(mentioned(sysm))
         parts = [

@@ -29,8 +29,8 @@ from absmc.engines.engine import DEFAULT_PROPERTY_KINDS, Capabilities, Engine, l
 from absmc.engines.typeabs.infer import Typing, infer
 from absmc.engines.typeabs.options import METHOD, TypesOptions
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.option import Option
 
 if TYPE_CHECKING:

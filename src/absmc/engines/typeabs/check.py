@@ -11,7 +11,7 @@ choose-free search for feasible counterexamples (paper 001, §§3-7, Fig. 4).
    :meth:`~absmc.engines.typeabs.generate.Abstraction.choose_free`). A violation found there
    follows deterministic abstract steps: its commands are mapped back to the concrete ones
    (a chain of exclusive commands to the concrete chain label,
-   :func:`absmc.kernel.trace.concretize`) and
+   :func:`absmc.kernel.replay.trace.concretize`) and
    **replayed** on the concrete System; when the replay executes and the concrete final state
    (or last command) violates the property, the verdict is ``violated`` with that concrete
    trace. A sure violation (every concretization violates) is tried first, then a possible
@@ -40,19 +40,10 @@ from absmc.engines.typeabs.operators import OperatorLibrary
 from absmc.engines.typeabs.options import METHOD, TypesOptions
 from absmc.ir.arrays import expand_system
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
-from absmc.kernel.lasso import refuse_ltl_options
-from absmc.kernel.limits import time_limit
-from absmc.kernel.options import (
-    CheckOptions,
-    OptionError,
-    Selection,
-    property_kind,
-    select_properties,
-)
-from absmc.kernel.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
-from absmc.kernel.search import SearchOutcome, Violation, search
-from absmc.kernel.store import ExactStore
-from absmc.kernel.trace import (
+from absmc.kernel.explore.search import SearchOutcome, Violation, search
+from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.ltl.lasso import refuse_ltl_options
+from absmc.kernel.replay.trace import (
     ReplayError,
     Unconfirmed,
     chain_rows,
@@ -63,6 +54,15 @@ from absmc.kernel.trace import (
     replay,
     run_path,
 )
+from absmc.kernel.run.limits import time_limit
+from absmc.kernel.run.options import (
+    CheckOptions,
+    OptionError,
+    Selection,
+    property_kind,
+    select_properties,
+)
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.lang.basl import BaslAbstraction
 from absmc.lang.domains import Binding
 

@@ -2,11 +2,11 @@
 type-based abstraction (paper 001, §3.2 and §7).
 
 1. **Proof.** The property's violation automaton is searched for an accepting lasso with the
-   kernel's product and nested DFS (:func:`absmc.kernel.ltl.search_ltl`) on the abstract
+   kernel's product and nested DFS (:func:`absmc.kernel.ltl.ltl.search_ltl`) on the abstract
    System, every edge guard read as ``may(guard)`` (it *may* hold in a concrete state the
    abstract state represents) and with a stutter step wherever a represented concrete state may
    be terminal (:attr:`~absmc.engines.typeabs.generate.Abstraction.terminal`,
-   :class:`absmc.kernel.lasso.StutterWhere`). The abstract program simulates the concrete one:
+   :class:`absmc.kernel.ltl.lasso.StutterWhere`). The abstract program simulates the concrete one:
    every concrete step ``s -> t`` has an abstract step ``alpha(s) -> alpha(t)`` (one command
    per outcome of each imprecise operation, the nondeterministic ``choose``), a guard that holds
    in ``s`` has ``may(guard)`` in ``alpha(s)``, and a concrete terminal state's abstraction may
@@ -19,8 +19,8 @@ type-based abstraction (paper 001, §3.2 and §7).
    a dead state) is searched with the guards read as ``must(guard)`` (surely true), then as
    ``may(guard)``. Its lasso follows deterministic abstract steps only; its concrete commands
    are executed from the initial state, the cycle repeated until the concrete state repeats
-   (:func:`absmc.kernel.lasso.concretize_lasso`), and the concrete lasso is replayed with the
-   original automaton (:func:`absmc.kernel.trace.replay_lasso`): ``violated``.
+   (:func:`absmc.kernel.ltl.lasso.concretize_lasso`), and the concrete lasso is replayed with the
+   original automaton (:func:`absmc.kernel.replay.trace.replay_lasso`): ``violated``.
 3. Otherwise ``unknown``, naming why (the lasso uses ``choose``; the abstract cycle does not
    close concretely; ...).
 
@@ -38,17 +38,17 @@ from absmc.engines.typeabs.generate import CUT_VAR, Abstraction
 from absmc.ir.expr import Expr, Var, conj, const, op
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.sorts import RangeSort
-from absmc.kernel.lasso import (
+from absmc.kernel.ltl.lasso import (
     StutterWhere,
     abstract_lasso,
     abstract_lasso_trace,
     concretize_lasso,
     search_viewed,
 )
-from absmc.kernel.ltl import LASSO_NOTE, LtlOutcome, automaton_of
-from absmc.kernel.options import Limits
-from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
-from absmc.kernel.trace import ReplayError, replay_lasso
+from absmc.kernel.ltl.ltl import LASSO_NOTE, LtlOutcome, automaton_of
+from absmc.kernel.replay.trace import ReplayError, replay_lasso
+from absmc.kernel.run.options import Limits
+from absmc.kernel.run.result import PropertyResult, Stats, Trace, Verdict
 
 METHOD = "types"
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from absmc.engines.engine import FEATURES, Capabilities, Engine, lazy_exports
 from absmc.engines.under.options import UnderOptions
 from absmc.ir.system import System
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import Result
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import Result
 from absmc.option import Option
 
 if TYPE_CHECKING:

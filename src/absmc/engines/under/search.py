@@ -17,9 +17,9 @@ from absmc.engines.under.checks import PrecisionChecks
 from absmc.ir.expr import Expr
 from absmc.ir.steps import State, Successors
 from absmc.ir.system import STATE_PROPERTY_KINDS
-from absmc.kernel.options import Limits, Order, Progress
-from absmc.kernel.search import SearchHooks, Violation, search
-from absmc.kernel.store import KeyedStore
+from absmc.kernel.explore.search import SearchHooks, Violation, search
+from absmc.kernel.explore.store import KeyedStore
+from absmc.kernel.run.options import Limits, Order, Progress
 
 #: at most this many concrete source states are remembered per failing command
 _SOURCES_KEPT = 8
@@ -154,9 +154,9 @@ def alpha_search(
     progress: Callable[[Progress], None] | None = None,
 ) -> SearchRun:
     """One αSEARCH(M, Φ) (Fig. 2) over ``compiled`` with abstract matching by ``abstraction``:
-    the kernel's search with a :class:`~absmc.kernel.store.KeyedStore` on ``abstraction.key``,
-    every generated concrete state checked against the properties, and the precision checks as
-    search hooks.
+    the kernel's search with a :class:`~absmc.kernel.explore.store.KeyedStore` on
+    ``abstraction.key``, every generated concrete state checked against the properties, and the
+    precision checks as search hooks.
 
     ``checks=None`` skips the precision checks (the range store refines from value ranges
     instead: ``track_ranges`` records, per abstract state, each data variable's minimum and

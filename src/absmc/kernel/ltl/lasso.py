@@ -1,5 +1,5 @@
 """Lassos of abstract Systems: what the abstraction methods (``fourvalued``, ``types``) add to
-the one LTL product search (:mod:`absmc.kernel.ltl`) to check a linear-time property on an
+the one LTL product search (:mod:`absmc.kernel.ltl.ltl`) to check a linear-time property on an
 abstract System and carry the answer back to the concrete one.
 
 * :func:`map_guards` — the property's violation automaton with every edge guard rewritten
@@ -8,7 +8,7 @@ abstract System and carry the answer back to the concrete one.
 * :class:`StutterWhere` — an abstract Semantics plus a stutter step (label
   :data:`MAY_STUTTER`, the state repeats) wherever a condition holds, although the state has
   successors. A concrete terminal state stutters forever in the product
-  (:mod:`absmc.kernel.product`); its abstract state may still have steps (of other concrete
+  (:mod:`absmc.kernel.ltl.product`); its abstract state may still have steps (of other concrete
   states it represents), so an over-approximation must also be able to stutter wherever the
   abstract state *may* be terminal;
 * :func:`abstract_lasso` / :func:`concretize_lasso` — an abstract lasso (product labels found
@@ -18,7 +18,7 @@ abstract System and carry the answer back to the concrete one.
   An abstract cycle need not close concretely (``x := x + 1`` forever stays in the abstract
   state "positive"): then there may be no concrete lasso at all. The concrete labels are
   product labels of the *concrete* semantics with the original automaton, ready for
-  :func:`absmc.kernel.trace.replay_lasso`, which every ``violated`` verdict goes through.
+  :func:`absmc.kernel.replay.trace.replay_lasso`, which every ``violated`` verdict goes through.
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.ltl import Automaton, Edge, LtlProperty
 from absmc.ir.steps import Expansion, State
 from absmc.ir.system import Property, System
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.ltl import LtlOutcome, search_ltl
-from absmc.kernel.options import CheckOptions, Limits, OptionError
-from absmc.kernel.product import STUTTER, decode, encode, guard_fn
-from absmc.kernel.result import StateValue, Trace, TraceStep
-from absmc.kernel.semantics import ModelWrapper
-from absmc.kernel.store import ExactStore
-from absmc.kernel.trace import STUTTER_TEXT, Unconfirmed, command_source, command_text
+from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.ltl.ltl import LtlOutcome, search_ltl
+from absmc.kernel.ltl.product import STUTTER, decode, encode, guard_fn
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.model.semantics import ModelWrapper
+from absmc.kernel.replay.trace import STUTTER_TEXT, Unconfirmed, command_source, command_text
+from absmc.kernel.run.options import CheckOptions, Limits, OptionError
+from absmc.kernel.run.result import StateValue, Trace, TraceStep
 
 __all__ = [
     "MAY_STUTTER",
@@ -88,7 +88,7 @@ def search_viewed(
 ) -> LtlOutcome:
     """The product search of ``prop`` on an abstract ``sem`` with ``aut``'s guards read
     through ``view`` (e.g. "may be true" or "must be true"; :func:`map_guards`), exact stores;
-    ``stutter`` as :func:`absmc.kernel.ltl.search_ltl`'s."""
+    ``stutter`` as :func:`absmc.kernel.ltl.ltl.search_ltl`'s."""
     claim = LtlProperty(prop.name, claim=map_guards(aut, view), span=prop.span, text=prop.text)
     return search_ltl(sem, claim, ExactStore(), ExactStore(), limits, stutter=stutter)
 
@@ -99,7 +99,7 @@ class StutterWhere(ModelWrapper):
     System). A state without successors is left alone (the product stutters there anyway),
     unless ``terminal_too``: for a product without stuttering of its own, which then stutters
     exactly where ``cond`` holds (an under-approximation: where the state is surely terminal).
-    A :class:`~absmc.kernel.semantics.ModelWrapper` of ``base`` (initial states, ``step``,
+    A :class:`~absmc.kernel.model.semantics.ModelWrapper` of ``base`` (initial states, ``step``,
     ``valid_end`` and descriptions are the base's; :data:`MAY_STUTTER` is no command) without
     state properties."""
 
@@ -163,7 +163,7 @@ def abstract_lasso(
     size: int,
     concrete_commands: Callable[[int], tuple[int, ...]],
 ) -> AbstractLasso:
-    """Decode a product lasso (labels of :mod:`absmc.kernel.product` over an abstract System;
+    """Decode a product lasso (labels of :mod:`absmc.kernel.ltl.product` over an abstract System;
     ``size`` automaton states): ``concrete_commands(label)`` gives the concrete commands of an
     abstract step label (helper commands dropped); :data:`STUTTER` and :data:`MAY_STUTTER`
     become ``None``."""
@@ -191,7 +191,7 @@ def concretize_lasso(
 
     Returns the product labels of ``sem`` × ``aut`` (``aut`` the original automaton: the
     targets are the abstract lasso's) and the concrete ``cycle_start``. Raises
-    :class:`~absmc.kernel.trace.Unconfirmed` at the first step without a concrete
+    :class:`~absmc.kernel.replay.trace.Unconfirmed` at the first step without a concrete
     counterpart, or when the cycle does not close within the bounds."""
     size = aut.size
     n = len(lasso.steps)

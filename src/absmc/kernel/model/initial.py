@@ -26,9 +26,9 @@ from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.steps import State
 from absmc.ir.system import System
-from absmc.kernel.limits import INTERRUPTED
-from absmc.kernel.options import CheckOptions
-from absmc.kernel.result import PropertyResult, Result, Stats, Verdict
+from absmc.kernel.run.limits import INTERRUPTED
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
 __all__ = [
     "MAX_INITIAL_STATES",
@@ -242,7 +242,7 @@ def check_per_initial_state(
 ) -> Result:
     """Run ``check`` (an engine's ``check``, which reads only declared initial values) once
     from each initial state of ``system``'s ``init:`` constraint and merge the results
-    (:func:`merge_results`). The limits are the whole check's (:mod:`absmc.kernel.limits`):
+    (:func:`merge_results`). The limits are the whole check's (:mod:`absmc.kernel.run.limits`):
     one deadline for all runs, ``max_states`` for the states stored by all runs together;
     no run starts once a limit is used up or after Ctrl-C. Raises ``ModelError`` when the
     set is unbounded or too large (:func:`initial_states`)."""

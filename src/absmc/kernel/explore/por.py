@@ -13,8 +13,8 @@ ample successor was *inserted into the store after it* — newly inserted by thi
 expanded fully (DFS, hash-compact and bitstate stores and the threads know only "newly
 inserted"). Then on every cycle of reduced expansions each state would have been inserted after
 its predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
-applies it (:func:`absmc.kernel.search.search`, ``reduce=``); this module only picks the ample
-set. Failures (assertions, model errors) and deadlocks are checked on the full expansion of
+applies it (:func:`absmc.kernel.explore.search.search`, ``reduce=``); this module only picks the
+ample set. Failures (assertions, model errors) and deadlocks are checked on the full expansion of
 every expanded state, so what the reduction preserves is what the search checks: deadlocks
 (C0, C1), every command execution reachable in the full graph, hence assertion and model-error
 violations (C0, C1, C3), and state properties (visibility, C2).

@@ -11,10 +11,10 @@ from absmc.ir.ctl import CtlProperty
 from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty, non_progress_property
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
-from absmc.kernel.limits import Limits
+from absmc.kernel.run.limits import Limits
 
 if TYPE_CHECKING:
-    from absmc.kernel.result import PropertyResult
+    from absmc.kernel.run.result import PropertyResult
 
 __all__ = [
     "CheckOptions",
@@ -58,7 +58,7 @@ class CheckOptions:
     ``properties``: names to check (``None``: all of the model's, plus ``no-deadlock`` unless
     ``check_deadlock`` is false); ``no-model-error`` is always checked. ``timeout`` in seconds.
     ``graph_bound``: when set, engines add a picture of (at most this many states of) the state
-    space they explored to ``Result.graphs`` (:mod:`absmc.kernel.graph`).
+    space they explored to ``Result.graphs`` (:mod:`absmc.kernel.explore.graph`).
     ``ltl``: the one linear-time property (``ltl`` block or never claim) to check (SPIN's
     ``-N NAME``: only its product search, which reports the safety violations it meets;
     ``None``: all of them, each with its own result, and the safety properties).
@@ -69,7 +69,7 @@ class CheckOptions:
     of a one-process explicit search; when it returns true the search stops (``unknown``, "handed
     over") because the caller goes on elsewhere (``--backend auto`` moving to C).
     ``reduce``: apply the explicit search's reductions (partial-order reduction of the safety
-    search, :mod:`absmc.kernel.por`) where they are sound for what is checked; on by default
+    search, :mod:`absmc.kernel.explore.por`) where they are sound for what is checked; on by default
     as in ``absmc check`` and :func:`absmc.check` (:func:`reduces`; ``False`` gives the full
     state space, SPIN's ``-o1 -DNOREDUCE`` counts).
     ``decided``: called with a property's conclusive result as soon as an engine that reports

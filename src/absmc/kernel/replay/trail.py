@@ -1,17 +1,17 @@
 """Saved counterexamples (trails): the file format and its reader; their replay up to the
-violation they show is :func:`absmc.kernel.trace.replay_violation` (the one replay module).
+violation they show is :func:`absmc.kernel.replay.trace.replay_violation` (the one replay module).
 
 A *trail* is what ``absmc check`` writes beside a model when a property is violated (SPIN's
 ``model.pml.trail``; here ``MODEL.trail.json``): the JSON of the violated results
-(:meth:`absmc.kernel.result.Result.to_json`, every violated property's ``trace``) plus the
+(:meth:`absmc.kernel.run.result.Result.to_json`, every violated property's ``trace``) plus the
 ``-D`` definitions and the fairness the run used. The same reader takes the JSON of ``check
 --json`` and of ``simulate --json``.
 
-:func:`~absmc.kernel.trace.replay_violation` re-executes one saved trace on the concrete
+:func:`~absmc.kernel.replay.trace.replay_violation` re-executes one saved trace on the concrete
 semantics and confirms, on that semantics, the violation its last step shows: the failed
 assertion or model error of the next command, the state that violates an invariant, the
 deadlock, or (for a linear-time property) the accepting cycle of the lasso. A trace that no
-longer replays (the model changed) raises :class:`~absmc.kernel.trace.ReplayError` naming the
+longer replays (the model changed) raises :class:`~absmc.kernel.replay.trace.ReplayError` naming the
 first row that differs.
 """
 
@@ -73,7 +73,7 @@ def saved_traces(data: Any) -> list[SavedTrace]:
 def trail_json(
     result_json: Mapping[str, Any], defines: Sequence[str], fairness: str = "none"
 ) -> dict[str, Any]:
-    """The trail of a result (its JSON, :meth:`~absmc.kernel.result.Result.to_json`): the
+    """The trail of a result (its JSON, :meth:`~absmc.kernel.run.result.Result.to_json`): the
     violated results with their traces, the ``-D`` definitions and the fairness used."""
     violated = [r for r in result_json.get("results", []) if r.get("verdict") == "violated"]
     out: dict[str, Any] = {

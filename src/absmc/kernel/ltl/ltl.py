@@ -1,10 +1,10 @@
 """Checking one linear-time property (an ``ltl`` block or a ``never`` claim) on a Semantics:
-the product with the property's violation automaton (:mod:`absmc.kernel.product`), searched by
-the one DFS of :mod:`absmc.kernel.search` with the nested search of :mod:`absmc.kernel.nested`
-as its hooks, and the verdict (a ``violated`` verdict only with a lasso replayed by
-:func:`absmc.kernel.trace.replay_lasso`). With ``safety`` the same search also checks the
-system's safety properties on the product's states and steps (SPIN's checks "within scope of
-claim"); :attr:`LtlOutcome.violations` holds what it found, as system paths.
+the product with the property's violation automaton (:mod:`absmc.kernel.ltl.product`), searched by
+the one DFS of :mod:`absmc.kernel.explore.search` with the nested search of
+:mod:`absmc.kernel.explore.nested` as its hooks, and the verdict (a ``violated`` verdict only with a
+lasso replayed by :func:`absmc.kernel.replay.trace.replay_lasso`). With ``safety`` the same search
+also checks the system's safety properties on the product's states and steps (SPIN's checks "within
+scope of claim"); :attr:`LtlOutcome.violations` holds what it found, as system paths.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
-from absmc.kernel.buchi import violation_automaton
-from absmc.kernel.fairness import FairSemantics, fair_decode
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.nested import Lasso, NestedDfs
-from absmc.kernel.options import Limits, Progress
-from absmc.kernel.product import ProductSemantics, system_path
-from absmc.kernel.result import PropertyResult, Stats, Trace, Verdict
-from absmc.kernel.search import SearchOutcome, Violation, search
-from absmc.kernel.store import Store
-from absmc.kernel.trace import replay_lasso
+from absmc.kernel.explore.nested import Lasso, NestedDfs
+from absmc.kernel.explore.search import SearchOutcome, Violation, search
+from absmc.kernel.explore.store import Store
+from absmc.kernel.ltl.buchi import violation_automaton
+from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
+from absmc.kernel.ltl.product import ProductSemantics, system_path
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.replay.trace import replay_lasso
+from absmc.kernel.run.options import Limits, Progress
+from absmc.kernel.run.result import PropertyResult, Stats, Trace, Verdict
 
 __all__ = ["LASSO_NOTE", "LtlOutcome", "automaton_of", "ltl_result", "search_ltl"]
 
@@ -77,11 +77,11 @@ def search_ltl(
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
     Stops at the first cycle; limits end the search with ``outcome.stopped`` set. With
-    ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.fairness`). Without
+    ``weakly_fair``, only weakly fair cycles count (:mod:`absmc.kernel.ltl.fairness`). Without
     ``stutter`` the product does not stutter at terminal states (an abstraction that says
-    where it may stutter itself, :class:`absmc.kernel.lasso.StutterWhere`). With ``safety``
+    where it may stutter itself, :class:`absmc.kernel.ltl.lasso.StutterWhere`). With ``safety``
     the search also checks ``sem``'s failures and state properties (and, with ``deadlock``,
-    its invalid end states) on the product (:class:`~absmc.kernel.product.ProductSemantics`),
+    its invalid end states) on the product (:class:`~absmc.kernel.ltl.product.ProductSemantics`),
     stopping at the first such violation unless ``keep_going`` (SPIN's ``-c1``; the first
     cycle stops it either way). ``spin_order``: SPIN's order of the steps (highest process
     first) and its early cycle detection in the outer search (:class:`NestedDfs` ``early``),

@@ -18,8 +18,8 @@ once).
 This module holds what does not depend on how messages travel: :class:`PartitionWorker` (one
 worker's store, expansion loop and answers) and :func:`coordinate` (the driver: limits,
 termination waves, violations, the rebuilt paths). A transport moves the messages:
-:mod:`absmc.kernel.partition_mp` (processes of this machine), :mod:`absmc.kernel.partition_ray`
-(Ray actors, one machine or a cluster).
+:mod:`absmc.kernel.explore.partition_mp` (processes of this machine),
+:mod:`absmc.kernel.explore.partition_ray` (Ray actors, one machine or a cluster).
 
 Messages (plain tuples, picklable):
 
@@ -43,12 +43,12 @@ from typing import Any, Protocol
 
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, Failures, State, Successors
-from absmc.kernel.limits import INTERRUPTED, memory_limit, state_limit, time_limit
-from absmc.kernel.memory import current_rss_mb
-from absmc.kernel.options import Limits, Progress
-from absmc.kernel.search import SearchOutcome, Violation
-from absmc.kernel.semantics import Semantics, is_step_property
-from absmc.kernel.trace import concretize
+from absmc.kernel.explore.search import SearchOutcome, Violation
+from absmc.kernel.model.semantics import Semantics, is_step_property
+from absmc.kernel.replay.trace import concretize
+from absmc.kernel.run.limits import INTERRUPTED, memory_limit, state_limit, time_limit
+from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.options import Limits, Progress
 
 __all__ = [
     "BATCH",
@@ -197,7 +197,7 @@ class PartitionWorker:
     def expand(self, budget: int) -> None:
         """Expand up to ``budget`` queued states; successors owned by others are buffered and
         sent per owner in messages of ``BATCH`` states (the hot loop: bookkeeping bound to
-        locals, as in :meth:`absmc.kernel.search.Search._bfs_level`)."""
+        locals, as in :meth:`absmc.kernel.explore.search.Search._bfs_level`)."""
         c = self.c
         successors, ok, checks = c.successors, c.ok, c.state_checks
         me = self.index
@@ -638,7 +638,7 @@ def coordinate(
     progress: Callable[[Progress], None] | None = None,
 ) -> tuple[SearchOutcome, PartitionStats]:
     """Run a partitioned search over ``transport``'s workers and return the outcome (as
-    :func:`absmc.kernel.search.search` does: violations as paths of ``semantics``'s labels,
+    :func:`absmc.kernel.explore.search.search` does: violations as paths of ``semantics``'s labels,
     counts, ``stopped``) and the exchange statistics.
 
     ``limits``: ``max_states`` is checked against the workers' reports (about five times a

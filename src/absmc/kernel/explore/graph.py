@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from absmc.ir.steps import State
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.model.semantics import Semantics
 
 #: the default bound on drawn states (a readable picture)
 DEFAULT_BOUND = 60

@@ -167,7 +167,7 @@ class PropertyResult:
 class Result:
     """The outcome of one ``absmc check`` run on one model (frozen: ``results``, ``notes`` and
     ``graphs`` are tuples; lists given are copied). ``graphs`` are bounded pictures of explored
-    state spaces (:mod:`absmc.kernel.graph`), present when asked for
+    state spaces (:mod:`absmc.kernel.explore.graph`), present when asked for
     (``CheckOptions.graph_bound``)."""
 
     model: str

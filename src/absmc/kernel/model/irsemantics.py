@@ -1,7 +1,7 @@
-"""The model interface of a System: :class:`~absmc.kernel.semantics.Semantics` plus the
+"""The model interface of a System: :class:`~absmc.kernel.model.semantics.Semantics` plus the
 System it was made from, for the code that needs the IR (traces with source locations and
 failure messages, ``--trail`` and witness replay, abstraction engines, the LTL product's edge
-guards). Explorers take a :class:`~absmc.kernel.semantics.Semantics` and never ask for it.
+guards). Explorers take a :class:`~absmc.kernel.model.semantics.Semantics` and never ask for it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from absmc.ir.system import Property, System
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.model.semantics import Semantics
 
 __all__ = ["IRSemantics"]
 

@@ -21,9 +21,9 @@ replay``/``simulate --replay``.
   :func:`replay_lasso` checks it.
 * :func:`chain_rows` / :func:`run_path` — states along a path, one row per command of a chain.
 * :func:`replay_saved` / :func:`replay_violation` — a saved trace (a trail, ``check --json``,
-  ``simulate --json``: rows of command texts and states, :mod:`absmc.kernel.trail`) matched row
-  by row, then the violation it ends in confirmed as the search confirms it.
-* :func:`replay_witness` — a witness of a CTL formula (:mod:`absmc.kernel.witness`): a
+  ``simulate --json``: rows of command texts and states, :mod:`absmc.kernel.replay.trail`) matched
+  row by row, then the violation it ends in confirmed as the search confirms it.
+* :func:`replay_witness` — a witness of a CTL formula (:mod:`absmc.kernel.replay.witness`): a
   finite run, a lasso or a run into a dead end.
 * :func:`start_state` / :func:`deadlock_end` — the checks every replay shares: the first row
   is an initial state; a deadlock trace ends where the search counts a deadlock.
@@ -41,13 +41,13 @@ from absmc.ir.expr import FALSE
 from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty, non_progress_property
 from absmc.ir.steps import Failure, State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
-from absmc.kernel.initial import is_initial
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.product import STUTTER, decode, encode
-from absmc.kernel.result import Trace, TraceStep
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.trail import SavedTrace
-from absmc.kernel.witness import Witness
+from absmc.kernel.ltl.product import STUTTER, decode, encode
+from absmc.kernel.model.initial import is_initial
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.model.semantics import Semantics
+from absmc.kernel.replay.trail import SavedTrace
+from absmc.kernel.replay.witness import Witness
+from absmc.kernel.run.result import Trace, TraceStep
 
 __all__ = [
     "Ending",
@@ -380,7 +380,7 @@ def replay_lasso(
     start: State | None = None,
 ) -> Trace:
     """Replay a lasso of the product of ``sem`` with ``aut`` (labels of
-    :mod:`absmc.kernel.product`; ``cycle_start`` indexes the path's states) and return its
+    :mod:`absmc.kernel.ltl.product`; ``cycle_start`` indexes the path's states) and return its
     trace, ``Trace.cycle_start`` set to the row where the cycle starts.
 
     Checks, raising ``ReplayError`` otherwise: every system step is a step of ``sem`` (a stutter
@@ -646,9 +646,9 @@ def failing_step(
 def replay_violation(sem: IRSemantics, saved: SavedTrace, weakly_fair: bool = False) -> Ending:
     """Replay ``saved`` on ``sem`` (a compiled System with all its properties) and confirm the
     violation it ends in (module docstring). Rows are matched by command text and state
-    (:func:`~absmc.kernel.trace.replay_saved`); then the violation is checked as the search
-    checks it (:func:`~absmc.kernel.trace.replay_trace`; for a linear-time property
-    :func:`~absmc.kernel.trace.replay_lasso_rows` with the property's automaton, Spot's
+    (:func:`~absmc.kernel.replay.trace.replay_saved`); then the violation is checked as the search
+    checks it (:func:`~absmc.kernel.replay.trace.replay_trace`; for a linear-time property
+    :func:`~absmc.kernel.replay.trace.replay_lasso_rows` with the property's automaton, Spot's
     translation of its negation). Raises ``ReplayError`` at the first row that differs or when
     the end is not a violation of ``saved.property``."""
     system = sem.system
@@ -658,7 +658,7 @@ def replay_violation(sem: IRSemantics, saved: SavedTrace, weakly_fair: bool = Fa
         return Ending(rows, None)
     ltl = _ltl_property(sem, prop)
     if ltl is not None:
-        from absmc.kernel.ltl import automaton_of
+        from absmc.kernel.ltl.ltl import automaton_of
 
         done = replay_lasso_rows(sem, automaton_of(ltl), rows, weakly_fair)
         c = done.cycle_start
@@ -702,9 +702,9 @@ def replay_violation(sem: IRSemantics, saved: SavedTrace, weakly_fair: bool = Fa
     return Ending(done, f"the state of step {n} violates {kind} '{prop}'")
 
 
-# -- witnesses of CTL formulas (absmc.kernel.witness) ----------------------------------------
+# -- witnesses of CTL formulas (absmc.kernel.replay.witness) ------------------------------------
 def replay_witness(sem: IRSemantics, w: Witness, what: str) -> Trace:
-    """Re-execute a witness (:class:`absmc.kernel.witness.Witness`) on ``sem`` from its start
+    """Re-execute a witness (:class:`absmc.kernel.replay.witness.Witness`) on ``sem`` from its start
     state: every step must be a step of the semantics (:func:`run_path`); a lasso's last state
     must equal its loop state; a dead end must have no successor. Returns the trace (its
     ``note`` says how the run continues). Raises ``ReplayError`` otherwise."""

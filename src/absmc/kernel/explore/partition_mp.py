@@ -1,4 +1,4 @@
-"""The processes transport of the partitioned search (:mod:`absmc.kernel.partitioned`): one
+"""The processes transport of the partitioned search (:mod:`absmc.kernel.explore.partitioned`): one
 ``multiprocessing`` process per worker on this machine, one inbox queue per worker (batches
 from its peers and the coordinator's messages) and one queue to the coordinator.
 
@@ -20,8 +20,8 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from typing import Any
 
-from absmc.kernel.partitioned import Message, PartitionConfig, PartitionWorker
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.explore.partitioned import Message, PartitionConfig, PartitionWorker
+from absmc.kernel.model.semantics import Semantics
 
 __all__ = ["ProcessTransport"]
 

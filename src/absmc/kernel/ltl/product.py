@@ -1,6 +1,6 @@
 """The synchronous product of a System's semantics with a Büchi automaton (an LTL property's
-violation automaton or a ``never`` claim), as a :class:`~absmc.kernel.semantics.Semantics`, so
-that the one search of :mod:`absmc.kernel.search` explores it.
+violation automaton or a ``never`` claim), as a :class:`~absmc.kernel.model.semantics.Semantics`, so
+that the one search of :mod:`absmc.kernel.explore.search` explores it.
 
 * A product state is the system state with the automaton state appended: ``s + (q,)``.
 * From ``(s, q)`` the automaton moves first, reading ``s`` (an edge ``q -> q'`` whose guard holds
@@ -35,8 +35,8 @@ from absmc.ir.expr import Const, Expr, Op
 from absmc.ir.ltl import Automaton
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.semantics import ModelWrapper
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.model.semantics import ModelWrapper
 
 #: the system label of a stutter step
 STUTTER: Final = -1
@@ -142,10 +142,10 @@ def guard_fn(system: System, guard: Any) -> Callable[[State], bool]:
 
 class ProductSemantics(ModelWrapper):
     """``base`` × ``automaton`` (see the module docstring): a
-    :class:`~absmc.kernel.semantics.ModelWrapper` of ``base``, whose System compiles the
+    :class:`~absmc.kernel.model.semantics.ModelWrapper` of ``base``, whose System compiles the
     automaton's edge guards; ``step`` is not offered (replay goes through
-    :func:`absmc.kernel.trace.replay_lasso` on the base semantics). With ``safety`` the base's
-    failures and state properties are reported on the product's steps and states, with
+    :func:`absmc.kernel.replay.trace.replay_lasso` on the base semantics). With ``safety`` the
+    base's failures and state properties are reported on the product's steps and states, with
     ``deadlock`` (and ``safety``) also its invalid end states (see the module docstring). With
     ``spin_order`` the system's steps come in SPIN's order (:meth:`_rank`), which decides where a
     depth-first search meets its first cycle (not what it finds in the end)."""

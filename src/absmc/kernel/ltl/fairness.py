@@ -5,7 +5,7 @@ executes a step or is blocked (a process that stays enabled forever without movi
 cycle unfair). That is a generalized Büchi condition — one set per process, plus the property
 automaton's accepting states — and SPIN checks it with its k-copy (Choueka flag) construction
 (Holzmann, *The SPIN Model Checker*, 2004, ch. 8). :class:`FairSemantics` is that construction
-over a product (:class:`~absmc.kernel.product.ProductSemantics`): a counter ``c`` in
+over a product (:class:`~absmc.kernel.ltl.product.ProductSemantics`): a counter ``c`` in
 ``0 .. k + 1`` (``k`` processes) is appended to the product state; copy 0 waits for an
 accepting automaton state, copy ``i`` (1 .. k) for process ``i - 1`` to execute or be blocked,
 copy ``k + 1`` is the accepting copy and returns to copy 0. An accepting cycle of this product
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from absmc.ir.steps import Expansion, Failure, Failures, State
-from absmc.kernel.product import STUTTER, ProductSemantics, decode
-from absmc.kernel.semantics import ModelWrapper
+from absmc.kernel.ltl.product import STUTTER, ProductSemantics, decode
+from absmc.kernel.model.semantics import ModelWrapper
 
 
 def fair_decode(label: int, processes: int) -> tuple[int, int]:
@@ -32,7 +32,7 @@ def fair_decode(label: int, processes: int) -> tuple[int, int]:
 
 class FairSemantics(ModelWrapper):
     """``product`` with SPIN's weak-fairness counter (see the module docstring); properties
-    and state checks are the product's (:class:`~absmc.kernel.semantics.ModelWrapper`)."""
+    and state checks are the product's (:class:`~absmc.kernel.model.semantics.ModelWrapper`)."""
 
     def __init__(self, product: ProductSemantics) -> None:
         super().__init__(product)

@@ -18,7 +18,7 @@ Which states satisfy a subformula is asked from ``holds(formula, state)`` — ex
 explicit method) or the symbolic method's solution sets. Atoms are always evaluated on the
 concrete state. Every search is bounded (``budget`` states); when it runs out or no concrete
 state fits, :class:`NoWitness` says where. Paths are replayed by
-:func:`absmc.kernel.trace.replay_witness`.
+:func:`absmc.kernel.replay.trace.replay_witness`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.steps import State
-from absmc.kernel.irsemantics import IRSemantics
+from absmc.kernel.model.irsemantics import IRSemantics
 
 __all__ = ["NoWitness", "Witness", "atom_holds", "witness_path"]
 

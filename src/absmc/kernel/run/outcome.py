@@ -3,11 +3,11 @@ searches concrete states)."""
 
 from __future__ import annotations
 
-from absmc.kernel.irsemantics import IRSemantics
-from absmc.kernel.options import Selection, property_kind
-from absmc.kernel.result import PropertyResult, Stats, Verdict
-from absmc.kernel.search import SearchOutcome
-from absmc.kernel.trace import replay
+from absmc.kernel.explore.search import SearchOutcome
+from absmc.kernel.model.irsemantics import IRSemantics
+from absmc.kernel.replay.trace import replay
+from absmc.kernel.run.options import Selection, property_kind
+from absmc.kernel.run.result import PropertyResult, Stats, Verdict
 
 
 def results_from_outcome(

@@ -12,8 +12,8 @@ from absmc.codegen.python import compile_system
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Print, System
-from absmc.kernel.result import Trace
-from absmc.kernel.trace import chain_rows, command_text, to_trace
+from absmc.kernel.replay.trace import chain_rows, command_text, to_trace
+from absmc.kernel.run.result import Trace
 
 
 @dataclass(frozen=True)

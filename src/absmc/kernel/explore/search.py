@@ -1,17 +1,18 @@
-"""The one explicit-state search (BFS and DFS) over a :class:`~absmc.kernel.semantics.Semantics`.
+"""The one explicit-state search (BFS and DFS) over a
+:class:`~absmc.kernel.model.semantics.Semantics`.
 
 Every method that explores concrete states uses :func:`search`: exhaustive explicit search
 (exact, bitstate or hash-compact store), under-approximation with abstract matching (a
-:class:`~absmc.kernel.store.KeyedStore` plus :class:`SearchHooks` for the precision checks), and
-the abstract Systems of the type-based and four-valued methods.
+:class:`~absmc.kernel.explore.store.KeyedStore` plus :class:`SearchHooks` for the precision checks),
+and the abstract Systems of the type-based and four-valued methods.
 
-The search stores states in a :class:`~absmc.kernel.store.Store`, checks the selected state
+The search stores states in a :class:`~absmc.kernel.explore.store.Store`, checks the selected state
 properties on every new state (on every *generated* state when the store merges distinct states
 by design, as abstract matching does), the failures (model errors, failed assertions) of every
 expanded state, and deadlocks (no step, not a valid end state). Counterexamples are *paths*: the
 step labels from the initial state (BFS: parent pointers, two ints per state; DFS: the stack),
 built only for the first violation of each property (later ones are counted, SPIN's ``-c0``).
-Traces are made from paths by :mod:`absmc.kernel.trace`. Limits end the search with a reason
+Traces are made from paths by :mod:`absmc.kernel.replay.trace`. Limits end the search with a reason
 (``stopped``), never an exception; so does ``KeyboardInterrupt``.
 
 Extension point: :class:`SearchHooks` sees every expansion, every step and (DFS) every state
@@ -29,7 +30,10 @@ from dataclasses import dataclass, field
 
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, Failures, State, Successors
-from absmc.kernel.limits import (
+from absmc.kernel.explore.por import AmpleSets
+from absmc.kernel.explore.store import ExactStore, Store
+from absmc.kernel.model.semantics import Semantics
+from absmc.kernel.run.limits import (
     INTERRUPTED,
     OUT_OF_MEMORY,
     depth_limit,
@@ -37,11 +41,8 @@ from absmc.kernel.limits import (
     state_limit,
     time_limit,
 )
-from absmc.kernel.memory import current_rss_mb
-from absmc.kernel.options import Limits, Order, Progress
-from absmc.kernel.por import AmpleSets
-from absmc.kernel.semantics import Semantics
-from absmc.kernel.store import ExactStore, Store
+from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.options import Limits, Order, Progress
 
 #: how many expanded states between two clock reads (timeout, progress); a power of two
 CLOCK_EVERY = 1024
@@ -632,7 +633,7 @@ def search(
     second; the clock is read every ``clock_every`` expansions (1 when each expansion is
     expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
-    ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.por`; the
+    ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.explore.por`; the
     cycle proviso is applied here: a state whose ample steps do not all reach states inserted
     after it — new ones, or in BFS with the exact store ones of the next level — is expanded
     fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.

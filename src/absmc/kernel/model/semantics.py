@@ -14,13 +14,13 @@ Implementations:
 * :class:`absmc.component.machine.ComponentSemantics` — a Python component (no dependency
   information: ``dependencies`` is ``None``).
 
-The IR implementations also offer their ``system`` (:class:`absmc.kernel.irsemantics.IRSemantics`)
-for the code that needs the IR (trace building with source locations, abstraction engines);
-explorers never ask for it. The LTL product, fairness and stutter wrappers derive from
-:class:`ModelWrapper`, which delegates every member to the wrapped model. The contract is stated
-once in ``tests/test_model_contract.py``; the IR implementations agree step for step by
-``tests/test_semantics_conformance.py``. Shapes (``State``, labels, ``Failure``, ``Expansion``,
-``GroupDeps``) are defined in :mod:`absmc.ir.steps`.
+The IR implementations also offer their ``system``
+(:class:`absmc.kernel.model.irsemantics.IRSemantics`) for the code that needs the IR (trace building
+with source locations, abstraction engines); explorers never ask for it. The LTL product, fairness
+and stutter wrappers derive from :class:`ModelWrapper`, which delegates every member to the wrapped
+model. The contract is stated once in ``tests/test_model_contract.py``; the IR implementations agree
+step for step by ``tests/test_semantics_conformance.py``. Shapes (``State``, labels, ``Failure``,
+``Expansion``, ``GroupDeps``) are defined in :mod:`absmc.ir.steps`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ forked child process, which is killed when the deadline (plus a grace period) ha
 
 For library code that holds the GIL inside one long native call (isl's operations through
 islpy): there no watchdog thread and no Python signal handler runs until the call returns, so
-the check's own deadline (:mod:`absmc.kernel.limits`) is met only as well as the library's
+the check's own deadline (:mod:`absmc.kernel.run.limits`) is met only as well as the library's
 operation quota tracks wall time. The child keeps every other rule (its own limits, Ctrl-C and
 SIGTERM ending it with ``unknown`` and statistics); the parent only enforces the end.
 

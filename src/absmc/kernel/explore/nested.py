@@ -1,8 +1,8 @@
 """Acceptance cycles by a nested depth-first search, as an extension of the one search.
 
-The outer search is :func:`absmc.kernel.search.search` (DFS) over a product
-(:class:`~absmc.kernel.product.ProductSemantics`); :class:`NestedDfs` is its
-:class:`~absmc.kernel.search.SearchHooks`. When an accepting product state leaves the outer
+The outer search is :func:`absmc.kernel.explore.search.search` (DFS) over a product
+(:class:`~absmc.kernel.ltl.product.ProductSemantics`); :class:`NestedDfs` is its
+:class:`~absmc.kernel.explore.search.SearchHooks`. When an accepting product state leaves the outer
 stack (post-order, :meth:`SearchHooks.finished`), a second DFS starts from it (Courcoubetis,
 Vardi, Wolper, Yannakakis, "Memory-efficient algorithms for the verification of temporal
 properties", 1992) with SPIN's improvement (Holzmann, Peled, Yannakakis, "On nested depth first
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from absmc.ir.steps import Expansion, State
-from absmc.kernel.search import CLOCK_EVERY, Search, SearchHooks
-from absmc.kernel.store import Store
+from absmc.kernel.explore.search import CLOCK_EVERY, Search, SearchHooks
+from absmc.kernel.explore.store import Store
 
 
 @dataclass

@@ -1,9 +1,9 @@
-"""The Ray transport of the partitioned search (:mod:`absmc.kernel.partitioned`): one Ray actor
-per worker, on one machine (``auto``: a local cluster started for the run) or on the nodes of a
-running cluster (its address, as ``ray start --head`` prints it, or ``ray://HOST:10001``).
+"""The Ray transport of the partitioned search (:mod:`absmc.kernel.explore.partitioned`): one Ray
+actor per worker, on one machine (``auto``: a local cluster started for the run) or on the nodes of
+a running cluster (its address, as ``ray start --head`` prints it, or ``ray://HOST:10001``).
 
-Each actor runs :class:`~absmc.kernel.partitioned.PartitionWorker` in one thread of a threaded
-actor; its peers' batches and the coordinator's messages arrive as ``put`` calls handled by
+Each actor runs :class:`~absmc.kernel.explore.partitioned.PartitionWorker` in one thread of a
+threaded actor; its peers' batches and the coordinator's messages arrive as ``put`` calls handled by
 other threads of the same actor (fire-and-forget actor calls: Ray moves large payloads through
 its object store), and the coordinator collects what the workers say with ``drain`` calls.
 Ray is an optional dependency (``pip install 'absmc[ray]'``): without it
@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from absmc.kernel.partitioned import Message, PartitionConfig, PartitionWorker
-from absmc.kernel.semantics import Semantics
+from absmc.kernel.explore.partitioned import Message, PartitionConfig, PartitionWorker
+from absmc.kernel.model.semantics import Semantics
 
 __all__ = ["RayTransport", "RayUnavailable"]
 
