@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from absmc.lang.promela.ast import Model, Node
+from absmc.lang.promela.ast import Model, Node, VarDecl
 
 
-def _nodes(x: Any) -> Iterator[Node]:
-    """Every syntax-tree node in ``x`` (a node, or nested lists of nodes), pre-order."""
+def nodes(x: Any, decls: bool = False) -> Iterator[Node]:
+    """Every syntax-tree node in ``x`` (a node, or nested lists of nodes), pre-order; with
+    ``decls``, a bare :class:`VarDecl` met in a list is yielded as a ``decl`` node of it."""
     stack = [x]
     while stack:
         y = stack.pop()
@@ -25,6 +26,8 @@ def _nodes(x: Any) -> Iterator[Node]:
             stack.extend(y.args)
             if y.options is not None:
                 stack.extend(y.options)
+        elif decls and isinstance(y, VarDecl):
+            yield Node("decl", [y])
 
 
 def written_names(m: Model) -> set[str]:
@@ -35,7 +38,7 @@ def written_names(m: Model) -> set[str]:
     bodies: list[Any] = [p.body for p in m.procs] + [p.body for p in m.nevers]
     bodies += [i.body for i in m.inlines.values()]
     out: set[str] = set()
-    for n in _nodes(bodies):
+    for n in nodes(bodies):
         if n.kind == "asgn":
             targets = n.args[:1]
         elif n.kind == "r":

@@ -14,9 +14,9 @@ one argument, and the lowering reports the field count).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
+from absmc.lang.promela.assigned import nodes
 from absmc.lang.promela.ast import ChanInit, Model, Node, VarDecl
 
 
@@ -48,24 +48,9 @@ def _leaf_refs(m: Model, typ: str, seen: tuple[str, ...]) -> list[list[tuple[str
     return out
 
 
-def _nodes(body: Any) -> Iterator[Node]:
-    stack = [body]
-    while stack:
-        y = stack.pop()
-        if isinstance(y, list):
-            stack.extend(y)
-        elif isinstance(y, Node):
-            yield y
-            stack.extend(y.args)
-            if y.options is not None:
-                stack.extend(y.options)
-        elif isinstance(y, VarDecl):
-            yield Node("decl", [y])
-
-
 def _decls(body: Any) -> list[VarDecl]:
     out: list[VarDecl] = []
-    for n in _nodes(body):
+    for n in nodes(body, decls=True):
         if n.kind == "decl":
             out.extend(d for d in n.args if isinstance(d, VarDecl))
     return out
@@ -128,7 +113,7 @@ def _rewrite(m: Model, body: Any, types: dict[str, str]) -> list[VarDecl]:
     """Rewrite ``body`` in place; returns the loop counters of ``for (v in channel)`` loops,
     to be declared in the process."""
     counters: list[VarDecl] = []
-    for n in _nodes(body):
+    for n in nodes(body, decls=True):
         if n.kind in ("s", "r", "poll") and n.args:
             n.args = [n.args[0], *(x for a in n.args[1:] for x in _expand(m, a, types))]
         elif n.kind == "for_in" and len(n.args) == 2:
