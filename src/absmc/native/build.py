@@ -116,12 +116,21 @@ def estimate_compile_s(source_chars: int, opt: str) -> float:
     return source_chars / COMPILE_CHARS_PER_S.get(opt, 80_000)
 
 
+#: sources longer than this (characters) compile at ``-O0``: gcc's time grows with the source
+#: at every level (``-O1``: ~130 KB/s, ``-O0``: ~270 KB/s), and on such a model (SPIN's mobile1:
+#: 2.6 MB of C, 3,091 commands from channel variables) it is most of the model-to-verdict time;
+#: the search at ``-O0`` is about 2x slower, which pays only past ~10^7 states
+HUGE_SOURCE = 1_000_000
+
+
 def default_opt(source_chars: int = 0) -> str:
     """``$ABSMC_NATIVE_OPT`` when it is one of :data:`OPT_LEVELS`, else ``-O2`` (``-O1`` for a
-    source longer than :data:`LARGE_SOURCE` characters)."""
+    source longer than :data:`LARGE_SOURCE` characters, ``-O0`` past :data:`HUGE_SOURCE`)."""
     env = os.environ.get(OPT_ENV, "")
     if env in OPT_LEVELS:
         return env
+    if source_chars > HUGE_SOURCE:
+        return "-O0"
     return "-O1" if source_chars > LARGE_SOURCE else "-O2"
 
 
