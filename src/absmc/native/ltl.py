@@ -36,12 +36,12 @@ from absmc.kernel.explore.search import SearchOutcome
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
 from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
-from absmc.kernel.run.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
-from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.limits import depth_limit, state_limit
 from absmc.kernel.run.options import Limits, Progress
 from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen, c_const
-from absmc.native.search import SLICE_S, NativeOverflow
+from absmc.native.driver import SLICE_S, drive_slices
+from absmc.native.search import NativeOverflow
 from absmc.native.semantics import NativeSemantics
 
 __all__ = ["NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
@@ -204,32 +204,21 @@ class NativeLtl:
             raise NativeOverflow("the initial state does not fit its variables")
         init = ffi.new("int64_t[]", slots or [0])
         out = SearchOutcome()
-        status = _RUNNING
-        last = start
-        try:
-            while True:
-                status = lib.l_run(handle, init, SLICE_S)
-                if status != _SLICE:
-                    break
-                now = time.monotonic()
-                if end is not None and now >= end:
-                    out.stopped = time_limit(limits)
-                    break
-                if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
-                    out.stopped = memory_limit(limits.max_memory_mb)
-                    break
-                if progress is not None and now - last >= 1.0:
-                    last = now
-                    progress(
-                        Progress(
-                            lib.l_stat(handle, 0),
-                            lib.l_stat(handle, 1),
-                            lib.l_stat(handle, 8),
-                            now - start,
-                        )
-                    )
-        except KeyboardInterrupt:
-            out.stopped = INTERRUPTED
+
+        def progress_of(elapsed: float) -> Progress:
+            return Progress(
+                lib.l_stat(handle, 0), lib.l_stat(handle, 1), lib.l_stat(handle, 8), elapsed
+            )
+
+        status, out.stopped = drive_slices(
+            lambda: int(lib.l_run(handle, init, SLICE_S)),
+            _SLICE,
+            limits,
+            start,
+            end,
+            progress,
+            progress_of,
+        )
         if status == _SAFETY:
             raise SafetyMet(f"the C product search of ltl '{prop.name}' met a safety violation")
         if status == _OVERFLOW:

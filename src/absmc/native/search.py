@@ -16,8 +16,9 @@ open-addressing table with linear probing that grows by 1.5x at 80% load:
 The checks are the kernel search's (:func:`absmc.kernel.explore.search.search`) in the same order:
 state properties on every new state, failures and deadlocks on every expanded state, the first
 violation of each property kept (with ``keep_going``, later ones counted). Between two slices of
-about 0.2 s Python checks the clock, the resident memory, ``--progress`` and Ctrl-C (which
-Python handles between two calls), so limits behave as in the kernel search.
+about 0.2 s Python checks the clock, the resident memory, ``--progress`` and Ctrl-C
+(:func:`absmc.native.driver.drive_slices`, the loop the C product search shares), so limits
+behave as in the kernel search.
 """
 
 from __future__ import annotations
@@ -29,25 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, State
-from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome, Violation
+from absmc.kernel.explore.search import SearchOutcome, Violation
 from absmc.kernel.explore.store import BitStateCoverage
 from absmc.kernel.model.semantics import Semantics
-from absmc.kernel.run.limits import (
-    INTERRUPTED,
-    OUT_OF_MEMORY,
-    depth_limit,
-    memory_limit,
-    state_limit,
-    time_limit,
-)
+from absmc.kernel.run.limits import OUT_OF_MEMORY, depth_limit, memory_limit, state_limit
 from absmc.kernel.run.memory import current_rss_mb
 from absmc.kernel.run.options import Limits, Progress
+from absmc.native.driver import SLICE_S, drive_slices
 from absmc.native.semantics import NativeSemantics, failure_message
 
-__all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel"]
-
-#: seconds the C loop runs between two checks in Python
-SLICE_S = 0.2
+__all__ = ["SLICE_S", "NativeOverflow", "NativeRun", "native_search", "relabel"]
 
 _RUNNING, _DONE, _VIOLATION, _STATES, _OVERFLOW, _MEMORY, _SLICE, _MEMORY_LIMIT = range(8)
 
@@ -164,38 +156,26 @@ def native_search(
     if init is None or not lib.api_in_range(init):
         raise NativeOverflow("the initial state does not fit its variables")
     status = lib.s_init(handle, init)
-    last_progress = start
-    try:
-        while status == _RUNNING:
-            status = lib.s_run(handle, SLICE_S)
-            if status == _SLICE:
-                status = _RUNNING
-                if hand_over is not None and hand_over(int(lib.s_stat(handle, 0))):
-                    out.stopped = HANDED_OVER
-                    out.limit_hit = True
-                    break
-                now = time.monotonic()
-                if end is not None and now >= end:
-                    out.stopped = time_limit(limits)
-                    out.limit_hit = True
-                    break
-                if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
-                    out.stopped = memory_limit(limits.max_memory_mb)
-                    out.limit_hit = True
-                    break
-                if progress is not None and now - last_progress >= 1.0:
-                    last_progress = now
-                    progress(
-                        Progress(
-                            lib.s_stat(handle, 0),
-                            lib.s_stat(handle, 1),
-                            lib.s_stat(handle, 7),
-                            now - start,
-                        )
-                    )
-    except KeyboardInterrupt:
-        out.stopped = INTERRUPTED
-        out.limit_hit = True
+    if status == _RUNNING:
+
+        def progress_of(elapsed: float) -> Progress:
+            return Progress(
+                lib.s_stat(handle, 0), lib.s_stat(handle, 1), lib.s_stat(handle, 7), elapsed
+            )
+
+        status, stopped = drive_slices(
+            lambda: int(lib.s_run(handle, SLICE_S)),
+            _SLICE,
+            limits,
+            start,
+            end,
+            progress,
+            progress_of,
+            None if hand_over is None else lambda: hand_over(int(lib.s_stat(handle, 0))),
+        )
+        if stopped is not None:
+            out.stopped = stopped
+            out.limit_hit = True
     if status == _OVERFLOW:
         raise NativeOverflow("a value left the 64-bit range")
     if status == _MEMORY_LIMIT and limits.max_memory_mb is not None:
