@@ -161,8 +161,13 @@ def main() -> int:
     ap.add_argument("--run-spin", action="store_true", help="run SPIN here (else expected.csv)")
     ap.add_argument("--backend", choices=("auto", "native", "python"), default=None)
     ap.add_argument("--warm", action="store_true", help="keep absmc's compiled-model cache")
+    ap.add_argument(
+        "--only", action="append", metavar="FILE[:LTL]", help="only these rows (repeatable)"
+    )
     args = ap.parse_args()
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    if args.only:
+        rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
         return model_to_verdict(rows, args.backend, args.warm)
     print(

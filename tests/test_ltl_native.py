@@ -163,3 +163,38 @@ def test_auto_moves_a_large_product_to_c() -> None:
     assert auto["c1"].verdict is Verdict.HOLDS
     assert auto["c1"].stats.extra["backend"] == "native"
     assert auto["c1"].stats.states == 101_561
+
+
+_TERMINATES = """
+var x : 0..3;
+process P {
+  x < 3 -> x := x + 1;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("model", "verdict"),
+    [("abp.pml", Verdict.VIOLATED), ("response.pml", Verdict.VIOLATED), (None, Verdict.HOLDS)],
+)
+def test_non_progress_cycles_in_c(model: str | None, verdict: Verdict) -> None:
+    """SPIN's -l in C: the same verdicts and product states as Python; a terminal state does
+    not stutter (a model that stops has no non-progress cycle)."""
+    from pathlib import Path
+
+    if model is None:
+        system = parse_gcl(_TERMINATES, "stops.gcl")
+    else:
+        system = load_model(Path(__file__).parent.parent / "examples" / "ltl" / model)
+    c = _assert_same(system, CheckOptions(non_progress=True, check_deadlock=False))
+    assert c[NON_PROGRESS].verdict is verdict
+    assert c[NON_PROGRESS].stats.extra["backend"] == "native"
+
+
+@needs_shared
+def test_non_progress_in_c_equals_spin_on_diskhead() -> None:
+    """diskhead.pml has progress labels: SPIN 6.5.2's ``pan -l`` (-DNP -DNOREDUCE) finds no
+    non-progress cycle in 403 stored states; C stores the same (a never claim-free product of
+    the same size)."""
+    c = _assert_same(load_model(CORPUS / "diskhead.pml"), CheckOptions(non_progress=True))
+    assert (c[NON_PROGRESS].verdict, c[NON_PROGRESS].stats.states) == (Verdict.HOLDS, 403)

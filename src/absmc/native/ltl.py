@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from absmc.ir.ltl import Automaton, LtlProperty
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
@@ -181,6 +181,7 @@ class NativeLtl:
         store's bytes. Raises :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow`
         (a value left 64 bits), ``MemoryError`` (the store could not be allocated)."""
         limits = limits or Limits()
+        stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
         aut = self.automata[prop.name]
         start = time.monotonic()

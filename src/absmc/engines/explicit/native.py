@@ -285,13 +285,11 @@ def check_with_backend(
 def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
     """Why the linear-time properties of ``selection`` cannot be searched in C with
     ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
-    one thread, the exact store, no weak fairness and no non-progress cycles."""
+    one thread, the exact store and no weak fairness."""
     if not native_available():
         return "no C compiler was found (set CC or install gcc)"
     if options.fairness == "weak":
         return "the native back end has no weak fairness (-f) yet"
-    if any(p.name == NON_PROGRESS for p in selection.ltl):
-        return "the native back end has no non-progress cycles (-l) yet"
     if options.store != "exact":
         return f"the native LTL search has no {options.store} store yet"
     return None
@@ -325,8 +323,10 @@ def check_ltl_with_backend(
         return _noted(python(options, workers), f"searched in Python: {why}")
     start = time.monotonic()
     lim = options.limits
-    # every ltl block of the model in one library (the same for each -N NAME)
+    # every ltl block of the model in one library (the same for each -N NAME), with -l the
+    # non-progress property (the model's, or "no progress label: every cycle" without one)
     claims = [p for p in system.ltl if p.name != NON_PROGRESS]
+    claims += [p for p in selection.ltl if p.name == NON_PROGRESS]
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
