@@ -68,6 +68,8 @@ void l_free(ltl_t *L);
 int l_run(ltl_t *L, const int64_t *init, double seconds);
 int64_t l_stat(ltl_t *L, int which);
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
+int l_lasso_counter(ltl_t *L, int64_t k);
+void l_set_fair(ltl_t *L, int on);
 """
 
 #: environment variable overriding the cache directory

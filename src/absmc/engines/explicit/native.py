@@ -285,11 +285,9 @@ def check_with_backend(
 def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
     """Why the linear-time properties of ``selection`` cannot be searched in C with
     ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
-    one thread, the exact store and no weak fairness."""
+    one thread and the exact store."""
     if not native_available():
         return "no C compiler was found (set CC or install gcc)"
-    if options.fairness == "weak":
-        return "the native back end has no weak fairness (-f) yet"
     if options.store != "exact":
         return f"the native LTL search has no {options.store} store yet"
     return None
@@ -365,7 +363,13 @@ def check_ltl_with_backend(
             compiled: CompiledSystem, prop: LtlProperty, limits: Limits, deadlock: bool
         ) -> LtlOutcome:
             return native.search(
-                compiled, prop, limits, options.progress, safety=True, deadlock=deadlock
+                compiled,
+                prop,
+                limits,
+                options.progress,
+                safety=True,
+                deadlock=deadlock,
+                weakly_fair=options.fairness == "weak",
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
