@@ -99,8 +99,6 @@ def absmc_to_verdict(model: Path, name: str, fair: bool, backend: str, warm: boo
     if not warm:
         env["ABSMC_CACHE_DIR"] = tempfile.mkdtemp(prefix="absmc-cache")
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
-    if fair and backend == "native":
-        backend = "auto"  # no weak fairness in C: auto searches in Python (noted)
     args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
     t0, c0 = time.monotonic(), _child_cpu()
     out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
