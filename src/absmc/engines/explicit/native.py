@@ -250,9 +250,13 @@ def check_with_backend(
     start = time.monotonic()
     if selection.ltl and not selection.ctl and not options.graph_bound:
         return check_ltl_with_backend(system, options, selection, backend, python, workers)
+    if selection.ctl and not selection.ltl and not options.graph_bound:
+        from absmc.engines.explicit.native_ctl import check_ctl_with_backend
+
+        return check_ctl_with_backend(system, options, selection, backend, python, workers)
     why = native_refusal(options)
     if why is None and (selection.ltl or selection.ctl):
-        why = "the native back end checks no ctl properties"
+        why = "the native back end checks no ctl properties beside ltl ones"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:
