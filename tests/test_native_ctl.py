@@ -80,9 +80,7 @@ def test_native_graph_gives_the_python_verdicts_and_sizes(tmp_path: Path) -> Non
         want, got = _ctl_rows(py), _ctl_rows(c)
         assert want and got == want, model.name
         assert all(
-            r["stats"].get("backend") == "native"
-            for r in c["results"]
-            if r["kind"] == "ctl"
+            r["stats"].get("backend") == "native" for r in c["results"] if r["kind"] == "ctl"
         )
         # the safety rows (searched by the C safety search) agree as well
         safety = {r["property"]: r["verdict"] for r in py["results"] if r["kind"] != "ctl"}

@@ -100,6 +100,7 @@ def check_ctl_with_backend(
         if built and isinstance(built[0], Exception):
             raise built[0]
         graph = built[0] if built else NativeGraph(system, selection.user, formulas)
+        assert isinstance(graph, NativeGraph)
         started = replace(options, limits=lim.started(start))
         safety = check_native(
             system, started, selection, started.limits.end(start), workers, graph.sem
