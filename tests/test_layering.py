@@ -110,6 +110,24 @@ def test_the_model_interface_imports_no_explorer() -> None:
     assert _modules("kernel/model") and bad == []
 
 
+def test_the_run_frame_is_the_kernels_bottom() -> None:
+    """``kernel/run/`` (limits, options, results) is what every other part of the kernel
+    builds on: it imports no model, explorer, LTL product or replay module."""
+    above = (
+        "absmc.kernel.model",
+        "absmc.kernel.explore",
+        "absmc.kernel.ltl",
+        "absmc.kernel.replay",
+    )
+    bad = [
+        f"{path.relative_to(SRC)} imports {m}"
+        for path in _modules("kernel/run")
+        for m in _imports(path)
+        if m.startswith(above)
+    ]
+    assert _modules("kernel/run") and bad == []
+
+
 def test_model_errors_have_no_side_channel() -> None:
     offenders = [
         str(p.relative_to(SRC))
