@@ -28,7 +28,7 @@ RAX = str(GCL_EXAMPLES / "rax.gcl")  # its property 'deadlock' is violated 7 ste
 
 
 def _declared() -> tuple[Option, ...]:
-    return (*SHARED, *METHOD_SHARED, *PROGRAM, *registered_options())
+    return (*SHARED, *METHOD_SHARED, *registered_options())  # the component's among them
 
 
 def test_check_args_are_the_declared_options_with_their_defaults() -> None:
@@ -238,6 +238,7 @@ def test_a_programs_options_are_declared_in_the_component_package() -> None:
     from absmc.component.options import OPTIONS
 
     assert PROGRAM is OPTIONS  # the CLI lists the component checker's declarations
+    assert registry.get("component").options is OPTIONS  # as the component engine's options
     granularity = next(o for o in OPTIONS if o.name == "granularity")
     assert granularity.default == ComponentOptions().granularity
     probe = (
