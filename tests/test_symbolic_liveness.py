@@ -41,13 +41,18 @@ def test_a_ticket_is_dead_outside_its_waiting_location() -> None:
     enc = Encoding(system)
     w1 = next(i for i, v in enumerate(system.variables) if v.name == "w1")
     ts = next(i for i, v in enumerate(system.variables) if v.name == "ts")
-    dead = dead_locations(enc, [w1, ts], observed=set())
-    # the control dimensions are apc1, apc2 (0..5 each)
-    assert dead[w1].is_equal(isl.Set("{ [p, q] : 0 <= q <= 5 and 0 <= p <= 5 and p != 3 }"))
+    got = dead_locations(enc, [w1], observed=set())
+    assert got is not None
+    space, dead = got
+    # the space is the control variable of the commands that mention w1: apc1 (0..5)
+    assert [system.variables[i].name for i, _, _ in space.dims] == ["apc1"]
+    assert dead.is_equal(isl.Set("{ [p] : 0 <= p <= 5 and p != 3 }"))
     # ts is read by every waiting plane: never dead
-    assert dead[ts].is_empty()
+    assert dead_locations(enc, [ts], observed=set()) is None
     # a variable a property reads is live everywhere
-    assert dead_locations(enc, [w1], observed={"w1"})[w1].is_empty()
+    assert dead_locations(enc, [w1], observed={"w1"}) is None
+    # beyond the limit on the locations of that space: nothing is claimed
+    assert dead_locations(enc, [w1], observed=set(), limit=5) is None
 
 
 def test_collapsed_relation_is_the_existential_abstraction() -> None:

@@ -103,7 +103,7 @@ class PartialAbstraction:
             dead = self.collapsed.get(j)
             if dead is not None:
                 zero = isl.Map(f"{{ {src} -> [b{j}] : b{j} = 0 }}")
-                lifted = self._control.lift(dead)
+                lifted = dead[0].lift(dead[1])
                 one = one.subtract_domain(lifted).union(zero.intersect_domain(lifted))
             out = out.flat_range_product(one)
         return out.intersect_domain(enc.domain).coalesce()
@@ -161,68 +161,55 @@ class PartialAbstraction:
         ]
 
     @cached_property
-    def _control(self) -> ControlSpace:
-        return ControlSpace(self.enc)
-
-    @cached_property
-    def collapsed(self) -> dict[int, isl.Set]:
-        """The collapsed predicate bits: predicate ``j`` -> the control locations (a set of
-        :class:`~absmc.engines.symbolic.liveness.ControlSpace`, non-empty) where each variable
-        it abstracts is dead (:func:`~absmc.engines.symbolic.liveness.dead_locations`, with
-        the variables in :attr:`observed` live everywhere); there ``α`` gives the bit the value
-        0 whatever the predicate's truth, so the bit does not split those locations in two.
-        Sound for any choice of locations: ``α`` stays a function from concrete to abstract
-        states and the relation is still its existential abstraction (Def. 2.6); liveness
-        only makes it lose nothing, since a dead variable is assigned, and its bit defined
-        again, before it is read. Empty when :attr:`observed` is ``None``."""
+    def collapsed(self) -> dict[int, tuple[ControlSpace, isl.Set]]:
+        """The collapsed predicate bits: predicate ``j`` -> the control locations (a
+        non-empty set of the :class:`~absmc.engines.symbolic.liveness.ControlSpace` given
+        with it) where each variable it abstracts is dead
+        (:func:`~absmc.engines.symbolic.liveness.dead_locations`, with the variables in
+        :attr:`observed` live everywhere); there ``α`` gives the bit the value 0 whatever the
+        predicate's truth, so the bit does not split those locations in two. Sound for any
+        choice of locations: ``α`` stays a function from concrete to abstract states and the
+        relation is still its existential abstraction (Def. 2.6); liveness only makes it
+        lose nothing, since a dead variable is assigned, and its bit defined again, before
+        it is read. Empty when :attr:`observed` is ``None``."""
         if self.observed is None or not self.predicates:
             return {}
-        dead = dead_locations(self.enc, self.abstracted, self.observed)
         ours = {self.system.variables[i].name: i for i in self.abstracted}
-        out: dict[int, isl.Set] = {}
+        out: dict[int, tuple[ControlSpace, isl.Set]] = {}
         for j, p in enumerate(self.predicates):
             mine = [ours[x] for x in sorted(set(free_vars(p)) & ours.keys())]
-            if not mine:
-                continue
-            where = dead[mine[0]]
-            for i in mine[1:]:
-                where = where.intersect(dead[i])
-            where = where.coalesce()
-            if not where.is_empty():
-                out[j] = where
+            got = dead_locations(self.enc, mine, self.observed) if mine else None
+            if got is not None:
+                out[j] = got
         return out
 
     @cached_property
-    def _gates(self) -> dict[int, tuple[isl.Set, isl.Set, isl.Set]]:
+    def _gates(self) -> dict[int, tuple[isl.Set, isl.Set]]:
         """Per collapsed predicate ``j``, over the concrete dimensions and the ``k`` bits:
         the definition ``b_j = α(x)_j`` (0 at the dead locations, ``b_j ⇔ p_j`` elsewhere),
-        the same with the predicate left unconstrained off the dead locations (``0 <= b_j <=
-        1``: the projection of an unconstraining predicate's definition), and the dead
-        locations."""
+        and the same with the predicate left unconstrained off the dead locations (``0 <=
+        b_j <= 1``: the projection of an unconstraining predicate's definition)."""
         k = len(self.predicates)
         out = {}
-        for j, where in self.collapsed.items():
+        for j, (space, where) in self.collapsed.items():
             d = self.definitions[j]
-            lifted = self._control.lift(where, k)
-            zero = lifted.fix_val(_SET, self.enc.n + j, isl.Val.int_from_si(d.get_ctx(), 0))
+            ctx = d.get_ctx()
+            lifted = space.lift(where, k)
+            zero = lifted.fix_val(_SET, self.enc.n + j, isl.Val.int_from_si(ctx, 0))
             free = isl.Set.universe(d.get_space())
-            free = free.lower_bound_val(_SET, self.enc.n + j, isl.Val.int_from_si(d.get_ctx(), 0))
-            free = free.upper_bound_val(_SET, self.enc.n + j, isl.Val.int_from_si(d.get_ctx(), 1))
+            free = free.lower_bound_val(_SET, self.enc.n + j, isl.Val.int_from_si(ctx, 0))
+            free = free.upper_bound_val(_SET, self.enc.n + j, isl.Val.int_from_si(ctx, 1))
             gate = d.subtract(lifted).union(zero).coalesce()
             loose = free.subtract(lifted).union(zero).coalesce()
-            out[j] = (gate, loose, lifted)
+            out[j] = (gate, loose)
         return out
-
-    @cached_property
-    def _flows(self) -> list[isl.Map]:
-        return [self._control.relation(m) for m in self.enc.relations]
 
     def _keeps(self, ci: int, j: int) -> bool:
         """Whether command ``ci`` never moves between a location where bit ``j`` is collapsed
         and one where it is not (so a framed bit stays framed)."""
-        where = self.collapsed[j]
-        rest = self._control.universe.subtract(where)
-        f = self._flows[ci]
+        space, where = self.collapsed[j]
+        rest = space.universe.subtract(where)
+        f = space.relation(self.enc.relations[ci])
         return bool(
             f.intersect_domain(where).range().is_subset(where)
             and f.intersect_domain(rest).range().is_subset(rest)
@@ -278,7 +265,7 @@ class PartialAbstraction:
         gates = self._gates
         for j, (p, d) in enumerate(zip(self.predicates, self.definitions, strict=True)):
             if j in gates:
-                gate, loose, _ = gates[j]
+                gate, loose = gates[j]
                 if set(free_vars(p)) & written or not self._keeps(ci, j):
                     rel = rel.intersect_domain(gate).intersect_range(gate)
                 else:
@@ -341,15 +328,11 @@ class PartialAbstraction:
         truth values (0/1)."""
         env = env_of(self.system, s)
         bits = []
-        here = None
         for j, p in enumerate(self.predicates):
-            where = self.collapsed.get(j)
-            if where is not None:
-                if here is None:
-                    here = self._control.point(s[i] for i, _, _ in self._control.dims)
-                if here.is_subset(where):
-                    bits.append(0)
-                    continue
+            dead = self.collapsed.get(j)
+            if dead is not None and dead[0].point(s).is_subset(dead[1]):
+                bits.append(0)
+                continue
             try:
                 bits.append(1 if evaluate(p, env) else 0)
             except (EvalError, ZeroDivisionError):  # pragma: no cover - linear predicates

@@ -21,23 +21,26 @@ nothing; as two locations of the composite sets it doubles them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import islpy as isl
 
 from absmc.engines.symbolic.encode import Encoding
 from absmc.ir.expr import free_vars
+from absmc.ir.system import Command
 
 __all__ = ["ControlSpace", "dead_locations"]
 
 
 class ControlSpace:
-    """The control dimensions of ``enc`` (finite ranges and bools) as an isl space of their
-    own: ``project`` maps a concrete state ``[v0, ..]`` to its location ``[c0, ..]``."""
+    """Control dimensions of ``enc`` (finite ranges and bools; all of them, or the variable
+    indices ``only``) as an isl space of their own: ``project`` maps a concrete state ``[v0,
+    ..]`` to its location ``[c0, ..]``; ``size`` is the number of locations."""
 
-    def __init__(self, enc: Encoding) -> None:
+    def __init__(self, enc: Encoding, only: Iterable[int] | None = None) -> None:
         self.enc = enc
-        self.dims = enc.control()  # (index, lo, hi)
+        keep = None if only is None else set(only)
+        self.dims = [d for d in enc.control() if keep is None or d[0] in keep]
         names = [enc.names[i] for i, _, _ in self.dims]
         self.project = isl.Map(
             f"{{ {enc.tuple_of(enc.names)} -> {enc.tuple_of(names)} }}"
@@ -45,6 +48,9 @@ class ControlSpace:
         cn = [f"c{j}" for j in range(len(self.dims))]
         bounds = " and ".join(f"{lo} <= c{j} <= {hi}" for j, (_, lo, hi) in enumerate(self.dims))
         self.universe = isl.Set(f"{{ {enc.tuple_of(cn)} : {bounds or 'true'} }}")
+        self.size = 1
+        for _, lo, hi in self.dims:
+            self.size *= hi - lo + 1
 
     def relation(self, m: isl.Map) -> isl.Map:
         """A concrete relation's control flow: location -> location."""
@@ -57,51 +63,58 @@ class ControlSpace:
             out = out.add_dims(isl.dim_type.set, extra)
         return out.coalesce()
 
-    def point(self, values: Iterable[int]) -> isl.Set:
-        """One location."""
-        return isl.Set("{ [" + ", ".join(str(v) for v in values) + "] }")
+    def point(self, state: Sequence[int]) -> isl.Set:
+        """The location of a concrete state."""
+        return isl.Set("{ [" + ", ".join(str(state[i]) for i, _, _ in self.dims) + "] }")
+
+
+def _mentions(c: Command) -> tuple[set[str], set[str]]:
+    """The variables command ``c`` reads (guard, assigned expressions, error and assert
+    conditions) and those it assigns."""
+    r = set(free_vars(c.guard))
+    for _, e in c.updates:
+        r |= set(free_vars(e))
+    for _, e in c.asserts:
+        r |= set(free_vars(e))
+    for e, _ in c.errors:
+        r |= set(free_vars(e))
+    return r, {n for n, _ in c.updates}
 
 
 def dead_locations(
-    enc: Encoding, variables: Iterable[int], observed: set[str]
-) -> dict[int, isl.Set]:
-    """Per variable index in ``variables``: the control locations (a set of ``ControlSpace``)
-    where that variable is dead, given that the properties read the variables ``observed``
-    (live everywhere). Empty sets for every variable when a command has a SPIN feature whose
-    enabledness depends on other commands (``timeout``) or on a process (``exclusive``).
-
-    Raises nothing; the relations are ``enc.relations`` (built if not yet)."""
+    enc: Encoding, variables: Sequence[int], observed: set[str], limit: int = 1 << 10
+) -> tuple[ControlSpace, isl.Set] | None:
+    """The control locations where every variable (index) in ``variables`` is dead, given
+    that the properties read the variables ``observed`` (live everywhere): a set of the
+    returned :class:`ControlSpace`, whose dimensions are the control variables that the
+    commands reading or assigning one of ``variables`` mention (the flow projected onto them
+    over-approximates the flow, so the liveness). ``None`` where nothing is known dead: a
+    variable in ``observed``, more than ``limit`` locations in that space (the fixpoint's
+    cost), or a command with a SPIN feature whose enabledness depends on other commands
+    (``timeout``) or on a process (``exclusive``). The relations are ``enc.relations``."""
     system = enc.system
-    todo = [i for i in variables]
-    space = ControlSpace(enc)
-    empty = isl.Set.empty(space.universe.get_space())
-    if any(c.flags or c.exclusive for c in system.commands) or not space.dims:
-        return {i: empty for i in todo}
+    names = {system.variables[i].name for i in variables}
+    if names & observed or any(c.flags or c.exclusive for c in system.commands):
+        return None
+    uses = [_mentions(c) for c in system.commands]
+    index = {v.name: i for i, v in enumerate(system.variables)}
+    dims: set[int] = set()
+    for r, w in uses:
+        if (r | w) & names:
+            dims |= {index[n] for n in r | w if system.variables[index[n]].is_control}
+    space = ControlSpace(enc, dims)
+    if not space.dims or space.size > limit:
+        return None
     flows = [space.relation(m) for m in enc.relations]
-    reads: list[set[str]] = []
-    writes: list[set[str]] = []
-    for c in system.commands:
-        r = set(free_vars(c.guard))
-        for _, e in c.updates:
-            r |= set(free_vars(e))
-        for _, e in c.asserts:
-            r |= set(free_vars(e))
-        for e, _ in c.errors:
-            r |= set(free_vars(e))
-        reads.append(r)
-        writes.append({n for n, _ in c.updates})
-    out: dict[int, isl.Set] = {}
-    for i in todo:
-        name = system.variables[i].name
-        if name in observed:
-            out[i] = empty
-            continue
+    empty = isl.Set.empty(space.universe.get_space())
+    dead = space.universe
+    for name in sorted(names):
         live = empty
-        for ci, f in enumerate(flows):
-            if name in reads[ci]:
+        for (r, _), f in zip(uses, flows, strict=True):
+            if name in r:
                 live = live.union(f.domain())
         live = live.coalesce()
-        keep = [f for ci, f in enumerate(flows) if name not in writes[ci]]
+        keep = [f for (_, w), f in zip(uses, flows, strict=True) if name not in w]
         while True:
             grown = live
             for f in keep:
@@ -110,5 +123,6 @@ def dead_locations(
             if grown.is_subset(live):
                 break
             live = grown
-        out[i] = space.universe.subtract(live).coalesce()
-    return out
+        dead = dead.subtract(live)
+    dead = dead.coalesce()
+    return None if dead.is_empty() else (space, dead)
