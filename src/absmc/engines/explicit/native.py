@@ -33,8 +33,8 @@ from absmc.kernel.explore.por import POR
 from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.explore.store import bitstate_stats, not_a_proof
 from absmc.kernel.ltl.ltl import LtlOutcome
+from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.options import CheckOptions, Limits, Selection
-from absmc.kernel.run.outcome import results_from_outcome
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
@@ -250,9 +250,13 @@ def check_with_backend(
     start = time.monotonic()
     if selection.ltl and not selection.ctl and not options.graph_bound:
         return check_ltl_with_backend(system, options, selection, backend, python, workers)
+    if selection.ctl and not selection.ltl and not options.graph_bound:
+        from absmc.engines.explicit.native_ctl import check_ctl_with_backend
+
+        return check_ctl_with_backend(system, options, selection, backend, python, workers)
     why = native_refusal(options)
     if why is None and (selection.ltl or selection.ctl):
-        why = "the native back end checks no ctl properties"
+        why = "the native back end checks no ctl properties beside ltl ones"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:
