@@ -8,7 +8,7 @@ automaton_of`: Spot's translation of the negated formula, or a never claim): the
 accepting states and edges are compiled into the model's C (``m_claim``: each edge guard is an
 IR state expression, translated as the model's own expressions by
 :class:`~absmc.native.cgen.CExpr`; a guard whose evaluation fails, e.g. a division by zero, is
-false, as in :func:`absmc.kernel.ltl.product.guard_fn`). One library serves every property of a
+false, as in :func:`absmc.kernel.ltl.irproduct.guard_fn`). One library serves every property of a
 run. The search's order and semantics are :class:`~absmc.kernel.ltl.product.ProductSemantics`'s
 with ``spin_order`` and :class:`~absmc.kernel.explore.nested.NestedDfs`'s with ``early``, so the C
 and Python searches visit the same product states.
@@ -35,6 +35,7 @@ from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
 from absmc.kernel.explore.search import SearchOutcome
 from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
+from absmc.kernel.ltl.irproduct import fair_product, product_of
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
 from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
@@ -126,9 +127,9 @@ def lasso_labels(
     :class:`~absmc.kernel.ltl.fairness.FairSemantics` over it, so that the step chosen moves the
     counter as the C search did: the path stays a weakly fair one); a step to an equal state,
     any of several is as good. Raises ``ValueError`` when a step is not a product step."""
-    product = ProductSemantics(sem, aut, stutter=stutter)
-    searched: ProductSemantics | FairSemantics = FairSemantics(product) if fair else product
-    k_processes = len(product.system.processes)
+    product = product_of(sem, aut, stutter=stutter)
+    searched: ProductSemantics | FairSemantics = fair_product(product, sem) if fair else product
+    k_processes = len(sem.system.processes)
     labels: list[int] = []
     for k in range(len(states) - 1):
         target = states[k + 1]
