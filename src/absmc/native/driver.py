@@ -1,6 +1,7 @@
 """The loop that drives a C search in time slices, shared by the breadth-first search
-(:func:`absmc.native.search.native_search`) and the nested depth-first product search
-(:class:`absmc.native.ltl.NativeLtl`).
+(:func:`absmc.native.search.native_search`), the nested depth-first product search
+(:class:`absmc.native.ltl.NativeLtl`) and the state-graph search for CTL
+(:class:`absmc.native.graph.NativeGraph`).
 
 The C loop runs for about :data:`SLICE_S` seconds and returns; between two slices Python
 checks, in this order, a hand-over request, the deadline, the resident memory against
