@@ -7,6 +7,7 @@
 
     python benchmarks/ltl_vs_spin.py --run-spin --backend native   # the product search in C
     python benchmarks/ltl_vs_spin.py --run-spin --backend python   # ... in Python
+    python benchmarks/ltl_vs_spin.py --backend native --only mobile1.pml --only train.pml:c1
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
