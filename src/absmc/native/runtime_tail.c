@@ -188,6 +188,10 @@ typedef struct search_s {
     ctx_t *C;
     int hc;             /* 1: hash-compact or bitstate store (only the BFS frontier in full) */
     int bs;             /* 1: bitstate store (SPIN's -DBITSTATE: k bits per state) */
+    /* tree compression (runtime_tree.c; hc is 1 too): the root's pairs are the table's
+       entries, the inner nodes' tables in tnodes; tree_zero: the pair (0, 0) is stored */
+    int tree, tree_zero;
+    struct tnode_s *tnodes;
     /* bitstate: the bit array (2^bs_log2 bits), k, counts (stored, matched, sampled new,
        observed false matches, bits set) and the shadow set of sampled states (packed, exact) */
     uint8_t *bits;
@@ -281,6 +285,9 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 }
 
 static int64_t store_bytes(search_t *S);
+static int tree_insert(search_t *S, const uint64_t *w, int add);
+static int64_t tree_bytes(search_t *S);
+static void tree_free(search_t *S);
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -435,6 +442,7 @@ static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
 
 static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
     if (S->bs) return bitstate_insert(S, w, h, add);
+    if (S->tree) return tree_insert(S, w, add);
     if ((S->tused + 1) * 100 > S->tcap * S->load_pct && !table_grow(S)) return -1;
     if (S->hc) {
         uint64_t e = h ? h : 1;
@@ -679,6 +687,7 @@ void s_free(search_t *S) {
     if (S->bits) mem_unmap(S->bits, bs_bytes(S));
     free(S->sh_tab); free(S->sh_states);
     free(S->ord);
+    tree_free(S);
     free(S);
 }
 
@@ -809,7 +818,7 @@ static int64_t par_queue_bytes(search_t *S);
  * hash-compact, or bitstate; no depth bound, more than one thread asked for, and at least
  * par_after states stored */
 static int par_ready(search_t *S) {
-    return S->nthreads > 1 && (S->hc || S->mapped) && S->max_depth < 0 &&
+    return S->nthreads > 1 && !S->tree && (S->hc || S->mapped) && S->max_depth < 0 &&
            (S->par || S->count >= S->par_after);
 }
 
@@ -946,7 +955,7 @@ int s_run(search_t *S, double seconds) {
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
                 uint64_t h = hash_packed(w);
-                if (!S->bs) __builtin_prefetch(&S->table[table_pos(S, h)]);
+                if (!S->bs && !S->tree) __builtin_prefetch(&S->table[table_pos(S, h)]);
                 S->bh[ns] = h;
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }
@@ -1044,7 +1053,7 @@ static int64_t store_bytes(search_t *S) {
         return (int64_t)(((uint64_t)1 << S->bs_log2) / 8) +
                (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) + par_queue_bytes(S) +
                (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
-    return (int64_t)(S->tcap * sizeof(uint64_t)) +
+    return (int64_t)(S->tcap * sizeof(uint64_t)) + (S->tree ? tree_bytes(S) : 0) +
            (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
                         par_queue_bytes(S)
                   : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));

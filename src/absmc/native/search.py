@@ -51,7 +51,7 @@ SLICE_S = 0.2
 
 _RUNNING, _DONE, _VIOLATION, _STATES, _OVERFLOW, _MEMORY, _SLICE, _MEMORY_LIMIT = range(8)
 
-NativeStore = Literal["exact", "hash-compact", "bitstate"]
+NativeStore = Literal["exact", "hash-compact", "bitstate", "tree"]
 
 
 class NativeOverflow(Exception):
@@ -154,6 +154,8 @@ def native_search(
     reducing = bool(reduce and lib.s_set_reduce(handle, 1))
     if store == "bitstate" and not lib.s_set_bitstate(handle, bitstate_bits, hash_functions):
         raise MemoryError(f"the bitstate store of 2^{bitstate_bits} bits could not be allocated")
+    if store == "tree" and not lib.s_set_tree(handle):
+        raise MemoryError("the tree store could not be allocated")
     if limits.max_memory_mb is not None:
         # the store may use what the limit leaves beside the process's present memory
         budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
