@@ -188,10 +188,13 @@ typedef struct search_s {
     ctx_t *C;
     int hc;             /* 1: hash-compact or bitstate store (only the BFS frontier in full) */
     int bs;             /* 1: bitstate store (SPIN's -DBITSTATE: k bits per state) */
-    /* tree compression (runtime_tree.c; hc is 1 too): the root's pairs are the table's
-       entries, the inner nodes' tables in tnodes; tree_zero: the pair (0, 0) is stored */
-    int tree, tree_zero;
+    /* tree compression (runtime_tree.c; hc is 1 too): the root's pairs in their own
+       set (tused: its size), the inner nodes' tables in tnodes */
+    int tree;
     struct tnode_s *tnodes;
+    struct rtab_s *rtabs;   /* the root's tables; root_zero: the pairs whose rest is 0 */
+    uint8_t *root_zero;
+    int64_t root_bytes;
     /* bitstate: the bit array (2^bs_log2 bits), k, counts (stored, matched, sampled new,
        observed false matches, bits set) and the shadow set of sampled states (packed, exact) */
     uint8_t *bits;
@@ -1053,7 +1056,7 @@ static int64_t store_bytes(search_t *S) {
         return (int64_t)(((uint64_t)1 << S->bs_log2) / 8) +
                (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) + par_queue_bytes(S) +
                (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
-    return (int64_t)(S->tcap * sizeof(uint64_t)) + (S->tree ? tree_bytes(S) : 0) +
+    return (int64_t)(S->tree ? tree_bytes(S) : (int64_t)(S->tcap * sizeof(uint64_t))) +
            (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
                         par_queue_bytes(S)
                   : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));

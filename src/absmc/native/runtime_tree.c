@@ -22,19 +22,17 @@ typedef struct tnode_s {
 } tnode_t;
 
 #define TREE_LEAVES (2 * NWA)
-#define TREE_ROOT_LOAD 80      /* percent: the root table grows past this load */
-#define TREE_ROOT_GROW_X8 10   /* ... by 10/8 */
 
 static inline uint64_t tree_hash(uint64_t key) { return mix64(key ^ 0x2545F4914F6CDD1DULL); }
 
 static uint64_t tnode_bytes(const tnode_t *t) {
-    return t->cap * sizeof(uint64_t) + t->icap * sizeof(uint32_t);
+    return t->n * sizeof(uint64_t) + t->icap * sizeof(uint32_t);
 }
 
 /* the node's index of `key` (-1: out of memory; -2: absent and !add) */
 static int64_t tnode_find_add(tnode_t *t, uint64_t key, int add) {
-    if ((t->n + 1) * 4 > t->icap * 3) {
-        uint64_t nc = t->icap ? t->icap * 2 : 1024;
+    if ((t->n + 1) * 100 > t->icap * 85) { /* grow x1.5 past 85% load */
+        uint64_t nc = t->icap ? t->icap + t->icap / 2 : 1024;
         uint32_t *ni = (uint32_t *)calloc(nc, sizeof(uint32_t));
         if (!ni) return -1;
         for (uint64_t k = 0; k < t->n; k++) {
@@ -99,36 +97,56 @@ static int tree_root_key(search_t *S, const uint64_t *w, int add, uint64_t *key)
     return 0;
 }
 
-/* grow the root table by x1.25, giving the old table's pages back as the move passes them */
-static int tree_root_grow(search_t *S) {
-    uint64_t ncap = S->tcap * TREE_ROOT_GROW_X8 / 8;
-    if (S->max_bytes >= 0 && store_bytes(S) + (int64_t)((ncap - S->tcap) * 8) > S->max_bytes) {
+/* The root set: 2^ROOT_SEL_BITS small open-addressing tables (linear probing). A root pair
+ * is first permuted by a bijection (mix64: xor-shifts and odd multipliers); its top 16 bits
+ * choose the table and only the other 48 are stored (6 bytes per slot: quotienting, as
+ * Cleary's compact hash tables and Laarman's compact tree tables drop the bits the position
+ * implies). Each table grows by itself (x1.25 past 90% load), so a growth copies a few KB and
+ * the peak is never an old plus a new table of every state. */
+#define ROOT_SEL_BITS 16
+#define ROOT_TABLES (1u << ROOT_SEL_BITS)
+#define ROOT_REST_MASK ((1ULL << (64 - ROOT_SEL_BITS)) - 1)
+#define ROOT_LOAD 90
+
+typedef struct rtab_s {
+    uint8_t *slots;  /* cap 6-byte entries (+ 2 bytes so that 8 can be read at the last) */
+    uint32_t cap, used;
+} rtab_t;
+
+static inline uint64_t rslot_get(const uint8_t *t, uint64_t p) {
+    uint64_t x;
+    memcpy(&x, t + 6 * p, 8);
+    return x & ROOT_REST_MASK;
+}
+
+static inline void rslot_set(uint8_t *t, uint64_t p, uint64_t e) {
+    memcpy(t + 6 * p, &e, 6);
+}
+
+static inline uint64_t rslot_home(uint64_t rest, uint64_t cap) {
+    return fastrange(mix64(rest), cap);
+}
+
+static int rtab_grow(search_t *S, rtab_t *t) {
+    uint32_t ncap = t->cap ? t->cap + t->cap / 4 + 1 : 8;
+    if (S->max_bytes >= 0 &&
+        store_bytes(S) + (int64_t)(ncap - t->cap) * 6 > S->max_bytes) {
         S->status = STOP_MEMORY_LIMIT;
         return 0;
     }
-    uint64_t *nt = (uint64_t *)mem_map((size_t)ncap * sizeof(uint64_t), MAP_NORESERVE);
-    if (!nt) return 0;
-    uint64_t *old = S->table;
-    const uint64_t chunk = HUGE_PAGE / sizeof(uint64_t);
-    /* a table of 2 MB or more starts on a 2 MB boundary (mem_map) */
-    int release = S->tcap * sizeof(uint64_t) >= HUGE_PAGE;
-    /* entries of the table's first cluster may have wrapped from its end: move those first so
-       that the pages at the start can be released as soon as the move passes them */
-    uint64_t start = 0;
-    while (start < S->tcap && old[start]) start++;
-    for (uint64_t i = 0; i < S->tcap; i++) {
-        uint64_t s = (start + i) % S->tcap, e = old[s];
-        if (e) {
-            uint64_t p = fastrange(tree_hash(e), ncap);
-            while (nt[p]) p = (p + 1 == ncap) ? 0 : p + 1;
-            nt[p] = e;
-        }
-        if (release && (s + 1) % chunk == 0 && s + 1 >= start + chunk)
-            madvise(old + (s + 1 - chunk), HUGE_PAGE, MADV_DONTNEED);
+    uint8_t *n = (uint8_t *)calloc((size_t)ncap * 6 + 2, 1);
+    if (!n) return 0;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        uint64_t e = rslot_get(t->slots, i);
+        if (!e) continue;
+        uint64_t p = rslot_home(e, ncap);
+        while (rslot_get(n, p)) p = (p + 1 == ncap) ? 0 : p + 1;
+        rslot_set(n, p, e);
     }
-    table_mem_free(old, S->tcap);
-    S->table = nt;
-    S->tcap = ncap;
+    free(t->slots);
+    S->root_bytes += (int64_t)(ncap - t->cap) * 6;
+    t->slots = n;
+    t->cap = ncap;
     return 1;
 }
 
@@ -138,21 +156,28 @@ static int tree_insert(search_t *S, const uint64_t *w, int add) {
     int r = tree_root_key(S, w, add, &key);
     if (r == -2) return 1;
     if (r < 0) return -1;
-    if (key == 0) {
-        if (S->tree_zero) return 0;
-        if (add) S->tree_zero = 1;
+    uint64_t h = mix64(key); /* a bijection: h identifies the pair */
+    uint32_t sel = (uint32_t)(h >> (64 - ROOT_SEL_BITS));
+    uint64_t rest = h & ROOT_REST_MASK;
+    if (rest == 0) { /* 0 marks an empty slot: these pairs are flagged per table */
+        uint8_t bit = (uint8_t)(1u << (sel & 7));
+        if (S->root_zero[sel >> 3] & bit) return 0;
+        if (add) { S->root_zero[sel >> 3] |= bit; S->tused++; }
         return 1;
     }
-    if ((S->tused + 1) * 100 > S->tcap * TREE_ROOT_LOAD && !tree_root_grow(S)) return -1;
-    uint64_t p = fastrange(tree_hash(key), S->tcap);
+    rtab_t *t = &S->rtabs[sel];
+    if ((uint64_t)(t->used + 1) * 100 > (uint64_t)t->cap * ROOT_LOAD && !rtab_grow(S, t))
+        return -1;
+    uint64_t p = rslot_home(rest, t->cap);
     for (;;) {
-        uint64_t x = S->table[p];
+        uint64_t x = rslot_get(t->slots, p);
         if (!x) break;
-        if (x == key) return 0;
-        p = (p + 1 == S->tcap) ? 0 : p + 1;
+        if (x == rest) return 0;
+        p = (p + 1 == t->cap) ? 0 : p + 1;
     }
     if (!add) return 1;
-    S->table[p] = key;
+    rslot_set(t->slots, p, rest);
+    t->used++;
     S->tused++;
     return 1;
 }
@@ -161,11 +186,14 @@ static int tree_insert(search_t *S, const uint64_t *w, int add) {
 int s_set_tree(search_t *S) {
     S->tree = 1;
     S->tnodes = (tnode_t *)calloc(TREE_LEAVES, sizeof(tnode_t));
-    return S->tnodes != NULL;
+    S->rtabs = (rtab_t *)calloc(ROOT_TABLES, sizeof(rtab_t));
+    S->root_zero = (uint8_t *)calloc(ROOT_TABLES / 8, 1);
+    S->root_bytes = (int64_t)(ROOT_TABLES * sizeof(rtab_t) + ROOT_TABLES / 8);
+    return S->tnodes && S->rtabs && S->root_zero;
 }
 
 static int64_t tree_bytes(search_t *S) {
-    int64_t b = 0;
+    int64_t b = S->root_bytes;
     for (int i = 0; S->tnodes && i < TREE_LEAVES; i++) b += (int64_t)tnode_bytes(&S->tnodes[i]);
     return b;
 }
@@ -177,6 +205,11 @@ int64_t s_tree_nodes(search_t *S, int i) {
 }
 
 static void tree_free(search_t *S) {
+    if (S->rtabs)
+        for (uint32_t i = 0; i < ROOT_TABLES; i++) free(S->rtabs[i].slots);
+    free(S->rtabs);
+    free(S->root_zero);
+    S->rtabs = NULL;
     if (!S->tnodes) return;
     for (int i = 0; i < TREE_LEAVES; i++) {
         free(S->tnodes[i].keys);

@@ -22,6 +22,7 @@ Python handles between two calls), so limits behave as in the kernel search.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -79,6 +80,9 @@ class NativeRun:
     coverage: BitStateCoverage | None = None
     #: states expanded by an ample set (``None``: partial-order reduction did not run)
     reduced: int | None = None
+    #: the tree store's distinct pairs per inner node below the root (pre-order; empty for the
+    #: other stores)
+    tree_nodes: list[int] = field(default_factory=list)
 
     @property
     def bytes_per_state(self) -> float:
@@ -222,6 +226,10 @@ def native_search(
         chains=int(lib.s_stat(handle, 5)),
         threads=int(lib.s_stat(handle, 9)),
     )
+    if store == "tree":
+        run.tree_nodes = list(
+            itertools.takewhile(lambda n: n >= 0, (int(lib.s_tree_nodes(handle, i)) for i in itertools.count()))
+        )
     if reducing:
         run.reduced = out.reduced = int(lib.s_stat(handle, 10))
     if run.threads > 1:
