@@ -40,9 +40,10 @@ def run_measured(model: str, var: str, bound: int, store: str) -> dict[str, obje
     args += [f"{var}={bound}", "--backend", "native", "--workers", "1", "--store", store]
     args += ["--no-reduce", "--json", "--no-trail"]
     t0 = time.monotonic()
-    with open(os.devnull, "w") as null, subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=null
-    ) as proc:
+    with (
+        open(os.devnull, "w") as null,
+        subprocess.Popen(args, stdout=subprocess.PIPE, stderr=null) as proc,
+    ):
         assert proc.stdout is not None
         data = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)

@@ -24,9 +24,7 @@ def _summary(res: dict[str, Any]) -> list[tuple[str, str, int, int]]:
     ]
 
 
-@pytest.mark.parametrize(
-    "model", ["at.1.pm", "brp.1.pm", "snoopy.pml", "p117.pml", "sort.pml", "phils.2.pm"]
-)
+@pytest.mark.parametrize("model", ["at.1.pm", "brp.1.pm", "snoopy.pml", "p117.pml"])
 def test_tree_store_gives_the_exact_stores_counts_verdicts_and_traces(model: str) -> None:
     if not CORPUS.exists():
         pytest.skip("../shared/benchmarks/promela is not available")
@@ -43,11 +41,13 @@ def test_tree_store_gives_the_exact_stores_counts_verdicts_and_traces(model: str
 def test_tree_store_proves_and_uses_fewer_bytes_per_state_than_the_exact_store() -> None:
     if not SCALING.exists():
         pytest.skip("../shared/benchmarks/scaling is not available")
-    args = ("check", str(SCALING / "lamport.pml"), "-D", "MAXT=256", "--backend", "native")
+    args = ("check", str(SCALING / "lamport.pml"), "-D", "MAXT=4096", "--backend", "native")
     code_e, exact = cli_json(*args, "--store", "exact", "--workers", "1")
     code_t, tree = cli_json(*args, "--store", "tree", "--workers", "1")
     assert code_t == code_e == 0 and tree["verdict"] == "holds"
     assert _summary(tree) == _summary(exact)
     e, t = exact["results"][0]["stats"], tree["results"][0]["stats"]
     assert t["workers"] == 1  # the threads do not use the tree store
-    assert t["bytes_per_state"] < e["bytes_per_state"]
+    # 393,177 states: past the root set's fixed ~5 MB (65,536 small tables)
+    assert t["bytes_per_state"] < e["bytes_per_state"] / 2
+    assert len(t["tree_nodes"]) == 2 * e["state_vector_bytes"] // 8 - 2

@@ -5,15 +5,13 @@
  * as 2*NW 32-bit leaves; a binary tree splits them in halves (the left one the larger), and
  * every inner node below the root has a table of its own that maps a pair (left, right) of
  * 32-bit values (a leaf's value, or the index of a child's pair) to a dense 32-bit index. The
- * root's pair then identifies the state: the root table is a set of 64-bit pairs (open
- * addressing, linear probing, 8 bytes per slot) and holds one entry per state, while the inner
- * tables hold only the distinct halves, quarters, ... of the states (usually far fewer).
- * The search keeps the BFS frontier in full (as hash-compact) and no parent ids: a violation's
- * path comes from an exact search bounded by its depth (engines/explicit/native.py).
- * The root table grows by x1.25 past 80% load; its entries move in slot order, and since a
- * slot's position is monotone in the hash (fastrange) the new table is written in the same
- * order, so the old table's pages are given back (MADV_DONTNEED) as the move passes them: the
- * peak is the new table, not old + new. One thread (the threaded search does not use it). */
+ * root's pair then identifies the state: the root set (below) holds one entry per state, while
+ * the inner tables hold only the distinct halves, quarters, ... of the states (usually far
+ * fewer). The search keeps the BFS frontier in full (as hash-compact) and no parent ids: a
+ * violation's path comes from an exact search bounded by its depth
+ * (engines/explicit/native.py). One thread (the threaded search does not use this store).
+ * Not done (LTSmin's): the incremental insertion that reuses the parent state's unchanged
+ * subtrees, and the concurrent tables of the multi-core search. */
 
 typedef struct tnode_s {
     uint64_t *keys;  /* the node's pairs by index (append-only) */

@@ -228,7 +228,9 @@ def native_search(
     )
     if store == "tree":
         run.tree_nodes = list(
-            itertools.takewhile(lambda n: n >= 0, (int(lib.s_tree_nodes(handle, i)) for i in itertools.count()))
+            itertools.takewhile(
+                lambda n: n >= 0, (int(lib.s_tree_nodes(handle, i)) for i in itertools.count())
+            )
         )
     if reducing:
         run.reduced = out.reduced = int(lib.s_stat(handle, 10))

@@ -208,6 +208,8 @@ def check_native(
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
     }
+    if run.tree_nodes:  # the tree store's distinct pairs per inner node (pre-order)
+        extra["tree_nodes"] = run.tree_nodes
     if run.reduced is not None:  # absent when no reduction ran
         extra["reductions"] = [POR]
         extra["reduced_states"] = run.reduced
