@@ -50,4 +50,4 @@ def test_tree_store_proves_and_uses_fewer_bytes_per_state_than_the_exact_store()
     assert t["workers"] == 1  # the threads do not use the tree store
     # 393,177 states: past the root set's fixed ~5 MB (65,536 small tables)
     assert t["bytes_per_state"] < e["bytes_per_state"] / 2
-    assert len(t["tree_nodes"]) == 2 * e["state_vector_bytes"] // 8 - 2
+    assert t["tree_nodes"] and sum(t["tree_nodes"]) < t["states"]

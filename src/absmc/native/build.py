@@ -58,7 +58,7 @@ int s_set_reduce(search_t *S, int on);
 double s_thread_cpu(search_t *S, int i);
 int s_set_bitstate(search_t *S, int log2_bits, int k);
 void s_bitstate_counts(search_t *S, int64_t *out);
-int s_set_tree(search_t *S);
+int s_set_tree(search_t *S, const int32_t *leaves, int n);
 int64_t s_tree_nodes(search_t *S, int i);
 void s_violation(search_t *S, int slot, int64_t *out);
 int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap);

@@ -190,7 +190,8 @@ typedef struct search_s {
     int bs;             /* 1: bitstate store (SPIN's -DBITSTATE: k bits per state) */
     /* tree compression (runtime_tree.c; hc is 1 too): the root's pairs in their own
        set (tused: its size), the inner nodes' tables in tnodes */
-    int tree;
+    int tree, tree_n;
+    int32_t tree_leaf[2 * NWA]; /* the 32-bit halves of the packed state that are leaves */
     struct tnode_s *tnodes;
     struct rtab_s *rtabs;   /* the root's tables; root_zero: the pairs whose rest is 0 */
     uint8_t *root_zero;

@@ -2,7 +2,7 @@
 /* ---- tree compression (--store tree) ------------------------------------------------------
  * Laarman, van de Pol, Weber, "Parallel Recursive State Compression for Free" (SPIN 2011),
  * Sect. 3 (Fig. 2), as in LTSmin's tree database. The packed state (NW 64-bit words) is read
- * as 2*NW 32-bit leaves; a binary tree splits them in halves (the left one the larger), and
+ * as 32-bit leaves (the halves of its words that some variable uses); a binary tree splits them in halves (the left one the larger), and
  * every inner node below the root has a table of its own that maps a pair (left, right) of
  * 32-bit values (a leaf's value, or the index of a child's pair) to a dense 32-bit index. The
  * root's pair then identifies the state: the root set (below) holds one entry per state, while
@@ -79,13 +79,16 @@ static int64_t tree_value(search_t *S, const uint32_t *v, int lo, int n, int *k,
 /* the root's pair of packed state w (-1 out of memory, -2 some part absent and !add) */
 static int tree_root_key(search_t *S, const uint64_t *w, int add, uint64_t *key) {
     uint32_t v[TREE_LEAVES];
-    int n = 2 * NW, k = 0;
-    if (n < 2) n = 2;
-    for (int i = 0; i < NW; i++) {
-        v[2 * i] = (uint32_t)w[i];
-        v[2 * i + 1] = (uint32_t)(w[i] >> 32);
+    int n = S->tree_n, k = 0;
+    for (int i = 0; i < n; i++) {
+        int c = S->tree_leaf[i];
+        v[i] = (uint32_t)(w[c >> 1] >> (32 * (c & 1)));
     }
-    if (NW == 0) v[0] = v[1] = 0;
+    if (n < 2) { /* a pair of the one leaf (or none) and 0 */
+        if (n == 0) v[0] = 0;
+        v[1] = 0;
+        n = 2;
+    }
     int nl = (n + 1) / 2;
     int64_t l = tree_value(S, v, 0, nl, &k, add);
     if (l < 0) return (int)l;
@@ -180,8 +183,16 @@ static int tree_insert(search_t *S, const uint64_t *w, int add) {
     return 1;
 }
 
-/* make S (made with hc = 1) a tree-compressed search (0: no memory) */
-int s_set_tree(search_t *S) {
+/* make S (made with hc = 1) a tree-compressed search over the n 32-bit halves leaves[] of the
+ * packed state (word * 2 + 1 for a word's high half; the halves some variable uses, so that
+ * unused bits make no inner node); 0: no memory or bad leaves */
+int s_set_tree(search_t *S, const int32_t *leaves, int n) {
+    if (n < 0 || n > TREE_LEAVES) return 0;
+    for (int i = 0; i < n; i++) {
+        if (leaves[i] < 0 || leaves[i] >= 2 * NW) return 0;
+        S->tree_leaf[i] = leaves[i];
+    }
+    S->tree_n = n;
     S->tree = 1;
     S->tnodes = (tnode_t *)calloc(TREE_LEAVES, sizeof(tnode_t));
     S->rtabs = (rtab_t *)calloc(ROOT_TABLES, sizeof(rtab_t));
@@ -198,7 +209,7 @@ static int64_t tree_bytes(search_t *S) {
 
 /* the distinct pairs of inner node i (pre-order; -1 past the last) */
 int64_t s_tree_nodes(search_t *S, int i) {
-    if (!S->tree || i < 0 || i >= 2 * (NW > 1 ? NW : 1) - 2) return -1;
+    if (!S->tree || i < 0 || i >= S->tree_n - 2) return -1;
     return (int64_t)S->tnodes[i].n;
 }
 

@@ -43,9 +43,10 @@ from absmc.kernel.run.limits import (
 )
 from absmc.kernel.run.memory import current_rss_mb
 from absmc.kernel.run.options import Limits, Progress
+from absmc.native.cgen import Layout
 from absmc.native.semantics import NativeSemantics, failure_message
 
-__all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel"]
+__all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel", "tree_leaves"]
 
 #: seconds the C loop runs between two checks in Python
 SLICE_S = 0.2
@@ -158,8 +159,10 @@ def native_search(
     reducing = bool(reduce and lib.s_set_reduce(handle, 1))
     if store == "bitstate" and not lib.s_set_bitstate(handle, bitstate_bits, hash_functions):
         raise MemoryError(f"the bitstate store of 2^{bitstate_bits} bits could not be allocated")
-    if store == "tree" and not lib.s_set_tree(handle):
-        raise MemoryError("the tree store could not be allocated")
+    if store == "tree":
+        leaves = tree_leaves(sem.layout)
+        if not lib.s_set_tree(handle, ffi.new("int32_t[]", leaves or [0]), len(leaves)):
+            raise MemoryError("the tree store could not be allocated")
     if limits.max_memory_mb is not None:
         # the store may use what the limit leaves beside the process's present memory
         budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
@@ -283,6 +286,22 @@ def native_search(
             run.paths[name] = [_chain(lib, ffi, handle, ncmd, x) for x in labels]
     out.time_s = time.monotonic() - start
     return run
+
+
+def tree_leaves(layout: Layout) -> list[int]:
+    """The 32-bit halves of the packed state (``2 * word + 1`` for a word's high half, in
+    order) that some field of ``layout`` uses: the tree store's leaves (unused bits would only
+    add inner nodes that copy their sibling)."""
+    used: set[int] = set()
+    for f in layout.fields:
+        if f.width > 64:  # bits 0..63 of word, then 0..width-65 of word + 1
+            spans = [(64 * f.word, 64), (64 * (f.word + 1), f.width - 64)]
+        else:
+            spans = [(64 * f.word + f.shift, f.width)]
+        for start, width in spans:
+            if width > 0:
+                used.update(range(start // 32, (start + width - 1) // 32 + 1))
+    return sorted(used)
 
 
 def relabel(sem: Semantics, chains: list[tuple[int, ...]], failing: bool) -> list[int]:
