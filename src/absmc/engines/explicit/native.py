@@ -33,8 +33,8 @@ from absmc.kernel.explore.por import POR
 from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.explore.store import bitstate_stats, not_a_proof
 from absmc.kernel.ltl.ltl import LtlOutcome
+from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.options import CheckOptions, Limits, Selection
-from absmc.kernel.run.outcome import results_from_outcome
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
