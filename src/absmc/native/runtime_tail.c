@@ -290,6 +290,9 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 
 static int64_t store_bytes(search_t *S);
 static int tree_insert(search_t *S, const uint64_t *w, int add);
+static int tree_insert_key(search_t *S, uint64_t key, int add);
+static int tree_key(search_t *S, const uint64_t *w, uint64_t *key);
+static inline void tree_prefetch(search_t *S, uint64_t key);
 static int64_t tree_bytes(search_t *S);
 static void tree_free(search_t *S);
 
@@ -446,7 +449,7 @@ static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
 
 static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
     if (S->bs) return bitstate_insert(S, w, h, add);
-    if (S->tree) return tree_insert(S, w, add);
+    if (S->tree) return tree_insert_key(S, h, add); /* h: the root pair (tree_key) */
     if ((S->tused + 1) * 100 > S->tcap * S->load_pct && !table_grow(S)) return -1;
     if (S->hc) {
         uint64_t e = h ? h : 1;
@@ -486,6 +489,7 @@ static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
 }
 
 static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
+    if (S->tree) return tree_insert(S, w, add);
     return store_insert_h(S, w, hash_packed(w), add);
 }
 
@@ -958,8 +962,14 @@ int s_run(search_t *S, double seconds) {
                 const int64_t *t = C->sst + (size_t)i * NVA;
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
-                uint64_t h = hash_packed(w);
-                if (!S->bs && !S->tree) __builtin_prefetch(&S->table[table_pos(S, h)]);
+                uint64_t h;
+                if (S->tree) { /* h is the root pair; the inner nodes are added now */
+                    if (tree_key(S, w, &h) < 0) { NOMEM(); stop = 1; break; }
+                    tree_prefetch(S, h);
+                } else {
+                    h = hash_packed(w);
+                    if (!S->bs) __builtin_prefetch(&S->table[table_pos(S, h)]);
+                }
                 S->bh[ns] = h;
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }

@@ -17,6 +17,8 @@ typedef struct tnode_s {
     uint64_t *keys;  /* the node's pairs by index (append-only) */
     uint32_t *idx;   /* open addressing: index + 1 (0 empty) */
     uint64_t n, cap, icap;
+    uint64_t last_key; /* the last pair found or added and its index + 1 (0: none): the */
+    uint64_t last_idx; /* successors of a state mostly share their parent's subtrees */
 } tnode_t;
 
 #define TREE_LEAVES (2 * NWA)
@@ -29,6 +31,7 @@ static uint64_t tnode_bytes(const tnode_t *t) {
 
 /* the node's index of `key` (-1: out of memory; -2: absent and !add) */
 static int64_t tnode_find_add(tnode_t *t, uint64_t key, int add) {
+    if (t->last_idx && t->last_key == key) return (int64_t)(t->last_idx - 1);
     if ((t->n + 1) * 100 > t->icap * 85) { /* grow x1.5 past 85% load */
         uint64_t nc = t->icap ? t->icap + t->icap / 2 : 1024;
         uint32_t *ni = (uint32_t *)calloc(nc, sizeof(uint32_t));
@@ -46,7 +49,11 @@ static int64_t tnode_find_add(tnode_t *t, uint64_t key, int add) {
     for (;;) {
         uint32_t x = t->idx[p];
         if (!x) break;
-        if (t->keys[x - 1] == key) return (int64_t)(x - 1);
+        if (t->keys[x - 1] == key) {
+            t->last_key = key;
+            t->last_idx = x;
+            return (int64_t)(x - 1);
+        }
         p = (p + 1 == t->icap) ? 0 : p + 1;
     }
     if (!add) return -2;
@@ -61,6 +68,8 @@ static int64_t tnode_find_add(tnode_t *t, uint64_t key, int add) {
     }
     t->keys[t->n] = key;
     t->idx[p] = (uint32_t)(t->n + 1);
+    t->last_key = key;
+    t->last_idx = t->n + 1;
     return (int64_t)t->n++;
 }
 
@@ -151,12 +160,20 @@ static int rtab_grow(search_t *S, rtab_t *t) {
     return 1;
 }
 
-/* insert packed state w: 1 new, 0 seen, -1 out of memory */
-static int tree_insert(search_t *S, const uint64_t *w, int add) {
-    uint64_t key;
-    int r = tree_root_key(S, w, add, &key);
-    if (r == -2) return 1;
-    if (r < 0) return -1;
+/* the root's pair of packed state w, its inner nodes added (the breadth-first loop computes it
+ * while it expands a batch, and prefetches the pair's root slot); 0, or -1 out of memory */
+static int tree_key(search_t *S, const uint64_t *w, uint64_t *key) {
+    return tree_root_key(S, w, 1, key) < 0 ? -1 : 0;
+}
+
+static inline void tree_prefetch(search_t *S, uint64_t key) {
+    uint64_t h = mix64(key);
+    const rtab_t *t = &S->rtabs[h >> (64 - ROOT_SEL_BITS)];
+    if (t->cap) __builtin_prefetch(t->slots + 6 * rslot_home(h & ROOT_REST_MASK, t->cap));
+}
+
+/* insert the state of root pair key: 1 new, 0 seen, -1 out of memory */
+static int tree_insert_key(search_t *S, uint64_t key, int add) {
     uint64_t h = mix64(key); /* a bijection: h identifies the pair */
     uint32_t sel = (uint32_t)(h >> (64 - ROOT_SEL_BITS));
     uint64_t rest = h & ROOT_REST_MASK;
@@ -181,6 +198,15 @@ static int tree_insert(search_t *S, const uint64_t *w, int add) {
     t->used++;
     S->tused++;
     return 1;
+}
+
+/* insert packed state w: 1 new, 0 seen, -1 out of memory */
+static int tree_insert(search_t *S, const uint64_t *w, int add) {
+    uint64_t key;
+    int r = tree_root_key(S, w, add, &key);
+    if (r == -2) return 1;
+    if (r < 0) return -1;
+    return tree_insert_key(S, key, add);
 }
 
 /* make S (made with hc = 1) a tree-compressed search over the n 32-bit halves leaves[] of the
