@@ -12,6 +12,9 @@ open-addressing table with linear probing that grows by 1.5x at 80% load:
   current and the next BFS level are kept in full. A path is found again by an exact search
   bounded by the depth of the violation (BFS found it at its shortest depth, so an exact search
   to that depth meets a violation of the same property; hash-compact only omits states).
+* **tree** store (``runtime_tree.c``; Laarman, van de Pol, Weber, SPIN 2011, Sect. 3): exact,
+  the packed state's used 32-bit halves folded by a binary tree of pair tables into one root
+  pair per state; frontier and paths as for hash-compact; one thread.
 
 The checks are the kernel search's (:func:`absmc.kernel.explore.search.search`) in the same order:
 state properties on every new state, failures and deadlocks on every expanded state, the first
