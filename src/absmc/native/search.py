@@ -297,13 +297,10 @@ def tree_leaves(layout: Layout) -> list[int]:
     add inner nodes that copy their sibling)."""
     used: set[int] = set()
     for f in layout.fields:
-        if f.width > 64:  # bits 0..63 of word, then 0..width-65 of word + 1
-            spans = [(64 * f.word, 64), (64 * (f.word + 1), f.width - 64)]
-        else:
-            spans = [(64 * f.word + f.shift, f.width)]
-        for start, width in spans:
-            if width > 0:
-                used.update(range(start // 32, (start + width - 1) // 32 + 1))
+        # a field wider than 64 bits starts at bit 0 of its word and goes on in the next ones
+        start = 64 * f.word + (0 if f.width > 64 else f.shift)
+        if f.width > 0:
+            used.update(range(start // 32, (start + f.width - 1) // 32 + 1))
     return sorted(used)
 
 
