@@ -59,6 +59,8 @@ int s_set_reduce(search_t *S, int on);
 double s_thread_cpu(search_t *S, int i);
 int s_set_bitstate(search_t *S, int log2_bits, int k);
 void s_bitstate_counts(search_t *S, int64_t *out);
+int s_set_tree(search_t *S, const int32_t *leaves, int n);
+int64_t s_tree_nodes(search_t *S, int i);
 void s_violation(search_t *S, int slot, int64_t *out);
 int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap);
 int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap);
@@ -114,6 +116,7 @@ def runtime_sources() -> tuple[str, str]:
     return (
         pkg.joinpath("runtime_head.c").read_text(encoding="utf-8"),
         pkg.joinpath("runtime_tail.c").read_text(encoding="utf-8")
+        + pkg.joinpath("runtime_tree.c").read_text(encoding="utf-8")
         + pkg.joinpath("runtime_par.c").read_text(encoding="utf-8"),
     )
 

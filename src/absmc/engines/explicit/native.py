@@ -103,7 +103,7 @@ def native_refusal(options: CheckOptions) -> str | None:
         return "no C compiler was found (set CC or install gcc)"
     if options.order != "bfs":
         return "the native back end searches breadth-first only"
-    if options.store not in ("exact", "hash-compact", "bitstate"):
+    if options.store not in ("exact", "hash-compact", "bitstate", "tree"):
         return f"the native back end has no {options.store} store"
     return None
 
@@ -208,6 +208,8 @@ def check_native(
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
     }
+    if run.tree_nodes:  # the tree store's distinct pairs per inner node (pre-order)
+        extra["tree_nodes"] = run.tree_nodes
     if run.reduced is not None:  # absent when no reduction ran
         extra["reductions"] = [POR]
         extra["reduced_states"] = run.reduced
@@ -229,7 +231,7 @@ def check_native(
     )
     semantics = sem.python if outcome.violations else sem
     results = results_from_outcome(
-        semantics, selection, outcome, "explicit", stats, store == "exact", reason
+        semantics, selection, outcome, "explicit", stats, store in ("exact", "tree"), reason
     )
     return Result(system.file or system.name, "explicit", tuple(results))
 
