@@ -9,8 +9,8 @@ predecessor lists likewise, and the value of each atomic proposition of the CTL 
 each state (``m_atoms``: each atom an IR state expression translated by
 :class:`~absmc.native.cgen.CExpr`; an evaluation error, e.g. a division by zero, is false, as
 in :func:`absmc.kernel.replay.witness.atom_holds`). Python reads the arrays into the
-:class:`~absmc.engines.explicit.ctl.Graph` the labelling consumes; states are decoded from the C
-vectors only when asked (a witness's states, looked up by :meth:`NativeGraph.find`).
+:class:`~absmc.kernel.explore.stategraph.Graph` the labelling consumes; states are decoded
+from the C vectors only when asked (a witness's states, looked up by :meth:`NativeGraph.find`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from absmc.engines.explicit.ctl import Graph
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
+from absmc.kernel.explore.stategraph import Graph
 from absmc.kernel.run.limits import OUT_OF_MEMORY, state_limit
 from absmc.kernel.run.options import CheckOptions, Progress
 from absmc.native.build import default_opt, load_library, runtime_sources

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from absmc.ir.ctl import And, Atom, CtlProperty, Formula, Not, Or, Temporal, Until, to_enf
 from absmc.ir.steps import State
+from absmc.kernel.explore.stategraph import Graph
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.model.semantics import Semantics
 from absmc.kernel.replay.trace import replay_witness
@@ -30,22 +30,6 @@ from absmc.kernel.run.options import CheckOptions, Progress
 from absmc.kernel.run.result import PropertyResult, Stats, Verdict
 
 __all__ = ["Graph", "check_ctl", "explore", "label"]
-
-
-@dataclass
-class Graph:
-    """The reachable graph: ``states[i]`` is state ``i`` (0 is the initial state),
-    ``succ[i]`` its successor ids (a dead state: itself), ``pred`` the reverse;
-    ``complete`` is false when a limit stopped the exploration (``stopped`` says which);
-    ``atom_sets``, when given, labels the atoms (the C graph's: :mod:`absmc.native.graph`)."""
-
-    states: Sequence[State]
-    index: Mapping[State, int]
-    succ: Sequence[Sequence[int]]
-    pred: Sequence[Sequence[int]]
-    complete: bool = True
-    stopped: str | None = None
-    atom_sets: Mapping[Formula, set[int]] | None = None
 
 
 def explore(sem: Semantics, options: CheckOptions) -> Graph:
