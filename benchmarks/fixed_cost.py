@@ -15,8 +15,9 @@ median CPU seconds (user + sys of the process and its children, from ``wait4``).
 Python's compiled modules are cached as in an installed package (``$PYTHONDONTWRITEBYTECODE``
 is dropped and ``.pyc`` files go under ``--pycache``, outside the tree): with
 ``PYTHONDONTWRITEBYTECODE=1`` every run compiles absmc's ~230 modules again (~0.4-0.6 s of CPU,
-``--no-bytecode`` keeps it so). ``--src DIR`` puts ``DIR`` first on ``PYTHONPATH`` (to time another checkout the same way, in
-the same session). Wall time depends on the machine's load; CPU time much less so.
+``--no-bytecode`` keeps it so). ``--src DIR`` puts ``DIR`` first on ``PYTHONPATH`` (to time
+another checkout the same way, in the same session). Wall time depends on the machine's load;
+CPU time much less so.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ def main() -> None:
     ap.add_argument("--promela", default=str(PROMELA), help="folder of anderson.2.pm")
     ap.add_argument("--pycache", default="/tmp/absmc-fixed-cost-pycache")
     ap.add_argument(
-        "--no-bytecode", action="store_true", help="keep $PYTHONDONTWRITEBYTECODE (every .py compiled)"
+        "--no-bytecode",
+        action="store_true",
+        help="keep $PYTHONDONTWRITEBYTECODE (every .py compiled)",
     )
     a = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=a.src)

@@ -173,7 +173,7 @@ def ffi() -> Any:
     process (same ``FFI``)."""
     import importlib.util
 
-    import _cffi_backend
+    import _cffi_backend  # type: ignore[import-untyped]  # cffi's C part: no stubs
 
     version = str(getattr(_cffi_backend, "__version__", ""))
     key = hashlib.sha256((version + "\n" + CDEF).encode()).hexdigest()[:16]
