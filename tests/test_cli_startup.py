@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -17,6 +18,7 @@ import absmc.cli
 from absmc.cli.args import CheckArgs
 from absmc.cli.check import run_check
 from absmc.cli.simulate import run_simulate
+from absmc.native.build import find_compiler
 
 from .conftest import GCL_EXAMPLES, ROOT
 
@@ -81,3 +83,86 @@ def test_ctrl_c_before_the_model_is_read_is_130(monkeypatch: pytest.MonkeyPatch)
     out, err = io.StringIO(), io.StringIO()
     assert absmc.cli.replay.run_replay(RAX, None, out, err) == 130
     assert err.getvalue() == "absmc: interrupted\n"
+
+
+#: what a ``check`` of a model without LTL, CTL, BASL or --html/--dot must not import
+_NOT_NEEDED = (
+    "jinja2",
+    "spot",
+    "absmc.report.html",
+    "absmc.report.dot",
+    "absmc.lang.basl",
+    "absmc.engines.explicit.ctl",
+    "absmc.engines.explicit.parallel",
+)
+
+_PROMELA = """
+byte x;
+active [2] proctype P() {
+  do
+  :: atomic { x < 3 -> x++ }
+  :: x == 3 -> break
+  od;
+  assert(x == 3)
+}
+"""
+
+
+def _check_in_process(args: list[str], cache: str) -> tuple[str, set[str]]:
+    """Run ``absmc check ARGS`` in a fresh interpreter; (its exit code, the modules it held)."""
+    probe = (
+        "import sys\n"
+        "from absmc.cli import main\n"
+        "try:\n"
+        f"    main(['check', *{args!r}])\n"
+        "except SystemExit as e:\n"
+        "    print('exit', e.code)\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "ABSMC_CACHE_DIR": cache}
+    env["ABSMC_NATIVE_OPT"] = "-O0"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT
+    ).stdout.splitlines()
+    return out[-2], set(out[-1].split())
+
+
+def _loaded(modules: set[str], name: str) -> bool:
+    return name in modules or any(m.startswith(name + ".") for m in modules)
+
+
+@pytest.mark.parametrize("backend", ["python", "auto"])
+def test_check_without_ltl_or_html_imports_no_report_or_ltl_modules(
+    tmp_path: Path, backend: str
+) -> None:
+    model = tmp_path / "count.pml"
+    model.write_text(_PROMELA)
+    html = tmp_path / "report.html"
+    cache = str(tmp_path / "cache")
+    for path in (str(model), str(GCL_EXAMPLES / "peterson.gcl")):
+        code, modules = _check_in_process([path, "--backend", backend], cache)
+        assert code == "exit 0"  # the check ran to a verdict (holds)
+        assert "absmc.engines.explicit.check" in modules
+        assert [m for m in _NOT_NEEDED if _loaded(modules, m)] == []
+    # the guard's control: the same run with --html does load the report and jinja2
+    code, modules = _check_in_process(
+        [str(model), "--backend", backend, "--html", str(html)], cache
+    )
+    assert code == "exit 0" and html.exists()
+    assert _loaded(modules, "jinja2") and "absmc.report.html" in modules
+
+
+@pytest.mark.skipif(not find_compiler(), reason="no C compiler")
+def test_native_check_reuses_the_cached_declarations_and_library(tmp_path: Path) -> None:
+    model = tmp_path / "count.pml"
+    model.write_text(_PROMELA)
+    cache = tmp_path / "cache"
+    code, first = _check_in_process([str(model), "--backend", "native"], str(cache))
+    assert code == "exit 0" and _loaded(first, "pycparser")  # the declarations parsed once
+    libraries = sorted(p.name for p in cache.glob("m_*.so"))
+    assert len(libraries) == 1 and len(list(cache.glob("ffi_*.py"))) == 1
+    code, second = _check_in_process([str(model), "--backend", "native"], str(cache))
+    assert code == "exit 0"
+    assert not _loaded(second, "pycparser") and not _loaded(second, "cffi.cparser")
+    assert sorted(p.name for p in cache.glob("m_*.so")) == libraries  # the library was hit
+    assert [m for m in _NOT_NEEDED if _loaded(second, m)] == []

@@ -52,9 +52,6 @@ from absmc.kernel.run.memory import machine_memory_mb
 from absmc.kernel.run.options import CheckOptions, Limits, StoreKind, reduces
 from absmc.kernel.run.result import SCHEMA_VERSION, Result
 from absmc.option import defaults
-from absmc.report.dot import to_dot, trace_path
-from absmc.report.html import render_html
-from absmc.report.text import render_result
 
 
 def _store(name: str) -> StoreKind:
@@ -129,6 +126,8 @@ def report_disagreement(e: Disagreement, err: TextIO) -> None:
     """Both contradicting answers of a portfolio on ``err`` (an internal error, exit 4)."""
     echo(err, f"absmc: internal error: {e} (this is a bug in absmc; both answers follow)")
     both = Result("", "auto", (e.holds, e.violated))
+    from absmc.report.text import render_result
+
     render_result(both, console(err))
 
 
@@ -137,6 +136,8 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO, method: str) ->
     concrete one when there are several) of ``--method method``'s result. Raises
     ``UsageError`` when a file cannot be written."""
     if args.html:
+        from absmc.report.html import render_html  # jinja2: only with --html
+
         write_file(args.html, render_html(result.to_json()))
     if args.dot:
         graphs = sorted(result.graphs, key=lambda g: g.get("kind") != "concrete")
@@ -145,6 +146,8 @@ def write_pictures(result: Result, args: CheckArgs, err: TextIO, method: str) ->
             return
         traces = [r.trace for r in result.results if r.verdict == "violated" and r.trace]
         rows = [s.to_json() for s in traces[0].steps] if traces else []
+        from absmc.report.dot import to_dot, trace_path
+
         path = trace_path(graphs[0], rows)
         write_file(args.dot, to_dot(graphs[0], path))
 

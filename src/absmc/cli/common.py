@@ -17,7 +17,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
 import click
 from rich.console import Console
@@ -31,8 +31,10 @@ from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.kernel.run.options import Progress
 from absmc.kernel.run.result import Result, peak_rss_mb
-from absmc.lang.basl import BaslAbstraction
 from absmc.option import Option
+
+if TYPE_CHECKING:
+    from absmc.lang.basl import BaslAbstraction  # its parser (lark) only with --basl
 
 EXIT_USAGE: Final = 2
 EXIT_UNKNOWN: Final = 3

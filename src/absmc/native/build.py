@@ -194,14 +194,38 @@ def kill_compiler(proc: subprocess.Popen[str]) -> None:
 
 @cache
 def ffi() -> Any:
-    """The cffi ``FFI`` instance every loaded library shares (one ``cdef``), made on first use:
-    importing cffi and parsing the declarations takes ~0.1 s, which a run on the Python back end
-    need not pay."""
-    from cffi import FFI
+    """The cffi ``FFI`` instance every loaded library shares (one ``cdef``), made on first use.
 
-    f = FFI()
-    f.cdef(CDEF)
-    return f
+    Parsing :data:`CDEF` needs pycparser (~0.1-0.2 s of imports and parsing per run), so the
+    parsed declarations are cached as cffi's out-of-line ABI module (``ffi_KEY.py`` in
+    :func:`cache_dir`, keyed by the SHA-256 of :data:`CDEF` and cffi's version): a run imports
+    only ``_cffi_backend``. Where the cache cannot be written the declarations are parsed in
+    process (same ``FFI``)."""
+    import importlib.util
+
+    import _cffi_backend  # type: ignore[import-untyped]  # cffi's C part: no stubs
+
+    version = str(getattr(_cffi_backend, "__version__", ""))
+    key = hashlib.sha256((version + "\n" + CDEF).encode()).hexdigest()[:16]
+    name = f"ffi_{key}"
+    path = cache_dir() / f"{name}.py"
+    if not path.exists():
+        from cffi import FFI
+
+        builder = FFI()
+        builder.set_source(name, None)
+        builder.cdef(CDEF)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+                os.replace(builder.compile(tmpdir=tmp), path)
+        except OSError:
+            return builder  # an FFI with the declarations parsed in process
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ffi
 
 
 def _cache_key(cc: str, source: str, opt: str) -> str:

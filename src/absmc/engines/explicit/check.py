@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from absmc.codegen.python import CompiledSystem, compile_system
-from absmc.engines.explicit.ctl import check_ctl
-from absmc.engines.explicit.parallel import run_partitioned
 from absmc.errors import OptionError
 from absmc.ir.ltl import LtlProperty
 from absmc.ir.system import System
@@ -22,8 +20,6 @@ from absmc.kernel.explore.store import (
     Store,
     not_a_proof,
 )
-from absmc.kernel.ltl.ltl import LtlOutcome, ltl_result, search_ltl
-from absmc.kernel.ltl.product import covers_every_state
 from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.replay.trace import command_text, replay
 from absmc.kernel.run.options import (
@@ -35,6 +31,9 @@ from absmc.kernel.run.options import (
 )
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
+if TYPE_CHECKING:  # CTL, LTL and the partitioned search are imported when a run needs them
+    from absmc.kernel.ltl.ltl import LtlOutcome
+
 #: what runs the search (see :mod:`absmc.engines.explicit.native`)
 Backend = Literal["python", "native", "auto"]
 
@@ -42,7 +41,7 @@ Backend = Literal["python", "native", "auto"]
 #: :class:`absmc.native.ltl.NativeLtl`): ``(semantics, property, limits, deadlock) ->
 #: outcome`` (the lasso in labels of ``semantics``), with safety checked on the way, exact
 #: store, no fairness
-LtlSearch = Callable[[CompiledSystem, LtlProperty, Limits, bool], LtlOutcome]
+LtlSearch = Callable[[CompiledSystem, LtlProperty, Limits, bool], "LtlOutcome"]
 
 #: a safety search in place of the Python one beside the product searches (the native back
 #: end's): ``options -> results`` of the selection's safety properties (``None``: it cannot
@@ -119,6 +118,8 @@ def check_explicit(
     else:
         results = _safety(system, options, compiled, selection, workers, ray)
     if selection.ctl:
+        from absmc.engines.explicit.ctl import check_ctl
+
         results += check_ctl(compiled, selection.ctl, options)
     graphs = []
     if options.graph_bound:
@@ -155,6 +156,9 @@ def _linear_time(
     results as before). ``ltl_search``: the product search to use (default
     :func:`~absmc.kernel.ltl.ltl.search_ltl`), ``safety_search`` the safety search (default
     :func:`_safety`)."""
+    from absmc.kernel.ltl.ltl import ltl_result, search_ltl
+    from absmc.kernel.ltl.product import covers_every_state
+
     claim_only = options.ltl is not None
     ltl_results: list[PropertyResult] = []
     met: dict[str, Violation] = {}  # each safety property's first violation in a product
@@ -282,6 +286,8 @@ def _safety(
     process or hash-partitioned over ``workers`` processes or Ray actors."""
     store = make_store(options)
     if workers > 1 or ray is not None:
+        from absmc.engines.explicit.parallel import run_partitioned
+
         outcome, pstats, used = run_partitioned(system, selection, compiled, options, workers, ray)
         extra: dict[str, Any] = {
             "store": "exact",
