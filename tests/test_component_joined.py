@@ -174,7 +174,7 @@ def test_a_test_of_a_lists_contents_is_never_joined(tmp_path: Path) -> None:
     assert bad.extra["cpython"] == "confirmed"
 
 
-ARGUMENTS = '''
+ARGUMENTS = """
 import threading
 
 
@@ -233,7 +233,7 @@ def run_star():
 
 def run_tuple():
     run(reader_tuple)
-'''
+"""
 
 
 @pytest.mark.parametrize("entry", ["run_sum", "run_star", "run_tuple"])
