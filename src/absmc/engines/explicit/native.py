@@ -8,8 +8,8 @@ the start) once it has stored :data:`AUTO_SWITCH_STATES` states *and* the C modu
 small models keep their quick verdicts and pay no compilation, and a Python search that ends
 before the compiler does is not delayed by it (the compiler is killed). ``auto`` stays in Python
 wherever ``native`` would refuse. Either way the paths of violations are replayed on the
-generated-Python back end, so traces are the Python back end's; a search whose values leave 128
-bits (unbounded data) is run again in Python.
+generated-Python back end, so traces are the Python back end's; a search whose values leave the
+C code's widest type (unbounded data; :mod:`absmc.native.wide`) is run again in Python.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from absmc.kernel.explore.por import POR
 from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.explore.store import bitstate_stats, not_a_proof
 from absmc.kernel.ltl.ltl import LtlOutcome
+from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.options import CheckOptions, Limits, Selection
-from absmc.kernel.run.outcome import results_from_outcome
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
@@ -103,7 +103,7 @@ def native_refusal(options: CheckOptions) -> str | None:
         return "no C compiler was found (set CC or install gcc)"
     if options.order != "bfs":
         return "the native back end searches breadth-first only"
-    if options.store not in ("exact", "hash-compact", "bitstate"):
+    if options.store not in ("exact", "hash-compact", "bitstate", "tree"):
         return f"the native back end has no {options.store} store"
     return None
 
@@ -158,7 +158,7 @@ def check_native(
     ``upgrade`` a search still running after :data:`UPGRADE_AFTER_S` has the model compiled at
     :data:`UPGRADE_OPT` beside it and starts again in that code once it is ready. Raises
     ``Unsupported``, ``CompilerError`` (the model cannot be compiled) or ``NativeOverflow``
-    (values beyond 128 bits); the caller decides whether to fall back."""
+    (values beyond the C code's widest type); the caller decides whether to fall back."""
     store: Any = options.store
     threads = workers if workers > 0 else default_workers()
     if sem is None:
@@ -208,6 +208,8 @@ def check_native(
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
     }
+    if run.tree_nodes:  # the tree store's distinct pairs per inner node (pre-order)
+        extra["tree_nodes"] = run.tree_nodes
     if run.reduced is not None:  # absent when no reduction ran
         extra["reductions"] = [POR]
         extra["reduced_states"] = run.reduced
@@ -229,7 +231,7 @@ def check_native(
     )
     semantics = sem.python if outcome.violations else sem
     results = results_from_outcome(
-        semantics, selection, outcome, "explicit", stats, store == "exact", reason
+        semantics, selection, outcome, "explicit", stats, store in ("exact", "tree"), reason
     )
     return Result(system.file or system.name, "explicit", tuple(results))
 
@@ -245,14 +247,18 @@ def check_with_backend(
     """Explicit search on ``backend`` (``workers``: :func:`check_native`'s); ``python(options,
     workers=1)`` runs the Python back end (``workers`` > 1: its hash-partitioned search, which
     ``auto`` runs when the native search cannot serve the options, e.g. ``--order dfs``, or the
-    model, e.g. values past 128 bits). Raises
+    model, e.g. expressions nested past 2,000 levels). Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
     if selection.ltl and not selection.ctl and not options.graph_bound:
         return check_ltl_with_backend(system, options, selection, backend, python, workers)
+    if selection.ctl and not selection.ltl and not options.graph_bound:
+        from absmc.engines.explicit.native_ctl import check_ctl_with_backend
+
+        return check_ctl_with_backend(system, options, selection, backend, python, workers)
     why = native_refusal(options)
     if why is None and (selection.ltl or selection.ctl):
-        why = "the native back end checks no ctl properties"
+        why = "the native back end checks no ctl properties beside ltl ones"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:
@@ -285,13 +291,9 @@ def check_with_backend(
 def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
     """Why the linear-time properties of ``selection`` cannot be searched in C with
     ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
-    one thread, the exact store, no weak fairness and no non-progress cycles."""
+    one thread and the exact store."""
     if not native_available():
         return "no C compiler was found (set CC or install gcc)"
-    if options.fairness == "weak":
-        return "the native back end has no weak fairness (-f) yet"
-    if any(p.name == NON_PROGRESS for p in selection.ltl):
-        return "the native back end has no non-progress cycles (-l) yet"
     if options.store != "exact":
         return f"the native LTL search has no {options.store} store yet"
     return None
@@ -325,8 +327,10 @@ def check_ltl_with_backend(
         return _noted(python(options, workers), f"searched in Python: {why}")
     start = time.monotonic()
     lim = options.limits
-    # every ltl block of the model in one library (the same for each -N NAME)
+    # every ltl block of the model in one library (the same for each -N NAME), with -l the
+    # non-progress property (the model's, or "no progress label: every cycle" without one)
     claims = [p for p in system.ltl if p.name != NON_PROGRESS]
+    claims += [p for p in selection.ltl if p.name == NON_PROGRESS]
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
@@ -365,7 +369,13 @@ def check_ltl_with_backend(
             compiled: CompiledSystem, prop: LtlProperty, limits: Limits, deadlock: bool
         ) -> LtlOutcome:
             return native.search(
-                compiled, prop, limits, options.progress, safety=True, deadlock=deadlock
+                compiled,
+                prop,
+                limits,
+                options.progress,
+                safety=True,
+                deadlock=deadlock,
+                weakly_fair=options.fairness == "weak",
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
