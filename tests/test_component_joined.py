@@ -13,6 +13,8 @@ import pytest
 from absmc.component import ComponentOptions, check_file
 from absmc.component.check import check_semantics
 from absmc.component.machine import ComponentSemantics
+from absmc.component.oracle import explore
+from absmc.component.oracle.runtime import Program
 from absmc.component.program import build_program, load_program
 from absmc.component.stable import stable_attributes
 
@@ -170,6 +172,86 @@ def test_a_test_of_a_lists_contents_is_never_joined(tmp_path: Path) -> None:
     bad = next(r for r in result.results if r.property == "assert")
     assert bad.verdict.value == "violated"
     assert bad.extra["cpython"] == "confirmed"
+
+
+ARGUMENTS = """
+import threading
+
+
+def check(total):
+    assert len(total) == 2, total
+
+
+def check_star(*items):
+    assert len(items) == 1, items
+
+
+def reader_sum(xs, ys, ev):
+    ev.set()
+    check(xs + ys)
+
+
+def reader_star(xs, ys, ev):
+    ev.set()
+    check_star(*xs)
+
+
+def reader_tuple(xs, ys, ev):
+    pair = (xs,)
+    one = ([1],)
+    ev.set()
+    same = pair == one
+    assert same, pair
+
+
+def writer(xs, ev):
+    ev.wait()
+    xs.append(1)
+
+
+def run(reader):
+    xs = [1]
+    ys = [1]
+    ev = threading.Event()
+    ts = [
+        threading.Thread(target=reader, args=(xs, ys, ev)),
+        threading.Thread(target=writer, args=(xs, ev)),
+    ]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def run_sum():
+    run(reader_sum)
+
+
+def run_star():
+    run(reader_star)
+
+
+def run_tuple():
+    run(reader_tuple)
+"""
+
+
+@pytest.mark.parametrize("entry", ["run_sum", "run_star", "run_tuple"])
+def test_an_operand_that_reads_a_shared_list_is_never_joined(tmp_path: Path, entry: str) -> None:
+    """``check(xs + ys)``, ``check_star(*xs)`` and ``pair == one`` (a tuple holding a shared
+    list) read the list the writer appends to: joined to the ``ev.set()`` before them, the
+    append in between (which the real program can do) would be lost and the bug proved
+    absent. The bug is found, its trace re-executed on CPython, and the CPython oracle's
+    exhaustive enumeration agrees."""
+    path = tmp_path / "arguments.py"
+    path.write_text(ARGUMENTS)
+    component = ["reader_sum", "reader_star", "reader_tuple", "writer", "check", "check_star"]
+    result, _ = check_file(path, entry, [], [*component, "run"], ComponentOptions())
+    bad = next(r for r in result.results if r.property == "assert")
+    assert bad.verdict.value == "violated"
+    assert bad.extra["cpython"] == "confirmed"
+    oracle = explore(Program(path, entry))
+    assert oracle.complete and oracle.verdicts["assert"] == "violated"
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 #: the longest run of invisible steps joined to one transition (a local loop may not end)
 MAX_INVISIBLE = 1000
 
+_NONE: frozenset[str] = frozenset()
+
 _HEAP_TYPES = frozenset({list, dict, set, SyncHandle, deque, defaultdict, bytearray})
 
 
@@ -68,11 +70,17 @@ class JoinedSteps:
             self.stable_used = True
             return True
         loc = frame[2]
-        heap = self._heap_type
         op = ins.op
         if op == FOR_NEXT:
             return type(loc[ins.dest]) in (range, tuple, str)
         if op == CALL:
+            # the arguments are computed in this step: a local that an operator uses
+            # (``f(xs + ys)``, ``f(*xs)``, ``f(a < b)``) must be an atom, else computing them
+            # reads a shared object (references passed on as they are read nothing)
+            if ins.attrs is None or not stable_values(
+                ins.attrs, loc, _NONE, self.prog.owned_classes, UNBOUND
+            ):
+                return False
             try:
                 f, args, kwargs = self._piece(ins, loc, fc, kill=False)
             except Exception:
@@ -83,11 +91,11 @@ class JoinedSteps:
             if t is type and f in self.prog.classes:
                 return True
             if t is types.BuiltinFunctionType or t is type:
-                return not any(heap(type(a)) for a in args) and not any(
-                    heap(type(a)) for a in kwargs.values()
+                return not any(self._reaches_heap(a) for a in args) and not any(
+                    self._reaches_heap(a) for a in kwargs.values()
                 )
             return False
-        return all(not heap(type(loc[i])) for i in ins.slots)
+        return all(not self._reaches_heap(loc[i]) for i in ins.slots)
 
     def _stable_reads(self, fc: FuncCode, ins: Instr, loc: list[Any]) -> bool:
         """The piece reads only locals and stable attributes (:func:`stable.stable_values`);
@@ -110,6 +118,14 @@ class JoinedSteps:
         return type(f) is types.FunctionType and id(f) in self.prog.fid_of
 
     def _heap_type(self, t: type) -> bool:
+        return t in _HEAP_TYPES or t in self.prog.owned_classes
+
+    def _reaches_heap(self, v: Any) -> bool:
+        """``v`` is a heap object or a tuple/frozenset holding one (comparing, printing or
+        hashing it reads that object)."""
+        t = type(v)
+        if t is tuple or t is frozenset:
+            return any(self._reaches_heap(x) for x in v)
         return t in _HEAP_TYPES or t in self.prog.owned_classes
 
 

@@ -223,6 +223,11 @@ class ExprTranslator(ComprehensionLoops):
     def pure_builtin(self, name: str) -> bool:
         return name in _PURE_BUILTINS and name not in self.func.__globals__
 
+    def constant_name(self, name: str) -> bool:
+        """A global name a piece may read as a constant: a pure built-in or a component
+        function (as :func:`_thread_local` allows)."""
+        return self.pure_builtin(name) or name in self.component_names
+
     # -- native pieces -----------------------------------------------------------------
     def names_in(self, node: ast.AST) -> tuple[list[str], list[str]]:
         """Locals read and (at statement level) written by ``node``."""
@@ -323,7 +328,7 @@ class ExprTranslator(ComprehensionLoops):
         self.last_attrs = (
             None
             if cells or cell_writes
-            else attr_reads(holder, self.local, self.slot_of, self.pure_builtin, _LOCAL_NODES)
+            else attr_reads(holder, self.local, self.slot_of, self.constant_name, _LOCAL_NODES)
         )
         self.last_kills = tuple(
             self.slot_of[n] for n in reads if self.slot_of.get(n, -1) in self.single
