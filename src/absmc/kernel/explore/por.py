@@ -35,6 +35,9 @@ __all__ = ["POR", "AmpleSets"]
 #: the name of the reduction in ``--json`` statistics (``"reductions"``)
 POR = "partial-order"
 
+#: at most this many candidate ample sets per state (the C search's POR_GROUPS)
+MAX_GROUPS = 120
+
 
 class AmpleSets:
     """The ample-set choice for ``system`` when ``properties`` are checked (their state
@@ -82,13 +85,20 @@ class AmpleSets:
             p = self._chain_proc[label] = self._proc_of_cmd[first]
         return p
 
-    def ample(self, state: State, succ: Successors) -> tuple[Successors, Successors] | None:
-        """``(ample steps, the other steps)`` of ``state`` whose enabled steps are ``succ``, or
-        ``None`` when the state is to be expanded fully (no safe process has an enabled step,
-        or the ample set is all of ``succ``)."""
+    def ample(self, state: State, succ: Successors) -> list[Successors] | None:
+        """The groups of ``state``'s enabled steps ``succ`` in the order pan tries them: one
+        group per process at a safe location (whose condition holds) with an enabled step,
+        youngest first, then the other steps (possibly none); ``None`` when the state is to be
+        expanded fully (no such process, or one process has every step). The search takes the
+        groups in order and stops after the first one that meets the cycle proviso (pan's
+        ``Resume``: a preselected process that fails it makes pan try the next safe one)."""
         if len(succ) < 2:
             return None
+        groups: list[Successors] = []
+        taken: set[int] = set()
         for proc, at, locs in self.rows:
+            if len(groups) == MAX_GROUPS:
+                break
             loc = state[at] if at >= 0 else None
             if loc not in locs:
                 continue
@@ -100,5 +110,9 @@ class AmpleSets:
                 continue
             if len(mine) == len(succ):
                 return None
-            return mine, [s for s in succ if self.process_of(s[0]) != proc]
-        return None
+            groups.append(mine)
+            taken.add(proc)
+        if not groups:
+            return None
+        groups.append([s for s in succ if self.process_of(s[0]) not in taken])
+        return groups
