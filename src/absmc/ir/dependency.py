@@ -543,14 +543,22 @@ class _Context:
 
         for v in reads | writes:
             for who, ev, i in writers.get(v, ()):
-                if who != process and possible(ev) and not excused(v, i):
-                    if not left_behind(who, ev):
-                        return False, []
+                if (
+                    who != process
+                    and possible(ev)
+                    and not excused(v, i)
+                    and not left_behind(who, ev)
+                ):
+                    return False, []
         for v in writes:
             for who, ev, i in readers.get(v, ()):
-                if who != process and possible(ev) and not excused(v, i):
-                    if not left_behind(who, ev):
-                        return False, []
+                if (
+                    who != process
+                    and possible(ev)
+                    and not excused(v, i)
+                    and not left_behind(who, ev)
+                ):
+                    return False, []
             for who, ev, _ in testers.get(v, ()):
                 if who == process or not possible(ev):
                     continue

@@ -502,6 +502,9 @@ class Search:
         split = self.split
         reducing = self.reduce is not None
         on_stack: set[State] = set()  # the states on the stack (when reducing)
+        # a stored state off the stack counts for the proviso only when the store is exact (a
+        # hash-compact or bitstate match may be a state never stored)
+        off_stack_counts = reducing and isinstance(store, ExactStore)
         transitions = 0
         expanded = 0
         deepest = 0
@@ -582,7 +585,7 @@ class Search:
                     self.out.transitions = transitions
                     self.check_state(t, lambda ci=ci: [*cmds, ci])  # type: ignore[misc]
                 if not insert(t):
-                    if reducing and not fresh[-1] and t not in on_stack:
+                    if off_stack_counts and not fresh[-1] and t not in on_stack:
                         fresh[-1] = True
                     continue
                 fresh[-1] = True
@@ -646,9 +649,10 @@ def search(
     expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
     ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.explore.por`; the
-    cycle proviso is applied here: a state whose ample steps do not all reach states inserted
-    after it — new ones, or in BFS with the exact store ones of the next level — is expanded
-    fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
+    cycle proviso, pan's, is applied here: the groups of :meth:`AmpleSets.ample` are taken in
+    order up to the first with a step that reaches a state off the DFS stack — in BFS with the
+    exact store one inserted after the state, with other stores a new one);
+    ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
     """
     s = Search(
         semantics,
