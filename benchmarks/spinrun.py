@@ -164,10 +164,11 @@ def run_absmc(
         str(model),
         "--keep-going",
         "--json",
-        "--no-trail",
     ]
-    if not reduce:
-        args.append("--no-reduce")
+    if source is None:  # an older checkout (--against) knows neither; it never reduces
+        args.append("--no-trail")
+        if not reduce:
+            args.append("--no-reduce")
     for x in defines:
         args += ["-D", x]
     if limit_s is not None:

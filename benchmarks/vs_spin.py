@@ -222,8 +222,10 @@ def main() -> int:
         if model.name == "fischer.pml" and defs == [f"MAXT={2**15}"]:
             fischer_ratio = r_ratio
         if args.against is not None:
-            old = run_absmc(model, defs, source=args.against.resolve())
-            if old.rate > 0 and ours.rate > 0 and ours.search_s >= 0.05:
+            old = run_absmc(model, defs, source=args.against.resolve(), backend=args.backend)
+            if old.error:
+                print(f"{'':28s} against {args.against}: error: {old.error}")
+            elif old.rate > 0 and ours.rate > 0 and ours.search_s >= 0.05:
                 ab.append((label, ours.rate / old.rate))
                 print(
                     f"{'':28s} against {args.against}: {old.rate:9,.0f} states/s, this absmc "

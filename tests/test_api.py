@@ -66,7 +66,7 @@ def test_errors_are_exceptions() -> None:
         absmc.check(GCL_EXAMPLES / "rax.gcl", colour="red")
     with pytest.raises(absmc.UsageError, match="unknown method"):
         absmc.check(GCL_EXAMPLES / "rax.gcl", method="magic")
-    with pytest.raises(absmc.UsageError, match="entry=FUNC"):
+    with pytest.raises(absmc.UsageError, match="needs the entry function"):
         absmc.check(EXAMPLES / "python" / "bank.py")
     with pytest.raises(absmc.UsageError, match="checked as a component"):
         absmc.load(EXAMPLES / "python" / "bank.py")

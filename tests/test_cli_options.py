@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import absmc
 from absmc.cli import check as check_module
 from absmc.cli.args import METHOD_SHARED, PROGRAM, SHARED, CheckArgs, registered_options
 from absmc.cli.methods import method_cli
@@ -20,7 +21,7 @@ from absmc.engines.explicit import ENGINE as EXPLICIT
 from absmc.engines.explicit import ExplicitOptions
 from absmc.ir.system import System
 from absmc.kernel.run.options import CheckOptions
-from absmc.kernel.run.result import Result
+from absmc.kernel.run.result import PropertyResult, Result, Stats, Trace, TraceStep, Verdict
 from absmc.option import Option, defaults
 from tests.conftest import GCL_EXAMPLES, run_cli
 
@@ -28,7 +29,7 @@ RAX = str(GCL_EXAMPLES / "rax.gcl")  # its property 'deadlock' is violated 7 ste
 
 
 def _declared() -> tuple[Option, ...]:
-    return (*SHARED, *METHOD_SHARED, *PROGRAM, *registered_options())
+    return (*SHARED, *METHOD_SHARED, *registered_options())  # the component's among them
 
 
 def test_check_args_are_the_declared_options_with_their_defaults() -> None:
@@ -151,6 +152,81 @@ def test_a_registered_engine_gets_its_option_from_the_command_line() -> None:
     assert method_cli("bounded").build(args) == BoundedOptions(10)
 
 
+@dataclass(frozen=True)
+class CounterOptions:
+    """The second example engine's options: the bound its counter must stay below."""
+
+    bound: int = 10
+
+
+def _counter_check(path: str, options: CheckOptions, own: CounterOptions) -> Result:
+    """A model file of its own (``.counter``: the steps a counter from 0 takes, one number a
+    line): the counter stays below ``own.bound`` (an exhaustive check of a finite run)."""
+    values = [0]
+    for line in Path(path).read_text(encoding="utf-8").split():
+        values.append(values[-1] + int(line))
+    first = next((k for k, v in enumerate(values) if v >= own.bound), None)
+    verdict = Verdict.HOLDS if first is None else Verdict.VIOLATED
+    steps = [TraceStep(k, {"c": v}) for k, v in enumerate(values[: (first or 0) + 1])]
+    trace = Trace(tuple(steps), replayed=True) if first is not None else None
+    stats = Stats(len(values), len(values) - 1, len(values) - 1)
+    reason = (
+        "the run ends below the bound" if first is None else f"c >= {own.bound} at step {first}"
+    )
+    return Result(
+        path,
+        "counter",
+        (PropertyResult("below", "invariant", "counter", verdict, reason, stats, trace),),
+    )
+
+
+#: a second example, an engine that reads its model files itself (as the component checker
+#: reads .py programs): one registry entry with ``files``
+COUNTER = Engine(
+    name="counter",
+    options_type=CounterOptions,
+    capabilities=Capabilities(),
+    description="an example: a counter's run read from a .counter file",
+    check=_counter_check,
+    options=(
+        Option(
+            "counter_bound",
+            ("--counter-bound",),
+            "[.counter] The bound the counter stays below.",
+            default=10,
+            kind="int",
+            metavar="N",
+            group="Counters (.counter)",
+        ),
+    ),
+    build_options=lambda values: CounterOptions(values["counter_bound"]),
+    files=(".counter",),
+    files_text="counters (.counter)",
+)
+
+
+def test_an_engine_that_reads_its_own_files_is_one_registry_entry(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(registry, "ENGINES", (*registry.ENGINES, COUNTER))
+    monkeypatch.setattr(check_module, "check_command", check_module.make_check_command())
+    help_text = run_cli("check", "--help").out
+    assert "--counter-bound N" in help_text.split("Counters (.counter):")[1]
+    model = tmp_path / "run.counter"
+    model.write_text("3\n4\n5\n", encoding="utf-8")  # 0, 3, 7, 12
+    low = run_cli("check", str(model), "--json")  # the default bound, 10: exceeded at step 3
+    assert low.code == 1 and _verdicts(low.out) == {"below": "violated"}
+    assert len(json.loads(low.out)["results"][0]["trace"]) == 4
+    high = run_cli("check", str(model), "--counter-bound", "13", "--json")
+    assert high.code == 0 and _verdicts(high.out) == {"below": "holds"}
+    assert json.loads(high.out)["method"] == "counter"
+    other = run_cli("check", RAX, "--counter-bound", "13", "--no-trail")
+    assert other.code == 2 and "--counter-bound applies to counters (.counter)" in other.err
+    wrong = run_cli("check", str(model), "--method", "under")
+    assert wrong.code == 2 and "checked by --method counter" in wrong.err
+    assert absmc.check(model, bound=4).verdict == "violated"  # the API chooses it too
+
+
 @pytest.mark.usefixtures("bounded_registered")
 def test_a_registered_engine_cannot_redeclare_a_shared_option(
     monkeypatch: pytest.MonkeyPatch,
@@ -178,7 +254,6 @@ _POR_MODEL = (  # three independent loops: SPIN's partial-order reduction stores
 
 
 def test_reduce_has_one_default_for_models_and_one_for_programs(tmp_path: Path) -> None:
-    import absmc
     from absmc.cli.args import declared
     from absmc.cli.check import check_options
     from absmc.component import ComponentOptions
@@ -205,7 +280,6 @@ def test_reduce_has_one_default_for_models_and_one_for_programs(tmp_path: Path) 
 
 
 def test_a_program_reduces_only_when_asked(tmp_path: Path) -> None:
-    import absmc
 
     path = tmp_path / "two.py"
     path.write_text(
@@ -238,6 +312,7 @@ def test_a_programs_options_are_declared_in_the_component_package() -> None:
     from absmc.component.options import OPTIONS
 
     assert PROGRAM is OPTIONS  # the CLI lists the component checker's declarations
+    assert registry.get("component").options is OPTIONS  # as the component engine's options
     granularity = next(o for o in OPTIONS if o.name == "granularity")
     assert granularity.default == ComponentOptions().granularity
     probe = (

@@ -162,7 +162,8 @@ def test_method_specific_options_are_refused_for_other_methods() -> None:
         (CheckArgs(model=RAX, store="range"), "--store range applies to --method under only"),
         (
             CheckArgs(model=RAX, method="types", predicates=("w1 == 0",)),
-            "--predicate applies to --method under, --method fourvalued and --method symbolic",
+            "--predicate applies to --method under, --method fourvalued, --method symbolic and "
+            "Python programs (.py)",
         ),
     ]:
         out, err = _streams()

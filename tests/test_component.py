@@ -13,6 +13,7 @@ import pytest
 
 from absmc.component import ComponentOptions, Unsupported, check_file
 from absmc.component.trace import replay
+from absmc.kernel.replay.trace import ReplayError, replay_path
 from absmc.kernel.run.result import Verdict
 
 from .conftest import EXAMPLES, run_cli
@@ -88,6 +89,25 @@ def test_trace_replays_to_the_same_violation() -> None:
     again = replay(sem, "assert", [int(x) for x in labels if x is not None])
     assert again.note == r.trace.note
     assert "bank.py:33" in (again.note or "")
+
+
+def test_the_kernels_one_replay_checks_a_components_trace() -> None:
+    """The component's replay is the kernel's (``replay_path``, the model interface only): with
+    its default rows the same states come back; a path cut before its failing step, or claimed
+    as a deadlock, is refused."""
+    result, sem = check_file(
+        PY / "bank.py", "run", [], ["Account"], ComponentOptions(granularity="access")
+    )
+    r = next(r for r in result.results if r.property == "assert")
+    assert r.trace is not None
+    path = [int(s.command_index) for s in r.trace.steps[1:] if s.command_index is not None]
+    plain = replay_path(sem, "assert", path)
+    assert [s.state for s in plain.steps] == [s.state for s in r.trace.steps]
+    assert plain.note == r.trace.note and plain.replayed
+    with pytest.raises(ReplayError, match="does not violate 'assert'"):
+        replay_path(sem, "assert", path[:-1])
+    with pytest.raises(ReplayError, match="deadlock trace has a successor"):
+        replay_path(sem, "no-deadlock", path[:-1])
 
 
 def test_bitstate_store_never_proves() -> None:

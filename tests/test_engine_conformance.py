@@ -1,8 +1,9 @@
 """One conformance suite for every registered engine (issue 9, item 6).
 
-Every engine in :data:`absmc.engines.registry.ENGINES` (a new one joins automatically) runs on
-one table of small finite models with known verdicts, established by exhaustive explicit search
-and written here as literals. An engine may answer ``unknown`` or refuse (through the registry)
+Every engine of a System in :data:`absmc.engines.registry.ENGINES` (a new one joins
+automatically; :func:`~absmc.engines.registry.model_engines`) runs on one table of small finite
+models with known verdicts, established by exhaustive explicit search and written here as
+literals. An engine may answer ``unknown`` or refuse (through the registry)
 a model feature it does not support, but it never contradicts the table, every
 ``violated`` carries a trace replayed on the concrete semantics, and its ``unknown`` answers
 stay within its ceiling (:data:`UNKNOWN_CEILING`: an engine deciding less than it did fails).
@@ -183,7 +184,7 @@ def _agrees(engine: AnyEngine, case: Case, result: Result | CapabilityError) -> 
             assert engine.capabilities.proves
 
 
-@pytest.mark.parametrize("engine", registry.ENGINES, ids=lambda e: e.name)
+@pytest.mark.parametrize("engine", registry.model_engines(), ids=lambda e: e.name)
 def test_engine_never_contradicts_the_table_and_decides_enough(engine: AnyEngine) -> None:
     """Every case (but an engine's known bugs and undecided cases): no contradiction, and no
     more ``unknown`` answers in all than :data:`UNKNOWN_CEILING` allows the engine."""

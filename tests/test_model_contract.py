@@ -169,5 +169,35 @@ def test_wrappers_derive_from_the_model_wrapper() -> None:
     assert {"initial_states", "step", "valid_end"}.isdisjoint(vars(StutterWhere))
 
 
+def test_the_ltl_product_takes_any_model() -> None:
+    """The product reads the model interface only: over a Python component (no System) with a
+    one-state automaton whose guard holds everywhere, each state's product steps are its
+    steps, and its deadlocks stutter."""
+    from absmc.ir.expr import TRUE
+    from absmc.ir.ltl import Automaton, Edge
+    from absmc.kernel.ltl.product import STUTTER, ProductSemantics, decode
+
+    base = _component()
+    always = Automaton(0, ((Edge(0, TRUE),),), frozenset({0}))
+    product = ProductSemantics(base, always, lambda _g: lambda _s: True)
+    with base.guarded():  # type: ignore[attr-defined]
+        frontier, seen, stutters = [product.initial], set(), 0
+        while frontier and len(seen) < 200:
+            ps = frontier.pop()
+            if ps in seen:
+                continue
+            seen.add(ps)
+            steps, _ = product.successors(ps)
+            base_steps, _ = base.successors(ps[:-1])
+            if not base_steps:
+                stutters += 1
+                assert [decode(lab, 1)[0] for lab, _ in steps] == [STUTTER]
+                continue
+            assert [(decode(lab, 1)[0], t[:-1]) for lab, t in steps] == list(base_steps)
+            frontier += [t for _, t in steps]
+        base.restore()  # type: ignore[attr-defined]
+    assert len(seen) > 10 and stutters >= 1  # the philosophers reach their deadlock
+
+
 def test_the_component_model_has_no_system() -> None:
     assert not hasattr(_component(), "system")

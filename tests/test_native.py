@@ -23,8 +23,6 @@ pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
 
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
-#: corpus models whose channel fields pack into more than 128 bits: searched in Python
-WIDE = {"leader0.pml"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
@@ -35,15 +33,12 @@ def test_native_search_gives_spins_states_and_verdicts(row: dict[str, str]) -> N
     expected = "violated" if int(row["errors_c0"]) > 0 else "holds"
     assert res["verdict"] == expected and code == (1 if expected == "violated" else 0)
     extra = res["results"][0]["stats"]
-    if row["file"] in WIDE:
-        assert extra["native_fallback"].startswith("searched in Python: the range of")
-        assert extra["native_fallback"].endswith("is wider than 128 bits")
-    else:
-        assert extra["backend"] == "native"
-        if int(row["spin_o1_states"]) > 10_000:
-            # the packed state and ~20 bytes of table, parent id and label (sort.pml: 128-byte
-            # states, seven 80-bit channels)
-            assert extra["bytes_per_state"] <= max(64, extra["state_vector_bytes"] + 24)
+    # every model in C, leader0.pml's five 160-bit channels too
+    assert extra["backend"] == "native" and "native_fallback" not in extra
+    if int(row["spin_o1_states"]) > 10_000:
+        # the packed state and ~20 bytes of table, parent id and label (sort.pml: 128-byte
+        # states, seven 80-bit channels)
+        assert extra["bytes_per_state"] <= max(64, extra["state_vector_bytes"] + 24)
 
 
 def _traces(res: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-"""Values wider than 64 bits in the native back end (``__int128``, two slots per variable):
-every operator on wide values agrees with the generated-Python back end (exact integers), a
-corpus model whose channel packs into 80 bits searches in C with SPIN's counts, and a value
-needing more than 128 bits still falls back to Python."""
+"""Values wider than 64 bits in the native back end (``__int128``, two slots per variable; past
+128 bits ``big_t``, several words per variable): every operator on wide values agrees with the
+generated-Python back end (exact integers), corpus models whose channels pack into 80 and 160
+bits search in C with SPIN's counts, and a model with 131-bit values searches in C."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from absmc.codegen.plan import op_interval
 from absmc.codegen.python import compile_system
-from absmc.ir.expr import Const, Expr, Op, Var
+from absmc.ir.expr import Const, Expr, Op, Var, substitute
 from absmc.ir.sorts import BOOL, RangeSort
 from absmc.ir.system import Command, Process, System, Variable, make_system
 from absmc.native import NativeSemantics
-from absmc.native.cgen import Unsupported, layout
+from absmc.native.cgen import layout
 
 from .conftest import SHARED
 from .native_helpers import cli_json, needs_native
@@ -75,18 +76,26 @@ EXPRS: list[tuple[str, Expr]] = [
 ]
 
 
-def _system() -> System:
+#: the same sorts past 128 bits (``big_t``): 202-bit operands, 252-bit results, a 190-bit wrap
+HUGE = (RangeSort(-(1 << 200), 1 << 200), RangeSort(-(1 << 250), 1 << 250))
+HUGE_WRAP = RangeSort(-(1 << 189), (1 << 189) - 1, overflow="wrap")
+
+
+def _system(wide: RangeSort = WIDE, result: RangeSort = RESULT, wrap: RangeSort = WRAP) -> System:
     variables = [
-        Variable("a", WIDE, 0),
-        Variable("b", WIDE, 0),
+        Variable("a", wide, 0),
+        Variable("b", wide, 0),
         Variable("n", NARROW, 0),
         Variable("s", COUNT, 0),
-        Variable("r", RESULT, 0),
+        Variable("r", result, 0),
         Variable("f", BOOL, 0),
-        Variable("w", WRAP, 0),
+        Variable("w", wrap, 0),
     ]
-    # a process per command: a step that leaves 128 bits sends only its own process to Python
-    commands = [Command(f"P{k}", Const(1, BOOL), ((x, e),)) for k, (x, e) in enumerate(EXPRS)]
+    # a process per command: a step whose value leaves the C types sends only its own
+    # process to Python
+    a, b = Var("a", wide), Var("b", wide)
+    exprs = [(x, substitute(e, {"a": a, "b": b})) for x, e in EXPRS]
+    commands = [Command(f"P{k}", Const(1, BOOL), ((x, e),)) for k, (x, e) in enumerate(exprs)]
     processes = [Process(f"P{k}") for k in range(len(EXPRS))]
     return make_system(variables, processes, commands, name="wide")
 
@@ -112,16 +121,19 @@ def test_layout_gives_wide_variables_two_slots_and_a_field_across_two_words() ->
     assert all(-(1 << 63) <= x < (1 << 63) for x in slots)
 
 
-def test_every_operator_on_wide_values_agrees_with_python() -> None:
-    system = _system()
+@pytest.mark.parametrize("huge", [False, True], ids=["int128", "big"])
+def test_every_operator_on_wide_values_agrees_with_python(huge: bool) -> None:
+    wide = HUGE[0] if huge else WIDE
+    system = _system(*HUGE, HUGE_WRAP) if huge else _system()
     nat = NativeSemantics(system, (), opt="-O0")
+    assert ("b_load(v + " in nat.source) == huge  # variables of more than two words
     py = compile_system(system, ())
     rng = random.Random(14)
     checked = 0
     for _ in range(120):
         state = (
-            _value(rng, WIDE),
-            _value(rng, WIDE),
+            _value(rng, wide),
+            _value(rng, wide),
             rng.randint(-1000, 1000) if rng.randrange(4) else 0,
             rng.randint(-3, 140),
             0,
@@ -137,21 +149,79 @@ def test_every_operator_on_wide_values_agrees_with_python() -> None:
         psteps, pfails = py.successors(state)
         assert [t for _, t in steps] == [t for _, t in psteps]
         assert [f.message for f in fails] == [f.message for f in pfails]
-    # most steps computed in C (ovf past 128 bits, or a failure's value past 64 bits, in Python)
+    # most steps computed in C (ovf past the C type, or a failure's value past 64 bits, in
+    # Python)
     assert nat.fallbacks < checked // 4
     assert py.step(5, (0, 0, 0, 0, 0, 0, 0))[1][0].message == "division by zero"
 
 
-def test_a_value_beyond_128_bits_falls_back_to_python(tmp_path: Path) -> None:
+def test_a_big_field_spans_words_and_round_trips() -> None:
+    lay = layout(_system(*HUGE, HUGE_WRAP))
+    a, r, w = lay.fields[0], lay.fields[4], lay.fields[6]
+    assert (a.width, a.words, r.width, r.words, w.words) == (202, 4, 252, 4, 3)
+    assert a.shift == 0 and lay.slots == 4 + 4 + 1 + 1 + 4 + 1 + 3
+    state = (-(1 << 200), (1 << 200) - 7, -5, 3, -(1 << 250), 1, (1 << 189) - 1)
+    slots = lay.to_slots(state)
+    assert slots is not None and lay.from_slots(slots) == state
+    assert all(-(1 << 63) <= x < (1 << 63) for x in slots)
+    assert lay.to_slots((1 << 255, *state[1:])) is None  # past the field's four words
+
+
+def test_right_shift_intervals_hold_for_operands_past_128_bits() -> None:
+    # a count up to 200 shifts a 160-bit value to 0: its range checks rely on this
+    assert op_interval(">>", [(1 << 150, 1 << 160), (0, 200)]) == (0, 1 << 160)
+    assert op_interval(">>", [(-(1 << 160), -(1 << 150)), (0, 200)]) == (-(1 << 160), -1)
+
+
+def test_values_beyond_128_bits_search_in_c(tmp_path: Path) -> None:
     model = tmp_path / "huge.gcl"
     big = 1 << 130
     model.write_text(f"var x : 0..{big};\nprocess P {{ x < {big} -> x := x + {1 << 128}; }}\n")
     code, res = cli_json("check", str(model), "--backend", "native")
     stats = res["results"][0]["stats"]
     assert code == 1 and res["verdict"] == "violated"  # a deadlock at x = 4 * 2^128
-    assert stats["states"] == 5 and "wider than 128 bits" in stats["native_fallback"]
-    with pytest.raises(Unsupported):
-        layout(make_system([Variable("x", RangeSort(0, big))], [Process("P")], []))
+    assert stats["states"] == 5 and stats["backend"] == "native"
+    assert "native_fallback" not in stats
+    assert res["results"][0]["trace"][-1]["state"]["x"] == big
+
+
+#: a channel of 12 two-byte messages packs into 192 bits; the receiver's assertion fails when
+#: the sender has filled the channel before the first receive
+CHANNEL_192 = """
+chan c = [12] of { byte, byte };
+byte got;
+active proctype sender() {
+    byte i = 0;
+    do
+    :: i < 14 -> c!i,255-i; i++
+    :: i >= 14 -> break
+    od
+}
+active proctype receiver() {
+    byte x, y;
+    do
+    :: c?x,y -> assert(x + y == 255 && (x > 0 || len(c) < 11)); got++
+    od
+}
+"""
+
+
+def test_a_192_bit_channel_gives_the_same_verdict_and_counts_in_c_and_python(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "chan192.pml"
+    model.write_text(CHANNEL_192)
+    res = {}
+    for backend in ("native", "python"):
+        code, out = cli_json("check", str(model), "--backend", backend, "--keep-going")
+        res[backend] = (code, [(r["property"], r["verdict"]) for r in out["results"]], out)
+    (nc, nv, nat), (pc, pv, py) = res["native"], res["python"]
+    assert nc == pc == 1 and nv == pv and ("assert@14", "violated") in nv
+    for a, b in zip(nat["results"], py["results"], strict=True):
+        assert a["stats"]["states"] == b["stats"]["states"] > 100
+        assert a["stats"]["transitions"] == b["stats"]["transitions"]
+    stats = nat["results"][0]["stats"]
+    assert stats["backend"] == "native" and "native_fallback" not in stats
 
 
 def test_sort_pml_searches_in_c_with_spins_counts() -> None:
@@ -162,6 +232,16 @@ def test_sort_pml_searches_in_c_with_spins_counts() -> None:
     assert code == 0 and res["verdict"] == "holds"
     assert stats["backend"] == "native" and "native_fallback" not in stats
     assert stats["states"] == _spin_states("sort.pml")
+
+
+def test_leader0_with_160_bit_channels_searches_in_c_with_spins_counts() -> None:
+    if not CORPUS.exists():
+        pytest.skip("../shared/benchmarks/promela is not available")
+    code, res = cli_json("check", str(CORPUS / "leader0.pml"), "--backend", "native")
+    stats = res["results"][0]["stats"]
+    assert code == 0 and res["verdict"] == "holds"
+    assert stats["backend"] == "native" and "native_fallback" not in stats
+    assert stats["states"] == _spin_states("leader0.pml") == 15779
 
 
 def _spin_states(model: str) -> int:

@@ -266,7 +266,7 @@ def test_a_python_programs_check_writes_its_page(tmp_path: Path) -> None:
     bank = str(EXAMPLES / "python" / "bank.py")
     args = ("--entry", "run", "--component", "Account", "--granularity", "access")
     r = run_cli("check", bank, *args, "--html", str(page), "--dot", str(dot))
-    assert r.code == 1 and "a Python program's check drew no state graph" in r.err
+    assert r.code == 1 and "--method component drew no state graph" in r.err
     text = page.read_text(encoding="utf-8")
     assert "Counterexample for" in text and text.count('class="step"') >= 5
     assert "of a Python program, has none" in " ".join(text.split())

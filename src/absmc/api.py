@@ -94,26 +94,37 @@ def check(
     ``--predicate``: added to the model's seed predicates) and the fields of the method's own
     options dataclass (e.g. ``backend="python"`` for ``explicit``). A ``.py`` program takes
     ``entry`` (the function's name), ``component`` (a name, ``"A,B"`` or a list), ``args``
-    (the entry's arguments) and the fields of :class:`~absmc.component.ComponentOptions`.
+    (the entry's arguments) and the fields of
+    :class:`~absmc.engines.component.ProgramOptions` (``granularity``, ``abstraction``,
+    ``env_choices``, ...); it is checked by the component engine (``method`` ``component``).
     ``reduce`` (a model's file name only; default ``True``, as ``absmc check``): load it with
     the front end's reductions (:func:`load`).
 
     Raises ``UsageError`` for an unknown method, option or property, ``ModelError`` for an
     error in the model, ``OSError`` for a file that cannot be read."""
-    if not isinstance(model, System) and os.fspath(model).endswith(".py"):
-        return _check_program(os.fspath(model), timeout, options)
     from absmc.engines import registry
 
-    engine = registry.get(method)
-    reduce = reduces(options.pop("reduce", None))  # a System has its reductions built in
-    system = model if isinstance(model, System) else load(model, defines, reduce)
     name = "<model>" if isinstance(model, System) else os.fspath(model)
-    texts = options.get("predicates")
-    if isinstance(texts, str) or (
-        isinstance(texts, Sequence) and texts and all(isinstance(t, str) for t in texts)
-    ):
-        del options["predicates"]
-        system = _with_predicates(system, [texts] if isinstance(texts, str) else list(texts))
+    chosen_method = None if method == "explicit" else method
+    engine = (
+        registry.get(method)
+        if isinstance(model, System)
+        else registry.for_file(name, chosen_method)
+    )
+    # a System has its reductions built in; a program reduces only when asked
+    reduce = reduces(options.pop("reduce", None), program=engine.reads_files)
+    checked: System | str = name
+    if engine.reads_files:
+        options = _program_options(options)
+    else:
+        system = model if isinstance(model, System) else load(model, defines, reduce)
+        texts = options.get("predicates")
+        if isinstance(texts, str) or (
+            isinstance(texts, Sequence) and texts and all(isinstance(t, str) for t in texts)
+        ):
+            del options["predicates"]
+            system = _with_predicates(system, [texts] if isinstance(texts, str) else list(texts))
+        checked = system
     limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
     common = {k: options.pop(k) for k in _COMMON & set(options)}
     common["reduce"] = reduce  # partial-order reduction with the front end's, as absmc check
@@ -125,7 +136,7 @@ def check(
     own = engine.options_type(**options)
     chosen = _names(properties)
     opts = CheckOptions(properties=list(chosen) if chosen else None, limits=limits, **common)
-    result = registry.run(engine, system, opts, own)
+    result = registry.run(engine, checked, opts, own)
     return dataclasses.replace(result, model=name)
 
 
@@ -142,20 +153,16 @@ def _with_predicates(system: System, texts: Sequence[str]) -> System:
     return system.with_(predicates=system.predicates + extra)
 
 
-def _check_program(path: str, timeout: float | None, options: dict[str, Any]) -> Result:
-    """``check`` of a ``.py`` program (:func:`absmc.component.check_file`)."""
-    from absmc.component import ComponentOptions, check_file
-
-    entry = options.pop("entry", None)
-    component = _names(options.pop("component", None))
-    args = tuple(options.pop("args", ()))
-    if not entry or not component:
-        raise UsageError(f"{path}: a Python program needs entry=FUNC and component=NAMES")
-    known = {f.name for f in dataclasses.fields(ComponentOptions)}
-    unknown = sorted(set(options) - known - _LIMITS)
-    if unknown:
-        raise UsageError(f"check() got unknown options {', '.join(unknown)} for a program")
-    limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
-    opts = ComponentOptions(**{"limits": limits, **options})
-    result, _ = check_file(path, entry, args, component, opts)
-    return result
+def _program_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``check``'s keywords for a ``.py`` program in the component engine's terms: ``component``
+    as a tuple of names, ``args`` as a tuple, ``predicates`` as a tuple of expressions."""
+    out = dict(options)
+    if "component" in out:
+        out["component"] = _names(out["component"]) or ()
+    if "args" in out:
+        out["args"] = tuple(out["args"])
+    if isinstance(out.get("predicates"), str):
+        out["predicates"] = (out["predicates"],)
+    elif "predicates" in out:
+        out["predicates"] = tuple(out["predicates"])
+    return out

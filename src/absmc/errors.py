@@ -15,6 +15,11 @@ class UsageError(Exception):
     """absmc was asked for something it cannot do with this input (exit 2, one line)."""
 
 
+class LoadTimeout(Exception):
+    """Loading the model (a front end, or the import of a Python program) took longer than the
+    run's time limit: the verdict is unknown (exit 3); the message says what was loading."""
+
+
 class OptionError(UsageError):
     """An option value that does not fit the model (unknown property, bad binding, ...).
 

@@ -18,7 +18,6 @@ import click
 from absmc.cli.args import (
     DFS_DEPTH_BOUND,
     METHOD_SHARED,
-    PROGRAM,
     SHARED,
     CheckArgs,
     flag_of,
@@ -42,11 +41,10 @@ from absmc.cli.common import (
     load,
     write_file,
 )
-from absmc.cli.component import PY_SUFFIXES, run_component
-from absmc.cli.methods import all_params, method_cli, owners
+from absmc.cli.methods import all_params, method_cli, owners_text
 from absmc.cli.replay import trail_path, trails_off, write_trail
 from absmc.engines import registry
-from absmc.engines.engine import STORES
+from absmc.engines.engine import STORES, AnyEngine
 from absmc.engines.portfolio import Disagreement
 from absmc.errors import UsageError
 from absmc.ir.system import System
@@ -80,11 +78,16 @@ def default_max_memory_mb() -> float | None:
     return round(total * 0.8) if total is not None else None
 
 
-def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOptions:
-    """The options shared by every method (a method's own store counts as ``exact``)."""
+def check_options(
+    args: CheckArgs, progress: ProgressLine | None, program: bool = False
+) -> CheckOptions:
+    """The options shared by every method (a method's own store counts as ``exact``). With
+    ``program`` (a Python program's check) ``--order`` and ``--reduce`` not given mean
+    depth-first (it finds bugs in far fewer states, docs/component.md) and no reduction."""
+    order = args.order if args.order is not None else ("dfs" if program else "bfs")
     return CheckOptions(
         properties=list(args.properties) or None,
-        order="dfs" if args.order == "dfs" else "bfs",
+        order="dfs" if order == "dfs" else "bfs",
         store=_store(args.store),
         bitstate_bits=args.bitstate_bits,
         hash_functions=args.hash_functions,
@@ -101,27 +104,23 @@ def check_options(args: CheckArgs, progress: ProgressLine | None) -> CheckOption
         ltl=args.ltl,
         fairness="weak" if args.fairness == "weak" else "none",
         non_progress=args.non_progress,
-        reduce=reduces(args.reduce),
+        reduce=reduces(args.reduce, program=program),
     )
 
 
-def _refuse_foreign(args: CheckArgs) -> None:
-    """Raise ``UsageError`` for a method-specific argument or store the method does not take."""
-    mine = method_cli(args.method)
+def _refuse_foreign(args: CheckArgs, engine: AnyEngine) -> None:
+    """Raise ``UsageError`` for a method-specific argument or store ``engine`` does not
+    take."""
+    mine = method_cli(engine.name)
     for param in sorted(all_params() - mine.params):
         if not args.is_default(param):
-            methods = [f"--method {m}" for m in owners(param)]
-            which = (
-                f"{', '.join(methods[:-1])} and {methods[-1]}" if len(methods) > 1 else methods[0]
-            )
-            raise UsageError(f"{flag_of(param)} applies to {which}")
+            flag = "ARGS" if param == "entry_args" else flag_of(param)
+            raise UsageError(f"{flag} applies to {owners_text(param)}")
     if args.store not in STORES and args.store not in mine.stores:
-        which = " and --method ".join(
-            n for n in registry.names() if args.store in method_cli(n).stores
-        )
-        if not which:
-            raise UsageError(f"--store {args.store} applies to Python programs (.py) only")
-        raise UsageError(f"--store {args.store} applies to --method {which} only")
+        takers = [e for e in registry.ENGINES if args.store in method_cli(e.name).stores]
+        alike = [e for e in takers if e.reads_files == engine.reads_files]
+        which = " and ".join(e.where() for e in alike or takers)
+        raise UsageError(f"--store {args.store} applies to {which} only")
 
 
 def report_disagreement(e: Disagreement, err: TextIO) -> None:
@@ -131,18 +130,16 @@ def report_disagreement(e: Disagreement, err: TextIO) -> None:
     render_result(both, console(err))
 
 
-def write_pictures(result: Result, args: CheckArgs, err: TextIO) -> None:
+def write_pictures(result: Result, args: CheckArgs, err: TextIO, method: str) -> None:
     """``--html FILE`` (the report page) and ``--dot FILE`` (the explored state graph, the
-    concrete one when there are several). Raises ``UsageError`` when a file cannot be
-    written."""
+    concrete one when there are several) of ``--method method``'s result. Raises
+    ``UsageError`` when a file cannot be written."""
     if args.html:
         write_file(args.html, render_html(result.to_json()))
     if args.dot:
         graphs = sorted(result.graphs, key=lambda g: g.get("kind") != "concrete")
         if not graphs:
-            who = "a Python program's check" if args.model.endswith(PY_SUFFIXES) else None
-            who = who or f"--method {args.method}"
-            echo(err, f"absmc: note: {who} drew no state graph; {args.dot} not written")
+            echo(err, f"absmc: note: --method {method} drew no state graph; {args.dot} not written")
             return
         traces = [r.trace for r in result.results if r.verdict == "violated" and r.trace]
         rows = [s.to_json() for s in traces[0].steps] if traces else []
@@ -170,40 +167,41 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
 
     def body() -> int:
-        if args.model.endswith(PY_SUFFIXES):
-            limits = check_options(args, None).limits
-            return run_component(args, limits, out, err, lambda r: write_pictures(r, args, err))
-        for flag, field in _PROGRAM_ONLY:
-            if not args.is_default(field):
-                raise UsageError(f"{flag} applies to Python programs (.py) only")
-        engine = registry.get(args.method)
-        _refuse_foreign(args)
+        method = None if args.is_default("method") else args.method
+        engine = registry.for_file(args.model, method)
+        _refuse_foreign(args, engine)
         for flag, target in (("--html", args.html), ("--dot", args.dot), ("--trail", args.trail)):
             folder = Path(target).parent if target else None
             if folder is not None and not folder.is_dir():  # say so before the search
                 raise UsageError(f"{flag} {target}: no folder '{folder}' to write it in")
-        try:
-            loaded = load(args.model, args.defines, args.timeout, reduce=reduces(args.reduce))
-        except (LoadTimeout, KeyboardInterrupt) as e:
-            if not args.as_json:
-                raise
-            # nothing was checked: no property results, the whole run is unknown
-            why = str(e) if isinstance(e, LoadTimeout) else "interrupted while loading the model"
-            echo(err, f"absmc: {why} (verdict unknown)")
-            payload = {"schema_version": SCHEMA_VERSION, "model": args.model}
-            payload |= {"method": args.method, "verdict": "unknown"}
-            echo(out, json.dumps({**payload, "results": [], "notes": [why]}))
-            return EXIT_UNKNOWN
-        system = add_predicates(loaded, args.predicates)
-        automata = _automata(system, args) if args.show_automaton is not None else {}
+        model: System | str = args.model  # an engine that reads its files takes the name
+        automata: dict[str, str] = {}
+        if not engine.reads_files:
+            try:
+                loaded = load(args.model, args.defines, args.timeout, reduce=reduces(args.reduce))
+            except (LoadTimeout, KeyboardInterrupt) as e:
+                if not args.as_json:
+                    raise
+                # nothing was checked: no property results, the whole run is unknown
+                why = (
+                    str(e) if isinstance(e, LoadTimeout) else "interrupted while loading the model"
+                )
+                echo(err, f"absmc: {why} (verdict unknown)")
+                payload = {"schema_version": SCHEMA_VERSION, "model": args.model}
+                payload |= {"method": engine.name, "verdict": "unknown"}
+                echo(out, json.dumps({**payload, "results": [], "notes": [why]}))
+                return EXIT_UNKNOWN
+            model = add_predicates(loaded, args.predicates)
+            automata = _automata(model, args) if args.show_automaton is not None else {}
         if not args.as_json:
             for name, text in automata.items():
                 echo(out, f"// violation automaton of '{name}'\n{text}")
-        own = method_cli(args.method).build(args)
+        own = method_cli(engine.name).build(args)
         show = args.progress if args.progress is not None else err.isatty()
         line = ProgressLine(err) if show else None
         try:
-            result = registry.run(engine, system, check_options(args, line), own)
+            opts = check_options(args, line, program=engine.reads_files)
+            result = registry.run(engine, model, opts, own)
         except Disagreement as e:
             report_disagreement(e, err)
             if args.as_json:
@@ -217,18 +215,16 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
             shown = [f"violation automaton of '{n}':\n{t}" for n, t in automata.items()]
             result = dataclasses.replace(result, notes=(*result.notes, *shown))
         trail = None
-        if not (args.no_trail or trails_off()) or args.trail is not None:
+        # a trail replays on a System: not for an engine that reads its own files
+        wanted = not (args.no_trail or trails_off()) or args.trail is not None
+        if wanted and not engine.reads_files:
             where = args.trail if args.trail is not None else trail_path(args.model)
             trail = write_trail(result, args.defines, args.fairness, where, err)
         emit(result, args.as_json, out, show_iterations=args.table, trail=trail)
-        write_pictures(result, args, err)
+        write_pictures(result, args, err, engine.name)
         return result.exit_code
 
     return guarded(body, err, debug, out if args.as_json else None)
-
-
-#: the arguments of a component check (a .py program), refused for models
-_PROGRAM_ONLY = (("ARGS", "entry_args"), *((o.flag, o.name) for o in PROGRAM))
 
 
 def _method_help() -> str:
@@ -241,7 +237,7 @@ def make_check_command() -> click.Command:
     ones (:mod:`absmc.cli.args`) and each registered engine's own (``Engine.options``), listed
     in ``--help`` by group. Raises ``ValueError`` when two declarations share a name."""
     method = replace(SHARED[0], choices=tuple(registry.names()), help=_method_help())
-    declared = (method, *SHARED[1:], *METHOD_SHARED, *PROGRAM, *registered_options())
+    declared = (method, *SHARED[1:], *METHOD_SHARED, *registered_options())
     defaults(declared)  # one declaration per name
 
     @click.command(

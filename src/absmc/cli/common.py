@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from absmc import errors
 from absmc.errors import CapabilityError, ExportError, OptionError, UsageError
 from absmc.ir.intsem import IntegerTooLarge
 from absmc.ir.span import ModelError
@@ -52,6 +53,8 @@ FLAGS: Final[Mapping[str, str]] = {
     "backend": "--backend",
     "workers": "--workers",
     "ray": "--ray",
+    "entry": "--entry",
+    "component": "--component",
 }
 
 
@@ -141,7 +144,7 @@ def guarded(
         else:
             message, code = "interrupted", EXIT_INTERRUPTED
         echo(err, f"absmc: {message}")
-    except LoadTimeout as e:
+    except errors.LoadTimeout as e:  # the front ends' and a program's import
         message, code = f"{e} (verdict unknown)", EXIT_UNKNOWN
         echo(err, f"absmc: {message}")
     except IntegerTooLarge as e:  # a resource limit met outside a search
@@ -158,7 +161,7 @@ def guarded(
     return code
 
 
-class LoadTimeout(Exception):
+class LoadTimeout(errors.LoadTimeout):
     """Loading the model took longer than the run's time limit (``seconds``)."""
 
     def __init__(self, seconds: float) -> None:

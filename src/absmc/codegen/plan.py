@@ -295,7 +295,8 @@ def _hull(points: Sequence[int]) -> Interval:
     return (min(points), max(points))
 
 
-#: shift counts past this give the same result as this one for 128-bit operands (>> only)
+#: shift counts past this give the same result as this one for 128-bit operands (>> only;
+#: wider operands: their bit length)
 _SHR_CAP = 130
 
 
@@ -311,7 +312,8 @@ def _shl_interval(x: Interval, y: Interval) -> Interval:
 
 def _shr_interval(x: Interval, y: Interval) -> Interval:
     """Values of ``x >> y`` (arithmetic; a negative count gives 0)."""
-    lo, hi = max(y[0], 0), min(max(y[1], 0), _SHR_CAP)
+    cap = max(_SHR_CAP, max(abs(x[0]), abs(x[1])).bit_length() + 2)  # sound past 128 bits
+    lo, hi = max(y[0], 0), min(max(y[1], 0), cap)
     pts = [0] if y[0] < 0 else []
     if y[1] >= 0:
         pts += [x[0] >> lo, x[0] >> hi, x[1] >> lo, x[1] >> hi]

@@ -21,11 +21,11 @@ from typing import Any
 from absmc.component.machine import Program
 from absmc.component.translate import FuncCode, Granularity, Unsupported, translate
 from absmc.component.values import slot_names
-from absmc.errors import UsageError
+from absmc.errors import LoadTimeout, UsageError
 from absmc.ir.span import ModelError, SourceSpan
 
 
-class ImportTimeout(Exception):
+class ImportTimeout(LoadTimeout):
     """Importing the checked program took longer than the run's time limit."""
 
     def __init__(self, path: str, seconds: float) -> None:

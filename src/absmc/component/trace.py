@@ -1,8 +1,9 @@
-"""Source-level traces of the component: replay a path of step labels from the initial state
-(re-execution: the environment's calls run again) and show each step as file:line, thread,
-statement and the variables it changed (the kernel's ``Trace`` shape). The checks are the
-kernel's replay module's (:mod:`absmc.kernel.replay.trace`: ``run_path``, ``deadlock_end``); only
-the rows and notes are the component's."""
+"""Source-level traces of the component: how its trace rows and deadlock notes look (each step
+as file:line, thread, statement and the variables it changed, in the kernel's ``Trace`` shape).
+The replay itself is the kernel's one replay module's (:func:`replay`, which calls
+:func:`absmc.kernel.replay.trace.replay_path`: a re-execution, the environment's calls run
+again); the re-execution on CPython (:mod:`absmc.component.native_replay`) confirms it
+further."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ from typing import Any, cast
 from absmc.component.machine import LABELS, ComponentSemantics
 from absmc.component.values import UNBOUND, render
 from absmc.ir.steps import State
-from absmc.ir.system import NO_DEADLOCK
-from absmc.kernel.replay.trace import ReplayError, deadlock_end, run_path
+from absmc.kernel.replay.trace import replay_path
 from absmc.kernel.run.result import StateValue, Trace, TraceStep
 
 
@@ -60,34 +60,26 @@ def _row(sem: ComponentSemantics, k: int, before: State, after: State, label: in
     )
 
 
+def deadlock_note(sem: ComponentSemantics, last: State) -> str:
+    """What a deadlock trace's note says: where each live thread of ``last`` is blocked."""
+    blocked = [
+        f"{name} blocked at {fc.file}:{line}" if fc is not None else f"{name} {status}"
+        for name, status, fc, line in sem.thread_view(last)
+        if status not in ("ended", "died")
+    ]
+    return "deadlock: every live thread is blocked (" + "; ".join(blocked) + ")"
+
+
 def replay(sem: ComponentSemantics, prop: str, path: Sequence[int]) -> Trace:
-    """Re-execute ``path`` from the initial state and check that it ends in a violation of
-    ``prop`` (a failing last step for ``assert``/``no-uncaught-exception``; a state where
-    every live thread is blocked for ``no-deadlock``). Raises ``ReplayError`` otherwise (for
-    the component: an environment that answered differently)."""
-    failing = prop != NO_DEADLOCK
-    if failing and not path:
-        raise ReplayError("a failing path needs a failing step")
-    states = run_path(sem, path[:-1] if failing else path)
-    note: str
-    if failing:
-        target, fails = sem.step(path[-1], states[-1])
-        hits = [f for f in fails if f.property == prop]
-        if not hits:
-            raise ReplayError(f"the last step does not violate '{prop}'")
-        if target is None:
-            raise ReplayError("the failing step has no successor")
-        states.append(target)
-        note = hits[0].message
-    else:
-        deadlock_end(sem, states[-1])
-        blocked = [
-            f"{name} blocked at {fc.file}:{line}" if fc is not None else f"{name} {status}"
-            for name, status, fc, line in sem.thread_view(states[-1])
-            if status not in ("ended", "died")
-        ]
-        note = "deadlock: every live thread is blocked (" + "; ".join(blocked) + ")"
-    rows = [TraceStep(0, state_view(sem, states[0]))]
-    for k, label in enumerate(path, start=1):
-        rows.append(_row(sem, k, states[k - 1], states[k], label))
-    return Trace(tuple(rows), replayed=True, note=note)
+    """Re-execute ``path`` from the initial state through the kernel's replay
+    (:func:`absmc.kernel.replay.trace.replay_path`: it ends in a violation of ``prop``, a
+    failing last step for ``assert``/``no-uncaught-exception``, a state where every live
+    thread is blocked for ``no-deadlock``) with the component's rows. Raises ``ReplayError``
+    otherwise (for the component: an environment that answered differently)."""
+    return replay_path(
+        sem,
+        prop,
+        path,
+        row=lambda k, before, after, label: _row(sem, k, before, after, label),
+        deadlock_note=lambda last: deadlock_note(sem, last),
+    )

@@ -104,9 +104,12 @@ def checks_property(caps: Capabilities, system: System, name: str, kind: str) ->
 @dataclass(frozen=True)
 class Engine(Generic[OptionsT]):
     """One checking method. ``options_type`` is its frozen options dataclass (every field has a
-    default, so ``options_type()`` is the default options); ``check(system, options,
+    default, so ``options_type()`` is the default options); ``check(model, options,
     engine_options)`` returns the :class:`~absmc.kernel.run.result.Result` (``options`` are the
-    options shared by every method). ``description`` is one line for ``--help``.
+    options shared by every method). ``model`` is a :class:`~absmc.ir.system.System` (from the
+    front ends, :mod:`absmc.lang.loader`), or, for an engine that reads its models itself
+    (``files``: the file name suffixes it reads, e.g. ``(".py",)``; ``files_text``: what they
+    are, for messages), the model file's name. ``description`` is one line for ``--help``.
     ``options``: the engine's own command-line options (:class:`~absmc.option.Option`;
     ``absmc check`` adds them, refuses them for other methods and lists them in ``--help``);
     ``build_options(values)`` makes the engine's options from their parsed values (``name ->
@@ -117,13 +120,24 @@ class Engine(Generic[OptionsT]):
     options_type: type[OptionsT]
     capabilities: Capabilities
     description: str
-    check: Callable[[System, CheckOptions, OptionsT], Result]
+    check: Callable[[Any, CheckOptions, OptionsT], Result]
     #: how the engine takes part in a portfolio (``--method auto``): given the options built
     #: from the user's arguments, the options to run with, or a string saying why it sits out
     #: (e.g. "no variable bindings given"); ``None``: it takes part with the options as given
     portfolio: Callable[[OptionsT], OptionsT | str] | None = None
     options: tuple[Option, ...] = ()
     build_options: Callable[[Mapping[str, Any]], OptionsT] | None = None
+    files: tuple[str, ...] = ()
+    files_text: str = ""
+
+    @property
+    def reads_files(self) -> bool:
+        """The engine reads its model files itself (``check`` takes a file name)."""
+        return bool(self.files)
+
+    def where(self) -> str:
+        """How messages name the engine's scope: ``--method NAME``, or the files it reads."""
+        return self.files_text or f"--method {self.name}"
 
     def default_options(self) -> OptionsT:
         """The engine's default options."""

@@ -2,7 +2,9 @@
 engine cannot serve (a property kind, a model feature, a store) is refused.
 
 A new engine joins by defining ``ENGINE`` in its package and being listed in :data:`ENGINES`;
-the CLI's ``--method`` choices and the conformance tests iterate over this list.
+the CLI's ``--method`` choices and the conformance tests iterate over this list. An engine that
+reads its model files itself (``Engine.files``: the component checker reads ``.py`` programs) is
+chosen by :func:`for_file` for a file of its suffixes; :func:`run` hands it the file's name.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
+from absmc.engines.component import ENGINE as COMPONENT
 from absmc.engines.engine import FEATURES, AnyEngine, checks_property, system_features
 from absmc.engines.explicit import ENGINE as EXPLICIT
 from absmc.engines.fourvalued import ENGINE as FOURVALUED
@@ -30,7 +33,12 @@ from absmc.kernel.run.result import Result
 MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC, PDR, KIND)
 
 #: every engine, in the order ``--help`` lists them
-ENGINES: Final[tuple[AnyEngine, ...]] = (*MEMBERS, portfolio_engine(MEMBERS))
+ENGINES: Final[tuple[AnyEngine, ...]] = (*MEMBERS, portfolio_engine(MEMBERS), COMPONENT)
+
+
+def model_engines() -> list[AnyEngine]:
+    """The engines that check a System (of the front ends), not files they read themselves."""
+    return [e for e in ENGINES if not e.reads_files]
 
 
 def names() -> list[str]:
@@ -44,6 +52,25 @@ def get(name: str) -> AnyEngine:
         if e.name == name:
             return e
     raise UsageError(f"unknown method '{name}' (known: {', '.join(names())})")
+
+
+def for_file(path: str, method: str | None = None) -> AnyEngine:
+    """The engine that checks the model file ``path``: an engine that reads files with its
+    suffix (e.g. the component checker for ``.py``), else ``method`` (default ``explicit``).
+    Raises ``UsageError`` for an unknown method, or a method that does not read such a file
+    (a model's method named for a program, the component checker for a model)."""
+    readers = [e for e in ENGINES if path.endswith(e.files)]
+    if readers:
+        if method is not None and method != readers[0].name:
+            raise UsageError(
+                f"--method {method} applies to models; {readers[0].files_text} are checked by "
+                f"--method {readers[0].name}"
+            )
+        return readers[0]
+    engine = get(method or "explicit")
+    if engine.reads_files:
+        raise UsageError(f"--method {engine.name} applies to {engine.files_text} only")
+    return engine
 
 
 def refuse_unsupported(
@@ -81,15 +108,17 @@ def refuse_unsupported(
 
 def run(
     engine: AnyEngine | str,
-    system: System,
+    system: System | str,
     options: CheckOptions | None = None,
     engine_options: object | None = None,
 ) -> Result:
     """Check ``system`` with ``engine`` (or its name): resolve the property selection, refuse
     what the engine cannot do (``CapabilityError``), then call its ``check``. ``engine_options``
     default to the engine's defaults and must be of its ``options_type`` (else ``TypeError``).
-    The result's statistics name the System's ``reductions``. Raises ``OptionError`` for
-    unknown property names, ``UsageError`` for an unknown engine."""
+    The result's statistics name the System's ``reductions``. For an engine that reads its
+    models itself (``Engine.files``) ``system`` is the model file's name: the store is checked,
+    the limits started, and the engine does the rest. Raises ``OptionError`` for unknown
+    property names, ``UsageError`` for an unknown engine or a model of the wrong kind."""
     eng = get(engine) if isinstance(engine, str) else engine
     opts = options if options is not None else CheckOptions()
     eopts = engine_options if engine_options is not None else eng.default_options()
@@ -97,6 +126,14 @@ def run(
         raise TypeError(
             f"engine {eng.name} takes {eng.options_type.__name__}, not {type(eopts).__name__}"
         )
+    if eng.reads_files or isinstance(system, str):
+        if not (isinstance(system, str) and system.endswith(eng.files)):
+            what = eng.files_text or "models (a System)"
+            raise UsageError(f"--method {eng.name} checks {what}, not {system!r:.60}")
+        if opts.store not in eng.capabilities.stores:
+            others = [e.name for e in ENGINES if opts.store in e.capabilities.stores]
+            raise CapabilityError(eng.name, "store", opts.store, f"the {opts.store} store", others)
+        return eng.check(system, replace(opts, limits=opts.limits.started()), eopts)
     selection = select_properties(system, opts)
     refuse_unsupported(eng, system, opts, selection)
     # the check's one deadline (kernel.run.limits): every initial state, property and round

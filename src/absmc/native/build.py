@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 #: the C declarations of the entry points (runtime_tail.c; the ``l_`` ones: runtime_ltl.c, in a
-#: library built by :class:`absmc.native.ltl.NativeLtl` only)
+#: library built by :class:`absmc.native.ltl.NativeLtl` only; the ``g_`` ones: runtime_graph.c, in
+#: one built by :class:`absmc.native.graph.NativeGraph` only)
 CDEF = """
 typedef struct ctx_s ctx_t;
 typedef struct search_s search_t;
@@ -68,6 +69,21 @@ void l_free(ltl_t *L);
 int l_run(ltl_t *L, const int64_t *init, double seconds);
 int64_t l_stat(ltl_t *L, int which);
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
+typedef struct graph_s graph_t;
+graph_t *g_new(int natoms, int64_t max_states);
+void g_free(graph_t *G);
+int g_init(graph_t *G, const int64_t *init);
+int g_run(graph_t *G, double seconds);
+int g_finish(graph_t *G);
+int64_t g_stat(graph_t *G, int which);
+int64_t *g_off(graph_t *G);
+int32_t *g_dst(graph_t *G);
+int32_t *g_cmd(graph_t *G);
+int64_t *g_poff(graph_t *G);
+int32_t *g_psrc(graph_t *G);
+void g_atom_column(graph_t *G, int k, uint8_t *out);
+void g_state(graph_t *G, int64_t i, int64_t *out);
+int64_t g_find(graph_t *G, const int64_t *v);
 """
 
 #: environment variable overriding the cache directory

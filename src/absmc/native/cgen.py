@@ -4,9 +4,12 @@ The generated code has the same semantics as :mod:`absmc.codegen.python` (the ge
 end): commands in order, dispatched on program counters, timeout commands only when nothing else
 is enabled, exclusive chains followed depth-first and cut at a repeated (state, process) pair,
 model errors and failed assertions as failures (kinds below), C division and remainder,
-wrap-around ranges. Values are ``int64_t``; an operation whose exact result may leave the 64-bit
-range (unbounded ``INT`` data, wide products) is checked and sets the context's ``ovf`` flag,
-which makes the caller fall back to the Python back end — never a silently wrong value.
+wrap-around ranges. Values are ``int64_t``, ``__int128`` where an expression's values leave 64 bits
+and ``big_t`` (:data:`BK` 64-bit words, ``runtime_big.c``) where they leave 128: the type follows
+each expression's interval of values (:func:`tier`), so a value of any width is exact in C. An
+operation whose exact result may leave the type it is computed in (unbounded ``INT`` data, wide
+products) is checked and sets the context's ``ovf`` flag, which makes the caller fall back to the
+Python back end — never a silently wrong value.
 
 Failure kinds (``add_fail(C, ci, kind, a, b)``): 1 — error condition ``a`` of the command
 (``Command.errors[a]``); 2 — division by zero; 3 — failed assertion of property ``a`` (an index
@@ -14,7 +17,8 @@ into the selected properties); 4 — value ``b`` assigned to variable ``a`` outs
 
 State packing (:class:`Layout`): each variable gets a bit field of a 64-bit word — a range
 ``lo..hi`` stores ``value - lo`` in ``bit_length(hi - lo)`` bits, a bool one bit, an unbounded
-``INT`` a whole word — placed first-fit by decreasing width, so a packed state is ``NW`` words.
+``INT`` a whole word — placed first-fit by decreasing width, so a packed state is ``NW`` words;
+a field over 64 bits takes whole words and the first bits of one more.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
+from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -54,8 +59,7 @@ MAX_C_DEPTH = 2000
 
 class Unsupported(Exception):
     """The System uses something the native back end does not translate (the caller uses the
-    Python back end): a constant outside 128 bits, a variable whose values need more than 128
-    bits, very deep expressions."""
+    Python back end): very deep expressions."""
 
 
 #: the values of an ``__int128`` expression (:data:`absmc.codegen.plan.FULL64`: ``int64_t``)
@@ -65,7 +69,7 @@ FULL128: Interval = (INT128_MIN, INT128_MAX)
 def c_const(v: int) -> str:
     """A C literal for the integer ``v``: ``int64_t`` when it fits 64 bits, else an
     ``__int128`` built from its two halves (``W128(hi, lo)``). Raises :class:`Unsupported`
-    outside 128 bits."""
+    outside 128 bits (:meth:`CExpr.lit` writes those as ``big_t``)."""
     if INT64_MIN <= v <= INT64_MAX:
         if v == INT64_MIN:
             return "(-INT64_C(9223372036854775807) - 1)"
@@ -84,23 +88,28 @@ def _fits128(iv: Interval) -> bool:
 
 
 def is_wide(iv: Interval) -> bool:
-    """Whether an expression with values ``iv`` is computed as ``__int128`` (its values leave
-    64 bits; by construction they stay within 128)."""
+    """Whether an expression with values ``iv`` is computed wider than ``int64_t`` (its
+    values leave 64 bits)."""
     return not _fits64(iv)
 
 
 class CExpr(ExprWalker[tuple[str, Interval]]):
     """IR expression -> (C source over the unpacked state ``v`` and the context ``C``, interval
-    of its values). The C type follows the interval: ``int64_t`` when it fits 64 bits, else
-    ``__int128`` (:func:`is_wide`); an operation whose exact result may leave the type it is
-    computed in is checked (``ck_add``, ``ck_add128`` ...) and sets ``C->ovf``. A variable with
-    values beyond 64 bits occupies two ``int64_t`` slots of ``v`` (low, high: :class:`Layout`)."""
+    of its values). The C type follows the interval (:func:`tier`): ``int64_t`` when it fits 64
+    bits, ``__int128`` when it fits 128, else ``big_t`` of ``bk`` words (``runtime_big.c``;
+    ``bk`` = 0: the model has no such value); an operation whose exact result may leave the
+    type it is computed in is checked (``ck_add``, ``ck_add128``, ``b_add`` ...) and sets
+    ``C->ovf``. A variable with values beyond 64 bits occupies ``words`` ``int64_t`` slots of
+    ``v``, low word first (:class:`Layout`)."""
 
-    def __init__(self, system: System, lay: Layout, var: str = "v") -> None:
+    def __init__(self, system: System, lay: Layout, var: str = "v", bk: int = 0) -> None:
         super().__init__()
         self.system = system
         self.layout = lay
         self.var = var
+        self.bk = bk
+        #: an operation's exact values left 128 bits while ``bk`` is 0 (computed checked)
+        self.past128 = False
 
     def c(self, e: Expr) -> str:
         """The C source of ``e``."""
@@ -109,7 +118,33 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
     def cb(self, e: Expr) -> str:
         """The C source of ``e`` as an ``int`` truth value (a wide value compared with 0)."""
         src, iv = self.walk(e)
-        return f"({src} != 0)" if is_wide(iv) else src
+        return self.truth(src, iv)
+
+    @staticmethod
+    def truth(src: str, iv: Interval) -> str:
+        """``src`` (values ``iv``) as an ``int`` truth value."""
+        t = tier(iv)
+        return src if t == 0 else f"({src} != 0)" if t == 1 else f"(!b_is0({src}))"
+
+    def lit(self, v: int, t: int) -> str:
+        """A literal for ``v`` of C type ``t`` (:func:`tier`; ``t`` >= the tier of ``v``)."""
+        if t < 2:
+            return c_const(v)
+        if word_count((v, v)) > self.bk:
+            raise Unsupported(f"constant {v} does not fit in {64 * self.bk} bits")
+        ws = ", ".join(f"UINT64_C({(v >> (64 * i)) & _M64})" for i in range(self.bk))
+        return f"((big_t){{{{{ws}}}}})"
+
+    @staticmethod
+    def conv(src: str, t_from: int, t_to: int) -> str:
+        """``src`` of C type ``t_from`` as type ``t_to`` (narrowing: the value fits)."""
+        if t_from == t_to:
+            return src
+        if t_to == 2:
+            return f"b_of64({src})" if t_from == 0 else f"b_of128({src})"
+        if t_from == 2:
+            return f"b_lo64({src})" if t_to == 0 else f"b_lo128({src})"
+        return f"((int64_t){src})" if t_to == 0 else src
 
     def strided(self, elems: Sequence[Expr]) -> tuple[int, int] | None:
         """``(slot, stride)`` when every element is a variable of at most 64 bits and element
@@ -128,7 +163,8 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
         return (slots[0], stride)
 
     def walk_const(self, e: Const) -> tuple[str, Interval]:
-        return c_const(e.value), (e.value, e.value)
+        iv = (e.value, e.value)
+        return self.lit(e.value, tier(iv)), iv
 
     def walk_var(self, e: Var) -> tuple[str, Interval]:
         i = self.system.index_of[e.name]
@@ -140,6 +176,8 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
             iv = (0, 1)
         else:
             iv = FULL64
+        if f.words > 2:
+            return self.conv(f"b_load({self.var} + {f.slot}, {f.words})", 2, tier(iv)), iv
         if f.wide:
             return f"W128({self.var}[{f.slot + 1}], {self.var}[{f.slot}])", iv
         return f"{self.var}[{f.slot}]", iv
@@ -153,14 +191,17 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
             return (f"((int64_t){wide})", iv) if any_wide else (narrow, iv)
         if _fits128(iv):
             return wide, iv
+        self.past128 = True
         return checked, FULL128
 
     def walk_op(self, e: Op, a: list[tuple[str, Interval]]) -> tuple[str, Interval]:
         o = str(e.op)
         s = [x[0] for x in a]
         ivs = [x[1] for x in a]
-        any_wide = any(is_wide(x) for x in ivs)
         iv = op_interval(o, ivs)  # exact; _typed narrows it to what the C type holds
+        if self.bk and (tier(iv) == 2 or any(tier(x) == 2 for x in ivs)):
+            return big_op(self, o, s, ivs, iv)
+        any_wide = any(is_wide(x) for x in ivs)
         if o in ("==", "!=", "<", "<=", ">", ">="):
             return f"({s[0]} {o} {s[1]})", iv
         if o == "&&":
@@ -227,9 +268,10 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
 class Field:
     """Where a variable lives in a packed state: word, bit offset, width (bits), lowest value
     (``value - lo`` is stored), whether it is a whole signed word (unbounded ``INT``), its
-    first slot in the unpacked state and whether its values need 128 bits (``wide``: two slots,
-    low then high half). A field wider than 64 bits starts at bit 0 of ``word`` and goes on in
-    bits ``0 .. width - 65`` of ``word + 1``."""
+    first slot in the unpacked state and how many ``int64_t`` slots its values take
+    (``words``: 1, 2 for an ``__int128`` value, more for a ``big_t`` one; low word first). A
+    field wider than 64 bits starts at bit 0 of ``word`` and goes on in the following words
+    (the last one's low ``width % 64`` bits)."""
 
     word: int
     shift: int
@@ -237,14 +279,19 @@ class Field:
     lo: int
     signed: bool
     slot: int = 0
-    wide: bool = False
+    words: int = 1
+
+    @property
+    def wide(self) -> bool:
+        """Whether the value takes more than one slot."""
+        return self.words > 1
 
 
 @dataclass(frozen=True)
 class Layout:
     """The packed state vector: one :class:`Field` per variable (declaration order) in ``words``
-    64-bit words; the unpacked state is ``slots`` ``int64_t`` values (one per variable, two for
-    a wide one)."""
+    64-bit words; the unpacked state is ``slots`` ``int64_t`` values (one per variable, several
+    for a wide one)."""
 
     fields: tuple[Field, ...]
     words: int
@@ -257,7 +304,7 @@ class Layout:
 
     @property
     def has_wide(self) -> bool:
-        """Whether some variable takes two slots."""
+        """Whether some variable takes several slots."""
         return self.slots != len(self.fields)
 
     def to_slots(self, state: Sequence[int]) -> list[int] | None:
@@ -268,10 +315,11 @@ class Layout:
         out: list[int] = []
         for f, x in zip(self.fields, state, strict=True):
             if f.wide:
-                lo, hi = x & _M64, x >> 64
-                if not INT64_MIN <= hi <= INT64_MAX:
+                if word_count((x, x)) > f.words:
                     return None
-                out += [lo - (1 << 64) if lo > INT64_MAX else lo, hi]
+                for k in range(f.words):
+                    w = (x >> (64 * k)) & _M64
+                    out.append(w - (1 << 64) if w > INT64_MAX else w)
             else:
                 out.append(x)
         return out
@@ -280,28 +328,31 @@ class Layout:
         """The state (one integer per variable) of ``slots`` unpacked C values."""
         if not self.has_wide:
             return tuple(vals)
-        return tuple(
-            (vals[f.slot + 1] << 64) | (vals[f.slot] & _M64) if f.wide else vals[f.slot]
-            for f in self.fields
-        )
+        out: list[int] = []
+        for f in self.fields:
+            x = vals[f.slot + f.words - 1]
+            for k in range(f.words - 2, -1, -1):
+                x = (x << 64) | (vals[f.slot + k] & _M64)
+            out.append(x)
+        return tuple(out)
 
 
 def layout(system: System) -> Layout:
     """Bit fields for the variables of ``system``: fields over 64 bits first (each starting a
-    word pair, the rest of the second word free), then first fit by decreasing width. Raises
-    :class:`Unsupported` for a range whose values or span need more than 127 bits."""
-    widths: list[tuple[int, int, bool, bool]] = []  # width, lo, signed, wide
+    word, the rest of its last word free), then first fit by decreasing width."""
+    widths: list[tuple[int, int, bool, int]] = []  # width, lo, signed, slots
     for v in system.variables:
         if isinstance(v.sort, RangeSort):
             span = v.sort.hi - v.sort.lo
             w = max(1, span.bit_length())
-            if w > 127 or not _fits128((v.sort.lo, v.sort.hi)):
-                raise Unsupported(f"the range of {v.name} is wider than 128 bits")
-            widths.append((w, v.sort.lo, False, not _fits64((v.sort.lo, v.sort.hi))))
+            k = max(
+                word_count((v.sort.lo, v.sort.hi)), word_count((0, (1 << w) - 1)) if w > 64 else 1
+            )
+            widths.append((w, v.sort.lo, False, k))
         elif isinstance(v.sort, BoolSort):
-            widths.append((1, 0, False, False))
+            widths.append((1, 0, False, 1))
         else:
-            widths.append((64, 0, True, False))
+            widths.append((64, 0, True, 1))
     order = sorted(range(len(widths)), key=lambda i: -widths[i][0])
     free: list[int] = []  # bits used per word
     placed: dict[int, tuple[int, int]] = {}
@@ -309,7 +360,7 @@ def layout(system: System) -> Layout:
         w = widths[i][0]
         if w > 64:
             placed[i] = (len(free), 0)
-            free += [64, w - 64]
+            free += [64] * ((w - 1) // 64) + [w - 64 * ((w - 1) // 64)]
             continue
         for k, used in enumerate(free):
             if used + w <= 64:
@@ -321,10 +372,10 @@ def layout(system: System) -> Layout:
             free.append(w)
     fields: list[Field] = []
     slot = 0
-    for i, (w, lo, signed, wide) in enumerate(widths):
+    for i, (w, lo, signed, k) in enumerate(widths):
         word, shift = placed[i]
-        fields.append(Field(word, shift, w, lo, signed, slot, wide))
-        slot += 2 if wide else 1
+        fields.append(Field(word, shift, w, lo, signed, slot, k))
+        slot += k
     return Layout(tuple(fields), max(1, len(free)), slot)
 
 
@@ -341,21 +392,32 @@ class CGen:
         self.system = system
         self.props = tuple(props)
         self.layout = layout(system)
-        self.tr = CExpr(system, self.layout)
+        #: words of a ``big_t`` (0: none; :func:`big_words`, sized in :meth:`source` when only
+        #: an expression's values leave 128 bits)
+        wide = any(f.words > 2 for f in self.layout.fields)
+        self.bk = big_words(system, self.layout, self.props) if wide else 0
+        self.tr = CExpr(system, self.layout, bk=self.bk)
         self.n = self.layout.slots
         self.lines: list[str] = []
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
         self.uid = 0
         for v in system.variables:
-            wide = self.layout.fields[system.index_of[v.name]].wide
-            if not (_fits128 if wide else _fits64)((v.init, v.init)):
-                raise Unsupported(f"initial value of {v.name} does not fit in 64 bits")
+            k = self.layout.fields[system.index_of[v.name]].words
+            if word_count((v.init, v.init)) > k:
+                raise Unsupported(f"initial value of {v.name} does not fit in {64 * k} bits")
             if isinstance(v.sort, RangeSort) and not v.sort.lo <= v.init <= v.sort.hi:
                 raise Unsupported(f"initial value of {v.name} outside its range")
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
+
+    def _outside(self, x: str, ty: int, sort: RangeSort) -> str:
+        """C: value ``x`` of C type ``ty`` (:func:`tier`) lies outside ``sort``'s range."""
+        lo, hi = self.tr.lit(sort.lo, ty), self.tr.lit(sort.hi, ty)
+        if ty == 2:
+            return f"b_cmp({x}, {lo}) < 0 || b_cmp({x}, {hi}) > 0"
+        return f"{x} < {lo} || {x} > {hi}"
 
     # -- commands ------------------------------------------------------------------------
     def command(
@@ -386,36 +448,38 @@ class CGen:
         self.emit(i, f"int64_t t[{max(self.n, 1)}];")
         if self.n:
             self.emit(i, "memcpy(t, v, sizeof t);")
-        checks: list[tuple[str, int, RangeSort, bool]] = []
-        temps: list[tuple[str, Field]] = []
+        checks: list[tuple[str, int, RangeSort, int]] = []
+        temps: list[tuple[str, Field, int]] = []
         updates, stores = self.split_writes(c)
         for k, (name, rhs) in enumerate(updates):
             idx = sys.index_of[name]
             fld = self.layout.fields[idx]
             sort = sys.by_name[name].sort
             src, iv = tr.walk(rhs)
-            wide = is_wide(iv) and not isinstance(sort, BoolSort)
             if isinstance(sort, BoolSort):
-                src = f"(({src}) ? 1 : 0)"
+                src, iv = f"({tr.truth(src, iv)} ? 1 : 0)", (0, 1)
+            in_range = isinstance(sort, RangeSort) and sort.lo <= iv[0] and iv[1] <= sort.hi
+            wraps = isinstance(sort, RangeSort) and sort.overflow == "wrap" and not in_range
+            # the temporary's C type: the value's, the variable's, the wrap-around's
+            ty = max(tier(iv), min(fld.words - 1, 2))
+            if wraps:
+                assert isinstance(sort, RangeSort)
+                ty = max(ty, tier((sort.lo, sort.size)))
             tmp = f"u{k}"
-            self.emit(i, f"{'__int128' if wide or fld.wide else 'int64_t'} {tmp} = {src};")
-            if isinstance(sort, RangeSort) and sort.lo <= iv[0] and iv[1] <= sort.hi:
+            self.emit(i, f"{CTYPE[ty]} {tmp} = {tr.conv(src, tier(iv), ty)};")
+            if in_range:
                 pass  # in range by the value's interval: nothing to wrap or report
             elif isinstance(sort, RangeSort):
-                lo, hi = c_const(sort.lo), c_const(sort.hi)
-                if sort.overflow == "wrap":
-                    big = wide or fld.wide or not _fits64((sort.lo, sort.size))
-                    fn = "i_wrap128(C, " if big else "i_wrap("
-                    self.emit(
-                        i,
-                        f"if ({tmp} < {lo} || {tmp} > {hi}) "
-                        f"{tmp} = {fn}{tmp}, {lo}, {c_const(sort.size)});",
-                    )
+                out = self._outside(tmp, ty, sort)
+                if wraps:
+                    lo, size = tr.lit(sort.lo, ty), tr.lit(sort.size, ty)
+                    fn = ("i_wrap(", "i_wrap128(C, ", "b_wrap(C, ")[ty]
+                    self.emit(i, f"if ({out}) {tmp} = {fn}{tmp}, {lo}, {size});")
                 else:
-                    checks.append((tmp, idx, sort, wide))
-            elif wide:  # an unbounded INT holds 64 bits: past them, the Python back end
-                self.emit(i, f"if ({tmp} < INT64_MIN || {tmp} > INT64_MAX) C->ovf = 1;")
-            temps.append((tmp, fld))
+                    checks.append((tmp, idx, sort, ty))
+            elif ty:  # an unbounded INT holds 64 bits: past them, the Python back end
+                self.emit(i, f"if ({NOT64[ty].format(tmp)}) C->ovf = 1;")
+            temps.append((tmp, fld, ty))
         if any(may_raise(e) for _, e in c.updates):  # only / and % set C->err
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
         for name, cond in c.asserts:
@@ -424,27 +488,29 @@ class CGen:
             self.emit(i, f"x = {tr.cb(cond)};")
             self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
             self.emit(i, f"if (!x) add_fail(C, {c.index}, 3, {self.assert_index[name]}, 0);")
-        for tmp, idx, sort, wide in checks:
+        for tmp, idx, sort, ty in checks:
             fail = f"add_fail(C, {c.index}, 4, {idx}, {tmp});"
-            if wide:  # the message needs the value: one past 64 bits is worded by Python
+            if ty:  # the message needs the value: one past 64 bits is worded by Python
                 fail = (
-                    f"if ({tmp} < INT64_MIN || {tmp} > INT64_MAX) C->ovf = 1; "
-                    f"else add_fail(C, {c.index}, 4, {idx}, (int64_t){tmp});"
+                    f"if ({NOT64[ty].format(tmp)}) C->ovf = 1; "
+                    f"else add_fail(C, {c.index}, 4, {idx}, {tr.conv(tmp, ty, 0)});"
                 )
-            self.emit(
-                i,
-                f"if ({tmp} < {c_const(sort.lo)} || {tmp} > {c_const(sort.hi)}) "
-                f"{{ {fail} goto {done}; }}",
-            )
-        for tmp, fld in temps:
-            if fld.wide:
+            self.emit(i, f"if ({self._outside(tmp, ty, sort)}) {{ {fail} goto {done}; }}")
+        for tmp, fld, ty in temps:
+            at = f"t[{fld.slot}]"
+            if fld.words > 2:
+                self.emit(i, f"b_store(t + {fld.slot}, {tmp}, {fld.words});")
+            elif fld.wide and ty == 2:
+                self.emit(
+                    i, f"{at} = (int64_t){tmp}.w[0]; t[{fld.slot + 1}] = (int64_t){tmp}.w[1];"
+                )
+            elif fld.wide:
                 self.emit(
                     i,
-                    f"t[{fld.slot}] = (int64_t)(uint64_t){tmp}; "
-                    f"t[{fld.slot + 1}] = (int64_t)({tmp} >> 64);",
+                    f"{at} = (int64_t)(uint64_t){tmp}; t[{fld.slot + 1}] = (int64_t)({tmp} >> 64);",
                 )
             else:
-                self.emit(i, f"t[{fld.slot}] = (int64_t){tmp};")
+                self.emit(i, f"{at} = {tr.conv(tmp, ty, 0) if ty == 2 else f'(int64_t){tmp}'};")
         self.stores(i, stores)
         f = self.proc_ids[c.exclusive] if c.exclusive is not None else -1
         main = (
@@ -668,8 +734,20 @@ class CGen:
 
     def packing(self) -> None:
         lay = self.layout
+        lit = self.tr.lit
         parts: list[list[str]] = [[] for _ in range(lay.words)]
+        temps: list[str] = []
         for f in lay.fields:
+            if f.words > 2:  # value - lo as a big_t, its words into the field's
+                u = f"u{len(temps)}"
+                val = f"b_load(v + {f.slot}, {f.words})"
+                temps.append(f"big_t {u} = {f'b_subu({val}, {lit(f.lo, 2)})' if f.lo else val};")
+                if f.width <= 64:
+                    x = f"{u}.w[0]"
+                    parts[f.word].append(f"({x} << {f.shift})" if f.shift else x)
+                for j in range((f.width + 63) // 64 if f.width > 64 else 0):
+                    parts[f.word + j].append(f"{u}.w[{j}]")
+                continue
             val = f"W128(v[{f.slot + 1}], v[{f.slot}])" if f.wide else f"v[{f.slot}]"
             if f.signed:
                 parts[f.word].append(f"(uint64_t){val}")
@@ -683,6 +761,8 @@ class CGen:
             x = f"(uint64_t){off}"
             parts[f.word].append(f"({x} << {f.shift})" if f.shift else x)
         self.emit(0, "static void m_pack(const int64_t *v, uint64_t *w) {")
+        for t in temps:
+            self.emit(1, t)
         for k in range(lay.words):
             self.emit(1, f"w[{k}] = {' | '.join(parts[k]) or '0'};")
         self.emit(0, "}")
@@ -690,6 +770,25 @@ class CGen:
         for f in lay.fields:
             if f.signed:
                 self.emit(1, f"v[{f.slot}] = (int64_t)w[{f.word}];")
+                continue
+            if f.words > 2:
+                self.emit(1, "{ big_t y; memset(&y, 0, sizeof y);")
+                if f.width <= 64:
+                    x = f"(w[{f.word}] >> {f.shift})" if f.shift else f"w[{f.word}]"
+                    self.emit(2, f"y.w[0] = {x} & {_mask(f.width)};")
+                else:
+                    n = (f.width + 63) // 64
+                    for j in range(n):
+                        last = j == n - 1 and f.width % 64
+                        x = (
+                            f"w[{f.word + j}] & {_mask(f.width % 64)}"
+                            if last
+                            else f"w[{f.word + j}]"
+                        )
+                        self.emit(2, f"y.w[{j}] = {x};")
+                if f.lo:
+                    self.emit(2, f"y = b_addu(y, {lit(f.lo, 2)});")
+                self.emit(2, f"b_store(v + {f.slot}, y, {f.words}); }}")
                 continue
             if f.width > 64:
                 hi = f"(w[{f.word + 1}] & {_mask(f.width - 64)})"
@@ -713,6 +812,11 @@ class CGen:
         self.emit(0, "}")
         self.emit(0, "static int m_in_range(const int64_t *v) {")
         for f, var in zip(lay.fields, self.system.variables, strict=True):
+            if f.words > 2:
+                assert isinstance(var.sort, RangeSort)
+                val = f"b_load(v + {f.slot}, {f.words})"
+                self.emit(1, f"if ({self._outside(val, 2, var.sort)}) return 0;")
+                continue
             val = f"W128(v[{f.slot + 1}], v[{f.slot}])" if f.wide else f"v[{f.slot}]"
             if isinstance(var.sort, RangeSort):
                 lo, hi = c_const(var.sort.lo), c_const(var.sort.hi)
@@ -729,6 +833,10 @@ class CGen:
         self.functions()
         self.properties()
         self.packing()
+        if self.tr.past128:  # values past 128 bits in expressions only: again with big_t
+            self.bk = big_words(self.system, self.layout, self.props, 3)
+            self.tr = CExpr(self.system, self.layout, bk=self.bk)
+            return self.source(head, tail)
         defines = [
             f"#define NV {self.n}",
             f"#define NW {self.layout.words}",
@@ -736,4 +844,6 @@ class CGen:
             f"#define NPROP {len(self.props)}",
             f"#define NFN {len(sys.processes)}",
         ]
+        if self.bk:  # integers past 128 bits: big_t (runtime_big.c) after the head
+            head = f"{head}\n#define BK {self.bk}\n{runtime_big()}"
         return "\n".join([*defines, head, *self.lines, tail]) + "\n"

@@ -7,7 +7,7 @@ automaton_of`: Spot's translation of the negated formula, or a never claim): the
 accepting states and edges are compiled into the model's C (``m_claim``: each edge guard is an
 IR state expression, translated as the model's own expressions by
 :class:`~absmc.native.cgen.CExpr`; a guard whose evaluation fails, e.g. a division by zero, is
-false, as in :func:`absmc.kernel.ltl.product.guard_fn`). One library serves every property of a
+false, as in :func:`absmc.kernel.ltl.irproduct.guard_fn`). One library serves every property of a
 run. The search's order and semantics are :class:`~absmc.kernel.ltl.product.ProductSemantics`'s
 with ``spin_order`` and :class:`~absmc.kernel.explore.nested.NestedDfs`'s with ``early``, so the C
 and Python searches visit the same product states.
@@ -33,8 +33,8 @@ from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
 from absmc.kernel.explore.search import SearchOutcome
+from absmc.kernel.ltl.irproduct import product_of
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
-from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.run.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
 from absmc.kernel.run.memory import current_rss_mb
@@ -122,7 +122,7 @@ def lasso_labels(
     ``states`` (each ``system state + (q,)``), found among the successors of ``sem`` × ``aut``
     (a step to an equal product state; any of several is as good). Raises ``ValueError`` when a
     step is not a product step."""
-    product = ProductSemantics(sem, aut, stutter=stutter)
+    product = product_of(sem, aut, stutter=stutter)
     labels: list[int] = []
     for k in range(len(states) - 1):
         target = states[k + 1]

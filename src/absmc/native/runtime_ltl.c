@@ -158,7 +158,7 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
     int32_t *ord = (int32_t *)realloc(L->order, (size_t)ns * sizeof(int32_t));
     if (!ord) return -L_MEMORY;
     L->order = ord;
-    /* stable: highest process first (kernel/ltl/product.py, ProductSemantics._rank) */
+    /* stable: highest process first (kernel/ltl/irproduct.py, spin_order) */
     for (int i = 0; i < ns; i++) {
         int key = m_fn_of[C->ch[C->soff[i]]];
         int j = i;

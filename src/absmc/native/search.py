@@ -130,7 +130,7 @@ def native_search(
     partial-order reduction (:mod:`absmc.kernel.explore.por`; ``por_order`` in runtime_tail.c) where
     a location is safe (threads too: the same ample sets and proviso); ``reduced`` in the run counts
     the states expanded by an ample set (``None``: no reduction ran). Raises
-    :class:`NativeOverflow` when a value leaves 128 bits, ``MemoryError`` when the store cannot
+    :class:`NativeOverflow` when a value leaves the C types, ``MemoryError`` when the store cannot
     be allocated."""
     limits = limits or Limits()
     lib, ffi = sem.lib, sem._ffi

@@ -1,8 +1,8 @@
 """``NativeSemantics``: the kernel's ``Semantics`` protocol on generated C (see
 :mod:`absmc.native.cgen` for the semantics and :mod:`absmc.native.build` for compilation).
 
-Each call converts the state tuple to an ``int64_t`` array (two slots for a value wider than 64
-bits: :meth:`~absmc.native.cgen.Layout.to_slots`), runs the C function and reads the results
+Each call converts the state tuple to an ``int64_t`` array (several slots for a value wider than
+64 bits: :meth:`~absmc.native.cgen.Layout.to_slots`), runs the C function and reads the results
 back. When a value leaves the 64-bit range (unbounded ``INT`` data) or a state passed in
 does not fit its variables' ranges, the call is answered by the generated-Python back end
 (:func:`absmc.codegen.python.compile_system`, built on first need) — so answers never differ from

@@ -11,12 +11,12 @@ from __future__ import annotations
 import dataclasses
 
 from absmc.cli.args import CheckArgs
-from absmc.cli.methods import explicit, fourvalued, symbolic, typeabs, under
+from absmc.cli.methods import component, explicit, fourvalued, symbolic, typeabs, under
 from absmc.cli.methods.base import MethodCli, names
 from absmc.engines import registry
 from absmc.engines.portfolio import PortfolioOptions
 
-__all__ = ["MethodCli", "all_params", "method_cli", "owners"]
+__all__ = ["MethodCli", "all_params", "method_cli", "owners", "owners_text"]
 
 
 def _methods() -> dict[str, MethodCli]:
@@ -29,6 +29,7 @@ def _methods() -> dict[str, MethodCli]:
     )
     out = {m.engine: m for m in singles}
     out["auto"] = MethodCli("auto", frozenset(p for m in singles for p in m.params), _auto)
+    out["component"] = component.METHOD
     return out
 
 
@@ -68,3 +69,10 @@ def all_params() -> frozenset[str]:
 def owners(param: str) -> list[str]:
     """The methods (in registry order) that read ``param``."""
     return [n for n in registry.names() if param in method_cli(n).params and n != "auto"]
+
+
+def owners_text(param: str) -> str:
+    """Where ``param`` applies, for messages: ``--method A, --method B and --method C``; an
+    engine that reads its own files is named by them (``Python programs (.py)``)."""
+    where = [registry.get(n).where() for n in owners(param)]
+    return f"{', '.join(where[:-1])} and {where[-1]}" if len(where) > 1 else where[0]

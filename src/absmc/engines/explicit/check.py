@@ -24,6 +24,7 @@ from absmc.kernel.explore.store import (
 )
 from absmc.kernel.ltl.ltl import LtlOutcome, ltl_result, search_ltl
 from absmc.kernel.ltl.product import covers_every_state
+from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.replay.trace import command_text, replay
 from absmc.kernel.run.options import (
     CheckOptions,
@@ -32,7 +33,6 @@ from absmc.kernel.run.options import (
     property_kind,
     select_properties,
 )
-from absmc.kernel.run.outcome import results_from_outcome
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
 #: what runs the search (see :mod:`absmc.engines.explicit.native`)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from absmc.ir.ctl import And, Atom, CtlProperty, Formula, Not, Or, Temporal, Until, to_enf
 from absmc.ir.steps import State
@@ -34,14 +36,16 @@ __all__ = ["Graph", "check_ctl", "explore", "label"]
 class Graph:
     """The reachable graph: ``states[i]`` is state ``i`` (0 is the initial state),
     ``succ[i]`` its successor ids (a dead state: itself), ``pred`` the reverse;
-    ``complete`` is false when a limit stopped the exploration (``stopped`` says which)."""
+    ``complete`` is false when a limit stopped the exploration (``stopped`` says which);
+    ``atom_sets``, when given, labels the atoms (the C graph's: :mod:`absmc.native.graph`)."""
 
-    states: list[State]
-    index: dict[State, int]
-    succ: list[list[int]]
-    pred: list[list[int]]
+    states: Sequence[State]
+    index: Mapping[State, int]
+    succ: Sequence[Sequence[int]]
+    pred: Sequence[Sequence[int]]
     complete: bool = True
     stopped: str | None = None
+    atom_sets: Mapping[Formula, set[int]] | None = None
 
 
 def explore(sem: Semantics, options: CheckOptions) -> Graph:
@@ -107,7 +111,9 @@ def label(sem: IRSemantics, g: Graph, f: Formula, memo: dict[Formula, set[int]])
         return got
     n = len(g.states)
     out: set[int]
-    if isinstance(f, Atom):
+    if isinstance(f, Atom) and g.atom_sets is not None and f in g.atom_sets:
+        out = g.atom_sets[f]
+    elif isinstance(f, Atom):
         out = {i for i in range(n) if atom_holds(sem, f.expr, g.states[i])}
     elif isinstance(f, Not):
         inner = label(sem, g, f.arg, memo)
@@ -151,25 +157,32 @@ def label(sem: IRSemantics, g: Graph, f: Formula, memo: dict[Formula, set[int]])
 
 
 def check_ctl(
-    sem: IRSemantics, props: tuple[CtlProperty, ...], options: CheckOptions
+    sem: IRSemantics,
+    props: tuple[CtlProperty, ...],
+    options: CheckOptions,
+    explore_graph: Callable[[CheckOptions], Graph] | None = None,
+    extra: Callable[[], dict[str, Any]] | None = None,
 ) -> list[PropertyResult]:
     """One result per CTL property: ``holds`` / ``violated`` (with a replayed witness of the
     negation from the initial state) on a completely explored finite graph, ``unknown`` when a
-    limit stopped the exploration."""
+    limit stopped the exploration. ``explore_graph`` builds the graph in place of
+    :func:`explore` (the C search's: :meth:`absmc.native.graph.NativeGraph.explore`), ``extra``
+    gives the statistics' extra figures after it ran."""
     t0 = time.monotonic()
-    g = explore(sem, options)
+    g = explore_graph(options) if explore_graph is not None else explore(sem, options)
+    more = extra() if extra is not None else {}
     out: list[PropertyResult] = []
     memo: dict[Formula, set[int]] = {}
     for p in props:
         neg = to_enf(Not(p.formula))
         if not g.complete:
-            stats = Stats(len(g.states), 0, 0, time.monotonic() - t0)
+            stats = Stats(len(g.states), 0, 0, time.monotonic() - t0, extra=more)
             reason = g.stopped or "exploration incomplete"
             out.append(PropertyResult(p.name, "ctl", "explicit", Verdict.UNKNOWN, reason, stats))
             continue
         bad = label(sem, g, neg, memo)
         edges = sum(len(s) for s in g.succ)
-        stats = Stats(len(g.states), edges, 0, time.monotonic() - t0)
+        stats = Stats(len(g.states), edges, 0, time.monotonic() - t0, extra=more)
         if 0 not in bad:
             reason = f"the initial state satisfies the formula ({len(g.states)} reachable states)"
             out.append(PropertyResult(p.name, "ctl", "explicit", Verdict.HOLDS, reason, stats))

@@ -8,8 +8,8 @@ the start) once it has stored :data:`AUTO_SWITCH_STATES` states *and* the C modu
 small models keep their quick verdicts and pay no compilation, and a Python search that ends
 before the compiler does is not delayed by it (the compiler is killed). ``auto`` stays in Python
 wherever ``native`` would refuse. Either way the paths of violations are replayed on the
-generated-Python back end, so traces are the Python back end's; a search whose values leave 128
-bits (unbounded data) is run again in Python.
+generated-Python back end, so traces are the Python back end's; a search whose values leave the
+C code's widest type (unbounded data; :mod:`absmc.native.wide`) is run again in Python.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from absmc.kernel.explore.por import POR
 from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.explore.store import bitstate_stats, not_a_proof
 from absmc.kernel.ltl.ltl import LtlOutcome
+from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.options import CheckOptions, Limits, Selection
-from absmc.kernel.run.outcome import results_from_outcome
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import BackgroundBuild
@@ -158,7 +158,7 @@ def check_native(
     ``upgrade`` a search still running after :data:`UPGRADE_AFTER_S` has the model compiled at
     :data:`UPGRADE_OPT` beside it and starts again in that code once it is ready. Raises
     ``Unsupported``, ``CompilerError`` (the model cannot be compiled) or ``NativeOverflow``
-    (values beyond 128 bits); the caller decides whether to fall back."""
+    (values beyond the C code's widest type); the caller decides whether to fall back."""
     store: Any = options.store
     threads = workers if workers > 0 else default_workers()
     if sem is None:
@@ -245,14 +245,18 @@ def check_with_backend(
     """Explicit search on ``backend`` (``workers``: :func:`check_native`'s); ``python(options,
     workers=1)`` runs the Python back end (``workers`` > 1: its hash-partitioned search, which
     ``auto`` runs when the native search cannot serve the options, e.g. ``--order dfs``, or the
-    model, e.g. values past 128 bits). Raises
+    model, e.g. expressions nested past 2,000 levels). Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options or model."""
     start = time.monotonic()
     if selection.ltl and not selection.ctl and not options.graph_bound:
         return check_ltl_with_backend(system, options, selection, backend, python, workers)
+    if selection.ctl and not selection.ltl and not options.graph_bound:
+        from absmc.engines.explicit.native_ctl import check_ctl_with_backend
+
+        return check_ctl_with_backend(system, options, selection, backend, python, workers)
     why = native_refusal(options)
     if why is None and (selection.ltl or selection.ctl):
-        why = "the native back end checks no ctl properties"
+        why = "the native back end checks no ctl properties beside ltl ones"
     if why is None and options.graph_bound:
         why = "the native back end draws no state graph (--html, --dot)"
     if why is not None:

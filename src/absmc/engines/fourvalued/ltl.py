@@ -42,6 +42,7 @@ from absmc.ir.expr import Expr, disj
 from absmc.ir.ltl import Automaton, LtlProperty
 from absmc.ir.sorts import BoolSort
 from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.ltl.irproduct import guard_fn
 from absmc.kernel.ltl.lasso import (
     StutterWhere,
     abstract_lasso,
@@ -51,7 +52,7 @@ from absmc.kernel.ltl.lasso import (
     search_viewed,
 )
 from absmc.kernel.ltl.ltl import LASSO_NOTE, automaton_of, ltl_result, search_ltl
-from absmc.kernel.ltl.product import STUTTER, decode, guard_fn
+from absmc.kernel.ltl.product import STUTTER, decode
 from absmc.kernel.replay.trace import ReplayError, Unconfirmed, replay_lasso
 from absmc.kernel.run.options import Limits
 from absmc.kernel.run.result import PropertyResult, StateValue, Stats, Trace, Verdict

@@ -78,8 +78,11 @@ def default_seeds(system: System, negf: Formula, enc: Encoding | None = None) ->
 
     Not every guard of every process for safety: airportSM-bk2's taxiway exclusion gets the
     four bakery atoms of the taxiway entries (abstracting ``b1, b2``; the runway's tickets
-    stay concrete), where all guards would add ``r1 <= rs, r2 <= rs`` and make the first
-    abstraction several times more costly."""
+    stay concrete), where all guards would add ``r1 <= rs, r2 <= rs`` and make the run about
+    twice as costly (2 rounds either way; docs/symbolic.md, *the seed rule measured*). A
+    liveness seed keeps the whole cone of influence: a refinement predicate is written over
+    an already abstracted variable, so the seed must abstract every integer the witness needs
+    (from plane 1's guards alone, airportSM-bk2's landing runs 10 rounds out)."""
     data = {v.name for v in system.data_vars}
     out: list[Expr] = []
 

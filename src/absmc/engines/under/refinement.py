@@ -21,9 +21,9 @@ from absmc.ir.printer import format_expr
 from absmc.ir.simplify import simplify
 from absmc.ir.system import Command, System
 from absmc.kernel.explore.search import SearchOutcome, Violation
+from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.limits import INTERRUPTED
 from absmc.kernel.run.options import CheckOptions, Selection, select_properties
-from absmc.kernel.run.outcome import results_from_outcome
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 from absmc.logic.prover import Prover
 from absmc.logic.wp import predicate_atoms

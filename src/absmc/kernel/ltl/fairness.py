@@ -18,7 +18,7 @@ state properties (its ``safety``) pass through unchanged but for the labels.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from absmc.ir.steps import Expansion, Failure, Failures, State
 from absmc.kernel.ltl.product import STUTTER, ProductSemantics, decode
@@ -31,17 +31,18 @@ def fair_decode(label: int, processes: int) -> tuple[int, int]:
 
 
 class FairSemantics(ModelWrapper):
-    """``product`` with SPIN's weak-fairness counter (see the module docstring); properties
-    and state checks are the product's (:class:`~absmc.kernel.model.semantics.ModelWrapper`)."""
+    """``product`` with SPIN's weak-fairness counter (see the module docstring) over
+    ``processes`` processes, ``process_of[g]`` the process of the base's transition group
+    ``g`` (for a System: :func:`absmc.kernel.ltl.irproduct.fair_product`); properties and state
+    checks are the product's (:class:`~absmc.kernel.model.semantics.ModelWrapper`)."""
 
-    def __init__(self, product: ProductSemantics) -> None:
+    def __init__(
+        self, product: ProductSemantics, processes: int, process_of: Sequence[int]
+    ) -> None:
         super().__init__(product)
         self.product = product
-        system = product.system
-        self.names = [p.name for p in system.processes]
-        self.k = len(self.names)
-        index = {n: i for i, n in enumerate(self.names)}
-        self.process_of = [index[c.process] for c in system.commands]
+        self.k = processes
+        self.process_of = list(process_of)
 
     @property
     def initial(self) -> State:

@@ -33,8 +33,9 @@ from absmc.ir.ltl import Automaton, Edge, LtlProperty
 from absmc.ir.steps import Expansion, State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.store import ExactStore
+from absmc.kernel.ltl.irproduct import guard_fn
 from absmc.kernel.ltl.ltl import LtlOutcome, search_ltl
-from absmc.kernel.ltl.product import STUTTER, decode, encode, guard_fn
+from absmc.kernel.ltl.product import STUTTER, decode, encode
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.model.semantics import ModelWrapper
 from absmc.kernel.replay.trace import STUTTER_TEXT, Unconfirmed, command_source, command_text

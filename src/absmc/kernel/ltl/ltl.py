@@ -18,6 +18,7 @@ from absmc.kernel.explore.search import SearchOutcome, Violation, search
 from absmc.kernel.explore.store import Store
 from absmc.kernel.ltl.buchi import violation_automaton
 from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
+from absmc.kernel.ltl.irproduct import fair_product, product_of
 from absmc.kernel.ltl.product import ProductSemantics, system_path
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.replay.trace import replay_lasso
@@ -87,17 +88,17 @@ def search_ltl(
     first) and its early cycle detection in the outer search (:class:`NestedDfs` ``early``),
     which find SPIN's short lassos sooner."""
     aut = automaton_of(prop)
-    product = ProductSemantics(
+    product = product_of(
         sem,
         aut,
         stutter=stutter and prop.name != NON_PROGRESS,
         safety=safety,
         deadlock=deadlock,
-        spin_order=spin_order,
+        spin_ordered=spin_order,
     )
     searched: ProductSemantics | FairSemantics = product
     if weakly_fair:
-        searched = FairSemantics(product)
+        searched = fair_product(product, sem)
     hooks = NestedDfs(
         searched.successors,
         searched.is_accepting,

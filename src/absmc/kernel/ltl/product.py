@@ -1,6 +1,9 @@
-"""The synchronous product of a System's semantics with a Büchi automaton (an LTL property's
-violation automaton or a ``never`` claim), as a :class:`~absmc.kernel.model.semantics.Semantics`, so
-that the one search of :mod:`absmc.kernel.explore.search` explores it.
+"""The synchronous product of a model (the model interface,
+:class:`~absmc.kernel.model.semantics.Semantics`) with a Büchi automaton (an LTL property's
+violation automaton or a ``never`` claim), itself a model, so that the one search of
+:mod:`absmc.kernel.explore.search` explores it. The product reads no IR: the automaton's edge
+guards come compiled to predicates on the model's states (``guard``; for a System,
+:func:`absmc.kernel.ltl.irproduct.product_of` compiles them and gives SPIN's step order).
 
 * A product state is the system state with the automaton state appended: ``s + (q,)``.
 * From ``(s, q)`` the automaton moves first, reading ``s`` (an edge ``q -> q'`` whose guard holds
@@ -30,13 +33,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from absmc.codegen.python import compile_expr_fn
 from absmc.ir.expr import Const, Expr, Op
 from absmc.ir.ltl import Automaton
-from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, State, Successors
-from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, Property, System
-from absmc.kernel.model.irsemantics import IRSemantics
-from absmc.kernel.model.semantics import ModelWrapper
+from absmc.ir.steps import (
+    NO_DEADLOCK,
+    NO_FAILURES,
+    NO_MODEL_ERROR,
+    Expansion,
+    Failure,
+    Failures,
+    State,
+    Successors,
+)
+from absmc.kernel.model.semantics import ModelWrapper, PropertyInfo, Semantics
 
 #: the system label of a stutter step
 STUTTER: Final = -1
@@ -126,49 +135,40 @@ def _holds(e: Expr, atoms: dict[Expr, int], bits: int) -> bool:
     return bool(bits >> atoms[e] & 1)
 
 
-def guard_fn(system: System, guard: Any) -> Callable[[State], bool]:
-    """An edge guard as a predicate on system states (a failing evaluation, such as a
-    division by zero, makes the guard false)."""
-    fn = compile_expr_fn(system, guard)
-
-    def holds(s: State) -> bool:
-        try:
-            return bool(fn(s))
-        except (ZeroDivisionError, IndexError, ValueError, OverflowError):
-            return False
-
-    return holds
+#: an automaton edge guard (an IR condition) -> a predicate on the model's states
+GuardCompiler = Callable[[Any], Callable[[State], bool]]
 
 
 class ProductSemantics(ModelWrapper):
     """``base`` × ``automaton`` (see the module docstring): a
-    :class:`~absmc.kernel.model.semantics.ModelWrapper` of ``base``, whose System compiles the
-    automaton's edge guards; ``step`` is not offered (replay goes through
-    :func:`absmc.kernel.replay.trace.replay_lasso` on the base semantics). With ``safety`` the
-    base's failures and state properties are reported on the product's steps and states, with
-    ``deadlock`` (and ``safety``) also its invalid end states (see the module docstring). With
-    ``spin_order`` the system's steps come in SPIN's order (:meth:`_rank`), which decides where a
-    depth-first search meets its first cycle (not what it finds in the end)."""
+    :class:`~absmc.kernel.model.semantics.ModelWrapper` of ``base``; ``guard`` compiles the
+    automaton's edge guards to predicates on ``base``'s states; ``step`` is not offered (replay
+    goes through :func:`absmc.kernel.replay.trace.replay_lasso` on the base semantics). With
+    ``safety`` the base's failures and state properties are reported on the product's steps and
+    states, with ``deadlock`` (and ``safety``) also its invalid end states (see the module
+    docstring). With ``order`` (a sort key of the base's step labels, e.g. SPIN's: highest
+    process first) the system's steps come in that order, which decides where a depth-first
+    search meets its first cycle (not what it finds in the end)."""
 
     def __init__(
         self,
-        base: IRSemantics,
+        base: Semantics,
         automaton: Automaton,
+        guard: GuardCompiler,
         stutter: bool = True,
         safety: bool = False,
         deadlock: bool = False,
-        spin_order: bool = False,
+        order: Callable[[int], int] | None = None,
     ) -> None:
         super().__init__(base)
-        self.base: IRSemantics = base
         self.stutter = stutter
         self.safety = safety
         self.deadlock = safety and deadlock
-        #: with ``spin_order``: system label -> sort key (highest process first), filled lazily
-        self.rank: dict[int, int] | None = {} if spin_order else None
+        #: with ``order``: system label -> its sort key, filled lazily
+        self.rank: dict[int, int] | None = {} if order is not None else None
+        self.order = order
         self.automaton = automaton
         self.size = automaton.size
-        system = base.system
         cache: dict[Any, Callable[[State], bool]] = {}
         self.edges: list[list[tuple[int, Callable[[State], bool]]]] = []
         for es in automaton.edges:
@@ -176,19 +176,14 @@ class ProductSemantics(ModelWrapper):
             for e in es:
                 fn = cache.get(e.guard)
                 if fn is None:
-                    fn = cache[e.guard] = guard_fn(system, e.guard)
+                    fn = cache[e.guard] = guard(e.guard)
                 row.append((e.target, fn))
             self.edges.append(row)
         self.accepting = automaton.accepting
         self.final = automaton.final
 
     @property
-    def system(self) -> System:
-        """The base's System (the product is a model of it with the automaton beside)."""
-        return self.base.system
-
-    @property
-    def properties(self) -> tuple[Property, ...]:
+    def properties(self) -> tuple[PropertyInfo, ...]:
         return self.base.properties if self.safety else ()
 
     def describe_state(self, ps: State) -> Mapping[str, object]:
@@ -241,17 +236,12 @@ class ProductSemantics(ModelWrapper):
         return [((ci + 1) * size + q, (*t, q)) for q in targets for ci, t in succ], found
 
     def _rank(self, step: tuple[int, State]) -> int:
-        """Sort key of a system step in SPIN's order: the highest-numbered process first (pan
-        tries ``_nr_pr - 1`` down to 0), a process's steps in their own order."""
-        assert self.rank is not None
+        """Sort key of a system step (``order`` of its label, remembered)."""
+        assert self.rank is not None and self.order is not None
         ci = step[0]
         key = self.rank.get(ci)
         if key is None:
-            system = self.base.system
-            names = {p.name: i for i, p in enumerate(system.processes)}
-            cmds = self.base.commands_of(ci)
-            key = -names.get(system.commands[cmds[0]].process, 0) if cmds else 0
-            self.rank[ci] = key
+            key = self.rank[ci] = self.order(ci)
         return key
 
     def _failures(self, s: State, succ: Successors, fails: Failures, q: int) -> Failures:

@@ -25,6 +25,9 @@ replay``/``simulate --replay``.
   row by row, then the violation it ends in confirmed as the search confirms it.
 * :func:`replay_witness` — a witness of a CTL formula (:mod:`absmc.kernel.replay.witness`): a
   finite run, a lasso or a run into a dead end.
+* :func:`replay_path` — a counterexample of a model without IR (the model interface only: the
+  component checker's), the same checks as :func:`replay`; the model's owner may say how a
+  row and a deadlock look.
 * :func:`start_state` / :func:`deadlock_end` — the checks every replay shares: the first row
   is an initial state; a deadlock trace ends where the search counts a deadlock.
 """
@@ -34,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, cast
 
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.expr import FALSE
@@ -44,10 +47,10 @@ from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
 from absmc.kernel.ltl.product import STUTTER, decode, encode
 from absmc.kernel.model.initial import is_initial
 from absmc.kernel.model.irsemantics import IRSemantics
-from absmc.kernel.model.semantics import Semantics
+from absmc.kernel.model.semantics import Semantics, is_step_property
 from absmc.kernel.replay.trail import SavedTrace
 from absmc.kernel.replay.witness import Witness
-from absmc.kernel.run.result import Trace, TraceStep
+from absmc.kernel.run.result import StateValue, Trace, TraceStep
 
 __all__ = [
     "Ending",
@@ -63,6 +66,7 @@ __all__ = [
     "replay",
     "replay_lasso",
     "replay_lasso_rows",
+    "replay_path",
     "replay_rows",
     "replay_saved",
     "replay_trace",
@@ -244,6 +248,69 @@ def replay(sem: IRSemantics, prop: str, path: Sequence[int], start: State | None
     if prop not in names:
         raise ReplayError(f"the final state does not violate '{prop}'")
     return to_trace(sem, states, path)
+
+
+#: how a model shows step ``k`` of a trace: ``row(k, before, after, label)``
+RowOf = Callable[[int, State, State, int], TraceStep]
+
+
+def replay_path(
+    sem: Semantics,
+    prop: str,
+    path: Sequence[int],
+    row: RowOf | None = None,
+    deadlock_note: Callable[[State], str] | None = None,
+) -> Trace:
+    """Replay a counterexample of ``prop`` (a path of step labels from ``sem.initial``) on a
+    model known only through the model interface (no IR; e.g. a Python component, whose
+    replay re-executes the environment's calls) and return its trace:
+
+    * a step property (``is_step_property``: ``assert`` kinds, model errors): the last step must
+      report a failure of ``prop``; the trace ends in the state that step leads to (the model's
+      ``step`` must give one) and its note is the failure's message;
+    * ``no-deadlock``: the final state ends a deadlock as the search counts one
+      (:func:`deadlock_end`); the note is ``deadlock_note(state)`` when given;
+    * a state property: the final state must violate it.
+
+    Rows: ``TraceStep(0, describe_state(initial))``, then ``row(k, before, after, label)`` per
+    step (default: ``describe_state(after)`` with ``describe_step(label)`` as the command).
+    Raises ``ReplayError`` when any of this fails (for a component: an environment that
+    answered differently)."""
+    note: str | None = None
+    if is_step_property(sem.properties, prop):
+        if not path:
+            raise ReplayError("a failing path needs a failing step")
+        states = run_path(sem, path[:-1])
+        target, fails = sem.step(path[-1], states[-1])
+        hits = [f for f in fails if f.property == prop]
+        if not hits:
+            raise ReplayError(f"the last step does not violate '{prop}'")
+        if target is None:
+            raise ReplayError("the failing step has no successor")
+        states.append(target)
+        note = hits[0].message
+    else:
+        states = run_path(sem, path)
+        if prop == NO_DEADLOCK:
+            deadlock_end(sem, states[-1])
+            note = (
+                deadlock_note(states[-1])
+                if deadlock_note is not None
+                else "deadlock: no step is enabled in the last state"
+            )
+        elif prop not in [sem.properties[k].name for k in sem.violated(states[-1])]:
+            raise ReplayError(f"the final state does not violate '{prop}'")
+
+    def shown(s: State) -> dict[str, StateValue]:
+        return cast(dict[str, StateValue], dict(sem.describe_state(s)))
+
+    def plain(k: int, before: State, after: State, label: int) -> TraceStep:
+        return TraceStep(k, shown(after), command=sem.describe_step(label), command_index=label)
+
+    make = row if row is not None else plain
+    rows = [TraceStep(0, shown(states[0]))]
+    rows += [make(k, states[k - 1], states[k], label) for k, label in enumerate(path, start=1)]
+    return Trace(tuple(rows), replayed=True, note=note)
 
 
 def concretize(
