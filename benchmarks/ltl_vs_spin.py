@@ -7,6 +7,7 @@
 
     python benchmarks/ltl_vs_spin.py --run-spin --backend native   # the product search in C
     python benchmarks/ltl_vs_spin.py --run-spin --backend python   # ... in Python
+    python benchmarks/ltl_vs_spin.py --backend native --only mobile1.pml --only train.pml:c1
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
@@ -99,8 +100,6 @@ def absmc_to_verdict(model: Path, name: str, fair: bool, backend: str, warm: boo
     if not warm:
         env["ABSMC_CACHE_DIR"] = tempfile.mkdtemp(prefix="absmc-cache")
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
-    if fair and backend == "native":
-        backend = "auto"  # no weak fairness in C: auto searches in Python (noted)
     args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
     t0, c0 = time.monotonic(), _child_cpu()
     out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
@@ -161,8 +160,13 @@ def main() -> int:
     ap.add_argument("--run-spin", action="store_true", help="run SPIN here (else expected.csv)")
     ap.add_argument("--backend", choices=("auto", "native", "python"), default=None)
     ap.add_argument("--warm", action="store_true", help="keep absmc's compiled-model cache")
+    ap.add_argument(
+        "--only", action="append", metavar="FILE[:LTL]", help="only these rows (repeatable)"
+    )
     args = ap.parse_args()
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    if args.only:
+        rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
         return model_to_verdict(rows, args.backend, args.warm)
     print(

@@ -18,6 +18,7 @@ Table 3's part prints each instance of the paper's Table 3 twice, without predic
 and with a predicate set (PPA, ``--predicate`` without ``--refine``), with P? of the set and
 the paper's POLY and PPA verification times beside ours.
     python benchmarks/symbolic_paper.py --best-of 9     # ticket2 with and without predicates
+    python benchmarks/symbolic_paper.py --best-of 9 --table 3 --only bk2-S  # in-process
 
 ``--best-of N`` instead times ticket2's two properties with and without the predicates
 ``a1 <= s, a2 <= s`` in this process: the symbolic engine's CPU time (``time.process_time``
@@ -267,11 +268,54 @@ def best_of(n: int) -> None:
         print(f"| {prop} | {label} | {verdicts[(prop, label)]} | {best:.1f} | {median:.1f} |")
 
 
+def best_of_table3(n: int, only: str | None) -> None:
+    """Table 3's instances (those whose name contains ``only``): the symbolic engine's CPU
+    time (``time.process_time`` around ``check_symbolic``, the property and
+    ``no-model-error``) without predicates (POLY) and with them (PPA), in this process, taken
+    in turn ``n`` times (so both see the same load); best and median."""
+    import time
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from absmc.cli.common import add_predicates, load
+    from absmc.engines.symbolic.check import SymbolicOptions, check_symbolic
+    from absmc.kernel.run.options import CheckOptions
+
+    print(
+        "| instance | property | POLY verdict | POLY best / median (s) | PPA verdict "
+        "| PPA best / median (s) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for inst, model, prop, preds, _, _ in TABLE3:
+        if only and only not in inst:
+            continue
+        base = load(str(MODELS / model))
+        configs = {"POLY": base, "PPA": add_predicates(base, preds)}
+        times: dict[str, list[float]] = {k: [] for k in configs}
+        verdicts: dict[str, str] = {}
+        for _ in range(n):
+            for label, system in configs.items():
+                t0 = time.process_time()
+                res = check_symbolic(system, CheckOptions(properties=[prop]), SymbolicOptions())
+                times[label].append(time.process_time() - t0)
+                mine = next(r for r in res.results if r.property == prop)
+                verdicts[label] = mine.verdict.value
+        cells = []
+        for label in configs:
+            ts = sorted(times[label])
+            cells.append(f"{verdicts[label]} | {ts[0]:.3f} / {ts[len(ts) // 2]:.3f}")
+        print(f"| {inst} | {prop} | {' | '.join(cells)} |", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--only", default=None, help="only rows whose instance contains this")
-    ap.add_argument("--best-of", type=int, default=0, help="time ticket2 in this process")
+    ap.add_argument(
+        "--best-of",
+        type=int,
+        default=0,
+        help="time ticket2 (with --table 3: Table 3's instances) in this process",
+    )
     ap.add_argument(
         "--table",
         choices=("2", "3", "all"),
@@ -279,6 +323,9 @@ def main() -> int:
         help="Table 2 (POLY and CEGAAR rows), Table 3 (POLY beside PPA) or both",
     )
     args = ap.parse_args()
+    if args.best_of and args.table == "3":
+        best_of_table3(args.best_of, args.only)
+        return 0
     if args.best_of:
         best_of(args.best_of)
         return 0

@@ -103,12 +103,13 @@ SHARED: Final[tuple[Option, ...]] = (
         "store",
         ("--store",),
         "State store: exact set, bitstate hashing or hash-compact (64-bit hashes, SPIN's "
-        "-DHC) — both use less memory and may miss states, so they never prove; "
+        "-DHC) — both use less memory and may miss states, so they never prove; tree = the "
+        "exact set with tree compression (LTSmin's; --backend native, one thread); "
         "[under] range = Kudra & Mercer's min/max refinement, no prover; [.py] range = PA+NTP, "
         "predicates = PA+TP (predicate abstraction refined with the prover, --predicate EXPR).",
         default="exact",
         kind="choice",
-        choices=("exact", "bitstate", "hash-compact", "range", "predicates"),
+        choices=("exact", "bitstate", "hash-compact", "tree", "range", "predicates"),
         show_default=True,
         group=_SEARCH,
     ),

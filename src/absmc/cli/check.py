@@ -62,6 +62,8 @@ def _store(name: str) -> StoreKind:
         return "bitstate"
     if name == "hash-compact":
         return "hash-compact"
+    if name == "tree":
+        return "tree"
     return "exact"
 
 

@@ -40,7 +40,7 @@ FEATURES: Final = {
 }
 
 #: the stores of ``CheckOptions.store``
-STORES: Final = frozenset({"exact", "bitstate", "hash-compact"})
+STORES: Final = frozenset({"exact", "bitstate", "hash-compact", "tree"})
 
 _BITWISE: Final = frozenset({"&", "|", "^", "<<", ">>", "~"})
 

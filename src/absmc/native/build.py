@@ -59,6 +59,8 @@ int s_set_reduce(search_t *S, int on);
 double s_thread_cpu(search_t *S, int i);
 int s_set_bitstate(search_t *S, int log2_bits, int k);
 void s_bitstate_counts(search_t *S, int64_t *out);
+int s_set_tree(search_t *S, const int32_t *leaves, int n);
+int64_t s_tree_nodes(search_t *S, int i);
 void s_violation(search_t *S, int slot, int64_t *out);
 int64_t s_path(search_t *S, int64_t node, uint32_t *buf, int64_t cap);
 int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap);
@@ -69,6 +71,8 @@ void l_free(ltl_t *L);
 int l_run(ltl_t *L, const int64_t *init, double seconds);
 int64_t l_stat(ltl_t *L, int which);
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
+int l_lasso_counter(ltl_t *L, int64_t k);
+void l_set_fair(ltl_t *L, int on);
 typedef struct graph_s graph_t;
 graph_t *g_new(int natoms, int64_t max_states);
 void g_free(graph_t *G);
@@ -112,6 +116,7 @@ def runtime_sources() -> tuple[str, str]:
     return (
         pkg.joinpath("runtime_head.c").read_text(encoding="utf-8"),
         pkg.joinpath("runtime_tail.c").read_text(encoding="utf-8")
+        + pkg.joinpath("runtime_tree.c").read_text(encoding="utf-8")
         + pkg.joinpath("runtime_par.c").read_text(encoding="utf-8"),
     )
 
@@ -132,12 +137,21 @@ def estimate_compile_s(source_chars: int, opt: str) -> float:
     return source_chars / COMPILE_CHARS_PER_S.get(opt, 80_000)
 
 
+#: sources longer than this (characters) compile at ``-O0``: gcc's time grows with the source
+#: at every level (``-O1``: ~130 KB/s, ``-O0``: ~270 KB/s), and on such a model (SPIN's mobile1:
+#: 2.6 MB of C, 3,091 commands from channel variables) it is most of the model-to-verdict time;
+#: the search at ``-O0`` is about 2x slower, which pays only past ~10^7 states
+HUGE_SOURCE = 1_000_000
+
+
 def default_opt(source_chars: int = 0) -> str:
     """``$ABSMC_NATIVE_OPT`` when it is one of :data:`OPT_LEVELS`, else ``-O2`` (``-O1`` for a
-    source longer than :data:`LARGE_SOURCE` characters)."""
+    source longer than :data:`LARGE_SOURCE` characters, ``-O0`` past :data:`HUGE_SOURCE`)."""
     env = os.environ.get(OPT_ENV, "")
     if env in OPT_LEVELS:
         return env
+    if source_chars > HUGE_SOURCE:
+        return "-O0"
     return "-O1" if source_chars > LARGE_SOURCE else "-O2"
 
 

@@ -433,17 +433,24 @@ class CGen:
         self.emit(ind, f"/* {note[:100]} */")
         self.emit(ind, "{")
         i = ind + 1
+        # only / and % set C->err: a command that cannot divide by zero neither resets nor
+        # reads it (less C: the compiler's time dominates on models of many commands)
+        zero = f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}"
         self.emit(i, "int64_t x;")
-        self.emit(i, "C->err = 0;")
+        exprs = [e for e, _ in c.errors] + [guard] + [e for _, e in (*c.updates, *c.asserts)]
+        if any(may_raise(e) for e in exprs):
+            self.emit(i, "C->err = 0;")
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
             self.emit(i, f"x = {tr.cb(cnd)};")
-            self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
+            if may_raise(cnd):
+                self.emit(i, zero)
             self.emit(i, f"if (x) {{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}")
         g = tr.cb(guard)
         if g != "1":
             self.emit(i, f"x = {g};")
-            self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
+            if may_raise(guard):
+                self.emit(i, zero)
             self.emit(i, f"if (!x) goto {done};")
         self.emit(i, f"int64_t t[{max(self.n, 1)}];")
         if self.n:
@@ -481,12 +488,13 @@ class CGen:
                 self.emit(i, f"if ({NOT64[ty].format(tmp)}) C->ovf = 1;")
             temps.append((tmp, fld, ty))
         if any(may_raise(e) for _, e in c.updates):  # only / and % set C->err
-            self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
+            self.emit(i, zero)
         for name, cond in c.asserts:
             if name not in self.assert_index:
                 continue
             self.emit(i, f"x = {tr.cb(cond)};")
-            self.emit(i, f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}")
+            if may_raise(cond):
+                self.emit(i, zero)
             self.emit(i, f"if (!x) add_fail(C, {c.index}, 3, {self.assert_index[name]}, 0);")
         for tmp, idx, sort, ty in checks:
             fail = f"add_fail(C, {c.index}, 4, {idx}, {tmp});"
@@ -522,7 +530,9 @@ class CGen:
             self.emit(i, f"fn_push(C, {c.index}, t, {f});")
         elif mode == "main":
             self.emit(i, main)
-        else:  # both: the sink chosen by the caller's flags
+        elif c.exclusive is None:  # both: the sink chosen by the caller's flags (m_sink)
+            self.emit(i, f"m_sink(C, flags, {c.index}, t);")
+        else:
             self.emit(i, f"if (flags & FN_MAIN) {{ {main} }} else fn_push(C, {c.index}, t, {f});")
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
@@ -630,6 +640,10 @@ class CGen:
         runs_n, runs_t = runs(normal), runs(timeout)
         compact = all(len({r[0].process for r in runs}) == len(runs) for runs in (runs_n, runs_t))
         mode = "both" if compact else "fn"
+        if compact:
+            self.emit(0, "static void m_sink(ctx_t *C, int flags, int ci, const int64_t *t) {")
+            self.emit(1, "if (flags & FN_MAIN) add_step1(C, ci, t); else fn_push(C, ci, t, -1);")
+            self.emit(0, "}")
         for p in sys.processes:
             k = self.proc_ids[p.name]
             mine = [c for c in sys.commands if c.process == p.name]

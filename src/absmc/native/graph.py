@@ -25,18 +25,12 @@ from absmc.engines.explicit.ctl import Graph
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
-from absmc.kernel.run.limits import (
-    INTERRUPTED,
-    OUT_OF_MEMORY,
-    memory_limit,
-    state_limit,
-    time_limit,
-)
-from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.limits import OUT_OF_MEMORY, state_limit
 from absmc.kernel.run.options import CheckOptions, Progress
 from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen
-from absmc.native.search import SLICE_S, NativeOverflow
+from absmc.native.driver import SLICE_S, drive_slices
+from absmc.native.search import NativeOverflow
 from absmc.native.semantics import NativeSemantics
 
 __all__ = ["NativeGraph", "atom_source", "atoms_of"]
@@ -187,25 +181,20 @@ class NativeGraph:
             raise NativeOverflow("the initial state does not fit its variables")
         status = lib.g_init(handle, ffi.new("int64_t[]", slots or [0]))
         stopped: str | None = None
-        last = start
-        try:
-            while status in (_RUNNING, _SLICE):
-                status = lib.g_run(handle, SLICE_S)
-                if status != _SLICE:
-                    break
-                now = time.monotonic()
-                if end is not None and now >= end:
-                    stopped = time_limit(limits)
-                elif limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
-                    stopped = memory_limit(limits.max_memory_mb)
-                elif options.progress is not None and now - last >= 1.0:
-                    last = now
-                    n, ne = int(lib.g_stat(handle, 0)), int(lib.g_stat(handle, 1))
-                    options.progress(Progress(n, ne, 0, now - start))
-                if stopped is not None:
-                    break
-        except KeyboardInterrupt:
-            stopped = INTERRUPTED
+        if status in (_RUNNING, _SLICE):
+
+            def progress_of(elapsed: float) -> Progress:
+                return Progress(int(lib.g_stat(handle, 0)), int(lib.g_stat(handle, 1)), 0, elapsed)
+
+            status, stopped = drive_slices(
+                lambda: int(lib.g_run(handle, SLICE_S)),
+                _SLICE,
+                limits,
+                start,
+                end,
+                options.progress,
+                progress_of,
+            )
         if status == _OVERFLOW:
             raise NativeOverflow("a value left the 64-bit range")
         if status == _STATES:

@@ -1,6 +1,7 @@
 """Linear-time properties in C: the product of the model with each property's Büchi automaton
 and SPIN's nested depth-first search (``runtime_ltl.c``; Holzmann, Peled, Yannakakis, "On
-nested depth first search", 1996), one thread, exact store.
+nested depth first search", 1996), one thread, exact store, with SPIN's weak fairness (``-f``:
+the counter construction of :mod:`absmc.kernel.ltl.fairness`) and non-progress cycles (``-l``).
 
 The automata are the ones the Python back end searches with (:func:`absmc.kernel.ltl.ltl.
 automaton_of`: Spot's translation of the negated formula, or a never claim): their states,
@@ -28,20 +29,22 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from absmc.ir.ltl import Automaton, LtlProperty
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
 from absmc.kernel.explore.search import SearchOutcome
-from absmc.kernel.ltl.irproduct import product_of
+from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
+from absmc.kernel.ltl.irproduct import fair_product, product_of
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
+from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
-from absmc.kernel.run.limits import INTERRUPTED, depth_limit, memory_limit, state_limit, time_limit
-from absmc.kernel.run.memory import current_rss_mb
+from absmc.kernel.run.limits import depth_limit, state_limit
 from absmc.kernel.run.options import Limits, Progress
 from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen, c_const
-from absmc.native.search import SLICE_S, NativeOverflow
+from absmc.native.driver import SLICE_S, drive_slices
+from absmc.native.search import NativeOverflow
 from absmc.native.semantics import NativeSemantics
 
 __all__ = ["NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
@@ -116,20 +119,24 @@ def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
 
 
 def lasso_labels(
-    sem: IRSemantics, aut: Automaton, states: Sequence[State], stutter: bool
+    sem: IRSemantics, aut: Automaton, states: Sequence[State], stutter: bool, fair: bool = False
 ) -> list[int]:
     """The product labels (:mod:`absmc.kernel.ltl.product`) of a path given by its product states
-    ``states`` (each ``system state + (q,)``), found among the successors of ``sem`` × ``aut``
-    (a step to an equal product state; any of several is as good). Raises ``ValueError`` when a
-    step is not a product step."""
+    ``states`` (each ``system state + (q,)``; with ``fair``, ``+ (q, c)`` with the weak-fairness
+    counter ``c``), found among the successors of ``sem`` × ``aut`` (with ``fair``, of
+    :class:`~absmc.kernel.ltl.fairness.FairSemantics` over it, so that the step chosen moves the
+    counter as the C search did: the path stays a weakly fair one); a step to an equal state,
+    any of several is as good. Raises ``ValueError`` when a step is not a product step."""
     product = product_of(sem, aut, stutter=stutter)
+    searched: ProductSemantics | FairSemantics = fair_product(product, sem) if fair else product
+    k_processes = len(sem.system.processes)
     labels: list[int] = []
     for k in range(len(states) - 1):
         target = states[k + 1]
-        hit = next((lab for lab, t in product.successors(states[k])[0] if t == target), None)
+        hit = next((lab for lab, t in searched.successors(states[k])[0] if t == target), None)
         if hit is None:
             raise ValueError(f"step {k + 1} of the C lasso is not a product step")
-        labels.append(hit)
+        labels.append(fair_decode(hit, k_processes)[0] if fair else hit)
     return labels
 
 
@@ -173,14 +180,18 @@ class NativeLtl:
         safety: bool = False,
         deadlock: bool = False,
         spin_order: bool = True,
+        weakly_fair: bool = False,
     ) -> LtlOutcome:
         """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with an
-        exact store and without weak fairness (``stutter``: SPIN's stuttering at terminal
-        states; ``spin_order``: SPIN's step order and early cycle detection). The lasso is in
+        exact store (``stutter``: SPIN's stuttering at terminal states, never for the
+        non-progress property; ``spin_order``: SPIN's step order and early cycle detection;
+        ``weakly_fair``: SPIN's ``-f``, the counter construction of
+        :mod:`absmc.kernel.ltl.fairness` in C, the same product states). The lasso is in
         the labels of ``python`` × the automaton (:func:`lasso_labels`); ``extra`` has the C
         store's bytes. Raises :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow`
         (a value left 64 bits), ``MemoryError`` (the store could not be allocated)."""
         limits = limits or Limits()
+        stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
         aut = self.automata[prop.name]
         start = time.monotonic()
@@ -199,37 +210,27 @@ class NativeLtl:
         if handle == ffi.NULL:
             raise MemoryError("the native LTL search could not allocate its store")
         handle = ffi.gc(handle, lib.l_free)
+        lib.l_set_fair(handle, int(weakly_fair))
         slots = sem.layout.to_slots(sem.initial)
         if slots is None:
             raise NativeOverflow("the initial state does not fit its variables")
         init = ffi.new("int64_t[]", slots or [0])
         out = SearchOutcome()
-        status = _RUNNING
-        last = start
-        try:
-            while True:
-                status = lib.l_run(handle, init, SLICE_S)
-                if status != _SLICE:
-                    break
-                now = time.monotonic()
-                if end is not None and now >= end:
-                    out.stopped = time_limit(limits)
-                    break
-                if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
-                    out.stopped = memory_limit(limits.max_memory_mb)
-                    break
-                if progress is not None and now - last >= 1.0:
-                    last = now
-                    progress(
-                        Progress(
-                            lib.l_stat(handle, 0),
-                            lib.l_stat(handle, 1),
-                            lib.l_stat(handle, 8),
-                            now - start,
-                        )
-                    )
-        except KeyboardInterrupt:
-            out.stopped = INTERRUPTED
+
+        def progress_of(elapsed: float) -> Progress:
+            return Progress(
+                lib.l_stat(handle, 0), lib.l_stat(handle, 1), lib.l_stat(handle, 8), elapsed
+            )
+
+        status, out.stopped = drive_slices(
+            lambda: int(lib.l_run(handle, init, SLICE_S)),
+            _SLICE,
+            limits,
+            start,
+            end,
+            progress,
+            progress_of,
+        )
         if status == _SAFETY:
             raise SafetyMet(f"the C product search of ltl '{prop.name}' met a safety violation")
         if status == _OVERFLOW:
@@ -252,12 +253,13 @@ class NativeLtl:
             for k in range(n):
                 q = int(lib.l_lasso_state(handle, k, buf))
                 s = sem.layout.from_slots(ffi.unpack(buf, sem.layout.slots))
-                states.append((*s, q))
-            labels = lasso_labels(python, aut, states, stutter)
+                fc = (int(lib.l_lasso_counter(handle, k)),) if weakly_fair else ()
+                states.append((*s, q, *fc))
+            labels = lasso_labels(python, aut, states, stutter, weakly_fair)
             lasso = Lasso(labels, int(lib.l_stat(handle, 6)))
             out.stopped = f"stopped at the first violation ({prop.name})"
         out.time_s = time.monotonic() - start
-        found = LtlOutcome(out, lasso, int(lib.l_stat(handle, 4)), aut)
+        found = LtlOutcome(out, lasso, int(lib.l_stat(handle, 4)), aut, weakly_fair)
         found.extra = {
             "backend": "native",
             "store_bytes": int(lib.l_stat(handle, 7)),

@@ -6,7 +6,9 @@
  * The semantics are kernel/ltl/product.py's and kernel/explore/nested.py's, in the same order: from (s, q)
  * the claim moves first (each edge of q whose guard holds in s, in edge order), then the system
  * steps, highest process first (SPIN's order); a terminal s stutters (when `stutter`). A
- * product state is the packed system state and one word for q. Per state one flag byte: bit 0
+ * product state is the packed system state and one word: q (low 32 bits) and, with weak
+ * fairness (`fair`, SPIN's -f), the fairness counter (high 32 bits, l_fair_next: the k-copy
+ * construction of kernel/ltl/fairness.py; accepting is then copy NFN + 1). Per state one flag byte: bit 0
  * on the outer stack, bit 1 visited by a nested search (SPIN's two bits per state: the nested
  * searches share the outer store, since every state a nested search from a post-order seed
  * reaches was stored by the outer one). The outer search closes a cycle at once when it steps
@@ -26,7 +28,7 @@ enum { L_RUNNING, L_DONE, L_FOUND, L_STATES, L_OVERFLOW, L_MEMORY, L_SLICE, L_SA
 typedef struct { int64_t id, off; int32_t n, i; } lframe_t;
 
 typedef struct ltl_s {
-    int claim, stutter, safety, deadlock, state_checks, early;
+    int claim, stutter, safety, deadlock, state_checks, early, fair;
     int64_t max_states, max_depth;
     uint64_t *arena; int64_t nstates, cap;
     uint32_t *table; uint64_t tcap;
@@ -41,7 +43,12 @@ typedef struct ltl_s {
     ctx_t *C;
     int64_t v[NVA];
     int32_t *order, *targets;
+    uint64_t *fnc; int64_t capfnc;  /* weak fairness: each step's counter after it */
 } ltl_t;
+
+/* the automaton state and the weak-fairness counter of a product state's last word */
+#define L_Q(x) ((int)(uint32_t)(x))
+#define L_C(x) ((int)((x) >> 32))
 
 static uint64_t l_hash(const uint64_t *w) {
     uint64_t h = 0x243F6A8885A308D3ULL;
@@ -117,7 +124,26 @@ static int l_frames(lframe_t **a, int64_t *cap, int64_t need) {
 }
 
 static inline int l_accepting(ltl_t *L, const uint64_t *w) {
-    return m_claim_acc(L->claim, (int)w[NW]);
+    if (L->fair) return L_C(w[NW]) == NFN + 1;
+    return m_claim_acc(L->claim, L_Q(w[NW]));
+}
+
+/* SPIN's weak-fairness counter after a step from counter c in automaton state q
+ * (kernel/ltl/fairness.py, FairSemantics.successors): copy 0 waits for an accepting q, copy
+ * i (1..NFN) for process i - 1 to move or be blocked, copy NFN + 1 (accepting) returns to 0;
+ * 0 without fairness */
+static inline uint64_t l_fair_next(ltl_t *L, int c, int q, int blocked, int moved) {
+    if (!L->fair) return 0;
+    if (c == 0) return m_claim_acc(L->claim, q) ? 1 : 0;
+    if (c == NFN + 1) return 0;
+    return (uint64_t)((blocked || moved) ? c + 1 : c);
+}
+
+/* whether process p executes in step j of the last expansion (any command of its chain) */
+static int l_moves(ctx_t *C, int j, int p) {
+    for (int m = 0; m < C->slen[j]; m++)
+        if (m_fn_of[C->ch[C->soff[j] + m]] == p) return 1;
+    return 0;
 }
 
 /* the product successors of state id onto the successor arena (*succ, *n, *cap), in order;
@@ -130,7 +156,8 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
     memcpy(w, L->arena + id * LW, sizeof w);
     m_unpack(w, L->v);
     ctx_reset(C);
-    int nt = m_claim(C, L->v, L->claim, (int)w[NW], L->targets);
+    int q = L_Q(w[NW]), c = L_C(w[NW]);
+    int nt = m_claim(C, L->v, L->claim, q, L->targets);
     if (C->ovf) return -L_OVERFLOW;
     if (nt == 0) return 0;
     ctx_reset(C);
@@ -147,10 +174,11 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
         }
         if (!L->stutter) return 0;
         if (!l_reserve(succ, cap, (*n + nt) * LW)) return -L_MEMORY;
+        uint64_t nc = l_fair_next(L, c, q, 1, 0) << 32;  /* every process is blocked */
         for (int k = 0; k < nt; k++) {
             uint64_t *o = *succ + (*n + k) * LW;
             memcpy(o, w, sizeof(uint64_t) * NW);
-            o[NW] = (uint64_t)L->targets[k];
+            o[NW] = (uint64_t)L->targets[k] | nc;
         }
         *n += nt;
         return nt;
@@ -165,6 +193,23 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
         while (j > 0 && m_fn_of[C->ch[C->soff[ord[j - 1]]]] < key) { ord[j] = ord[j - 1]; j--; }
         ord[j] = i;
     }
+    if (ns > L->capfnc) {
+        uint64_t *f = (uint64_t *)realloc(L->fnc, (size_t)ns * sizeof(uint64_t));
+        if (!f) return -L_MEMORY;
+        L->fnc = f;
+        L->capfnc = ns;
+    }
+    if (L->fair && c >= 1 && c <= NFN) {
+        int blocked = 1;
+        for (int i = 0; i < ns; i++) {
+            L->fnc[i] = (uint64_t)l_moves(C, ord[i], c - 1);
+            if (L->fnc[i]) blocked = 0;
+        }
+        for (int i = 0; i < ns; i++) L->fnc[i] = l_fair_next(L, c, q, blocked, (int)L->fnc[i]) << 32;
+    } else {
+        uint64_t nc = l_fair_next(L, c, q, 0, 0) << 32;
+        for (int i = 0; i < ns; i++) L->fnc[i] = nc;
+    }
     if (!l_reserve(succ, cap, (*n + (int64_t)nt * ns) * LW)) return -L_MEMORY;
     uint64_t *o = *succ + *n * LW;
     for (int i = 0; i < ns; i++) {
@@ -177,7 +222,8 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
         o += LW * ns;
     }
     for (int k = 0; k < nt; k++)
-        for (int i = 0; i < ns; i++) (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] = (uint64_t)L->targets[k];
+        for (int i = 0; i < ns; i++)
+            (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] = (uint64_t)L->targets[k] | L->fnc[i];
     *n += (int64_t)nt * ns;
     return (int64_t)nt * ns;
 }
@@ -335,7 +381,7 @@ void l_free(ltl_t *L) {
     if (!L) return;
     ctx_free(L->C);
     free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
-    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
+    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets); free(L->fnc);
     free(L);
 }
 
@@ -388,5 +434,13 @@ int64_t l_stat(ltl_t *L, int which) {
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out) {
     const uint64_t *w = L->arena + L->lasso[k] * LW;
     m_unpack(w, out);
-    return (int)w[NW];
+    return L_Q(w[NW]);
 }
+
+/* the weak-fairness counter of the k-th state of the lasso (0 without fairness) */
+int l_lasso_counter(ltl_t *L, int64_t k) {
+    return L_C(L->arena[L->lasso[k] * LW + NW]);
+}
+
+/* weak fairness (SPIN's -f): before the first l_run */
+void l_set_fair(ltl_t *L, int on) { L->fair = on; }

@@ -188,6 +188,14 @@ typedef struct search_s {
     ctx_t *C;
     int hc;             /* 1: hash-compact or bitstate store (only the BFS frontier in full) */
     int bs;             /* 1: bitstate store (SPIN's -DBITSTATE: k bits per state) */
+    /* tree compression (runtime_tree.c; hc is 1 too): the root's pairs in their own
+       set (tused: its size), the inner nodes' tables in tnodes */
+    int tree, tree_n;
+    int32_t tree_leaf[2 * NWA]; /* the 32-bit halves of the packed state that are leaves */
+    struct tnode_s *tnodes;
+    struct rtab_s *rtabs;   /* the root's tables; root_zero: the pairs whose rest is 0 */
+    uint8_t *root_zero;
+    int64_t root_bytes;
     /* bitstate: the bit array (2^bs_log2 bits), k, counts (stored, matched, sampled new,
        observed false matches, bits set) and the shadow set of sampled states (packed, exact) */
     uint8_t *bits;
@@ -282,6 +290,12 @@ static uint64_t slot_of_entry(search_t *S, uint64_t e, uint64_t cap) {
 }
 
 static int64_t store_bytes(search_t *S);
+static int tree_insert(search_t *S, const uint64_t *w, int add);
+static int tree_insert_key(search_t *S, uint64_t key, int add);
+static int tree_key(search_t *S, const uint64_t *w, uint64_t *key);
+static inline void tree_prefetch(search_t *S, uint64_t key);
+static int64_t tree_bytes(search_t *S);
+static void tree_free(search_t *S);
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -436,6 +450,7 @@ static int bitstate_insert(search_t *S, const uint64_t *w, uint64_t h, int add);
 
 static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
     if (S->bs) return bitstate_insert(S, w, h, add);
+    if (S->tree) return tree_insert_key(S, h, add); /* h: the root pair (tree_key) */
     if ((S->tused + 1) * 100 > S->tcap * S->load_pct && !table_grow(S)) return -1;
     if (S->hc) {
         uint64_t e = h ? h : 1;
@@ -475,6 +490,7 @@ static int store_insert_h(search_t *S, const uint64_t *w, uint64_t h, int add) {
 }
 
 static int store_lookup_insert(search_t *S, const uint64_t *w, int add) {
+    if (S->tree) return tree_insert(S, w, add);
     return store_insert_h(S, w, hash_packed(w), add);
 }
 
@@ -681,6 +697,7 @@ void s_free(search_t *S) {
     free(S->sh_tab); free(S->sh_states);
     free(S->ord);
     free(S->bgrp);
+    tree_free(S);
     free(S);
 }
 
@@ -814,7 +831,7 @@ static int64_t par_queue_bytes(search_t *S);
  * hash-compact, or bitstate; no depth bound, more than one thread asked for, and at least
  * par_after states stored */
 static int par_ready(search_t *S) {
-    return S->nthreads > 1 && (S->hc || S->mapped) && S->max_depth < 0 &&
+    return S->nthreads > 1 && !S->tree && (S->hc || S->mapped) && S->max_depth < 0 &&
            (S->par || S->count >= S->par_after);
 }
 
@@ -957,8 +974,14 @@ int s_run(search_t *S, double seconds) {
                 const int64_t *t = C->sst + (size_t)i * NVA;
                 uint64_t *w = S->bw + (size_t)ns * NWA;
                 m_pack(t, w);
-                uint64_t h = hash_packed(w);
-                if (!S->bs) __builtin_prefetch(&S->table[table_pos(S, h)]);
+                uint64_t h;
+                if (S->tree) { /* h is the root pair; the inner nodes are added now */
+                    if (tree_key(S, w, &h) < 0) { NOMEM(); stop = 1; break; }
+                    tree_prefetch(S, h);
+                } else {
+                    h = hash_packed(w);
+                    if (!S->bs) __builtin_prefetch(&S->table[table_pos(S, h)]);
+                }
                 S->bh[ns] = h;
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }
@@ -1061,7 +1084,7 @@ static int64_t store_bytes(search_t *S) {
         return (int64_t)(((uint64_t)1 << S->bs_log2) / 8) +
                (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) + par_queue_bytes(S) +
                (int64_t)(S->sh_cap * sizeof(uint64_t) + S->sh_n * NWA * sizeof(uint64_t));
-    return (int64_t)(S->tcap * sizeof(uint64_t)) +
+    return (int64_t)(S->tree ? tree_bytes(S) : (int64_t)(S->tcap * sizeof(uint64_t))) +
            (S->hc ? (int64_t)((S->qcur_n + S->qnext_n) * NWA * sizeof(uint64_t)) +
                         par_queue_bytes(S)
                   : (int64_t)(S->count * (NWA * sizeof(uint64_t) + 8)));

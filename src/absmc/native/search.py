@@ -12,16 +12,21 @@ open-addressing table with linear probing that grows by 1.5x at 80% load:
   current and the next BFS level are kept in full. A path is found again by an exact search
   bounded by the depth of the violation (BFS found it at its shortest depth, so an exact search
   to that depth meets a violation of the same property; hash-compact only omits states).
+* **tree** store (``runtime_tree.c``; Laarman, van de Pol, Weber, SPIN 2011, Sect. 3): exact,
+  the packed state's used 32-bit halves folded by a binary tree of pair tables into one root
+  pair per state; frontier and paths as for hash-compact; one thread.
 
 The checks are the kernel search's (:func:`absmc.kernel.explore.search.search`) in the same order:
 state properties on every new state, failures and deadlocks on every expanded state, the first
 violation of each property kept (with ``keep_going``, later ones counted). Between two slices of
-about 0.2 s Python checks the clock, the resident memory, ``--progress`` and Ctrl-C (which
-Python handles between two calls), so limits behave as in the kernel search.
+about 0.2 s Python checks the clock, the resident memory, ``--progress`` and Ctrl-C
+(:func:`absmc.native.driver.drive_slices`, the loop the C product search shares), so limits
+behave as in the kernel search.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -29,29 +34,21 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from absmc.ir.steps import NO_DEADLOCK, NO_MODEL_ERROR, State
-from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome, Violation
+from absmc.kernel.explore.search import SearchOutcome, Violation
 from absmc.kernel.explore.store import BitStateCoverage
 from absmc.kernel.model.semantics import Semantics
-from absmc.kernel.run.limits import (
-    INTERRUPTED,
-    OUT_OF_MEMORY,
-    depth_limit,
-    memory_limit,
-    state_limit,
-    time_limit,
-)
+from absmc.kernel.run.limits import OUT_OF_MEMORY, depth_limit, memory_limit, state_limit
 from absmc.kernel.run.memory import current_rss_mb
 from absmc.kernel.run.options import Limits, Progress
+from absmc.native.cgen import Layout
+from absmc.native.driver import SLICE_S, drive_slices
 from absmc.native.semantics import NativeSemantics, failure_message
 
-__all__ = ["NativeOverflow", "NativeRun", "native_search", "relabel"]
-
-#: seconds the C loop runs between two checks in Python
-SLICE_S = 0.2
+__all__ = ["SLICE_S", "NativeOverflow", "NativeRun", "native_search", "relabel", "tree_leaves"]
 
 _RUNNING, _DONE, _VIOLATION, _STATES, _OVERFLOW, _MEMORY, _SLICE, _MEMORY_LIMIT = range(8)
 
-NativeStore = Literal["exact", "hash-compact", "bitstate"]
+NativeStore = Literal["exact", "hash-compact", "bitstate", "tree"]
 
 
 class NativeOverflow(Exception):
@@ -79,6 +76,9 @@ class NativeRun:
     coverage: BitStateCoverage | None = None
     #: states expanded by an ample set (``None``: partial-order reduction did not run)
     reduced: int | None = None
+    #: the tree store's distinct pairs per inner node below the root (pre-order; empty for the
+    #: other stores)
+    tree_nodes: list[int] = field(default_factory=list)
 
     @property
     def bytes_per_state(self) -> float:
@@ -154,6 +154,10 @@ def native_search(
     reducing = bool(reduce and lib.s_set_reduce(handle, 1))
     if store == "bitstate" and not lib.s_set_bitstate(handle, bitstate_bits, hash_functions):
         raise MemoryError(f"the bitstate store of 2^{bitstate_bits} bits could not be allocated")
+    if store == "tree":
+        leaves = tree_leaves(sem.layout)
+        if not lib.s_set_tree(handle, ffi.new("int32_t[]", leaves or [0]), len(leaves)):
+            raise MemoryError("the tree store could not be allocated")
     if limits.max_memory_mb is not None:
         # the store may use what the limit leaves beside the process's present memory
         budget = (limits.max_memory_mb - current_rss_mb()) * 1024 * 1024
@@ -164,38 +168,26 @@ def native_search(
     if init is None or not lib.api_in_range(init):
         raise NativeOverflow("the initial state does not fit its variables")
     status = lib.s_init(handle, init)
-    last_progress = start
-    try:
-        while status == _RUNNING:
-            status = lib.s_run(handle, SLICE_S)
-            if status == _SLICE:
-                status = _RUNNING
-                if hand_over is not None and hand_over(int(lib.s_stat(handle, 0))):
-                    out.stopped = HANDED_OVER
-                    out.limit_hit = True
-                    break
-                now = time.monotonic()
-                if end is not None and now >= end:
-                    out.stopped = time_limit(limits)
-                    out.limit_hit = True
-                    break
-                if limits.max_memory_mb is not None and current_rss_mb() >= limits.max_memory_mb:
-                    out.stopped = memory_limit(limits.max_memory_mb)
-                    out.limit_hit = True
-                    break
-                if progress is not None and now - last_progress >= 1.0:
-                    last_progress = now
-                    progress(
-                        Progress(
-                            lib.s_stat(handle, 0),
-                            lib.s_stat(handle, 1),
-                            lib.s_stat(handle, 7),
-                            now - start,
-                        )
-                    )
-    except KeyboardInterrupt:
-        out.stopped = INTERRUPTED
-        out.limit_hit = True
+    if status == _RUNNING:
+
+        def progress_of(elapsed: float) -> Progress:
+            return Progress(
+                lib.s_stat(handle, 0), lib.s_stat(handle, 1), lib.s_stat(handle, 7), elapsed
+            )
+
+        status, stopped = drive_slices(
+            lambda: int(lib.s_run(handle, SLICE_S)),
+            _SLICE,
+            limits,
+            start,
+            end,
+            progress,
+            progress_of,
+            None if hand_over is None else lambda: hand_over(int(lib.s_stat(handle, 0))),
+        )
+        if stopped is not None:
+            out.stopped = stopped
+            out.limit_hit = True
     if status == _OVERFLOW:
         raise NativeOverflow("a value left the 64-bit range")
     if status == _MEMORY_LIMIT and limits.max_memory_mb is not None:
@@ -220,6 +212,12 @@ def native_search(
         chains=int(lib.s_stat(handle, 5)),
         threads=int(lib.s_stat(handle, 9)),
     )
+    if store == "tree":
+        run.tree_nodes = list(
+            itertools.takewhile(
+                lambda n: n >= 0, (int(lib.s_tree_nodes(handle, i)) for i in itertools.count())
+            )
+        )
     if reducing:
         run.reduced = out.reduced = int(lib.s_stat(handle, 10))
     if run.threads > 1:
@@ -271,6 +269,19 @@ def native_search(
             run.paths[name] = [_chain(lib, ffi, handle, ncmd, x) for x in labels]
     out.time_s = time.monotonic() - start
     return run
+
+
+def tree_leaves(layout: Layout) -> list[int]:
+    """The 32-bit halves of the packed state (``2 * word + 1`` for a word's high half, in
+    order) that some field of ``layout`` uses: the tree store's leaves (unused bits would only
+    add inner nodes that copy their sibling)."""
+    used: set[int] = set()
+    for f in layout.fields:
+        # a field wider than 64 bits starts at bit 0 of its word and goes on in the next ones
+        start = 64 * f.word + (0 if f.width > 64 else f.shift)
+        if f.width > 0:
+            used.update(range(start // 32, (start + f.width - 1) // 32 + 1))
+    return sorted(used)
 
 
 def relabel(sem: Semantics, chains: list[tuple[int, ...]], failing: bool) -> list[int]:

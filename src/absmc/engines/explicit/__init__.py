@@ -96,7 +96,7 @@ ENGINE = Engine(
     options_type=ExplicitOptions,
     capabilities=Capabilities(
         property_kinds=PROPERTY_KINDS,
-        stores=frozenset({"exact", "bitstate", "hash-compact"}),
+        stores=frozenset({"exact", "bitstate", "hash-compact", "tree"}),
         exhaustive=True,
     ),
     description="exhaustive explicit-state search (exact, bitstate or hash-compact store)",

@@ -103,7 +103,7 @@ def native_refusal(options: CheckOptions) -> str | None:
         return "no C compiler was found (set CC or install gcc)"
     if options.order != "bfs":
         return "the native back end searches breadth-first only"
-    if options.store not in ("exact", "hash-compact", "bitstate"):
+    if options.store not in ("exact", "hash-compact", "bitstate", "tree"):
         return f"the native back end has no {options.store} store"
     return None
 
@@ -208,6 +208,8 @@ def check_native(
         "state_vector_bytes": run.state_bytes,
         "workers": run.threads,
     }
+    if run.tree_nodes:  # the tree store's distinct pairs per inner node (pre-order)
+        extra["tree_nodes"] = run.tree_nodes
     if run.reduced is not None:  # absent when no reduction ran
         extra["reductions"] = [POR]
         extra["reduced_states"] = run.reduced
@@ -229,7 +231,7 @@ def check_native(
     )
     semantics = sem.python if outcome.violations else sem
     results = results_from_outcome(
-        semantics, selection, outcome, "explicit", stats, store == "exact", reason
+        semantics, selection, outcome, "explicit", stats, store in ("exact", "tree"), reason
     )
     return Result(system.file or system.name, "explicit", tuple(results))
 
@@ -289,13 +291,9 @@ def check_with_backend(
 def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
     """Why the linear-time properties of ``selection`` cannot be searched in C with
     ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
-    one thread, the exact store, no weak fairness and no non-progress cycles."""
+    one thread and the exact store."""
     if not native_available():
         return "no C compiler was found (set CC or install gcc)"
-    if options.fairness == "weak":
-        return "the native back end has no weak fairness (-f) yet"
-    if any(p.name == NON_PROGRESS for p in selection.ltl):
-        return "the native back end has no non-progress cycles (-l) yet"
     if options.store != "exact":
         return f"the native LTL search has no {options.store} store yet"
     return None
@@ -329,8 +327,10 @@ def check_ltl_with_backend(
         return _noted(python(options, workers), f"searched in Python: {why}")
     start = time.monotonic()
     lim = options.limits
-    # every ltl block of the model in one library (the same for each -N NAME)
+    # every ltl block of the model in one library (the same for each -N NAME), with -l the
+    # non-progress property (the model's, or "no progress label: every cycle" without one)
     claims = [p for p in system.ltl if p.name != NON_PROGRESS]
+    claims += [p for p in selection.ltl if p.name == NON_PROGRESS]
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
@@ -369,7 +369,13 @@ def check_ltl_with_backend(
             compiled: CompiledSystem, prop: LtlProperty, limits: Limits, deadlock: bool
         ) -> LtlOutcome:
             return native.search(
-                compiled, prop, limits, options.progress, safety=True, deadlock=deadlock
+                compiled,
+                prop,
+                limits,
+                options.progress,
+                safety=True,
+                deadlock=deadlock,
+                weakly_fair=options.fairness == "weak",
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:

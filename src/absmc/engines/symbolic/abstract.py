@@ -31,6 +31,7 @@ import islpy as isl
 
 from absmc.engines.symbolic.coalesce import coalesce_chunked
 from absmc.engines.symbolic.encode import Encoding
+from absmc.engines.symbolic.liveness import ControlSpace, dead_locations
 from absmc.ir.evaluate import EvalError, env_of, evaluate
 from absmc.ir.expr import Expr, free_vars, neg
 from absmc.ir.sorts import BoolSort, RangeSort
@@ -45,11 +46,19 @@ _IN, _OUT, _SET = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.set
 class PartialAbstraction:
     """The partially predicate-abstracted system of ``enc``'s System w.r.t. ``predicates``."""
 
-    def __init__(self, enc: Encoding, predicates: tuple[Expr, ...]) -> None:
+    def __init__(
+        self,
+        enc: Encoding,
+        predicates: tuple[Expr, ...],
+        observed: set[str] | None = None,
+    ) -> None:
         self.enc = enc
         self.system = enc.system
         self.predicates = predicates
         self.abstracted = self.abstracted_of(enc.system, predicates)
+        #: ``None``: no bit is collapsed; else the variables the properties read (live
+        #: everywhere, see :attr:`collapsed`)
+        self.observed = observed
         self.kept = [i for i in range(enc.n) if i not in self.abstracted]
         k = len(predicates)
         self.anames = [f"u{i}" for i in self.kept] + [f"b{j}" for j in range(k)]
@@ -70,16 +79,34 @@ class PartialAbstraction:
 
     @cached_property
     def alpha_map(self) -> isl.Map:
-        """``Alpha``: concrete state -> its abstract state."""
+        """``Alpha``: concrete state -> its abstract state (a collapsed bit is 0 at the
+        locations where it is collapsed, :attr:`collapsed`)."""
         enc = self.enc
-        parts = [f"u{i} = {enc.names[i]}" for i in self.kept]
-        for j, p in enumerate(self.predicates):
-            b = enc.boolean(p, enc.names)
-            parts.append(_bit(f"b{j}", b))
+        if not self.collapsed:
+            parts = [f"u{i} = {enc.names[i]}" for i in self.kept]
+            for j, p in enumerate(self.predicates):
+                b = enc.boolean(p, enc.names)
+                parts.append(_bit(f"b{j}", b))
+            src = self._tuple(enc.names)
+            dst = self._tuple(self.anames)
+            body = " and ".join(f"({x})" for x in parts) or "true"
+            return isl.Map(f"{{ {src} -> {dst} : {body} }}").intersect_domain(enc.domain)
         src = self._tuple(enc.names)
-        dst = self._tuple(self.anames)
-        body = " and ".join(f"({x})" for x in parts) or "true"
-        return isl.Map(f"{{ {src} -> {dst} : {body} }}").intersect_domain(enc.domain)
+        kept = [f"u{i}" for i in self.kept]
+        out = isl.Map(
+            f"{{ {src} -> {self._tuple(kept)} : "
+            + (" and ".join(f"u{i} = {enc.names[i]}" for i in self.kept) or "true")
+            + " }"
+        )
+        for j, p in enumerate(self.predicates):
+            one = isl.Map(f"{{ {src} -> [b{j}] : {_bit(f'b{j}', enc.boolean(p, enc.names))} }}")
+            dead = self.collapsed.get(j)
+            if dead is not None:
+                zero = isl.Map(f"{{ {src} -> [b{j}] : b{j} = 0 }}")
+                lifted = dead[0].lift(dead[1])
+                one = one.subtract_domain(lifted).union(zero.intersect_domain(lifted))
+            out = out.flat_range_product(one)
+        return out.intersect_domain(enc.domain).coalesce()
 
     def alpha(self, s: isl.Set) -> isl.Set:
         """α of a concrete set (Eq. 1)."""
@@ -134,6 +161,61 @@ class PartialAbstraction:
         ]
 
     @cached_property
+    def collapsed(self) -> dict[int, tuple[ControlSpace, isl.Set]]:
+        """The collapsed predicate bits: predicate ``j`` -> the control locations (a
+        non-empty set of the :class:`~absmc.engines.symbolic.liveness.ControlSpace` given
+        with it) where each variable it abstracts is dead
+        (:func:`~absmc.engines.symbolic.liveness.dead_locations`, with the variables in
+        :attr:`observed` live everywhere); there ``α`` gives the bit the value 0 whatever the
+        predicate's truth, so the bit does not split those locations in two. Sound for any
+        choice of locations: ``α`` stays a function from concrete to abstract states and the
+        relation is still its existential abstraction (Def. 2.6); liveness only makes it
+        lose nothing, since a dead variable is assigned, and its bit defined again, before
+        it is read. Empty when :attr:`observed` is ``None``."""
+        if self.observed is None or not self.predicates:
+            return {}
+        ours = {self.system.variables[i].name: i for i in self.abstracted}
+        out: dict[int, tuple[ControlSpace, isl.Set]] = {}
+        for j, p in enumerate(self.predicates):
+            mine = [ours[x] for x in sorted(set(free_vars(p)) & ours.keys())]
+            got = dead_locations(self.enc, mine, self.observed) if mine else None
+            if got is not None:
+                out[j] = got
+        return out
+
+    @cached_property
+    def _gates(self) -> dict[int, tuple[isl.Set, isl.Set]]:
+        """Per collapsed predicate ``j``, over the concrete dimensions and the ``k`` bits:
+        the definition ``b_j = α(x)_j`` (0 at the dead locations, ``b_j ⇔ p_j`` elsewhere),
+        and the same with the predicate left unconstrained off the dead locations (``0 <=
+        b_j <= 1``: the projection of an unconstraining predicate's definition)."""
+        k = len(self.predicates)
+        out = {}
+        for j, (space, where) in self.collapsed.items():
+            d = self.definitions[j]
+            ctx = d.get_ctx()
+            lifted = space.lift(where, k)
+            zero = lifted.fix_val(_SET, self.enc.n + j, isl.Val.int_from_si(ctx, 0))
+            free = isl.Set.universe(d.get_space())
+            free = free.lower_bound_val(_SET, self.enc.n + j, isl.Val.int_from_si(ctx, 0))
+            free = free.upper_bound_val(_SET, self.enc.n + j, isl.Val.int_from_si(ctx, 1))
+            gate = d.subtract(lifted).union(zero).coalesce()
+            loose = free.subtract(lifted).union(zero).coalesce()
+            out[j] = (gate, loose)
+        return out
+
+    def _keeps(self, ci: int, j: int) -> bool:
+        """Whether command ``ci`` never moves between a location where bit ``j`` is collapsed
+        and one where it is not (so a framed bit stays framed)."""
+        space, where = self.collapsed[j]
+        rest = space.universe.subtract(where)
+        f = space.relation(self.enc.relations[ci])
+        return bool(
+            f.intersect_domain(where).range().is_subset(where)
+            and f.intersect_domain(rest).range().is_subset(rest)
+        )
+
+    @cached_property
     def unconstraining(self) -> set[int]:
         """The predicates ``j`` whose definition says nothing once the abstracted variables
         are projected out (``∃ abstracted. b_j ⇔ p_j`` holds for every value of the kept
@@ -180,7 +262,17 @@ class PartialAbstraction:
         free = self.unconstraining
         n, k = self.enc.n, len(self.predicates)
         rel = self.enc.relations[ci].add_dims(_IN, k).add_dims(_OUT, k)
+        gates = self._gates
         for j, (p, d) in enumerate(zip(self.predicates, self.definitions, strict=True)):
+            if j in gates:
+                gate, loose = gates[j]
+                if set(free_vars(p)) & written or not self._keeps(ci, j):
+                    rel = rel.intersect_domain(gate).intersect_range(gate)
+                else:
+                    framed = j in free and not set(free_vars(p)) & mentioned
+                    rel = rel.intersect_domain(loose if framed else gate)
+                    rel = rel.equate(_IN, n + j, _OUT, n + j)
+                continue
             if j in free and not set(free_vars(p)) & mentioned:
                 # the definition vanishes in the projection (see unconstraining)
                 zero, one = (isl.Val.int_from_si(rel.get_ctx(), v) for v in (0, 1))
@@ -236,7 +328,11 @@ class PartialAbstraction:
         truth values (0/1)."""
         env = env_of(self.system, s)
         bits = []
-        for p in self.predicates:
+        for j, p in enumerate(self.predicates):
+            dead = self.collapsed.get(j)
+            if dead is not None and dead[0].point(s).is_subset(dead[1]):
+                bits.append(0)
+                continue
             try:
                 bits.append(1 if evaluate(p, env) else 0)
             except (EvalError, ZeroDivisionError):  # pragma: no cover - linear predicates

@@ -43,9 +43,10 @@ from absmc.ir.ctl import (
     Until,
     format_ctl,
     is_universal,
+    state_atoms,
     to_enf,
 )
-from absmc.ir.expr import Expr, as_const, conj, const, disj, neg, op
+from absmc.ir.expr import Expr, as_const, conj, const, disj, free_vars, neg, op
 from absmc.ir.sorts import RangeSort
 from absmc.ir.steps import State
 from absmc.ir.system import NO_DEADLOCK, NO_MODEL_ERROR, System
@@ -54,7 +55,7 @@ from absmc.kernel.replay.trace import ReplayError, replay, replay_witness
 from absmc.kernel.replay.witness import NoWitness, Witness, witness_path
 from absmc.kernel.run.isolate import run_with_deadline
 from absmc.kernel.run.limits import INTERRUPTED, Limits, time_limit
-from absmc.kernel.run.options import CheckOptions, Progress, select_properties
+from absmc.kernel.run.options import CheckOptions, Progress, Selection, select_properties
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 
 __all__ = ["SymbolicOptions", "check_symbolic", "negation_of"]
@@ -165,6 +166,20 @@ def _unchecked(system: System, options: CheckOptions, reason: str, spent: float)
     return Result(system.file or system.name, METHOD, tuple(results))
 
 
+def _observed(system: System, selection: Selection) -> set[str]:
+    """The variables the selected properties read (for the collapse of dead predicate bits,
+    :attr:`PartialAbstraction.collapsed`: these stay live everywhere)."""
+    out: set[str] = set()
+    for p in selection.user:
+        out |= set(free_vars(p.expr))
+    for c in selection.ctl:
+        for a in state_atoms(c.formula):
+            out |= set(free_vars(a))
+    if system.valid_end is not None:
+        out |= set(free_vars(system.valid_end))
+    return out
+
+
 def _check_all(
     system: System, options: CheckOptions, own: SymbolicOptions, limits: Limits
 ) -> Result:
@@ -183,7 +198,10 @@ def _check_all(
     concrete = [_fixpoints(split, own, deadline, *level, beat) for level in LEVELS]
     abstract = concrete
     if system.predicates:
-        model = Split(PartialAbstraction(enc, system.predicates), tick=tick)
+        model = Split(
+            PartialAbstraction(enc, system.predicates, observed=_observed(system, selection)),
+            tick=tick,
+        )
         abstract = [_fixpoints(model, own, deadline, *level, beat) for level in LEVELS]
     # the concrete semantics, compiled only when a witness is walked (a proof needs none)
     sem = cache(lambda: compile_system(system, selection.user))

@@ -29,7 +29,7 @@ __all__ = [
     "select_properties",
 ]
 
-StoreKind = Literal["exact", "bitstate", "hash-compact"]
+StoreKind = Literal["exact", "bitstate", "hash-compact", "tree"]
 Order = Literal["bfs", "dfs"]
 
 
