@@ -36,13 +36,14 @@ def _states(r: Result) -> int:
     return r.results[0].stats.states
 
 
-def _compare(path: Path, backend: str = "python") -> tuple[int, int]:
-    """Check ``path`` with and without reduction (keep going); assert equal verdicts (hence
-    equal violated property names) and that the reduced search stores no more states. Returns
-    (full, reduced) state counts."""
+def _compare(path: Path, backend: str = "python", order: str = "bfs") -> tuple[int, int]:
+    """Check ``path`` with and without reduction (keep going; ``order``: the reduced search's);
+    assert equal verdicts (hence equal violated property names) and that the reduced search
+    stores no more states. Returns (full, reduced) state counts."""
     system = load_model(str(path))
     full = check_explicit(system, CheckOptions(keep_going=True, reduce=False), backend)  # type: ignore[arg-type]
-    red = check_explicit(system, CheckOptions(keep_going=True, reduce=True), backend)  # type: ignore[arg-type]
+    opts = CheckOptions(keep_going=True, reduce=True, order=order)  # type: ignore[arg-type]
+    red = check_explicit(system, opts, backend)  # type: ignore[arg-type]
     assert _verdicts(red) == _verdicts(full), path.read_text()
     assert _states(red) <= _states(full)
     for p in red.results:
@@ -57,12 +58,12 @@ def _write(tmp: Path, seed: int) -> Path:
     return p
 
 
-def _differential(tmp: Path, seeds: range, backend: str = "python") -> int:
+def _differential(tmp: Path, seeds: range, backend: str = "python", order: str = "bfs") -> int:
     reduced = 0
     for seed in seeds:
         p = _write(tmp, seed)
         try:
-            full, red = _compare(p, backend)
+            full, red = _compare(p, backend, order)
         except Exception as e:  # a generated model the front end refuses is no test
             if "error:" in str(e):
                 continue
@@ -84,6 +85,12 @@ def test_gcl_differential_python(tmp_path: Path) -> None:
         _compare(p)
 
 
+def test_promela_differential_dfs_stack_proviso(tmp_path: Path) -> None:
+    # the DFS applies SPIN's stack proviso (a group of steps stays when one of them reaches a
+    # state off the stack): verdicts equal the full search's
+    assert _differential(tmp_path, range(300, 320), order="dfs") >= 12
+
+
 @needs_cc
 def test_promela_differential_native(tmp_path: Path) -> None:
     assert _differential(tmp_path, range(6), "native") >= 1
@@ -92,6 +99,7 @@ def test_promela_differential_native(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_promela_differential_many(tmp_path: Path) -> None:
     assert _differential(tmp_path, range(40, 1100)) >= 530
+    _differential(tmp_path, range(1300, 1500), order="dfs")
     if native_available():
         _differential(tmp_path, range(1100, 1300), "native")
 
@@ -233,3 +241,36 @@ def test_exclusive_channels_in_c() -> None:
     system = load_model(str(CORPUS / "sort.pml"))
     r = check_explicit(system, CheckOptions(keep_going=True, reduce=True), "native")
     assert _states(r) == 135
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/benchmarks/promela is not available")
+def test_spin_proviso_and_process_deletion_on_snoopy_and_p117() -> None:
+    # SPIN 6.5.2's default run stores 9,343 (snoopy) and 152 (p117) states; the proviso that
+    # keeps a group when one step reaches a later state and pan's Resume (snoopy: 15,697 before),
+    # and the conditional safety of process deletion (p117: 202 before); both back ends alike
+    backends = ("python", "native") if native_available() else ("python",)
+    for name, most in (("snoopy.pml", 11_000), ("p117.pml", 170)):
+        system = load_model(str(CORPUS / name), reduce=True)  # with the dead-variable reset
+        counts = set()
+        for backend in backends:
+            r = check_explicit(system, CheckOptions(keep_going=True, reduce=True), backend)  # type: ignore[arg-type]
+            assert any(str(x.verdict) == "violated" for x in r.results)
+            counts.add(_states(r))
+        assert len(counts) == 1 and counts.pop() <= most
+    full, red = _compare(CORPUS / "p117.pml")
+    assert red < full
+    full, red = _compare(CORPUS / "p117.pml", order="dfs")
+    assert red < full
+
+
+@needs_cc
+@pytest.mark.skipif(not ROWS, reason="../shared/benchmarks/promela is not available")
+def test_threads_reduce_with_the_insertion_proviso() -> None:
+    # threads: a state stays reduced when one of its ample steps inserted a new state (the
+    # inserted states form a tree, so every chain of reduced states ends in a full expansion)
+    system = load_model(str(CORPUS / "snoopy.pml"))
+    full = check_explicit(system, CheckOptions(keep_going=True, reduce=False), "native")
+    opts = CheckOptions(keep_going=True, reduce=True)
+    r = check_explicit(system, opts, "native", workers=2)
+    assert _verdicts(r) == _verdicts(full)
+    assert _states(r) < _states(full) // 2

@@ -220,6 +220,9 @@ _Index = tuple[Mapping[str, list[tuple[str, Event, int]]], ...]
 #: the most value combinations of a process's ``xr``/``xs`` channel variables examined per location
 MAX_CLAIM_COMBINATIONS = 512
 
+#: the most program-counter values a condition of :meth:`_Context.never` excludes
+MAX_BEFORE = 64
+
 
 def safe_locations(
     system: System, visible: frozenset[str] = frozenset()
@@ -285,8 +288,9 @@ def safe_conditions(
         conds: dict[int | None, Expr] = {}
         for loc in locations:
             here = [d for d in mine if d.location is None or d.location == loc]
-            if ctx.safe(here, proc.name, pc, loc, {})[0]:
-                conds[loc] = TRUE
+            ok, need = ctx.safe(here, proc.name, pc, loc, {})
+            if ok:
+                conds[loc] = conj(need)
             elif claims:
                 c = ctx.conditional(here, proc.name, pc, loc, claims)
                 if c != FALSE:
@@ -294,6 +298,10 @@ def safe_conditions(
         if conds:
             out[proc.name] = conds
     return out
+
+
+def _is_zero(e: Expr | None) -> bool:
+    return isinstance(e, Const) and e.value == 0
 
 
 def var_conjuncts(e: Expr, names: Iterable[str]) -> dict[str, int]:
@@ -319,6 +327,57 @@ class _Context:
         self.index = index
         self.chans = {c.cid: c for c in system.channels}
         self.chan_of_var = {v: c.cid for c in system.channels for v in c.variables}
+        self.pc_of = {p.name: p.pc for p in system.processes}
+        self._before: dict[tuple[str, int], frozenset[int] | None] = {}
+
+    def before(self, pc: str, k: int) -> frozenset[int] | None:
+        """The values of the program counter ``pc`` from which it can come to ``k`` (``k``
+        among them) by any command of any process (a command that sets ``pc`` to a constant
+        from the value its guard pins, or from any value when the guard does not pin it);
+        ``None`` when that is every value or cannot be told (an update that is no constant)."""
+        key = (pc, k)
+        if key in self._before:
+            return self._before[key]
+        edges: list[tuple[int | None, int]] = []  # (from, to); from None: any value
+        for c in self.system.commands:
+            to = c.update_map().get(pc)
+            if to is None:
+                continue
+            if not isinstance(to, Const):
+                self._before[key] = None
+                return None
+            edges.append((pc_conjuncts(c.guard, frozenset([pc])).get(pc), int(to.value)))
+        out = {k}
+        grew = True
+        while grew:
+            grew = False
+            for a, b in edges:
+                if b in out:
+                    if a is None:
+                        self._before[key] = None
+                        return None
+                    if a not in out:
+                        out.add(a)
+                        grew = True
+        res = frozenset(out) if len(out) <= MAX_BEFORE else None
+        self._before[key] = res
+        return res
+
+    def never(self, who: str, ev: Event) -> Expr | None:
+        """A condition on the state under which the event ``ev`` of process ``who`` can never
+        happen again: its guard pins ``who``'s pc to a value ``k`` and the pc is at none of
+        the values from which it can come to ``k`` (:meth:`before`); ``None`` when there is no
+        such condition. (pan's conditional safety of a process's deletion, ``ALPHA_F`` in
+        ``q_cond``, asks that the deletion can enable no ``run``; this is the same argument for
+        any event of another process that control flow has left behind.)"""
+        pc = self.pc_of.get(who)
+        if pc is None or pc not in ev.pcs:
+            return None
+        vals = self.before(pc, ev.pcs[pc])
+        if vals is None:
+            return None
+        x = Var(pc, self.system.var(pc).sort)
+        return conj([Op("!=", (x, Const(v))) for v in sorted(vals)])
 
     def explained(self, i: int, cid: int, kinds: frozenset[str]) -> bool:
         """Does command ``i`` touch channel ``cid`` only by operations of ``kinds``, and every
@@ -460,20 +519,56 @@ class _Context:
             cid = self.chan_of_var.get(v)
             return cid in others and self.explained(i, cid, others[cid])
 
+        # at a location whose commands all delete the process (set its pc to 0, the free
+        # slot): events of other processes that conflict unless control flow has left them
+        # behind; the location is safe in the states where none of them can happen again
+        # (pan's conditional safety of process deletion, ALPHA_F)
+        deleting = (
+            pc is not None
+            and bool(here)
+            and all(_is_zero(system.commands[d.index].update_map().get(pc)) for d in here)
+        )
+        behind: dict[int, Expr] = {}
+
+        def left_behind(who: str, ev: Event) -> bool:
+            if not deleting:
+                return False
+            if id(ev) in behind:
+                return True
+            c = self.never(who, ev)
+            if c is None:
+                return False
+            behind[id(ev)] = c
+            return True
+
         for v in reads | writes:
             for who, ev, i in writers.get(v, ()):
-                if who != process and possible(ev) and not excused(v, i):
+                if (
+                    who != process
+                    and possible(ev)
+                    and not excused(v, i)
+                    and not left_behind(who, ev)
+                ):
                     return False, []
         for v in writes:
             for who, ev, i in readers.get(v, ()):
-                if who != process and possible(ev) and not excused(v, i):
+                if (
+                    who != process
+                    and possible(ev)
+                    and not excused(v, i)
+                    and not left_behind(who, ev)
+                ):
                     return False, []
             for who, ev, _ in testers.get(v, ()):
                 if who == process or not possible(ev):
                     continue
                 # a test of this process's pc that no move from loc changes does not count
-                if v != pc or targets is None:
+                if (
+                    v == pc
+                    and targets is not None
+                    and not any(k == loc or k in targets for _, k in ev.tests[v])
+                ):
+                    continue
+                if not left_behind(who, ev):
                     return False, []
-                if any(k == loc or k in targets for _, k in ev.tests[v]):
-                    return False, []
-        return True, need
+        return True, [*need, *behind.values()]

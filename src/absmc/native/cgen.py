@@ -682,7 +682,7 @@ class CGen:
 
     def ample_tables(self) -> None:
         """The safe locations of partial-order reduction (:mod:`absmc.ir.dependency`; used by
-        ``por_pick`` in runtime_tail.c when the search reduces): per candidate process in order,
+        ``por_order`` in runtime_tail.c when the search reduces): per candidate process in order,
         its index, the slot of its pc (-1: none, every state counts as safe) and its safe pc
         values (``m_por_locs[m_por_off[r] .. m_por_off[r + 1])``); ``m_por_cond(j, v, C)``: the
         condition under which the location ``m_por_locs[j]`` is safe (SPIN's conditional safety

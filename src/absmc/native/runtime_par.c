@@ -69,8 +69,8 @@ typedef struct pw_s {
     int64_t *blab, *bv;
     int bcap;
     /* partial-order reduction (por_order in runtime_tail.c): one state's step order, each
-       successor's role (0 full, 1 first ample, 2 ample, 3 first other, 4 other), states
-       expanded by their ample set */
+       successor's role (0: its state is expanded fully; else its group + 1, | 0x80 on the first
+       successor of its state), states expanded by an ample set only */
     int32_t *ord;
     uint8_t *bpor;
     int ordcap;
@@ -702,16 +702,16 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             if (!ok) { par_set_status(S, STOP_MEMORY); return; }
             W->bcap = c;
         }
-        if (nsteps > W->ordcap) {
+        if (2 * nsteps > W->ordcap) {
             int32_t *o = (int32_t *)realloc(W->ord, (size_t)nsteps * 2 * sizeof(int32_t));
             if (!o) { par_set_status(S, STOP_MEMORY); return; }
             W->ord = o;
             W->ordcap = nsteps * 2;
         }
-        int amp = por_order(S, v, C, W->ord);
+        int ngroups = por_order(S, v, C, W->ord);
         for (int j = 0; j < nsteps; j++) {
             int i = W->ord[j];
-            W->bpor[ns] = amp == nsteps ? 0 : (j == 0 ? 1 : j < amp ? 2 : j == amp ? 3 : 4);
+            W->bpor[ns] = ngroups == 1 ? 0 : (uint8_t)((W->ord[nsteps + j] + 1) | (j ? 0 : 0x80));
             uint64_t *w = W->bw + (size_t)ns * NWA;
             const int64_t *t = C->sst + (size_t)i * NVA;
             m_pack(t, w);
@@ -727,18 +727,29 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
         }
     }
     if (S->bs) bs_prefetch(S, W->bh, ns);
-    int nout = 0, fresh = 1;
+    int nout = 0, fresh = 0, grp = 0, skipping = 0;
     uint64_t *out = W->out;
     for (int k = 0; k < ns; k++) {
         if (__atomic_load_n(&P->pause, __ATOMIC_ACQUIRE)) par_sync(S);
         if (par_status(S)) break;
-        /* the cycle proviso of kernel/explore/por.py: a reduced state's other steps only when one of
-           its ample steps met a state already stored */
+        /* the cycle proviso of kernel/explore/por.py: a state's next group of steps only when
+           no step of the group before inserted a new state (an insertion that is this thread's:
+           the states inserted form a tree, so a chain of reduced states ends) */
         int role = W->bpor[k];
-        if (role == 1) fresh = 1;
-        if (role >= 3 && fresh) {
+        if (role == 0 || (role & 0x80)) {
+            skipping = 0;
+            fresh = 0;
+            grp = role & 0x7f;
+        } else if ((role & 0x7f) != grp) {
+            grp = role & 0x7f;
+            if (fresh && !skipping) {
+                skipping = 1;
+                W->reduced++;
+            }
+            fresh = 0;
+        }
+        if (skipping) {
             W->transitions--;
-            W->reduced += role == 3;
             continue;
         }
         uint64_t pe = W->bpar[k];
@@ -751,10 +762,8 @@ static void par_expand(pw_t *W, const uint64_t *ents, int nb) {
             break;
         }
         if (r < 0) { par_set_status(S, STOP_MEMORY); break; }
-        if (!r) {
-            if (role == 1 || role == 2) fresh = 0;
-            continue;
-        }
+        if (!r) continue;
+        fresh = 1;
         if (nout == OUT_MAX) {
             if (!pq_push_many(&P->qs[W->tid], out, nout, ew)) {
                 par_set_status(S, STOP_MEMORY);

@@ -255,6 +255,7 @@ typedef struct search_s {
     int64_t found_id; /* the id store_insert_h found a known state at (exact store), else -1 */
     uint64_t *bw, *bh;
     int64_t *blab, *bv;
+    uint8_t *bgrp; /* per successor: its group (por_order) */
     int bcap;
     int32_t *fslot;
     int64_t *flab, *fkind2, *fa2, *fb2;
@@ -695,6 +696,7 @@ void s_free(search_t *S) {
     if (S->bits) mem_unmap(S->bits, bs_bytes(S));
     free(S->sh_tab); free(S->sh_states);
     free(S->ord);
+    free(S->bgrp);
     tree_free(S);
     free(S);
 }
@@ -788,6 +790,9 @@ static int batch_room(search_t *S, int nsteps_more, int nfails_more, int nsteps,
         int64_t *l = (int64_t *)realloc(S->blab, (size_t)c * sizeof(int64_t));
         if (!l) return 0;
         S->blab = l;
+        uint8_t *g = (uint8_t *)realloc(S->bgrp, (size_t)c);
+        if (!g) return 0;
+        S->bgrp = g;
         if (S->state_checks) {
             int64_t *v = (int64_t *)realloc(S->bv, (size_t)c * NVA * sizeof(int64_t));
             if (!v) return 0;
@@ -830,44 +835,50 @@ static int par_ready(search_t *S) {
            (S->par || S->count >= S->par_after);
 }
 
-/* Partial-order reduction (kernel/explore/por.py): the process whose enabled steps (the successors in
- * C of the state v) are the ample set: the last in m_por_proc's order at a safe location with
- * an enabled step; -1 to expand fully (none, or it has every step). */
-static int por_pick(const int64_t *v, const ctx_t *C) {
-    int n = C->nsteps;
-    if (n < 2) return -1;
-    for (int r = POR_ROWS - 1; r >= 0; r--) { /* SPIN: the youngest process first */
-        int sl = m_por_slot[r];
-        if (sl >= 0) {
-            int64_t x = v[sl];
-            int ok = 0;
-            for (int j = m_por_off[r]; j < m_por_off[r + 1]; j++)
-                if (m_por_locs[j] == x) { ok = m_por_cond(j, v, (ctx_t *)C); break; }
-            if (!ok) continue;
-        }
-        int p = m_por_proc[r], k = 0;
-        for (int i = 0; i < n; i++) k += m_fn_of[C->ch[C->soff[i]]] == p;
-        if (k == 0) continue;
-        return k == n ? -1 : p;
-    }
-    (void)v;
-    return -1;
+/* Partial-order reduction (kernel/explore/por.py): whether the process of row r of m_por_proc
+ * is at a safe location of the state v (whose condition holds) */
+static int por_safe(int r, const int64_t *v, const ctx_t *C) {
+    int sl = m_por_slot[r];
+    if (sl < 0) return 1;
+    int64_t x = v[sl];
+    for (int j = m_por_off[r]; j < m_por_off[r + 1]; j++)
+        if (m_por_locs[j] == x) return m_por_cond(j, v, (ctx_t *)C);
+    return 0;
 }
 
-/* The order in which to take the steps of C (ample ones first, into order[]); returns how
- * many are ample (all of them when the state is expanded fully). */
+#define POR_GROUPS 120 /* at most this many candidate ample sets per state (then the rest) */
+
+/* The order in which to take the steps of C, in groups (into order[0..n); the group of the
+ * step at order[j] into order[n + j], so order has room for 2n): one group per process at a safe
+ * location with an enabled step, the youngest (last in m_por_proc's order) first as pan's
+ * do_reach, then the other steps (maybe none). The search takes the groups in order and stops
+ * after the first that meets the cycle proviso (pan's Resume). Returns the number of groups:
+ * 1 (every step in group 0) to expand fully (no such process, or one has every step). */
 static int por_order(const search_t *S, const int64_t *v, const ctx_t *C, int32_t *order) {
-    int n = C->nsteps, p = S->por ? por_pick(v, C) : -1, k = 0;
-    if (p < 0) {
-        for (int i = 0; i < n; i++) order[i] = i;
-        return n;
+    int n = C->nsteps, k = 0, g = 0;
+    int32_t procs[POR_GROUPS];
+    if (S->por && n >= 2) {
+        for (int r = POR_ROWS - 1; r >= 0 && g < POR_GROUPS; r--) {
+            if (!por_safe(r, v, C)) continue;
+            int p = m_por_proc[r], c = 0;
+            for (int i = 0; i < n; i++) c += m_fn_of[C->ch[C->soff[i]]] == p;
+            if (c == 0) continue;
+            if (c == n) break; /* the first candidate has every step: expand fully */
+            for (int i = 0; i < n; i++)
+                if (m_fn_of[C->ch[C->soff[i]]] == p) { order[n + k] = g; order[k++] = i; }
+            procs[g++] = p;
+        }
     }
-    for (int i = 0; i < n; i++)
-        if (m_fn_of[C->ch[C->soff[i]]] == p) order[k++] = i;
-    int amp = k;
-    for (int i = 0; i < n; i++)
-        if (m_fn_of[C->ch[C->soff[i]]] != p) order[k++] = i;
-    return amp;
+    if (g == 0) {
+        for (int i = 0; i < n; i++) { order[i] = i; order[n + i] = 0; }
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        int p = m_fn_of[C->ch[C->soff[i]]], mine = 0;
+        for (int q = 0; q < g; q++) mine |= procs[q] == p;
+        if (!mine) { order[n + k] = g; order[k++] = i; }
+    }
+    return g + 1;
 }
 
 /* partial-order reduction on (1) or off (0); returns whether it is on (0 when there is no
@@ -928,13 +939,14 @@ int s_run(search_t *S, double seconds) {
             if (!batch_room(S, nsteps, C->nfails, ns, nf)) { NOMEM(); stop = 1; nb = b; break; }
             S->bnsteps[b] = nsteps;
             S->bsstart[b] = ns;
-            if (nsteps > S->ordcap) {
+            if (2 * nsteps > S->ordcap) {
                 int32_t *o = (int32_t *)realloc(S->ord, (size_t)nsteps * 2 * sizeof(int32_t));
                 if (!o) { NOMEM(); stop = 1; nb = b; break; }
                 S->ord = o;
                 S->ordcap = nsteps * 2;
             }
             S->bamp[b] = por_order(S, v, C, S->ord);
+            const int32_t *grp = S->ord + nsteps;
             S->bfstart[b] = nf;
             int blocked = 0;
             for (int i = 0; i < C->nfails; i++) {
@@ -974,6 +986,7 @@ int s_run(search_t *S, double seconds) {
                 int64_t lab = chain_intern(S, C->ch + C->soff[i], C->slen[i]);
                 if (lab < 0) { NOMEM(); stop = 1; break; }
                 S->blab[ns] = lab;
+                S->bgrp[ns] = (uint8_t)grp[j];
                 if (S->state_checks) memcpy(S->bv + (size_t)ns * NVA, t, sizeof(int64_t) * NVA);
                 ns++;
             }
@@ -985,9 +998,9 @@ int s_run(search_t *S, double seconds) {
         for (int b = 0; b < nb && !S->status; b++) {
             int64_t sid = S->bsid[b];
             int nsteps = S->bnsteps[b];
-            /* the ample steps first; the rest only when one of them met a known state (the
-               cycle proviso of kernel/explore/por.py) */
-            int amp = S->bamp[b], fresh = 1, taken = nsteps;
+            /* the groups of por_order in order, up to the first that meets the cycle proviso
+               (kernel/explore/por.py: one of its steps reached a state inserted after this one) */
+            int ngroups = S->bamp[b], g = 0, fresh = 0, taken = nsteps;
             for (int i = S->bfstart[b]; i < S->bfstart[b] + S->bfn[b]; i++)
                 if (record(S, S->fslot[i], sid, S->flab[i], (int)S->fkind2[i], S->fa2[i],
                            S->fb2[i]))
@@ -995,10 +1008,14 @@ int s_run(search_t *S, double seconds) {
             if (S->status) break;
             if (S->bdead[b] && record(S, SLOT_DEADLOCK, sid, -1, 0, 0, 0)) break;
             for (int k = S->bsstart[b]; k < S->bsstart[b] + nsteps; k++) {
-                if (k == S->bsstart[b] + amp && fresh && !at_bound) {
-                    taken = amp;
-                    S->por_reduced++;
-                    break;
+                if (ngroups > 1 && S->bgrp[k] != g) {
+                    if (fresh && !at_bound) {
+                        taken = k - S->bsstart[b];
+                        S->por_reduced++;
+                        break;
+                    }
+                    g = S->bgrp[k];
+                    fresh = 0;
                 }
                 const uint64_t *w = S->bw + (size_t)k * NWA;
                 uint64_t h = S->bh[k];
@@ -1016,7 +1033,6 @@ int s_run(search_t *S, double seconds) {
                         if (S->depth + 1 > S->max_depth_seen) S->max_depth_seen = S->depth + 1;
                         break;
                     }
-                    fresh = 0;
                     continue;
                 }
                 S->found_id = -1;
@@ -1025,9 +1041,10 @@ int s_run(search_t *S, double seconds) {
                 if (!r) {
                     /* the cycle proviso also holds for a known state inserted after this one:
                        in the next level (ids are in insertion order; exact store only) */
-                    if (S->found_id < S->level_end) fresh = 0;
+                    if (S->found_id >= S->level_end) fresh = 1;
                     continue;
                 }
+                fresh = 1;
                 int64_t tid = S->count++;
                 if (S->hc) {
                     if (!hc_push_next(S, w)) { NOMEM(); break; }

@@ -127,7 +127,7 @@ def native_search(
     of the threads' discovery order, not shortest ones); ``threads`` in the run says how many
     ran. ``hand_over(states stored)``, asked between two slices, ends the search with
     ``stopped`` = :data:`~absmc.kernel.explore.search.HANDED_OVER` when it returns true. ``reduce``:
-    partial-order reduction (:mod:`absmc.kernel.explore.por`; ``por_pick`` in runtime_tail.c) where
+    partial-order reduction (:mod:`absmc.kernel.explore.por`; ``por_order`` in runtime_tail.c) where
     a location is safe (threads too: the same ample sets and proviso); ``reduced`` in the run counts
     the states expanded by an ample set (``None``: no reduction ran). Raises
     :class:`NativeOverflow` when a value leaves the C types, ``MemoryError`` when the store cannot

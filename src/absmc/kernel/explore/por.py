@@ -1,23 +1,24 @@
 """Partial-order reduction for the explicit search: ample sets from SPIN's safe locations.
 
-In a state, the ample set is the enabled steps of the first process (in declaration order)
-whose current location is safe in that state (:func:`absmc.ir.dependency.safe_conditions`:
+In a state, the ample set is the enabled steps of a process whose current location is safe in
+that state (:func:`absmc.ir.dependency.safe_conditions`:
 conditions C0–C2 of Clarke, Grumberg & Peled, *Model Checking*, ch. 10; SPIN's choice of a safe
 process, Holzmann & Peled 1994, with SPIN's conditional safety of ``xr``/``xs`` channels) and
 that has at least one enabled step; without one the state is expanded fully.
 
 The processes are tried from the last declared (the youngest, highest pid) down, as pan's
-``do_reach`` does. The cycle proviso (C3): a state is expanded only by its ample set when every
-ample successor was *inserted into the store after it* — newly inserted by this expansion, or
-(BFS with the exact store, Python and C) already stored in the next level; if not, the state is
-expanded fully (DFS, hash-compact and bitstate stores and the threads know only "newly
-inserted"). Then on every cycle of reduced expansions each state would have been inserted after
-its predecessor on the cycle — impossible — so every cycle has a fully expanded state. The search
-applies it (:func:`absmc.kernel.explore.search.search`, ``reduce=``); this module only picks the
-ample set. Failures (assertions, model errors) and deadlocks are checked on the full expansion of
-every expanded state, so what the reduction preserves is what the search checks: deadlocks
-(C0, C1), every command execution reachable in the full graph, hence assertion and model-error
-violations (C0, C1, C3), and state properties (visibility, C2).
+``do_reach`` does. The cycle proviso is pan's (SPIN 6.5.2 ``Src/pangen1.h``, ``-DSAFETY``:
+``tau&32`` marks a preselected process, ``tau&64`` a successor "outside the stack"; without one
+pan tries the next safe process, ``goto Resume``, then every process): a state stays reduced when
+one step of the group taken reaches a state off the DFS stack (DFS: new, or stored and popped;
+BFS with the exact store: inserted after the state; other stores and the threads: new). Every
+reduced state then has such a successor, popped before it (or inserted after it, or by it), so
+every chain of reduced states ends in a fully expanded one (Valmari's condition for safety). The
+search applies it (:func:`absmc.kernel.explore.search.search`, ``reduce=``); this module only
+gives the groups. Failures (assertions, model errors) and deadlocks are checked on the full
+expansion of every expanded state, so what the reduction preserves is what the search checks:
+deadlocks (C0, C1), every command execution reachable in the full graph, hence assertion and
+model-error violations (C0, C1, C3), and state properties (visibility, C2).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ __all__ = ["POR", "AmpleSets"]
 
 #: the name of the reduction in ``--json`` statistics (``"reductions"``)
 POR = "partial-order"
+
+#: at most this many candidate ample sets per state (the C search's POR_GROUPS)
+MAX_GROUPS = 120
 
 
 class AmpleSets:
@@ -82,13 +86,20 @@ class AmpleSets:
             p = self._chain_proc[label] = self._proc_of_cmd[first]
         return p
 
-    def ample(self, state: State, succ: Successors) -> tuple[Successors, Successors] | None:
-        """``(ample steps, the other steps)`` of ``state`` whose enabled steps are ``succ``, or
-        ``None`` when the state is to be expanded fully (no safe process has an enabled step,
-        or the ample set is all of ``succ``)."""
+    def ample(self, state: State, succ: Successors) -> list[Successors] | None:
+        """The groups of ``state``'s enabled steps ``succ`` in the order pan tries them: one
+        group per process at a safe location (whose condition holds) with an enabled step,
+        youngest first, then the other steps (possibly none); ``None`` when the state is to be
+        expanded fully (no such process, or one process has every step). The search takes the
+        groups in order and stops after the first one that meets the cycle proviso (pan's
+        ``Resume``: a preselected process that fails it makes pan try the next safe one)."""
         if len(succ) < 2:
             return None
+        groups: list[Successors] = []
+        taken: set[int] = set()
         for proc, at, locs in self.rows:
+            if len(groups) == MAX_GROUPS:
+                break
             loc = state[at] if at >= 0 else None
             if loc not in locs:
                 continue
@@ -100,5 +111,9 @@ class AmpleSets:
                 continue
             if len(mine) == len(succ):
                 return None
-            return mine, [s for s in succ if self.process_of(s[0]) != proc]
-        return None
+            groups.append(mine)
+            taken.add(proc)
+        if not groups:
+            return None
+        groups.append([s for s in succ if self.process_of(s[0]) not in taken])
+        return groups

@@ -268,14 +268,15 @@ class Search:
         self.out.limit_hit = True
         raise _Stop
 
-    def split(self, state: State, succ: Successors) -> tuple[Successors, Successors]:
-        """``(steps to take first, steps to take only when the cycle proviso asks)``: the
-        ample set and the rest under partial-order reduction, else ``(succ, [])``."""
+    def split(self, state: State, succ: Successors) -> list[Successors]:
+        """The groups of steps to take in order (:meth:`AmpleSets.ample`), stopping after the
+        first that meets the cycle proviso: under partial-order reduction the candidate ample
+        sets and the rest, else ``[succ]``."""
         if self.reduce is not None:
             found = self.reduce.ample(state, succ)
             if found is not None:
                 return found
-        return succ, []
+        return [succ]
 
     # -- BFS ---------------------------------------------------------------------------
     def bfs(self) -> None:
@@ -340,10 +341,10 @@ class Search:
                         if hooks is not None:
                             hooks.finished(sid, s)
                         continue
-                    steps, rest = self.split(s, succ)
-                    while True:
+                    groups = self.split(s, succ)
+                    for gi, steps in enumerate(groups):
                         transitions += len(steps)
-                        fresh = True
+                        fresh = False
                         for ci, t in steps:
                             if hooks is not None:
                                 hooks.transition(sid, ci, t)
@@ -355,13 +356,13 @@ class Search:
                                 if t in seen:
                                     # the cycle proviso holds for a state inserted after s
                                     # (in this level's expansion: the next level)
-                                    fresh = fresh and t in later
+                                    fresh = fresh or t in later
                                     continue
                                 if reducing:
                                     later.add(t)
                             elif not insert(t):
-                                fresh = False
                                 continue
+                            fresh = True
                             tid = len(parent)
                             if tid == max_states:
                                 self.out.transitions = transitions
@@ -376,10 +377,11 @@ class Search:
                                 self.out.max_depth = depth + 1
                                 self.check_state(t, lambda tid=tid: path_of(tid))  # type: ignore[misc]
                             nxt.append(t)
-                        if fresh or not rest:
-                            self.reduced += bool(rest)
+                        if fresh and any(groups[gi + 1 :]):
+                            self.reduced += 1
                             break
-                        steps, rest = rest, []  # the cycle proviso: expand fully
+                        # the cycle proviso: no step reached a state inserted after s, take
+                        # the next group (pan's Resume, then its full expansion)
                     if hooks is not None:
                         hooks.finished(sid, s)
                     expanded += 1
@@ -438,19 +440,20 @@ class Search:
             succ, fails = successors(s)
             if fails or not succ:
                 self.expand_checks(s, succ, fails, lambda sid=sid: path_of(sid))  # type: ignore[misc]
-            steps, rest = (succ, []) if reduce is None else self.split(s, succ)
-            while True:
+            groups = [succ] if reduce is None else self.split(s, succ)
+            for gi, steps in enumerate(groups):
                 transitions += len(steps)
-                fresh = True
+                fresh = False
                 for ci, t in steps:
                     # one hash lookup per transition: add, and see whether the set grew
                     seen_add(t)
                     if len(seen) == size:
                         # the cycle proviso holds for a state inserted after s (the next level)
-                        fresh = fresh and t in later
+                        fresh = fresh or t in later
                         continue
                     if reduce is not None:
                         later.add(t)
+                    fresh = True
                     size += 1
                     if count == limit:
                         seen.discard(t)
@@ -465,10 +468,10 @@ class Search:
                         self.check_state(t, lambda tid=count: path_of(tid))  # type: ignore[misc]
                     count += 1
                     n_app(t)
-                if fresh or not rest:
-                    self.reduced += bool(rest)
+                if fresh and any(groups[gi + 1 :]):
+                    self.reduced += 1
                     break
-                steps, rest = rest, []  # the cycle proviso: expand fully
+                # the cycle proviso failed: the next group (pan's Resume)
             expanded += 1
             if not expanded & (CLOCK_EVERY - 1):
                 self.out.transitions = transitions
@@ -491,11 +494,17 @@ class Search:
         states = self.stack_states
         pending: list[Successors] = []
         positions: list[int] = []
-        #: per stack entry: the steps outside its ample set (partial-order reduction) and
-        #: whether every ample step so far inserted a new state (the cycle proviso)
-        rests: list[Successors] = []
+        #: per stack entry: the groups of steps still to take when the cycle proviso asks
+        #: (partial-order reduction, :meth:`split`) and whether a step of the current group
+        #: reached a state off the DFS stack (SPIN's stack proviso, pan's ``tau&64``)
+        rests: list[list[Successors]] = []
         fresh: list[bool] = []
         split = self.split
+        reducing = self.reduce is not None
+        on_stack: set[State] = set()  # the states on the stack (when reducing)
+        # a stored state off the stack counts for the proviso only when the store is exact (a
+        # hash-compact or bitstate match may be a state never stored)
+        off_stack_counts = reducing and isinstance(store, ExactStore)
         transitions = 0
         expanded = 0
         deepest = 0
@@ -520,12 +529,14 @@ class Search:
                 if succ:
                     self.truncated_depth = True
             else:
-                steps, rest = split(s, succ)
+                steps, *rest = split(s, succ)
                 transitions += len(steps)
                 pending.append(steps)
                 rests.append(rest)
                 positions.append(0)
-            fresh.append(True)
+                if reducing:
+                    on_stack.add(s)
+            fresh.append(False)
             expanded += 1
             if hooks is not None:
                 hooks.expanded(depth, s, succ)
@@ -547,15 +558,17 @@ class Search:
                 succ = pending[-1]
                 if i == len(succ):
                     if rests[-1] and not fresh[-1]:
-                        # the cycle proviso: an ample step met a known state, expand fully
-                        pending[-1] = rests[-1]
-                        rests[-1] = []
+                        # the cycle proviso (SPIN's): every step of the group met a state on
+                        # the stack, take the next group (pan's Resume, then all steps)
+                        pending[-1] = rests[-1].pop(0)
                         positions[-1] = 0
                         transitions += len(pending[-1])
                         continue
-                    self.reduced += bool(rests[-1])
+                    self.reduced += any(rests[-1])
                     if hooks is not None:
                         hooks.finished(len(states) - 1, states[-1])
+                    if reducing:
+                        on_stack.discard(states[-1])
                     states.pop()
                     pending.pop()
                     positions.pop()
@@ -572,8 +585,10 @@ class Search:
                     self.out.transitions = transitions
                     self.check_state(t, lambda ci=ci: [*cmds, ci])  # type: ignore[misc]
                 if not insert(t):
-                    fresh[-1] = False
+                    if off_stack_counts and not fresh[-1] and t not in on_stack:
+                        fresh[-1] = True
                     continue
+                fresh[-1] = True
                 if count == max_states:
                     self.out.transitions = transitions
                     self.out.max_depth = deepest
@@ -634,9 +649,10 @@ def search(
     expensive, as with prover checks in ``hooks``). ``hand_over(states stored)``, asked at the
     same rate, ends the search with ``stopped`` = :data:`HANDED_OVER` when it returns true.
     ``reduce``: partial-order reduction with these ample sets (:mod:`absmc.kernel.explore.por`; the
-    cycle proviso is applied here: a state whose ample steps do not all reach states inserted
-    after it — new ones, or in BFS with the exact store ones of the next level — is expanded
-    fully); ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
+    cycle proviso, pan's, is applied here: the groups of :meth:`AmpleSets.ample` are taken in
+    order up to the first with a step that reaches a state off the DFS stack — in BFS with the
+    exact store one inserted after the state, with other stores a new one);
+    ``SearchOutcome.reduced`` counts the states expanded by an ample set only.
     """
     s = Search(
         semantics,
