@@ -19,7 +19,13 @@ from absmc.logic import Prover
 from .conftest import GCL_EXAMPLES
 from .fourvalued_helpers import reexecute, with_initial
 
-BOUNDS = [12, 16, 20, 24]
+#: the extreme bounds in CI, the ones between under -m slow
+BOUNDS = [
+    12,
+    pytest.param(16, marks=pytest.mark.slow),
+    pytest.param(20, marks=pytest.mark.slow),
+    24,
+]
 
 
 def values(result: Result) -> dict[str, str]:
@@ -165,7 +171,7 @@ def test_exact_search_agrees_at_a_small_bound(name: str) -> None:
     assert values(check_fourvalued(small, CheckOptions()))["mutex"] == "t"
 
 
-@pytest.mark.parametrize("log2", [12, 24])
+@pytest.mark.parametrize("log2", [12, pytest.param(24, marks=pytest.mark.slow)])
 def test_buggy_fischer_is_f_with_a_concrete_replayed_trace(log2: int) -> None:
     s = scaled("fischer_buggy", log2)
     r = check_fourvalued(s, CheckOptions())
