@@ -13,14 +13,22 @@ states.
 from __future__ import annotations
 
 import statistics
+import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from spinrun import run_absmc, run_spin
 
 
-def compare(jobs: list[tuple[str, Path, list[str]]], timeout: float = 300.0) -> None:
-    """Print one row per ``(kind, model, defines)`` job and the goal lines."""
+def compare(
+    jobs: list[tuple[str, Path, list[str]]],
+    timeout: float = 300.0,
+    extra_args: Callable[[Path, list[str]], tuple[str, ...]] | None = None,
+) -> None:
+    """Print one row per ``(kind, model, defines)`` job and the goal lines. ``extra_args``:
+    more ``absmc check`` arguments per model and defines (e.g. ``--property`` choices);
+    ``timeout``: seconds per tool and model."""
     print(
         f"{'model':28s} {'SPIN st':>10s} {'absmc st':>10s} {'ratio':>6s} | {'SPIN s':>7s} "
         f"{'absmc s':>7s} {'ratio':>6s} | same  reductions"
@@ -35,9 +43,20 @@ def compare(jobs: list[tuple[str, Path, list[str]]], timeout: float = 300.0) -> 
             print(f"{label:28s} SPIN: {spin.error}")
             continue
         with tempfile.TemporaryDirectory() as cache:
-            ours = run_absmc(
-                model, defs, env={"ABSMC_CACHE_DIR": cache}, reduce=True, timeout=timeout
-            )
+            more = extra_args(model, defs) if extra_args is not None else ()
+            try:
+                ours = run_absmc(
+                    model,
+                    defs,
+                    env={"ABSMC_CACHE_DIR": cache},
+                    reduce=True,
+                    timeout=timeout,
+                    extra_args=more,
+                )
+            except subprocess.TimeoutExpired:
+                print(f"{label:28s} {spin.states:10,d} absmc: no verdict in {timeout:g} s")
+                over.append(f"{label} (no verdict)")
+                continue
         if ours.error:
             print(f"{label:28s} absmc error: {ours.error}")
             continue
