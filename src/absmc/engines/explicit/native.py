@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from absmc.errors import OptionError
 
@@ -334,31 +334,15 @@ def check_ltl_with_backend(
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
-        # (the compiler runs beside the Python search and is ended when that search decides)
-        if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
-            return python(options, workers)  # type: ignore[no-any-return]
-        procs: list[subprocess.Popen[str]] = []
-        # at AUTO_OPT, as safety's auto: the compiler's time counts most below ~10^6 states
-        opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
-
-        def build() -> None:
-            try:
-                built.append(NativeLtl(system, selection.user, claims, opt, procs.append))
-            except Exception as e:  # reported below when C is needed
-                built.append(e)
-
-        builder = threading.Thread(target=build, daemon=True)
-        builder.start()
-        capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
-        first: Result = python(capped, workers)
-        # the cap is shared by the run's searches (Limits.less): any state limit is the cap's
-        if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
-            "state limit of" in r.reason for r in first.results
-        ):
-            for proc in procs:
-                kill_compiler(proc)
-            return first
-        builder.join()
+        got = python_first(
+            options,
+            workers,
+            python,
+            lambda opt, started: NativeLtl(system, selection.user, claims, opt, started),
+        )
+        if isinstance(got, Result):
+            return got
+        built = got
     try:
         if built and isinstance(built[0], Exception):
             raise built[0]
@@ -422,6 +406,51 @@ def _python_then_built(
     return result, None
 
 
+B = TypeVar("B")
+
+
+def python_first(
+    options: CheckOptions,
+    workers: int,
+    python: Any,
+    build: Callable[[str | None, Callable[[subprocess.Popen[str]], None]], B],
+) -> Result | list[B | Exception]:
+    """``auto``'s rule for the LTL and CTL checks: the Python check (``python(options,
+    workers)``) first, bounded by :data:`AUTO_SWITCH_STATES` states, with ``build(opt,
+    started)`` compiling the C library beside it in a thread (at :data:`AUTO_OPT` unless
+    ``$ABSMC_NATIVE_OPT`` sets a level; ``started`` receives each compiler process, ended when
+    Python decides). Returns the Python result when it decides (also when ``--max-states`` is
+    within the bound), else a one-element list: the built library, or the exception its build
+    raised (to be reported when C is needed)."""
+    lim = options.limits
+    if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
+        return python(options, workers)  # type: ignore[no-any-return]
+    procs: list[subprocess.Popen[str]] = []
+    # the compiler's time counts most below ~10^6 states (as safety's auto)
+    opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
+    built: list[B | Exception] = []
+
+    def run_build() -> None:
+        try:
+            built.append(build(opt, procs.append))
+        except Exception as e:  # reported by the caller when C is needed
+            built.append(e)
+
+    builder = threading.Thread(target=run_build, daemon=True)
+    builder.start()
+    capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
+    first: Result = python(capped, workers)
+    # the cap is shared by the run's searches (Limits.less): any state limit is the cap's
+    if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
+        "state limit of" in r.reason for r in first.results
+    ):
+        for proc in procs:
+            kill_compiler(proc)
+        return first
+    builder.join()
+    return built
+
+
 def _noted(result: Result, note: str) -> Result:
     """``result`` with ``note`` in every property's statistics (``native_fallback``)."""
     rows = []
@@ -445,4 +474,5 @@ __all__ = [
     "default_workers",
     "ltl_refusal",
     "native_refusal",
+    "python_first",
 ]

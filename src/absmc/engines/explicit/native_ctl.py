@@ -15,9 +15,6 @@ cannot serve (a refused option, a model or atom the generator does not translate
 
 from __future__ import annotations
 
-import os
-import subprocess
-import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -30,7 +27,6 @@ from absmc.ir.system import System
 from absmc.kernel.run.options import CheckOptions, Selection
 from absmc.kernel.run.result import Result
 from absmc.native import CompilerError, Unsupported, native_available
-from absmc.native.build import OPT_ENV, OPT_LEVELS, kill_compiler
 from absmc.native.search import NativeOverflow
 
 if TYPE_CHECKING:
@@ -53,12 +49,10 @@ def check_ctl_with_backend(
     ``python(options, workers)`` runs the whole check on the Python back end. Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options."""
     from absmc.engines.explicit.native import (
-        AUTO_OPT,
-        AUTO_SWITCH_STATES,
-        _hit_state_cap,
         _noted,
         check_native,
         native_refusal,
+        python_first,
     )
     from absmc.native.graph import NativeGraph
 
@@ -74,28 +68,15 @@ def check_ctl_with_backend(
     formulas = [to_enf(Not(p.formula)) for p in selection.ctl]
     built: list[NativeGraph | Exception] = []
     if backend == "auto":
-        if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
-            return python(options, workers)  # type: ignore[no-any-return]
-        procs: list[subprocess.Popen[str]] = []
-        opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
-
-        def build() -> None:
-            try:
-                built.append(NativeGraph(system, selection.user, formulas, opt, procs.append))
-            except Exception as e:  # reported below when C is needed
-                built.append(e)
-
-        builder = threading.Thread(target=build, daemon=True)
-        builder.start()
-        capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
-        first: Result = python(capped, workers)
-        if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
-            "state limit of" in r.reason for r in first.results
-        ):
-            for proc in procs:
-                kill_compiler(proc)
-            return first
-        builder.join()
+        got = python_first(
+            options,
+            workers,
+            python,
+            lambda opt, started: NativeGraph(system, selection.user, formulas, opt, started),
+        )
+        if isinstance(got, Result):
+            return got
+        built = got
     try:
         if built and isinstance(built[0], Exception):
             raise built[0]
