@@ -58,9 +58,9 @@ OPTIONS = (
         "backend",
         ("--backend",),
         "[explicit] What runs the search: generated Python, C compiled with the system C "
-        "compiler (breadth-first; exact, hash-compact or bitstate store), or auto (Python, then C "
-        "once the model shows more than 50,000 states and the C code, compiled in the background, "
-        "is ready; Python alone when no C compiler is present or with --ray).",
+        "compiler (breadth-first; exact, hash-compact, bitstate or tree store), or auto (Python, "
+        "then C once the model shows more than 50,000 states and the C code, compiled in the "
+        "background, is ready; Python alone when no C compiler is present or with --ray).",
         default=ExplicitOptions.backend,
         kind="choice",
         choices=("python", "native", "auto"),
