@@ -191,8 +191,8 @@ def run_absmc(
         msg = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         return AbsmcResult(0, "error", [], wall, 0.0, 0.0, 0.0, msg[0])
     if not res.get("results"):  # a model absmc refuses: its located error
-        msg = str(res.get("error") or res.get("message") or "no results")
-        return AbsmcResult(0, "error", [], wall, 0.0, 0.0, 0.0, msg.splitlines()[0])
+        refusal = str(res.get("error") or res.get("message") or "no results")
+        return AbsmcResult(0, "error", [], wall, 0.0, 0.0, 0.0, refusal.splitlines()[0])
     stats = res["results"][0]["stats"]
     violated = [r["property"] for r in res["results"] if r["verdict"] == "violated"]
     search_s = stats["time_s"]
