@@ -9,6 +9,7 @@ chosen by :func:`for_file` for a file of its suffixes; :func:`run` hands it the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Final
 
@@ -27,7 +28,7 @@ from absmc.ir.depth import deep_recursion
 from absmc.ir.system import System
 from absmc.kernel.model.initial import check_per_initial_state
 from absmc.kernel.run.options import CheckOptions, Selection, property_kind, select_properties
-from absmc.kernel.run.result import Result
+from absmc.kernel.run.result import Result, Verdict
 
 #: the engines a portfolio (``--method auto``) chooses from, by their capabilities
 MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC, PDR, KIND)
@@ -143,4 +144,37 @@ def run(
             result = eng.check(system, opts, eopts)
         else:
             result = check_per_initial_state(eng.check, system, opts, eopts)
-    return result.with_reductions(system.reductions)
+    return slots_exhausted(result).with_reductions(system.reductions)
+
+
+#: the model error of a Promela ``run`` that finds every process slot absmc allocated taken,
+#: below SPIN's limit (``lang/promela/lower_stmts.py``: the slots come from a dry run)
+_ABSMC_SLOTS = re.compile(
+    r"no free process slot for 'run \w+' \(absmc allocated \d+; SPIN allows \d+\)"
+)
+
+
+def slots_exhausted(result: Result) -> Result:
+    """``result`` with every verdict ``unknown`` when a property was violated by running out
+    of the process slots absmc allocated (fewer than SPIN's 255): SPIN would have created the
+    process, so the states past that point were not explored and no verdict of the check
+    stands (the reason says so); else ``result`` unchanged."""
+    hit = next(
+        (
+            m.group(0)
+            for r in result.results
+            if r.verdict is Verdict.VIOLATED and (m := _ABSMC_SLOTS.search(r.reason))
+        ),
+        None,
+    )
+    if hit is None:
+        return result
+    reason = (
+        f"the check met absmc's own process-slot limit, {hit}: SPIN would create the "
+        "process, so the states past it were not explored"
+    )
+    rows = tuple(
+        replace(r, verdict=Verdict.UNKNOWN, reason=reason, trace=None, violations=0)
+        for r in result.results
+    )
+    return replace(result, results=rows)

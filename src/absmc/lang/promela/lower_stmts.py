@@ -12,6 +12,7 @@ from absmc.lang.promela.fsm import D_ATOM, El, huntstart
 from absmc.lang.promela.lower_base import (
     MAX_DSTEP_STEPS,
     MAX_PATHS,
+    MAX_PROCESSES,
     Chan,
     Path,
     ProcType,
@@ -394,9 +395,15 @@ class Statements(Expressions):
         if bad != FALSE:
             r = p.copy()
             r.conds.append(bad)
-            r.error = (
-                f"no free process slot for 'run {pt.decl.name}' (absmc allocated {len(self.slots)})"
+            n = len(self.slots)
+            # below SPIN's limit the slot count is absmc's (its dry run): a check that meets
+            # this error is unknown (engines.registry.slots_exhausted), not a violation
+            limit = (
+                f"absmc allocated {n}; SPIN allows {MAX_PROCESSES}"
+                if n < MAX_PROCESSES
+                else (f"SPIN's limit of {MAX_PROCESSES} processes")
             )
+            r.error = f"no free process slot for 'run {pt.decl.name}' ({limit})"
             out.append(r)
         return out
 
