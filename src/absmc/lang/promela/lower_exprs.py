@@ -13,6 +13,7 @@ from absmc.lang.promela.lower_base import (
     ProcType,
     Slot,
     _Ctx,
+    claim_message,
     select,
 )
 from absmc.lang.promela.lower_decls import Declarations
@@ -171,6 +172,23 @@ class Expressions(Declarations):
             return p.env.get(lf.name, Const(self.initial.get(lf.name, 0)))
         return p.env.get(lf.name) or Var(lf.name, self.var_sorts[lf.name])
 
+    def poll_claim_errors(
+        self, k: str, chans: list[tuple[Expr, Chan]], p: Path, ctx: _Ctx, evc: list[Expr]
+    ) -> None:
+        """pan's checks of ``xr``/``xs`` claims in a channel poll (``pangen2.c``, ``putstmnt``):
+        ``len``, ``full`` and ``empty`` count as a receive- and a send-side access, ``nfull``
+        as a send, ``nempty`` as a receive; evaluated by another process than the claiming
+        one, it is a model error (as :meth:`claim_errors` for a send or receive)."""
+        kinds = ("xs",) if k == "nfull" else ("xr",) if k == "nempty" else ("xr", "xs")
+        me = ctx.slot.name if ctx.slot is not None else None
+        for ccond, ch1 in chans:
+            for cl in self.claims:
+                if cl.kind not in kinds or cl.process == me:
+                    continue
+                cond = conj([*p.conds, *evc, ccond, cl.alive, mk("==", cl.channel, Const(ch1.cid))])
+                if cond != FALSE:
+                    p.errors.append((cond, claim_message(cl.kind, ch1.name, ch1.cid, cl.process)))
+
     def ev(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
         """Lower expression ``n`` (values of path ``p``); ``evc``: conditions under which it is
         evaluated (short-circuit), for error conditions."""
@@ -222,6 +240,7 @@ class Expressions(Declarations):
         if k in ("len", "full", "nfull", "empty", "nempty"):
             chans = self.chan_refs(n.args[0], p, ctx, evc)
             p.ops.extend(("p", ch1.cid) for _, ch1 in chans)
+            self.poll_claim_errors(k, chans, p, ctx, evc)
             lens: Expr = Const(0)
             for ccond, ch1 in reversed(chans):
                 lens = mk("ite", ccond, self.chan_len(ch1, p), lens)
