@@ -172,22 +172,20 @@ class Expressions(Declarations):
             return p.env.get(lf.name, Const(self.initial.get(lf.name, 0)))
         return p.env.get(lf.name) or Var(lf.name, self.var_sorts[lf.name])
 
-    def poll_claim_errors(
-        self, k: str, chans: list[tuple[Expr, Chan]], p: Path, ctx: _Ctx, evc: list[Expr]
+    def claim_errors(
+        self, q: Path, ctx: _Ctx, c: Chan, kinds: tuple[str, ...], when: list[Expr] | None = None
     ) -> None:
-        """pan's checks of ``xr``/``xs`` claims in a channel poll (``pangen2.c``, ``putstmnt``):
-        ``len``, ``full`` and ``empty`` count as a receive- and a send-side access, ``nfull``
-        as a send, ``nempty`` as a receive; evaluated by another process than the claiming
-        one, it is a model error (as :meth:`claim_errors` for a send or receive)."""
-        kinds = ("xs",) if k == "nfull" else ("xr",) if k == "nempty" else ("xr", "xs")
+        """pan's ``q_R_check``/``q_S_check``: an access to channel ``c`` that counts as a
+        receive (``kinds`` holds xr) or a send (xs) by another process than the one whose
+        ``xr``/``xs`` declaration claims it is a model error (on path ``q``, before it executes;
+        ``when``: further conditions of the access, e.g. the branch of a channel reference)."""
         me = ctx.slot.name if ctx.slot is not None else None
-        for ccond, ch1 in chans:
-            for cl in self.claims:
-                if cl.kind not in kinds or cl.process == me:
-                    continue
-                cond = conj([*p.conds, *evc, ccond, cl.alive, mk("==", cl.channel, Const(ch1.cid))])
-                if cond != FALSE:
-                    p.errors.append((cond, claim_message(cl.kind, ch1.name, ch1.cid, cl.process)))
+        for cl in self.claims:
+            if cl.kind not in kinds or cl.process == me:
+                continue
+            cond = conj([*q.conds, *(when or []), cl.alive, mk("==", cl.channel, Const(c.cid))])
+            if cond != FALSE:
+                q.errors.append((cond, claim_message(cl.kind, c.name, c.cid, cl.process)))
 
     def ev(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
         """Lower expression ``n`` (values of path ``p``); ``evc``: conditions under which it is
@@ -240,7 +238,11 @@ class Expressions(Declarations):
         if k in ("len", "full", "nfull", "empty", "nempty"):
             chans = self.chan_refs(n.args[0], p, ctx, evc)
             p.ops.extend(("p", ch1.cid) for _, ch1 in chans)
-            self.poll_claim_errors(k, chans, p, ctx, evc)
+            # pan's claim checks in a poll (pangen2.c, putstmnt): len, full and empty count as
+            # a receive- and a send-side access, nfull as a send, nempty as a receive
+            kinds = ("xs",) if k == "nfull" else ("xr",) if k == "nempty" else ("xr", "xs")
+            for ccond, ch1 in chans:
+                self.claim_errors(p, ctx, ch1, kinds, [*evc, ccond])
             lens: Expr = Const(0)
             for ccond, ch1 in reversed(chans):
                 lens = mk("ite", ccond, self.chan_len(ch1, p), lens)

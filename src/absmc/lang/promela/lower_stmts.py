@@ -167,7 +167,7 @@ class Statements(Expressions):
                 out.append(q)
                 continue
             q.ops.append(("S" if n.val == 1 else "s", c.cid))
-            self.claim_errors(q, ctx, c, "xs")
+            self.claim_errors(q, ctx, c, ("xs",))
             ln = self.chan_len(c, q)
             for r in self.block(
                 q,
@@ -317,7 +317,7 @@ class Statements(Expressions):
             rnd = n.val in (1, 3)
             copy = n.val in (2, 3)
             q.ops.append(("R" if rnd else "r", c.cid))
-            self.claim_errors(q, ctx, c, "xr")
+            self.claim_errors(q, ctx, c, ("xr",))
             ln = self.chan_len(c, q)
             positions = range(c.cap) if rnd else range(1)
             alts: list[Expr] = []
@@ -406,18 +406,6 @@ class Statements(Expressions):
             r.error = f"no free process slot for 'run {pt.decl.name}' ({limit})"
             out.append(r)
         return out
-
-    def claim_errors(self, q: Path, ctx: _Ctx, c: Chan, kind: str) -> None:
-        """pan's ``q_R_check``/``q_S_check``: a receive (``kind`` xr) or send (xs) on channel
-        ``c`` by another process than the one whose ``xr``/``xs`` declaration claims it is a
-        model error (on path ``q``, before it executes)."""
-        me = ctx.slot.name if ctx.slot is not None else None
-        for cl in self.claims:
-            if cl.kind != kind or cl.process == me:
-                continue
-            cond = conj([*q.conds, cl.alive, mk("==", cl.channel, Const(c.cid))])
-            if cond != FALSE:
-                q.errors.append((cond, claim_message(kind, c.name, c.cid, cl.process)))
 
     def claim_conflicts(self, s: Slot, pt: ProcType, q: Path) -> None:
         """pan's ``setq_claim``: a process started in slot ``s`` (path ``q``) whose ``xr``/``xs``
