@@ -10,29 +10,14 @@ from typing import Any
 import pytest
 
 from .native_helpers import cli_json, needs_native
+from .test_explicit_ctl import MODEL
 
 pytestmark = needs_native
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "gcl"
 
-COUNTER = """
-var x : 0..5; var pc : 0..2;
-process P {
-  pc == 0 && x < 5 -> x := x + 1;
-  pc == 0 && x >= 2 -> pc := 1;
-  pc == 1 -> pc := 2, x := 0;
-}
-ctl reach2: AG(pc == 0 => AF(pc == 2));
-ctl ef: EF(pc == 2 && x == 0);
-ctl ag: AG(x <= 4);
-ctl au: A[pc == 0 U x == 1];
-ctl dead_stays: AG(pc == 2 => AX(pc == 2 && x == 0));
-ctl eg_dead: EG(pc != 1) ;
-ctl af_fails: AF(pc == 1);
-ctl ex_two: EX(EX(x == 2));
-ctl nested: AG(EF(pc == 2));
-ctl divides: EF(6 / (x - 3) == 3);
-"""
+#: test_explicit_ctl's counter and an atom that divides by zero in some states
+COUNTER = MODEL + "ctl divides: EF(6 / (x - 3) == 3);\n"
 
 PETERSON_CTL = """
 ctl mutex_ctl: AG !(pc0 == 3 && pc1 == 3);
