@@ -305,16 +305,18 @@ def test_cli_refine_table_and_json_rounds() -> None:
 
 
 def test_cegaar_keeps_its_rounds_when_the_time_limit_stops_it() -> None:
-    # airportSM-bk2's four seed predicates take about a second to abstract: the limit stops
-    # round 1
+    # airportSM-bk2's seed predicates take about half a second to abstract: the limit stops
+    # round 1 or, on a fast machine, round 2; either way the rounds done so far are reported
     system = parse_gcl_file(SYMBOLIC / "airport_bk2.gcl")
     opts = CheckOptions(properties=["taxiway"], limits=Limits(timeout=0.5))
     res = registry.run("symbolic", system, opts, SymbolicOptions(refine=True))
     r = next(r for r in res.results if r.property == "taxiway")
     assert r.verdict is Verdict.UNKNOWN and "time limit" in r.reason
     rounds = r.extra["rounds"]
-    assert [x["round"] for x in rounds] == [1]
-    assert rounds[0]["conclusive"] is False and rounds[0]["refinement"] == "seed"
+    numbers = [x["round"] for x in rounds]
+    assert numbers and numbers == list(range(1, len(numbers) + 1)) and len(numbers) <= 3
+    assert rounds[0]["refinement"] == "seed"
+    assert all(x["conclusive"] is False for x in rounds)
 
 
 def test_the_time_limit_stops_a_long_abstraction_inside_one_command() -> None:
