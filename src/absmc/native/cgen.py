@@ -386,11 +386,14 @@ def _mask(width: int) -> str:
 class CGen:
     """Generates the model part of the C source (see the module docstring)."""
 
-    def __init__(self, system: System, props: Sequence[Property]) -> None:
+    def __init__(self, system: System, props: Sequence[Property], por: bool = True) -> None:
         if system_depth(system) > MAX_C_DEPTH:
             raise Unsupported(f"expressions nested deeper than {MAX_C_DEPTH} levels")
         self.system = system
         self.props = tuple(props)
+        #: whether the library has partial-order reduction's tables (``False``: empty tables,
+        #: ``POR_ROWS`` 0, for a library whose searches never reduce, as the LTL product's)
+        self.por = por
         self.layout = layout(system)
         #: words of a ``big_t`` (0: none; :func:`big_words`, sized in :meth:`source` when only
         #: an expression's values leave 128 bits)
@@ -687,9 +690,9 @@ class CGen:
         values (``m_por_locs[m_por_off[r] .. m_por_off[r + 1])``); ``m_por_cond(j, v, C)``: the
         condition under which the location ``m_por_locs[j]`` is safe (SPIN's conditional safety
         of ``xr``/``xs`` channels, :func:`absmc.ir.dependency.safe_conditions`; 1 when
-        unconditional)."""
+        unconditional). Without :attr:`por` the tables are empty (no dependency analysis)."""
         sys = self.system
-        safe = safe_conditions(sys, visible_variables(self.props))
+        safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
         procs: list[str] = []
         slots: list[str] = []
         offs: list[str] = ["0"]

@@ -332,13 +332,16 @@ def check_ltl_with_backend(
     claims = [p for p in system.ltl if p.name != NON_PROGRESS]
     claims += [p for p in selection.ltl if p.name == NON_PROGRESS]
     built: list[NativeLtl | Exception] = []
+    # with -N no safety search runs beside the product search, so the library needs no
+    # partial-order reduction tables (their dependency analysis and C: half of leader.pml's)
+    por = options.ltl is None
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
         got = python_first(
             options,
             workers,
             python,
-            lambda opt, started: NativeLtl(system, selection.user, claims, opt, started),
+            lambda opt, started: NativeLtl(system, selection.user, claims, opt, started, por),
         )
         if isinstance(got, Result):
             return got
@@ -346,7 +349,7 @@ def check_ltl_with_backend(
     try:
         if built and isinstance(built[0], Exception):
             raise built[0]
-        native = built[0] if built else NativeLtl(system, selection.user, claims)
+        native = built[0] if built else NativeLtl(system, selection.user, claims, por=por)
         assert isinstance(native, NativeLtl)
 
         def ltl_search(
@@ -365,7 +368,8 @@ def check_ltl_with_backend(
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
             if native_refusal(o) is not None:
                 return None
-            return list(check_native(system, o, selection, None, workers, native.sem).results)
+            sem = native.sem if native.por else None  # else a library with the tables
+            return list(check_native(system, o, selection, None, workers, sem).results)
 
         return python(options, workers, ltl_search, safety_search)  # type: ignore[no-any-return]
     except (Unsupported, CompilerError, NativeOverflow, SafetyMet) as e:
