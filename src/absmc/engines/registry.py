@@ -134,7 +134,8 @@ def run(
         if opts.store not in eng.capabilities.stores:
             others = [e.name for e in ENGINES if opts.store in e.capabilities.stores]
             raise CapabilityError(eng.name, "store", opts.store, f"the {opts.store} store", others)
-        return eng.check(system, replace(opts, limits=opts.limits.started()), eopts)
+        with deep_recursion():  # the component checker's walkers, as for models below
+            return eng.check(system, replace(opts, limits=opts.limits.started()), eopts)
     selection = select_properties(system, opts)
     refuse_unsupported(eng, system, opts, selection)
     # the check's one deadline (kernel.run.limits): every initial state, property and round
