@@ -135,3 +135,36 @@ def test_a_solver_call_canceled_by_ctrl_c_between_calls_ends_as_interrupted(
         prover.satisfiable(Const(True))
     with pytest.raises(KeyboardInterrupt):
         prover.model(Const(True))
+
+
+def test_a_ctrl_c_whose_keyboard_interrupt_was_swallowed_still_ends_under(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C reaches the listening thread, which cancels the running Z3 call (it answers
+    unknown), but CPython swallowed the ``KeyboardInterrupt`` in a ``__del__`` of Z3's: the
+    refinement (which refines nonterminating.gcl for 1,000 iterations) went on and Ctrl-C was
+    lost — the flaky failure of the subprocess test above. Between prover calls ``under`` polls
+    the signal count, so the next call ends the run as interrupted, with its statistics."""
+    from absmc.engines import registry
+    from absmc.engines.under import UnderOptions
+    from absmc.kernel.run.options import CheckOptions
+    from absmc.kernel.run.result import Verdict
+    from absmc.lang.loader import load_model
+    from absmc.logic import interrupt
+
+    real = Prover.implies
+    calls: list[int] = []
+
+    def implies(self: Prover, premise: Expr, conclusion: Expr) -> bool:
+        calls.append(1)
+        if len(calls) == 5:  # what the listening thread does on SIGINT; nothing is raised
+            monkeypatch.setattr(interrupt, "_count", interrupt.count() + 1)
+        return real(self, premise, conclusion)
+
+    monkeypatch.setattr(Prover, "implies", implies)
+    system = load_model(GCL_EXAMPLES / "nonterminating.gcl")
+    result = registry.run("under", system, CheckOptions(), UnderOptions(max_iterations=1000))
+    assert len(calls) == 5  # no prover call after the signal
+    for r in result.results:
+        assert r.verdict is Verdict.UNKNOWN and "interrupted" in r.reason, r.reason
+    assert result.results[0].iterations  # the refinement's rows so far
