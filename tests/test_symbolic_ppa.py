@@ -10,8 +10,9 @@ import pytest
 
 from absmc.engines import registry
 from absmc.engines.symbolic.abstract import PartialAbstraction
+from absmc.engines.symbolic.composite import _framed
 from absmc.engines.symbolic.encode import Encoding
-from absmc.ir.expr import Expr
+from absmc.ir.expr import Expr, free_vars
 from absmc.ir.system import System
 from absmc.kernel.run.options import CheckOptions, Limits
 from absmc.kernel.run.result import PropertyResult, Verdict
@@ -19,6 +20,7 @@ from absmc.lang.gcl.parser import parse_gcl, parse_gcl_file
 from tests.conftest import EXAMPLES
 
 AIRPORT2 = EXAMPLES / "symbolic" / "airport_tic2.gcl"
+AIRPORT_BK2 = EXAMPLES / "symbolic" / "airport_bk2.gcl"
 AIRPORT4 = EXAMPLES / "symbolic" / "airport_tic4.gcl"
 
 
@@ -32,6 +34,33 @@ def _check(system: System, prop: str) -> PropertyResult:
     opts = CheckOptions(properties=[prop], limits=Limits(timeout=300))
     res = registry.run("symbolic", system, opts)
     return next(r for r in res.results if r.property == prop)
+
+
+def test_framing_commands_get_the_composition_with_alpha() -> None:
+    # airportSM-bk2 with Table 3's bakery predicates: the runway's commands mention neither
+    # b1 nor b2 and assign no variable of a predicate; their relation, built without
+    # projecting the tickets out of the bits' definitions, is still Alpha^-1 ; T ; Alpha,
+    # and every kept control variable that may_correlate leaves untested is framed
+    base = parse_gcl_file(AIRPORT_BK2)
+    texts = ("b2 == 0", "b1 < b2", "b1 == 0", "b2 < b1", "b1 >= 0")
+    for observed in (None, set[str]()):
+        system = base.with_(predicates=_predicates(base, *texts))
+        enc = Encoding(system)
+        pa = PartialAbstraction(enc, system.predicates, observed=observed)
+        alpha = pa.alpha_map
+        framing = 0
+        for ci, (c, conc) in enumerate(zip(system.commands, enc.relations, strict=True)):
+            rel = pa.relation(ci)
+            assert rel.is_equal(conc.apply_domain(alpha).apply_range(alpha)), c.label
+            mentioned = set(free_vars(c.guard))
+            for n, e in c.updates:
+                mentioned |= {n, *free_vars(e)}
+            framing += not mentioned & {"b1", "b2"}
+            for pos, i in enumerate(pa.kept):
+                v = system.variables[i]
+                if v.is_control and not pa.may_correlate(pos) and v.name not in mentioned:
+                    assert _framed(rel, pos, 0, 5), (c.label, v.name)
+        assert framing >= 6  # the runway's: take a ticket, land, fly off (two planes)
 
 
 def test_collapsed_bits_do_not_hide_a_taxiway_bug() -> None:

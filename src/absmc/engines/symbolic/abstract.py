@@ -260,6 +260,12 @@ class PartialAbstraction:
             mentioned |= set(free_vars(e))
         free = self.unconstraining
         n, k = self.enc.n, len(self.predicates)
+        if (
+            self.predicates
+            and not (self.collapsed or mentioned & self._abstracted_names)
+            and not written & self._predicate_names
+        ):
+            return self._framing(ci, tick)
         rel = self.enc.relations[ci].add_dims(_IN, k).add_dims(_OUT, k)
         gates = self._gates
         for j, (p, d) in enumerate(zip(self.predicates, self.definitions, strict=True)):
@@ -294,6 +300,58 @@ class PartialAbstraction:
             if tick is not None:
                 tick()
             rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
+        return coalesce_chunked(rel, tick)
+
+    def may_correlate(self, pos: int) -> bool:
+        """Whether an abstract relation can constrain the abstract dimension ``pos`` beyond
+        its command's guard and assignments: a predicate bit, or a kept variable that occurs
+        in a predicate or in the locations where a bit is collapsed. Any other kept
+        variable a command does not mention is framed (``x' = x`` within its bounds) by
+        :meth:`relation`, as concretely."""
+        if pos >= len(self.kept):
+            return True
+        return self.system.variables[self.kept[pos]].name in self._entangled
+
+    @cached_property
+    def _entangled(self) -> set[str]:
+        out = set(self._predicate_names)
+        for space, _ in self.collapsed.values():
+            out |= {self.system.variables[i].name for i, _, _ in space.dims}
+        return out
+
+    @cached_property
+    def _abstracted_names(self) -> set[str]:
+        return {self.system.variables[i].name for i in self.abstracted}
+
+    @cached_property
+    def _predicate_names(self) -> set[str]:
+        return set().union(*(free_vars(p) for p in self.predicates))
+
+    @cached_property
+    def consistent(self) -> isl.Set:
+        """The bit valuations each value of the kept variables admits, over the abstract
+        dimensions (kept variables, then the ``k`` bits): ``∃ abstracted. ⋀_j b_j ⇔ p_j``."""
+        out = isl.Set.universe(self.definitions[0].get_space())
+        for d in self.definitions:
+            out = out.intersect(d)
+        for i in reversed(self.abstracted):
+            out = out.project_out(_SET, i, 1)
+        return out.coalesce()
+
+    def _framing(self, ci: int, tick: Callable[[], None] | None) -> isl.Map:
+        """:meth:`relation` for a command that mentions no abstracted variable and assigns
+        no variable of a predicate (no collapsed bits): it frames the abstracted variables
+        and every bit keeps its value, so ``Alpha⁻¹ ; T ; Alpha`` is ``T`` on the kept
+        variables with the source's bits in :attr:`consistent` and ``b' = b`` — the same
+        map, without projecting the abstracted dimensions out of the bits' definitions for
+        each such command (airportSM-bk2: the runway's commands, half of them)."""
+        nk, k = len(self.kept), len(self.predicates)
+        rel = self.enc.relations[ci]
+        for i in reversed(self.abstracted):
+            rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
+        rel = rel.add_dims(_IN, k).add_dims(_OUT, k).intersect_domain(self.consistent)
+        for j in range(k):
+            rel = rel.equate(_IN, nk + j, _OUT, nk + j)
         return coalesce_chunked(rel, tick)
 
     @cached_property
