@@ -173,3 +173,30 @@ def test_a_ctrl_c_whose_keyboard_interrupt_was_swallowed_still_ends_under(
     for r in result.results:
         assert r.verdict is Verdict.UNKNOWN and "interrupted" in r.reason, r.reason
     assert result.results[0].iterations  # the refinement's rows so far
+
+
+def test_a_signal_that_ended_an_earlier_check_does_not_interrupt_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The flag a SIGINT set stays set in a long-lived process (tests, a notebook): a later
+    check's solver error (a canceled call) must be that error, not ``KeyboardInterrupt``."""
+    import z3
+
+    from absmc.engines import registry
+    from absmc.logic import interrupt
+    from absmc.logic.prover import Prover
+
+    def canceled(*args: object) -> None:
+        raise z3.Z3Exception(b"canceled")
+
+    prover = Prover()
+    monkeypatch.setattr(prover._solver, "push", canceled)
+    flag = threading.Event()
+    monkeypatch.setattr(interrupt, "_received", flag)
+    flag.set()  # an earlier check was interrupted
+    with pytest.raises(KeyboardInterrupt):
+        prover.satisfiable(Const(True))
+    registry.forget_earlier_interrupts()  # what absmc.check and absmc check do first
+    assert not interrupt.received()
+    with pytest.raises(z3.Z3Exception):
+        prover.satisfiable(Const(True))

@@ -10,6 +10,7 @@ chosen by :func:`for_file` for a file of its suffixes; :func:`run` hands it the 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
@@ -229,3 +230,12 @@ def run_growing(
             st = shared[id(r.stats)] = replace(r.stats, extra=extra_stats)
         rows.append(replace(r, stats=st))
     return replace(result, results=tuple(rows), notes=(*result.notes, note))
+
+
+def forget_earlier_interrupts() -> None:
+    """A check begins: a SIGINT/SIGTERM that ended an earlier check in this process no longer
+    turns a solver error into ``KeyboardInterrupt`` (:func:`absmc.logic.interrupt.reset`;
+    nothing to forget, and Z3 not imported, when no prover has run yet)."""
+    watcher = sys.modules.get("absmc.logic.interrupt")
+    if watcher is not None:
+        watcher.reset()
