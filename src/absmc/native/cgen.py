@@ -23,6 +23,7 @@ a field over 64 bits takes whole words and the first bits of one more.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,6 +56,19 @@ _M64 = (1 << 64) - 1
 
 #: expressions deeper than this are left to the Python back end (C compilers recurse on them)
 MAX_C_DEPTH = 2000
+
+
+#: a System of at least this many commands has its commands' code shared by shape
+#: (:meth:`CGen.shared`): the compiler's time grows with the code, and thousands of commands
+#: that differ only in constants (SPIN's mobile1 example: 3,091 commands, 26 shapes) cost it
+#: seconds; below, each command's code has its constants in place (faster at -O2)
+SHARE_MIN_COMMANDS = 1000
+
+#: an integer literal of the generated code (not part of a name, nor suffixed)
+_LITERAL = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+#: code that stays in place: wide constants and values, big_t
+_UNSHARED = ("INT64_C", "W128", "__int128", "b_", "big_t", "BK")
 
 
 class Unsupported(Exception):
@@ -432,6 +446,10 @@ class CGen:
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
         self.uid = 0
+        #: commands share shape functions (:meth:`shared`) in a System of this many commands
+        self.share = len(system.commands) >= SHARE_MIN_COMMANDS
+        #: shape (C with ``q[j]`` for its literals) -> (number, rows of literals)
+        self.shapes: dict[str, tuple[int, list[list[str]]]] = {}
         for v in system.variables:
             k = self.layout.fields[system.index_of[v.name]].words
             if word_count((v.init, v.init)) > k:
@@ -461,6 +479,7 @@ class CGen:
         done = f"d{self.uid}"
         note = f"{c.process}: {c.source_text or c.text()}".replace("\n", " ").replace("*/", "* /")
         self.emit(ind, f"/* {note[:100]} */")
+        start = len(self.lines)
         self.emit(ind, "{")
         i = ind + 1
         # only / and % set C->err: a command that cannot divide by zero neither resets nor
@@ -582,6 +601,52 @@ class CGen:
             self.emit(i, f"if (flags & FN_MAIN) {{ {main} }} else fn_push(C, {c.index}, t, {f});")
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
+        if self.share:
+            self.shared(start, ind, done, mode)
+
+    def shared(self, start: int, ind: int, done: str, mode: str) -> None:
+        """Replace the code of the command emitted from ``self.lines[start]`` (its block and
+        its ``done`` label) by a call of a shape function (:data:`SHARE_MIN_COMMANDS`): its code
+        with each integer literal read from a row of constants, ``q[j]``, and ``return`` for
+        ``goto done``; commands whose code differs only in literals (the joint commands of a
+        rendezvous on a channel variable, one per possible partner) share one function. The
+        literals keep their values (as ``int64_t``); code with wide or suffixed constants
+        stays in place."""
+        lines = self.lines[start + 1 : -2]  # between "{" and "}" + the label
+        cut = len("    " * (ind + 1))
+        body = "\n".join(x[cut:] for x in lines).replace(f"goto {done};", "return;")
+        if any(w in body for w in _UNSHARED) or done in body:
+            return
+        row: list[str] = []
+
+        def param(m: re.Match[str]) -> str:
+            row.append(m.group(0))
+            return f"q[{len(row) - 1}]"
+
+        shape = _LITERAL.sub(param, body)
+        k, rows = self.shapes.setdefault(shape, (len(self.shapes), []))
+        rows.append(row)
+        flags = "flags" if mode != "main" else "0"
+        table = f"K{k}[{len(rows) - 1}]" if row else "0"
+        self.lines[start:] = ["    " * ind + f"S{k}(C, v, {flags}, {table});"]
+
+    def shape_functions(self) -> list[str]:
+        """The C of the shape functions and their tables of constants (:meth:`shared`)."""
+        if not self.shapes:
+            return []
+        out = ["static void m_sink(ctx_t *C, int flags, int ci, const int64_t *t);"]
+        for shape, (k, rows) in self.shapes.items():
+            if rows[0]:
+                body = ",\n".join("{" + ", ".join(r) + "}" for r in rows)
+                out.append(f"static const int64_t K{k}[][{len(rows[0])}] = {{\n{body}}};")
+            out.append(
+                f"static void S{k}(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{"
+            )
+            out.append(f"    int64_t t[{max(self.n, 1)}]; int64_t x;")
+            out.append("    (void)C; (void)v; (void)flags; (void)q; (void)t; (void)x;")
+            out += ["    " + x for x in shape.split("\n")]
+            out.append("}")
+        return out
 
     def split_writes(
         self, c: Command
@@ -901,6 +966,7 @@ class CGen:
         """The whole C translation unit: defines, ``head``, the model code, ``tail``."""
         sys = self.system
         self.lines = []
+        self.shapes = {}
         self.functions()
         self.properties()
         self.packing()
@@ -917,4 +983,4 @@ class CGen:
         ]
         if self.bk:  # integers past 128 bits: big_t (runtime_big.c) after the head
             head = f"{head}\n#define BK {self.bk}\n{runtime_big()}"
-        return "\n".join([*defines, head, *self.lines, tail]) + "\n"
+        return "\n".join([*defines, head, *self.shape_functions(), *self.lines, tail]) + "\n"
