@@ -1,7 +1,7 @@
 """Channel variables in the native back end. A rendezvous send on a channel variable is one joint
 command per receive that may be on the same channel, so a model that passes channels around
 has thousands of commands whose C differs only in constants; they share one function per shape
-(:meth:`absmc.native.cgen.CGen.shared`, from :data:`~absmc.native.cgen.SHARE_MIN_COMMANDS`
+(:func:`absmc.native.shapes.share`, from :data:`~absmc.native.shapes.SHARE_MIN_COMMANDS`
 commands on). Here sharing is forced on small models: the counts and verdicts stay SPIN's."""
 
 from __future__ import annotations

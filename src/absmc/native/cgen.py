@@ -23,7 +23,6 @@ a field over 64 bits takes whole words and the first bits of one more.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +45,7 @@ from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
+from absmc.native.shapes import SHARE_MIN_COMMANDS, Shapes, shape_functions, share
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
 INT64_MIN = -(1 << 63)
@@ -56,19 +56,6 @@ _M64 = (1 << 64) - 1
 
 #: expressions deeper than this are left to the Python back end (C compilers recurse on them)
 MAX_C_DEPTH = 2000
-
-
-#: a System of at least this many commands has its commands' code shared by shape
-#: (:meth:`CGen.shared`): the compiler's time grows with the code, and thousands of commands
-#: that differ only in constants (SPIN's mobile1 example: 3,091 commands, 26 shapes) cost it
-#: seconds; below, each command's code has its constants in place (faster at -O2)
-SHARE_MIN_COMMANDS = 1000
-
-#: an integer literal of the generated code (not part of a name, nor suffixed)
-_LITERAL = re.compile(r"(?<![\w.])\d+(?![\w.])")
-
-#: code that stays in place: wide constants and values, big_t
-_UNSHARED = ("INT64_C", "W128", "__int128", "b_", "big_t", "BK")
 
 
 class Unsupported(Exception):
@@ -117,7 +104,7 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
     ``v``, low word first (:class:`Layout`)."""
 
     def __init__(self, system: System, lay: Layout, var: str = "v", bk: int = 0) -> None:
-        super().__init__()
+        super().__init__(memoize_across_walks=True)
         self.system = system
         self.layout = lay
         self.var = var
@@ -446,10 +433,12 @@ class CGen:
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
         self.uid = 0
-        #: commands share shape functions (:meth:`shared`) in a System of this many commands
+        #: commands share shape functions (:func:`~absmc.native.shapes.share`) from
+        #: :data:`SHARE_MIN_COMMANDS` commands on
         self.share = len(system.commands) >= SHARE_MIN_COMMANDS
         #: shape (C with ``q[j]`` for its literals) -> (number, rows of literals)
-        self.shapes: dict[str, tuple[int, list[list[str]]]] = {}
+        self.shapes: Shapes = {}
+        self._raises: dict[Expr, bool] = {}
         for v in system.variables:
             k = self.layout.fields[system.index_of[v.name]].words
             if word_count((v.init, v.init)) > k:
@@ -466,6 +455,14 @@ class CGen:
         if ty == 2:
             return f"b_cmp({x}, {lo}) < 0 || b_cmp({x}, {hi}) > 0"
         return f"{x} < {lo} || {x} > {hi}"
+
+    def raises(self, e: Expr) -> bool:
+        """:func:`~absmc.codegen.plan.may_raise`, once per distinct expression (the joint
+        commands of a rendezvous repeat their parts' conditions)."""
+        got = self._raises.get(e)
+        if got is None:
+            got = self._raises[e] = may_raise(e)
+        return got
 
     # -- commands ------------------------------------------------------------------------
     def command(
@@ -489,12 +486,12 @@ class CGen:
         # cannot divide by zero is tested in place (less C: on models of thousands of
         # commands the compiler's time is most of the model-to-verdict time)
         exprs = [e for e, _ in c.errors] + [guard] + [e for _, e in (*c.updates, *c.asserts)]
-        if any(may_raise(e) for e in exprs):
+        if any(self.raises(e) for e in exprs):
             self.emit(i, "C->err = 0;")
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
             fail = f"{{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}"
-            if may_raise(cnd):
+            if self.raises(cnd):
                 self.emit(i, f"x = {tr.cb(cnd)};")
                 self.emit(i, zero)
                 self.emit(i, f"if (x) {fail}")
@@ -502,7 +499,7 @@ class CGen:
                 self.emit(i, f"if ({tr.cb(cnd)}) {fail}")
         g = tr.cb(guard)
         if g != "1":
-            if may_raise(guard):
+            if self.raises(guard):
                 self.emit(i, f"x = {g};")
                 self.emit(i, zero)
                 self.emit(i, f"if (!x) goto {done};")
@@ -552,13 +549,13 @@ class CGen:
             elif ty:  # an unbounded INT holds 64 bits: past them, the Python back end
                 self.emit(i, f"if ({NOT64[ty].format(tmp)}) C->ovf = 1;")
             temps.append((tmp, fld, ty))
-        if any(may_raise(e) for _, e in c.updates):  # only / and % set C->err
+        if any(self.raises(e) for _, e in c.updates):  # only / and % set C->err
             self.emit(i, zero)
         for name, cond in c.asserts:
             if name not in self.assert_index:
                 continue
             self.emit(i, f"x = {tr.cb(cond)};")
-            if may_raise(cond):
+            if self.raises(cond):
                 self.emit(i, zero)
             self.emit(i, f"if (!x) add_fail(C, {c.index}, 3, {self.assert_index[name]}, 0);")
         for tmp, idx, sort, ty in checks:
@@ -602,51 +599,7 @@ class CGen:
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
         if self.share:
-            self.shared(start, ind, done, mode)
-
-    def shared(self, start: int, ind: int, done: str, mode: str) -> None:
-        """Replace the code of the command emitted from ``self.lines[start]`` (its block and
-        its ``done`` label) by a call of a shape function (:data:`SHARE_MIN_COMMANDS`): its code
-        with each integer literal read from a row of constants, ``q[j]``, and ``return`` for
-        ``goto done``; commands whose code differs only in literals (the joint commands of a
-        rendezvous on a channel variable, one per possible partner) share one function. The
-        literals keep their values (as ``int64_t``); code with wide or suffixed constants
-        stays in place."""
-        lines = self.lines[start + 1 : -2]  # between "{" and "}" + the label
-        cut = len("    " * (ind + 1))
-        body = "\n".join(x[cut:] for x in lines).replace(f"goto {done};", "return;")
-        if any(w in body for w in _UNSHARED) or done in body:
-            return
-        row: list[str] = []
-
-        def param(m: re.Match[str]) -> str:
-            row.append(m.group(0))
-            return f"q[{len(row) - 1}]"
-
-        shape = _LITERAL.sub(param, body)
-        k, rows = self.shapes.setdefault(shape, (len(self.shapes), []))
-        rows.append(row)
-        flags = "flags" if mode != "main" else "0"
-        table = f"K{k}[{len(rows) - 1}]" if row else "0"
-        self.lines[start:] = ["    " * ind + f"S{k}(C, v, {flags}, {table});"]
-
-    def shape_functions(self) -> list[str]:
-        """The C of the shape functions and their tables of constants (:meth:`shared`)."""
-        if not self.shapes:
-            return []
-        out = ["static void m_sink(ctx_t *C, int flags, int ci, const int64_t *t);"]
-        for shape, (k, rows) in self.shapes.items():
-            if rows[0]:
-                body = ",\n".join("{" + ", ".join(r) + "}" for r in rows)
-                out.append(f"static const int64_t K{k}[][{len(rows[0])}] = {{\n{body}}};")
-            out.append(
-                f"static void S{k}(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{"
-            )
-            out.append(f"    int64_t t[{max(self.n, 1)}]; int64_t x;")
-            out.append("    (void)C; (void)v; (void)flags; (void)q; (void)t; (void)x;")
-            out += ["    " + x for x in shape.split("\n")]
-            out.append("}")
-        return out
+            share(self.lines, start, ind, done, mode, self.shapes)
 
     def split_writes(
         self, c: Command
@@ -983,4 +936,5 @@ class CGen:
         ]
         if self.bk:  # integers past 128 bits: big_t (runtime_big.c) after the head
             head = f"{head}\n#define BK {self.bk}\n{runtime_big()}"
-        return "\n".join([*defines, head, *self.shape_functions(), *self.lines, tail]) + "\n"
+        shaped = shape_functions(self.shapes, self.n)
+        return "\n".join([*defines, head, *shaped, *self.lines, tail]) + "\n"
