@@ -417,11 +417,13 @@ def _mask(width: int) -> str:
 class CGen:
     """Generates the model part of the C source (see the module docstring)."""
 
-    def __init__(self, system: System, props: Sequence[Property]) -> None:
+    def __init__(self, system: System, props: Sequence[Property], por: bool = True) -> None:
         if system_depth(system) > MAX_C_DEPTH:
             raise Unsupported(f"expressions nested deeper than {MAX_C_DEPTH} levels")
         self.system = system
         self.props = tuple(props)
+        #: with ``False`` the partial-order tables are empty (:meth:`ample_tables`)
+        self.por = por
         self.layout = layout(system)
         #: words of a ``big_t`` (0: none; :func:`big_words`, sized in :meth:`source` when only
         #: an expression's values leave 128 bits)
@@ -761,7 +763,9 @@ class CGen:
         of ``xr``/``xs`` channels, :func:`absmc.ir.dependency.safe_conditions`; 1 when
         unconditional)."""
         sys = self.system
-        safe = safe_conditions(sys, visible_variables(self.props))
+        # none without ``por``: a library for searches that never reduce (the LTL product
+        # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
+        safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
         procs: list[str] = []
         slots: list[str] = []
         offs: list[str] = ["0"]
