@@ -144,11 +144,9 @@ class NativeLtl:
     """The model of ``system`` (``properties``: the selected safety properties) with the
     automata of ``ltl`` compiled into one library (``opt``: as
     :class:`~absmc.native.semantics.NativeSemantics`; ``on_compile``: as
-    :func:`~absmc.native.build.load_library`; ``por``: with partial-order reduction's tables,
-    for a safety search on the same library, :attr:`sem`; without them the library is smaller
-    and its generation skips the dependency analysis, as the product search never reduces).
-    Raises :class:`~absmc.native.cgen.Unsupported` and
-    :class:`~absmc.native.build.CompilerError`."""
+    :func:`~absmc.native.build.load_library`; ``por=False``: without the partial-order tables,
+    for a library whose ``sem`` never runs a reduced safety search). Raises
+    :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
         self,
@@ -161,7 +159,6 @@ class NativeLtl:
     ) -> None:
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
-        self.por = por
         gen = CGen(system, properties, por)
         head, tail = runtime_sources()
         source = (

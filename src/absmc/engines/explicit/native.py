@@ -331,10 +331,10 @@ def check_ltl_with_backend(
     # non-progress property (the model's, or "no progress label: every cycle" without one)
     claims = [p for p in system.ltl if p.name != NON_PROGRESS]
     claims += [p for p in selection.ltl if p.name == NON_PROGRESS]
-    built: list[NativeLtl | Exception] = []
-    # with -N no safety search runs beside the product search, so the library needs no
-    # partial-order reduction tables (their dependency analysis and C: half of leader.pml's)
+    # with -N no safety search runs beside the product search (docs/ltl.md): the library
+    # needs no partial-order tables
     por = options.ltl is None
+    built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
         got = python_first(
@@ -366,10 +366,9 @@ def check_ltl_with_backend(
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
-            if native_refusal(o) is not None:
+            if native_refusal(o) is not None or not por:
                 return None
-            sem = native.sem if native.por else None  # else a library with the tables
-            return list(check_native(system, o, selection, None, workers, sem).results)
+            return list(check_native(system, o, selection, None, workers, native.sem).results)
 
         return python(options, workers, ltl_search, safety_search)  # type: ignore[no-any-return]
     except (Unsupported, CompilerError, NativeOverflow, SafetyMet) as e:
