@@ -252,7 +252,12 @@ EXPORTED = {
 }
 
 
-@pytest.mark.parametrize("name", list(EXPORTED))
+# p117 and abp (30-35 s each on a loaded 2-core machine) under -m slow: the features model
+# has atomic chains, timeout and assertions; lamport and fischer_buggy hold and fail
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in ("p117", "abp") else n for n in EXPORTED],
+)
 def test_spin_accepts_the_exported_abstractions_and_agrees(name: str, tmp_path: Path) -> None:
     path, may_violated, must_violated = EXPORTED[name]
     if not path.exists():
