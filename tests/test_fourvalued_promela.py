@@ -52,9 +52,9 @@ def mutex_of(result: Result) -> str:
 
 
 # -- the corpus with predicates = none: exact search -------------------------------------------
-#: the corpus model whose three searches take longest (sort.pml: ~8 s), only under -m slow
-#: the costliest rows (20-30 s each on a loaded 2-core machine) run under -m slow
-SLOW_ROWS = {"sort.pml", "leader0.pml", "snoopy.pml"}
+#: the costliest rows (20-40 s each of one xdist worker on a loaded 2-core machine) run under
+#: -m slow
+SLOW_ROWS = {"sort.pml", "leader0.pml", "snoopy.pml", "gear.1.pm", "brp.1.pm"}
 
 
 @pytest.mark.parametrize(
