@@ -237,14 +237,14 @@ def test_exclusive_channels_match_spin_on_sort_and_leader() -> None:
 
 @needs_cc
 @pytest.mark.skipif(not ROWS, reason="../shared/benchmarks/promela is not available")
-def test_exclusive_channels_in_c() -> None:
+def test_exclusive_channels_in_c(native_fast_compile: None) -> None:
     system = load_model(str(CORPUS / "sort.pml"))
     r = check_explicit(system, CheckOptions(keep_going=True, reduce=True), "native")
     assert _states(r) == 135
 
 
 @pytest.mark.skipif(not ROWS, reason="../shared/benchmarks/promela is not available")
-def test_spin_proviso_and_process_deletion_on_snoopy_and_p117() -> None:
+def test_spin_proviso_and_process_deletion_on_snoopy_and_p117(native_fast_compile: None) -> None:
     # SPIN 6.5.2's default run stores 9,343 (snoopy) and 152 (p117) states; the proviso that
     # keeps a group when one step reaches a later state and pan's Resume (snoopy: 15,697 before),
     # and the conditional safety of process deletion (p117: 202 before); both back ends alike
