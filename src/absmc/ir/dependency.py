@@ -445,6 +445,40 @@ class _Context:
             out.append(conj([*assume, *need]))
         return disj(out)
 
+    def chain(
+        self, here: list[CommandDeps], process: str, pc: str | None
+    ) -> list[CommandDeps] | None:
+        """``here`` with every command an exclusive (atomic) chain started by one of them can
+        go on with: the commands at each location a command keeping the process's exclusive
+        control leads to, transitively (a chain is one step of the search, so it commutes with
+        another process's command when all of its commands do: SPIN's ``has_global`` of an
+        ``atomic`` sequence, pangen2.c ``scan_seq``). ``None`` when a chain hands control to
+        another process or leads to a location not known statically."""
+        out = list(here)
+        seen = {d.index for d in here}
+        done: set[int] = set()
+        todo = list(here)
+        while todo:
+            d = todo.pop()
+            c = self.system.commands[d.index]
+            if c.exclusive is None:
+                continue
+            if c.exclusive != process or pc is None:
+                return None
+            to = c.update_map().get(pc)
+            if not isinstance(to, Const):
+                return None
+            k = int(to.value)
+            if k in done:
+                continue
+            done.add(k)
+            for e in self.deps:
+                if e.process == process and e.location in (k, None) and e.index not in seen:
+                    seen.add(e.index)
+                    out.append(e)
+                    todo.append(e)
+        return out
+
     def safe(
         self,
         here: list[CommandDeps],
@@ -459,10 +493,14 @@ class _Context:
         channels? ``fixed``: variables (the claim variables) nothing may write meanwhile."""
         system = self.system
         writers, readers, testers = self.index
+        chain = self.chain(here, process, pc)
+        if chain is None:
+            return False, []
+        here = chain
         targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
         for d in here:
             c = system.commands[d.index]
-            if "timeout" in c.flags or c.exclusive is not None:
+            if "timeout" in c.flags:
                 return False, []
             to = c.update_map().get(pc) if pc is not None else None
             if to is not None and targets is not None:
