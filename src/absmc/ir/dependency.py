@@ -252,8 +252,10 @@ def safe_conditions(
     channels those commands use. Another process may meanwhile only send to an ``xr`` channel
     (appending behind a non-empty queue commutes with taking its head) and only receive from
     an ``xs`` channel (taking the head of a non-empty queue commutes with appending to a non-full
-    one); its other receives (``xr``) and sends (``xs``) there are model errors (the front end's
-    claim checks), which the reduced search reaches as the full one does. Polls, sorted sends
+    one); its other receives (``xr``) and sends (``xs``) there, and its polls (``len``, ``full``,
+    ``empty``; ``nempty`` of an ``xr``, ``nfull`` of an ``xs`` channel: pan's ``q_R_check``/
+    ``q_S_check`` in a poll), are model errors (the front end's claim checks), which the reduced
+    search reaches as the full one does. Polls, sorted sends
     into an ``xr`` channel and random receives by the claiming process keep the location
     unsafe. A process with no safe location is left out."""
     deps = command_dependencies(system)
@@ -529,11 +531,13 @@ class _Context:
                 need.append(Op(">", (length, Const(0))))
             if "s" in own:
                 need.append(Op("<", (length, Const(ch.capacity))))
+            # another process's polls the front end checks against a claim held here are
+            # model errors (its claim errors), as its receives (xr) and sends (xs) are
             allowed: set[str] = set()
             if "xr" in kinds:
-                allowed |= {"s", "r", "R"}
+                allowed |= {"s", "r", "R", "l", "e"}
             if "xs" in kinds:
-                allowed |= {"r", "R", "s", "S"}
+                allowed |= {"r", "R", "s", "S", "l", "n"}
             others[cid] = frozenset(allowed)
         # the process's own claim errors on a channel it claims alike: another claimant of it
         # can only have started with a claim error of its own (pan's setq_claim), which the
