@@ -43,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import product
 
-from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, conjuncts, disj
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, as_const, conj, conjuncts, disj
 from absmc.ir.steps import GroupDeps
 from absmc.ir.system import STATE_PROPERTY_KINDS, ChannelClaim, Command, Property, System
 
@@ -153,10 +153,89 @@ class CommandDeps:
 
 
 def command_dependencies(system: System) -> tuple[CommandDeps, ...]:
-    """The dependency information of every command of ``system``, in command order."""
+    """The dependency information of every command of ``system``, in command order. A read
+    that no reachable state can make matter is left out: one under a comparison ``x == k``
+    (``ite``, ``&&``) that is false for every value :func:`value_sets` gives ``x`` (a channel
+    parameter's branch for a channel no ``run`` passes it)."""
     pc_of = {p.name: p.pc for p in system.processes}
     pcs = frozenset(pc for pc in pc_of.values() if pc is not None)
-    return tuple(_deps(c, pc_of[c.process], pcs) for c in system.commands)
+    values = {k: v for k, v in value_sets(system).items() if k not in pcs}
+    return tuple(_deps(c, pc_of[c.process], pcs, values) for c in system.commands)
+
+
+#: the most values :func:`value_sets` keeps for one variable
+MAX_VALUES = 64
+
+
+def value_sets(system: System) -> dict[str, frozenset[int]]:
+    """A flow-insensitive over-approximation of the values of the variables that only ever get
+    constants: ``{name: {initial value, every constant a command assigns it}}`` for each
+    variable that no command assigns anything but a constant and no initial constraint
+    mentions (at most :data:`MAX_VALUES` values; others are left out)."""
+    vals: dict[str, set[int]] = {v.name: {v.init} for v in system.variables}
+    if system.init_constraint is not None:
+        for n in reads_of([system.init_constraint]):
+            vals.pop(n, None)
+    for c in system.commands:
+        for n, e in c.updates:
+            got = vals.get(n)
+            if got is None:
+                continue
+            k = as_const(e)
+            if k is None or len(got) >= MAX_VALUES:
+                del vals[n]
+            else:
+                got.add(k)
+    return {k: frozenset(v) for k, v in vals.items()}
+
+
+def _pruned(e: Expr, values: Mapping[str, frozenset[int]]) -> Expr:
+    """``e`` with every ``x == k`` (``x != k``) that :func:`value_sets` makes false (true)
+    replaced by that constant, and the ``ite``, ``&&`` and ``||`` that then decide taken."""
+    if not values:
+        return e
+    memo: dict[int, Expr] = {}
+
+    def fixed(x: Expr) -> bool | None:
+        if isinstance(x, Op) and x.op in ("==", "!=") and len(x.args) == 2:
+            a, b = x.args
+            if isinstance(a, Const):
+                a, b = b, a
+            if (
+                isinstance(a, Var)
+                and isinstance(b, Const)
+                and a.name in values
+                and b.value not in values[a.name]
+            ):
+                return x.op == "!="
+        return None
+
+    def go(x: Expr) -> Expr:
+        if not isinstance(x, Op):
+            return x
+        hit = memo.get(id(x))
+        if hit is not None:
+            return hit
+        f = fixed(x)
+        res: Expr
+        if f is not None:
+            res = TRUE if f else FALSE
+        else:
+            args = tuple(go(a) for a in x.args)
+            if x.op == "ite" and args[0] in (TRUE, FALSE):
+                res = args[1] if args[0] == TRUE else args[2]
+            elif x.op == "&&" and FALSE in args:
+                res = FALSE
+            elif x.op == "||" and TRUE in args:
+                res = TRUE
+            elif all(a is b for a, b in zip(args, x.args, strict=True)):
+                res = x
+            else:
+                res = Op(x.op, args, x.span)
+        memo[id(x)] = res
+        return res
+
+    return go(e)
 
 
 def group_dependencies(system: System) -> tuple[GroupDeps, ...]:
@@ -181,19 +260,27 @@ def group_dependencies(system: System) -> tuple[GroupDeps, ...]:
     )
 
 
-def _event(cond: Expr, more: list[Expr], writes: frozenset[str], pcs: frozenset[str]) -> Event:
-    tests, rest = pc_tests(cond, pcs)
-    reads = reads_of([*rest, *more])
+def _event(
+    cond: Expr,
+    more: list[Expr],
+    writes: frozenset[str],
+    pcs: frozenset[str],
+    values: Mapping[str, frozenset[int]],
+) -> Event:
+    tests, rest = pc_tests(_pruned(cond, values), pcs)
+    reads = reads_of([*rest, *(_pruned(e, values) for e in more)])
     only = {k: v for k, v in tests.items() if k not in reads}
     return Event(reads | (tests.keys() - only.keys()), writes, pc_conjuncts(cond, pcs), only)
 
 
-def _deps(c: Command, pc: str | None, pcs: frozenset[str]) -> CommandDeps:
+def _deps(
+    c: Command, pc: str | None, pcs: frozenset[str], values: Mapping[str, frozenset[int]]
+) -> CommandDeps:
     more = [*(e for _, e in c.updates), *(e for _, e in c.asserts)]
-    main = _event(c.guard, more, c.assigned, pcs)
+    main = _event(c.guard, more, c.assigned, pcs, values)
     events = [main]
     for cond, msg in c.errors:
-        ev = _event(cond, [], frozenset(), pcs)
+        ev = _event(cond, [], frozenset(), pcs, values)
         m = _CLAIM.match(msg)
         if m is not None:
             ev = replace(ev, claim=(m.group(1), int(m.group(2))))
