@@ -187,6 +187,18 @@ def test_every_violated_example_trace_fails_the_same_way_on_cpython(
     assert "re-executed on CPython" in r.reason
 
 
+def test_an_assert_joined_to_the_step_before_it_is_confirmed(tmp_path: Path) -> None:
+    """The one step ``x = n`` has the thread-local ``assert x <= 2`` joined to it: the trace's
+    last source line is 2, the failing assert's line 3; the re-execution must expect line 3
+    (it said "did not fail on CPython" and gave ``unknown``)."""
+    path = tmp_path / "default_arg.py"
+    path.write_text("def f(n=3):\n    x = n\n    assert x <= 2\n")
+    result, _ = check_file(path, "f", [], ["f"], ComponentOptions())
+    r = next(r for r in result.results if r.property == "assert")
+    assert r.verdict is Verdict.VIOLATED, r.reason
+    assert r.extra["cpython"] == CONFIRMED and ":3 (main)" in r.reason
+
+
 def test_a_trace_is_refuted_on_the_fixed_program() -> None:
     """The lost-wakeup deadlock trace, forced on the fixed waiter, does not deadlock."""
     result, sem = check_file(

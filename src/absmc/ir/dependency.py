@@ -418,6 +418,8 @@ class _Context:
         self.chan_of_var = {v: c.cid for c in system.channels for v in c.variables}
         self.pc_of = {p.name: p.pc for p in system.processes}
         self._before: dict[tuple[str, int], frozenset[int] | None] = {}
+        self._pc_edges: dict[str, list[tuple[int | None, int]] | None] = {}
+        self._never: dict[tuple[str, int], Expr | None] = {}
 
     def before(self, pc: str, k: int) -> frozenset[int] | None:
         """The values of the program counter ``pc`` from which it can come to ``k`` (``k``
@@ -427,15 +429,10 @@ class _Context:
         key = (pc, k)
         if key in self._before:
             return self._before[key]
-        edges: list[tuple[int | None, int]] = []  # (from, to); from None: any value
-        for c in self.system.commands:
-            to = c.update_map().get(pc)
-            if to is None:
-                continue
-            if not isinstance(to, Const):
-                self._before[key] = None
-                return None
-            edges.append((pc_conjuncts(c.guard, frozenset([pc])).get(pc), int(to.value)))
+        edges = self._edges(pc)
+        if edges is None:
+            self._before[key] = None
+            return None
         out = {k}
         grew = True
         while grew:
@@ -452,6 +449,25 @@ class _Context:
         self._before[key] = res
         return res
 
+    def _edges(self, pc: str) -> list[tuple[int | None, int]] | None:
+        """The moves of ``pc`` by the commands, (from, to) with from ``None`` for any value;
+        ``None`` when a command sets it to something other than a constant. Computed once per
+        ``pc`` (:meth:`before` asks for many targets)."""
+        if pc in self._pc_edges:
+            return self._pc_edges[pc]
+        edges: list[tuple[int | None, int]] | None = []
+        for c in self.system.commands:
+            to = next((e for n, e in c.updates if n == pc), None)
+            if to is None:
+                continue
+            if not isinstance(to, Const):
+                edges = None
+                break
+            assert edges is not None
+            edges.append((pc_conjuncts(c.guard, frozenset([pc])).get(pc), int(to.value)))
+        self._pc_edges[pc] = edges
+        return edges
+
     def never(self, who: str, ev: Event) -> Expr | None:
         """A condition on the state under which the event ``ev`` of process ``who`` can never
         happen again: its guard pins ``who``'s pc to a value ``k`` and the pc is at none of
@@ -462,11 +478,14 @@ class _Context:
         pc = self.pc_of.get(who)
         if pc is None or pc not in ev.pcs:
             return None
-        vals = self.before(pc, ev.pcs[pc])
-        if vals is None:
-            return None
-        x = Var(pc, self.system.var(pc).sort)
-        return conj([Op("!=", (x, Const(v))) for v in sorted(vals)])
+        key = (pc, ev.pcs[pc])
+        if key not in self._never:
+            vals = self.before(*key)
+            x = Var(pc, self.system.var(pc).sort)
+            self._never[key] = (
+                None if vals is None else conj([Op("!=", (x, Const(v))) for v in sorted(vals)])
+            )
+        return self._never[key]
 
     def explained(self, i: int, cid: int, kinds: frozenset[str]) -> bool:
         """Does command ``i`` touch channel ``cid`` only by operations of ``kinds``, and every
