@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.changes import encode_changes
 from absmc.component.guard import (
     CHECK_CONSTRUCTORS,
     REAL_THREAD,
@@ -244,6 +245,9 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
                 program.namespace[n] = convert(program.namespace[n], memo)
         frame = self._bind(entry, tuple(args), dict(kwargs or {}))
         main = _Thread("main", None, 0, [[entry.index, 0, frame, 0]], False)
+        #: the decoder of the last step, whose objects the next step reuses
+        #: (:meth:`Decoder.rebase`)
+        self._live: Decoder | None = None
         self._initial = self._encode([main])
 
     # -- Semantics protocol (the model interface) ---------------------------------------
@@ -363,7 +367,15 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
         return (target if choice < max(nalts, 1) else None), f
 
     # -- encoding ------------------------------------------------------------------------
-    def _encode(self, threads: list[_Thread], old: Decoder | None = None) -> State:
+    def _encode(
+        self, threads: list[_Thread], old: Decoder | None = None, src: State | None = None
+    ) -> State:
+        """The state of the live ``threads`` and objects; ``old``: the decoder of ``src``,
+        the state the step started from."""
+        if old is not None and src is not None:
+            out = encode_changes(threads, old, src, self.prog, self.opaque, self._owned)
+            if out is not None:
+                return out
         e = Encoder(self.opaque, self._owned, old)
         enc = e.enc
         reenc = e.reenc
@@ -396,9 +408,15 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
     def materialize(self, s: State, only: int = -1) -> tuple[Decoder, list[_Thread]]:
         """Live objects for ``s``: the tracked globals are written into the program's
         namespace and the cells; returns the decoder and the threads (with ``only >= 0``,
-        only that thread's frames are materialized, the others keep their encoding)."""
+        only that thread's frames are materialized, the others keep their encoding, and the
+        heap objects of the previous such call are reused: :meth:`Decoder.rebase`)."""
         g, c, tt, heap = cast(Any, s)
-        d = Decoder(heap, self.opaque)
+        d = self._live
+        if only < 0 or d is None or not d.rebase(heap):
+            d = Decoder(heap, self.opaque)
+        if only >= 0:
+            # a step's objects are kept for the next step (changed in place into its heap)
+            self._live = d
         dec = d.dec
         ns = self.prog.namespace
         for n, v in zip(self.prog.roots, g, strict=True):
@@ -544,7 +562,7 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
             raise NativeUseError(g.violation, self._where(*at) if at is not None else None)
         if nalts == 0 or choice >= nalts:
             return None, tuple(fails), nalts
-        return self._encode(threads, d), tuple(fails), nalts
+        return self._encode(threads, d, s), tuple(fails), nalts
 
     def guarded(self) -> contextlib.AbstractContextManager[Any]:
         """The guard of :mod:`absmc.component.guard` for this program (every thread and
