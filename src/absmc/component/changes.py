@@ -23,6 +23,7 @@ from absmc.component.values import (
     UNBOUND,
     Decoder,
     Encoder,
+    Hashed,
     Opaque,
     Renumbered,
     enc_seq,
@@ -72,7 +73,7 @@ def encode_changes(
                     if new[0] == "S" or seq_refs(new[1:]) != seq_refs(was[1:]):
                         return None
                     cells[n] = new
-            heap = tuple(cells)
+            heap = Hashed(cells)
         ns = prog.namespace
         g = tuple([enc(ns.get(n, UNBOUND)) for n in prog.roots])
         if g != g0:
@@ -101,14 +102,14 @@ def encode_changes(
                     k = _reached(g0, c0, heap0)
                 if _after(_status_refs(st), k) != _after(_status_refs(was[2]), k):
                     moved = True
-                tt.append((was[0], was[1], st, was[3], was[4]))
+                tt.append(Hashed((was[0], was[1], st, was[3], was[4])))
                 continue
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
             frames = tuple([(fr[0], fr[1], enc_seq(enc, fr[2]), fr[3]) for fr in t.frames])
             h = t.handle if t.henc else enc(t.handle)
-            entry = (t.name, h, st, frames, t.daemon)
-            if entry != was:
+            entry = Hashed((t.name, h, st, frames, t.daemon))
+            if entry != was and not _same_refs(st, frames, h, was):
                 # references to the cells the globals reach (met before any thread's)
                 # do not number anything
                 if k < 0:
@@ -130,6 +131,28 @@ def _status_refs(st: Any) -> list[int]:
     return seq_refs(st[1:]) if type(st) is tuple else []
 
 
+def _same_refs(st: Any, frames: Any, handle: Any, was: Any) -> bool:
+    """Whether a thread's encoded status, frames and handle reference the same cells in
+    the same order as its entry ``was`` (frame by frame; False when unsure)."""
+    if handle is not was[1] and handle != was[1]:
+        return False
+    if st is not was[2] and st != was[2] and _status_refs(st) != _status_refs(was[2]):
+        return False
+    old = was[3]
+    if len(frames) != len(old):
+        return False
+    for fr, wfr in zip(frames, old, strict=True):
+        a = fr[2]
+        b = wfr[2]
+        if a != b and seq_refs(a) != seq_refs(b):
+            return False
+    return True
+
+
+#: the last :func:`_reached` (heap, globals, cells, result): a state's steps share it
+_REACHED: list[Any] = [None, None, None, 0]
+
+
 def _after(refs: list[int], k: int) -> list[int]:
     return [r for r in refs if r >= k]
 
@@ -137,6 +160,9 @@ def _after(refs: list[int], k: int) -> list[int]:
 def _reached(g: Any, c: Any, heap: tuple[Any, ...]) -> int:
     """The number of heap cells the encoded globals ``g`` and closure cells ``c`` reach
     (in a canonical state, cells ``0 .. n-1``: the walk meets them before any thread's)."""
+    last = _REACHED
+    if last[0] is heap and last[1] is g and last[2] is c:
+        return cast(int, last[3])
     seen: set[int] = set()
     todo = seq_refs(g) + seq_refs(c)
     while todo:
@@ -145,6 +171,7 @@ def _reached(g: Any, c: Any, heap: tuple[Any, ...]) -> int:
             seen.add(n)
             cell = heap[n]
             todo += seq_refs(cell[1] if cell[0] == "S" else cell[1:])
+    last[:] = [heap, g, c, len(seen)]
     return len(seen)
 
 

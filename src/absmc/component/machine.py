@@ -79,6 +79,7 @@ from absmc.component.values import (
     UNBOUND,
     Decoder,
     Encoder,
+    Hashed,
     NativeSyncUse,
     Opaque,
     SyncHandle,
@@ -397,12 +398,13 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
                             for fr in frames
                         ]
                     )
-                tt.append((t.name, reenc(t.handle), st, frames, t.daemon))
+                tt.append(Hashed((t.name, reenc(t.handle), st, frames, t.daemon)))
                 continue
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
             frames = tuple([(fr[0], fr[1], enc_seq(enc, fr[2]), fr[3]) for fr in t.frames])
-            tt.append((t.name, reenc(t.handle) if t.henc else enc(t.handle), st, frames, t.daemon))
+            h = reenc(t.handle) if t.henc else enc(t.handle)
+            tt.append(Hashed((t.name, h, st, frames, t.daemon)))
         return cast(State, (g, c, tuple(tt), e.heap))
 
     def materialize(self, s: State, only: int = -1) -> tuple[Decoder, list[_Thread]]:

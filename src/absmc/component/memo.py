@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, cast
 
-from absmc.component.values import _refs
+from absmc.component.values import Hashed, _refs
 from absmc.ir.steps import State
 
 #: the most memoized steps kept (then the memo starts again: bounded memory); with a store
@@ -91,7 +91,7 @@ def apply(s: State, tid: int, d: Delta) -> State:
         elif e[2] is statuses[j] or e[2] == statuses[j]:
             out.append(e)
         else:
-            out.append((e[0], e[1], statuses[j], e[3], e[4]))
+            out.append(Hashed((e[0], e[1], statuses[j], e[3], e[4])))
     return cast(State, (g2, c2, tuple(out), heap2))
 
 

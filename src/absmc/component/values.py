@@ -65,6 +65,21 @@ def ref(n: int) -> Enc:
     return _REFS[n] if n < 4096 else ("r", n)
 
 
+class Hashed(tuple):  # type: ignore[type-arg]
+    """A tuple that computes its hash once (equal to the tuple's): a state's heap and
+    thread entries, which many states share (memoized steps, threads that did not move),
+    so that hashing a state (the store, the memo's keys) does not walk them again."""
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            h = self._hash = tuple.__hash__(self)
+            return h
+
+
 class Opaque:
     """Environment objects kept by identity: ``("o", n)`` names ``objects[n]`` (kept alive
     for the whole check, so ids are never reused)."""
@@ -188,7 +203,7 @@ class Encoder:
 
     @property
     def heap(self) -> tuple[Any, ...]:
-        return tuple(self.cells)
+        return Hashed(self.cells)
 
     def reenc(self, v: Enc) -> Enc:
         """Re-number an encoded value of the previous state: a reference to a cell that was
@@ -423,7 +438,7 @@ def _shallow(o: Any, tag: str) -> tuple[Any, ...] | None:
     if tag == "L" or tag == "Q":
         return tuple(o)
     if tag == "$":
-        return (o.kind, *o.fields)
+        return tuple(o.fields)
     if tag == "O":
         try:
             d = o.__dict__
@@ -544,8 +559,14 @@ class Decoder:
                 if unsafe or sn is None:
                     out.append(n)
                     continue
-                if type(o) is list:
+                t = type(o)
+                if t is list:
                     if len(o) != len(sn) or not all(map(_is, o, sn)):
+                        out.append(n)
+                    continue
+                if t is SyncHandle:
+                    f = o.fields
+                    if o.kind != heap[n][1] or len(f) != len(sn) or not all(map(_is, f, sn)):
                         out.append(n)
                     continue
                 now = _shallow(o, heap[n][0])
@@ -692,9 +713,14 @@ def _refs(v: Enc, out: list[int]) -> None:
 def seq_refs(seq: Any) -> list[int]:
     """The heap references of the encoded values of ``seq``, in walk order."""
     out: list[int] = []
+    tags = _REF_TAGS
     for x in seq:
         if type(x) is tuple:
-            _refs(x, out)
+            tag = x[0]
+            if tag == "r":
+                out.append(x[1])
+            elif tag in tags:
+                _refs(x, out)
     return out
 
 
