@@ -11,6 +11,7 @@ import pytest
 
 from absmc.component import ComponentOptions
 from absmc.component import machine as machine_mod
+from absmc.component.changes import encode_changes
 from absmc.component.check import check_semantics
 from absmc.component.machine import ComponentSemantics
 from absmc.component.program import build_program, load_program
@@ -75,7 +76,7 @@ def test_cheaper_steps_change_nothing_but_the_time(
 
 def test_same_stored_states_and_the_fast_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     taken = []
-    real = machine_mod.encode_changes
+    real = encode_changes
 
     def counting(*a: Any) -> Any:
         out = real(*a)
