@@ -1,9 +1,11 @@
 """A Promela ``run`` that finds every process slot absmc allocated taken (fewer than SPIN's 255,
-from the lowering's dry run) is absmc's limit, not the model's: the check is ``unknown``,
-never ``violated`` (SPIN creates the process and finds no error)."""
+from the lowering's dry run) is absmc's limit, not the model's: the check is repeated with
+more slots (``engines.registry.run_growing``) until no ``run`` meets that limit, so the
+verdict and the state count are SPIN's; the trail records the slots added and replays."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,7 +13,10 @@ from pathlib import Path
 import pytest
 
 import absmc
+from absmc.engines import registry
+from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import Verdict
+from tests.conftest import run_cli
 
 #: node's dry run blocks on the empty channel, so it counts no ``run``: absmc allocates the
 #: slots of init's one ``run`` only, while the nodes really create two more (SPIN: 19 states)
@@ -30,22 +35,54 @@ proctype node() {
 init { f!1; f!1; f!0; f!0; run node() }
 """
 
+#: the same chain, whose third node fails its assertion (SPIN: at depth 13)
+FAILING = CHAIN.replace(":: else -> skip", ":: else -> assert(x > 0)")
 
-def test_running_out_of_absmcs_process_slots_is_unknown_not_violated(tmp_path: Path) -> None:
+
+def test_a_check_that_runs_out_of_slots_is_repeated_with_more(tmp_path: Path) -> None:
     model = tmp_path / "chain.pml"
     model.write_text(CHAIN)
     result = absmc.check(str(model), keep_going=True)
-    assert result.verdict is Verdict.UNKNOWN
+    assert result.verdict is Verdict.HOLDS
+    for r in result.results:
+        assert r.stats.states == 19 and r.stats.extra["process_slots_added"] == 2
+    assert any("2 more process slots" in n for n in result.notes)
+
+
+def test_slots_met_without_growing_are_unknown_not_violated(tmp_path: Path) -> None:
+    model = tmp_path / "chain.pml"
+    model.write_text(CHAIN)
+    result = registry.run("explicit", absmc.load(str(model)), CheckOptions(keep_going=True))
     assert {r.verdict for r in result.results} == {Verdict.UNKNOWN}
     for r in result.results:
         assert "process-slot limit" in r.reason and "SPIN allows 255" in r.reason, r.reason
         assert r.trace is None
 
 
+def test_a_violation_past_the_dry_runs_slots_is_found_and_its_trail_replays(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "failing.pml"
+    model.write_text(FAILING)
+    trail = tmp_path / "failing.trail.json"
+    r = run_cli("check", str(model), "--trail", str(trail))
+    assert r.code == 1, r.out + r.err
+    # the third node (pid 3, in a slot the check added) fails its own instance
+    assert "violated — assertion violated: node(3).x > 0; counterexample of 13 steps" in r.out
+    again = run_cli("replay", str(model), str(trail))
+    assert again.code == 1, again.out + again.err
+    assert again.out.strip().endswith("assertion violated: node(3).x > 0")
+
+
 @pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None, reason="no spin")
-def test_spin_finds_no_error_in_the_same_model(tmp_path: Path) -> None:
-    (tmp_path / "chain.pml").write_text(CHAIN)
-    subprocess.run(["spin", "-a", "chain.pml"], cwd=tmp_path, check=True, capture_output=True)
+@pytest.mark.parametrize("text", [CHAIN, FAILING], ids=["chain", "failing"])
+def test_spin_agrees_on_the_verdict_and_the_states(tmp_path: Path, text: str) -> None:
+    (tmp_path / "m.pml").write_text(text)
+    subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
     subprocess.run(["gcc", "-O1", "-DSAFETY", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
-    out = subprocess.run(["./pan", "-n"], cwd=tmp_path, capture_output=True, text=True).stdout
-    assert "errors: 0" in out
+    out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
+    errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
+    stored = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    ours = absmc.check(str(tmp_path / "m.pml"))
+    assert (ours.verdict is Verdict.VIOLATED) == (errors > 0)
+    assert {r.stats.states for r in ours.results} == {stored}

@@ -35,12 +35,14 @@ def load(
     path: str | os.PathLike[str],
     defines: Mapping[str, object] | Sequence[str] | None = None,
     reduce: bool = False,
+    extra_slots: int = 0,
 ) -> System:
     """The model in file ``path`` (``.gcl`` or ``.pml``), read by the front end its extension
     names. ``defines``: Promela preprocessor definitions, as ``{"N": 3}`` or ``["N=3",
     "DEBUG"]`` (``spin -D``); ``reduce``: with the reductions the front end builds into the
     model (Promela: SPIN's dead-variable reset; :func:`check` of a file name applies them
-    unless ``reduce=False``). Raises ``ModelError`` (located), ``UsageError`` (an unknown
+    unless ``reduce=False``); ``extra_slots``: Promela process slots beyond those the
+    lowering allocates. Raises ``ModelError`` (located), ``UsageError`` (an unknown
     extension, a ``.py`` program: see :func:`check`) and ``OSError``."""
     from absmc.lang.loader import load_model
 
@@ -61,7 +63,7 @@ def load(
             if not key:
                 raise UsageError(f"bad definition '{d}' (expected NAME or NAME=VALUE)")
             defs[key] = value or "1"
-    return load_model(name, defs or None, reduce)
+    return load_model(name, defs or None, reduce, extra_slots)
 
 
 def _names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -114,6 +116,7 @@ def check(
     # a System has its reductions built in; a program reduces only when asked
     reduce = reduces(options.pop("reduce", None), program=engine.reads_files)
     checked: System | str = name
+    predicate_texts: list[str] = []
     if engine.reads_files:
         options = _program_options(options)
     else:
@@ -123,7 +126,8 @@ def check(
             isinstance(texts, Sequence) and texts and all(isinstance(t, str) for t in texts)
         ):
             del options["predicates"]
-            system = _with_predicates(system, [texts] if isinstance(texts, str) else list(texts))
+            predicate_texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
+            system = _with_predicates(system, predicate_texts)
         checked = system
     limits = Limits(timeout=timeout, **{k: options.pop(k) for k in _LIMITS & set(options)})
     common = {k: options.pop(k) for k in _COMMON & set(options)}
@@ -136,7 +140,19 @@ def check(
     own = engine.options_type(**options)
     chosen = _names(properties)
     opts = CheckOptions(properties=list(chosen) if chosen else None, limits=limits, **common)
-    result = registry.run(engine, checked, opts, own)
+    if isinstance(checked, System) and not isinstance(model, System):
+        first = checked
+
+        def load_with(k: int) -> System:
+            if k == 0:
+                return first
+            again = load(model, defines, reduce, extra_slots=k)
+            texts = predicate_texts
+            return _with_predicates(again, texts) if texts else again
+
+        result = registry.run_growing(engine, load_with, opts, own)
+    else:
+        result = registry.run(engine, checked, opts, own)
     return dataclasses.replace(result, model=name)
 
 

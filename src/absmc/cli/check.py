@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -167,6 +168,19 @@ def _automata(system: System, args: CheckArgs) -> dict[str, str]:
     return texts
 
 
+def _reloading(first: System, args: CheckArgs) -> Callable[[int], System]:
+    """The model ``first`` (``args.model`` loaded) with ``k`` more process slots, loaded
+    again (``k == 0``: ``first`` itself), for :func:`registry.run_growing`."""
+
+    def load_with(k: int) -> System:
+        if k == 0:
+            return first
+        again = load(args.model, args.defines, reduce=reduces(args.reduce), extra_slots=k)
+        return add_predicates(again, args.predicates)
+
+    return load_with
+
+
 def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) -> int:
     """``absmc check``: print one verdict per property (or JSON) on ``out``, errors on ``err``;
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
@@ -206,7 +220,10 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
         line = ProgressLine(err) if show else None
         try:
             opts = check_options(args, line, program=engine.reads_files)
-            result = registry.run(engine, model, opts, own)
+            if isinstance(model, System):
+                result = registry.run_growing(engine, _reloading(model, args), opts, own)
+            else:
+                result = registry.run(engine, model, opts, own)
         except Disagreement as e:
             report_disagreement(e, err)
             if args.as_json:

@@ -172,12 +172,17 @@ class LoadTimeout(errors.LoadTimeout):
 
 
 def load(
-    model: str, defines: tuple[str, ...] = (), timeout: float | None = None, reduce: bool = False
+    model: str,
+    defines: tuple[str, ...] = (),
+    timeout: float | None = None,
+    reduce: bool = False,
+    extra_slots: int = 0,
 ) -> System:
     """Load a model file with the front end its extension names; ``defines`` are ``-D
     NAME[=VALUE]`` items; ``timeout`` (seconds, main thread only) bounds the loading;
-    ``reduce``: with the front end's reductions (:func:`absmc.lang.loader.load_model`). Raises
-    ``UsageError``, ``ModelError``, ``OSError`` and ``LoadTimeout``."""
+    ``reduce``: with the front end's reductions; ``extra_slots``: more Promela process slots
+    (both :func:`absmc.lang.loader.load_model`). Raises ``UsageError``, ``ModelError``,
+    ``OSError`` and ``LoadTimeout``."""
     LOADING["began"] = True
     from absmc.lang.loader import load_model
 
@@ -188,7 +193,7 @@ def load(
             raise UsageError(f"bad definition '-D {d}' (expected NAME or NAME=VALUE)")
         defs[name] = value or "1"
     if timeout is None or threading.current_thread() is not threading.main_thread():
-        return load_model(model, defs or None, reduce)
+        return load_model(model, defs or None, reduce, extra_slots)
 
     def expire(signum: int, frame: object) -> None:
         raise LoadTimeout(timeout)
@@ -196,7 +201,7 @@ def load(
     old = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        return load_model(model, defs or None, reduce)
+        return load_model(model, defs or None, reduce, extra_slots)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

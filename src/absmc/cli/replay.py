@@ -143,7 +143,16 @@ def run_replay(
             and r["stats"].get("reductions")
             for r in results
         )
-        system = load(model, defs, reduce=reduced)
+        # ... and with the process slots the check added (registry.run_growing)
+        added = max(
+            (
+                int(r["stats"].get("process_slots_added", 0))
+                for r in results
+                if isinstance(r, dict) and isinstance(r.get("stats"), dict)
+            ),
+            default=0,
+        )
+        system = load(model, defs, reduce=reduced, extra_slots=added)
         sem = compile_system(system)
         con = console(out)
         what = f"trace of '{chosen.property}'" if chosen.property else "random run"

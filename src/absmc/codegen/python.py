@@ -439,7 +439,6 @@ class _Gen:
         self.n = len(system.variables)
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.prop_names = {p.name for p in props if p.kind == "assert"}
-        self.prop_exprs = {p.name: p.expr for p in props if p.kind == "assert"}
         self.uses_exclusive = any(c.exclusive for c in system.commands)
         self.n_stores = 0
 
@@ -538,7 +537,7 @@ class _Gen:
             slots[i] = tmp
         for name, cond in c.asserts:
             if name in self.prop_names:
-                shown = format_expr(self.prop_exprs[name])
+                shown = format_expr(cond)  # this process's instance, not the property's
                 self.emit(indent, f"if not {tr(cond)}:")
                 self.emit(
                     indent + 1,

@@ -10,6 +10,7 @@ chosen by :func:`for_file` for a file of its suffixes; :func:`run` hands it the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
@@ -28,7 +29,7 @@ from absmc.ir.depth import deep_recursion
 from absmc.ir.system import System
 from absmc.kernel.model.initial import check_per_initial_state
 from absmc.kernel.run.options import CheckOptions, Selection, property_kind, select_properties
-from absmc.kernel.run.result import Result, Verdict
+from absmc.kernel.run.result import Result, Stats, Verdict
 
 #: the engines a portfolio (``--method auto``) chooses from, by their capabilities
 MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC, PDR, KIND)
@@ -150,7 +151,7 @@ def run(
 #: the model error of a Promela ``run`` that finds every process slot absmc allocated taken,
 #: below SPIN's limit (``lang/promela/lower_stmts.py``: the slots come from a dry run)
 _ABSMC_SLOTS = re.compile(
-    r"no free process slot for 'run \w+' \(absmc allocated \d+; SPIN allows \d+\)"
+    r"no free process slot for 'run \w+' \(absmc allocated (\d+); SPIN allows \d+\)"
 )
 
 
@@ -178,3 +179,52 @@ def slots_exhausted(result: Result) -> Result:
         for r in result.results
     )
     return replace(result, results=rows)
+
+
+def _slots_met(result: Result) -> int | None:
+    """The number of process slots absmc allocated when ``result`` is :func:`slots_exhausted`'s
+    ``unknown`` for running out of them, else ``None``."""
+    for r in result.results:
+        m = _ABSMC_SLOTS.search(r.reason) if r.verdict is Verdict.UNKNOWN else None
+        if m is not None:
+            return int(m.group(1))
+    return None
+
+
+def run_growing(
+    engine: AnyEngine | str,
+    load: Callable[[int], System],
+    options: CheckOptions | None = None,
+    engine_options: object | None = None,
+) -> Result:
+    """:func:`run` on ``load(0)`` (the model as its front end lowers it) and, while the check
+    meets the process slots the lowering allocated (fewer than SPIN's 255, which
+    :func:`slots_exhausted` makes ``unknown``), again on ``load(k)``: the model with ``k``
+    more slots, doubling the count each time, within the same limits (one deadline for all
+    the checks). When slots were added, the result's notes say so and every property's
+    statistics carry ``process_slots_added`` (``absmc replay`` reloads the model with them).
+    Raises what ``load`` and :func:`run` raise."""
+    opts = options if options is not None else CheckOptions()
+    opts = replace(opts, limits=opts.limits.started())
+    extra, last = 0, 0
+    while True:
+        result = run(engine, load(extra), opts, engine_options)
+        met = _slots_met(result)
+        if met is None or met <= last:
+            break
+        extra, last = extra + met, met
+    if not extra:
+        return result
+    note = (
+        f"the check was repeated with {extra} more process slots than the model's dry run "
+        "allocated (a run statement had found them all taken)"
+    )
+    shared: dict[int, Stats] = {}  # properties of one search keep sharing its statistics
+    rows = []
+    for r in result.results:
+        st = shared.get(id(r.stats))
+        if st is None:
+            extra_stats = {**r.stats.extra, "process_slots_added": extra}
+            st = shared[id(r.stats)] = replace(r.stats, extra=extra_stats)
+        rows.append(replace(r, stats=st))
+    return replace(result, results=tuple(rows), notes=(*result.notes, note))

@@ -14,26 +14,31 @@ PROMELA_SUFFIXES = (".pml", ".pm", ".prom", ".promela", ".sumo")
 
 
 def load_model(
-    path: str | Path, defines: Mapping[str, str] | None = None, reduce: bool = False
+    path: str | Path,
+    defines: Mapping[str, str] | None = None,
+    reduce: bool = False,
+    extra_slots: int = 0,
 ) -> System:
     """Parse the model at ``path`` (``.gcl``: guarded commands; ``.pml``/``.pm``/...: Promela).
 
     ``defines`` are preprocessor definitions (``-D NAME=VALUE``) for front ends that have a
     preprocessor. ``reduce``: with the reductions the front end builds into the model (Promela:
     SPIN's dead-variable reset, :mod:`absmc.lang.promela.deadvars`; listed in the System's
-    ``reductions``); ``absmc check`` asks for them unless ``--no-reduce``. Raises
+    ``reductions``); ``absmc check`` asks for them unless ``--no-reduce``. ``extra_slots``:
+    Promela process slots beyond those the lowering allocates (other languages have no
+    process creation and ignore it). Raises
     ``ModelError`` for errors in the model, ``OSError`` when the file cannot be read,
     ``UsageError`` for an unknown extension or options the front end does not take. A model
     whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a located
     ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
     (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`).
     """
-    system = _load(Path(path), defines, reduce)
+    system = _load(Path(path), defines, reduce, extra_slots)
     check_depth(system)
     return system
 
 
-def _load(p: Path, defines: Mapping[str, str] | None, reduce: bool) -> System:
+def _load(p: Path, defines: Mapping[str, str] | None, reduce: bool, extra_slots: int = 0) -> System:
     """The front end's System for ``p``."""
     path = p
     suffix = p.suffix.lower()
@@ -48,7 +53,7 @@ def _load(p: Path, defines: Mapping[str, str] | None, reduce: bool) -> System:
     if suffix in PROMELA_SUFFIXES:
         from absmc.lang.promela import load_promela
 
-        return load_promela(p, dict(defines or {}), dead_variables=reduce)
+        return load_promela(p, dict(defines or {}), dead_variables=reduce, extra_slots=extra_slots)
     known = ", ".join(GCL_SUFFIXES + PROMELA_SUFFIXES)
     raise UsageError(
         f"cannot tell the language of '{path}' from its extension (known: {known}; and .py "

@@ -38,7 +38,9 @@ def failure_message(
         return "division by zero", NO_MODEL_ERROR
     if kind == 3:
         p = props[a]
-        return "assertion violated: " + format_expr(p.expr), p.name
+        # the failing process's instance of the assertion (the command's), as in Python
+        cond = next((e for n, e in system.commands[ci].asserts if n == p.name), p.expr)
+        return "assertion violated: " + format_expr(cond), p.name
     var = system.variables[a]
     lo, hi = getattr(var.sort, "lo", 0), getattr(var.sort, "hi", 0)
     return f"value {b} assigned to {var.name} is outside {lo}..{hi}", NO_MODEL_ERROR

@@ -334,9 +334,10 @@ class Split:
         variables its guard and assignments mention, and (on an abstraction) every other one
         for which ``m`` is not ``(∃x,x'. m) ∧ x' = x`` within the dimension's bounds — a
         predicate bit the command's guard or assignments constrain, or one correlated with
-        such a bit through a shared abstracted variable. On the concrete encoding a variable
-        the command does not mention is framed by construction (``x' = x`` and its bounds,
-        :meth:`Encoding.relation_formula`)."""
+        such a bit through a shared abstracted variable (tested only where
+        :meth:`PartialAbstraction.may_correlate` says a dimension can be). On the concrete
+        encoding a variable the command does not mention is framed by construction (``x' =
+        x`` and its bounds, :meth:`Encoding.relation_formula`)."""
         c = self.system.commands[ci]
         names = set(free_vars(c.guard))
         for n, e in c.updates:
@@ -351,7 +352,9 @@ class Split:
         out = []
         for i in self.ctrl:
             if i in said or (
-                isinstance(base, PartialAbstraction) and not _framed(m, i, *self._bounds[i])
+                isinstance(base, PartialAbstraction)
+                and base.may_correlate(i)
+                and not _framed(m, i, *self._bounds[i])
             ):
                 out.append(i)
         return out

@@ -188,6 +188,17 @@ def rooted(system: System, state: tuple[int, ...]) -> System:
     return system.with_(variables=variables, init_constraint=None)
 
 
+def _shared_labels(per: list[PropertyResult]) -> dict[str, object]:
+    """The statistics' labels every run reports alike (``backend``, ``reductions``, a
+    fallback's reason: not numbers, which would need adding up or a maximum)."""
+    first = per[0].stats.extra
+    return {
+        k: v
+        for k, v in first.items()
+        if isinstance(v, (str, list, tuple)) and all(p.stats.extra.get(k) == v for p in per)
+    }
+
+
 def merge_results(
     results: list[Result], total: int | None = None, stopped: str | None = None
 ) -> Result:
@@ -210,7 +221,11 @@ def merge_results(
             sum(p.stats.transitions for p in per),
             max(p.stats.max_depth for p in per),
             sum(p.stats.time_s for p in per),
-            extra={"initial_states": total, "initial_states_searched": len(per)},
+            extra={
+                **_shared_labels(per),
+                "initial_states": total,
+                "initial_states_searched": len(per),
+            },
         )
         reason = pick.reason
         if pick.verdict == Verdict.HOLDS and len(per) < total:

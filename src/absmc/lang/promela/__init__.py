@@ -15,13 +15,17 @@ from absmc.lang.promela.export import to_promela
 
 
 def load_promela(
-    path: str | Path, defines: dict[str, str] | None = None, dead_variables: bool = False
+    path: str | Path,
+    defines: dict[str, str] | None = None,
+    dead_variables: bool = False,
+    extra_slots: int = 0,
 ) -> System:
     """Parse a Promela file (with ``-D`` definitions for the preprocessor) and lower it to a
     System with SPIN's semantics; ``dead_variables``: with SPIN's dead-variable reset
     (:mod:`absmc.lang.promela.deadvars`; SPIN's default, off with ``spin -o1``; the System's
-    ``reductions`` then name it when it resets anything). Raises ``ModelError`` and
-    ``OSError``."""
+    ``reductions`` then name it when it resets anything); ``extra_slots``: process slots
+    beyond those the lowering's dry run allocates, each open to every proctype a ``run``
+    names (at most SPIN's 255 processes in all). Raises ``ModelError`` and ``OSError``."""
     from absmc.lang.promela.parser import parse_promela_file
 
     model = parse_promela_file(path, defines)
@@ -30,10 +34,12 @@ def load_promela(
             raise ModelError(f"{claim.kind} declarations are not supported", claim.span)
     if len(model.nevers) > 1:
         raise ModelError("a model has at most one never claim", model.nevers[1].span)
-    return _with_ltl(model, Path(path).stem, dead_variables)
+    return _with_ltl(model, Path(path).stem, dead_variables, extra_slots)
 
 
-def _with_ltl(model: Model, name: str, dead_variables: bool = False) -> System:
+def _with_ltl(
+    model: Model, name: str, dead_variables: bool = False, extra_slots: int = 0
+) -> System:
     """Lower a model and its ``ltl`` blocks: their atoms are read in the global context (the
     globals they read stay in the state, as SPIN's never claim reads them); a model with
     progress labels also gets the non-progress property (checked with ``non_progress``)."""
@@ -60,6 +66,7 @@ def _with_ltl(model: Model, name: str, dead_variables: bool = False) -> System:
     lowerer = Lowerer(model, name)
     lowerer.remote_vars = remote
     lowerer.dead_variables = dead_variables
+    lowerer.extra_slots = extra_slots
     lowerer.ltl_reads = [n for b in blocks for n in b[4].values()]
     lowerer.ltl_reads += [st for claim in model.nevers for st in _statements(claim.body)]
     system = lowerer.lower()

@@ -162,6 +162,10 @@ class LowererBase:
         #: apply SPIN's dead-variable reset (:mod:`.deadvars`); SPIN turns it off when the
         #: model refers to a remote variable
         self.dead_variables = False
+        #: process slots added after those the dry run allocates (``dynamic_slot_types``),
+        #: each open to every proctype a ``run`` names: a check that ran out of slots is
+        #: repeated with more (:func:`absmc.engines.registry.run_growing`)
+        self.extra_slots = 0
         self._receivers: dict[int, list[tuple[Slot, ProcType, int, Trans]]] | None = None
         #: rendezvous channel groups (id < 0 -> channel ids): a send whose channel variable
         #: may denote several rendezvous channels with the same fields meets each receiver
@@ -343,6 +347,19 @@ def _can_terminate(fsm: ProcFSM) -> bool:
 
 def _runs_in(body: list[Node]) -> bool:
     return _count_runs(body) > 0
+
+
+def _run_names(x: Any) -> set[str]:
+    """The proctype names of the ``run`` expressions in a body (nested ones included)."""
+    if isinstance(x, list):
+        return set().union(*(_run_names(y) for y in x))
+    if not isinstance(x, Node):
+        return set()
+    out = {str(x.name)} if x.kind == "run" and x.name else set()
+    out |= _run_names(list(x.args))
+    if x.options:
+        out |= _run_names(list(x.options))
+    return out
 
 
 def _count_runs(x: Any) -> int:

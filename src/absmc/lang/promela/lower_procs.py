@@ -22,6 +22,7 @@ from absmc.lang.promela.lower_base import (
     _Ctx,
     _pname,
     _reads,
+    _run_names,
     _run_of,
     _runs_in,
 )
@@ -176,6 +177,11 @@ class Processes(Statements):
                         ts.append(t)
                 types_at.append(ts)
         a = len(actives)
+        if self.extra_slots:
+            named = set().union(*(_run_names(t.decl.body) for t in self.ptypes.values()))
+            open_to = [t for t in self.ptypes.values() if t.decl.name in named]
+            room = max(MAX_PROCESSES - a - len(types_at), 0) if open_to else 0
+            types_at += [list(open_to) for _ in range(min(self.extra_slots, room))]
         if a + len(types_at) > MAX_PROCESSES:
             last = types_at[MAX_PROCESSES - a][0].decl
             raise self.err(
