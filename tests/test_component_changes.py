@@ -5,6 +5,7 @@ decoding and walking the whole heap at every step."""
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from absmc.component.changes import encode_changes
 from absmc.component.check import check_semantics
 from absmc.component.machine import ComponentSemantics
 from absmc.component.program import build_program, load_program
-from absmc.component.values import Decoder, Encoder, Opaque
+from absmc.component.values import Decoder, Encoder, Hashed, Opaque
 from absmc.kernel.explore.search import search
 from absmc.kernel.explore.store import ExactStore
 
@@ -135,3 +136,11 @@ def test_rebase_refuses_values_that_change_under_one_identity() -> None:
     d.dec(root)
     assert d.unsafe
     assert not d.rebase(heap)
+
+
+def test_hashed_tuples_equal_tuples_and_pickle_without_their_hash() -> None:
+    plain = ("L", ("r", 1), "x")
+    h = Hashed(plain)
+    assert h == plain and hash(h) == hash(plain) and {h: 1}[plain] == 1
+    back = pickle.loads(pickle.dumps(h))
+    assert type(back) is Hashed and back == plain and "_hash" not in back.__dict__

@@ -79,6 +79,10 @@ class Hashed(tuple):  # type: ignore[type-arg]
             h = self._hash = tuple.__hash__(self)
             return h
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled without the hash (another process may hash strings differently)
+        return (Hashed, (tuple(self),))
+
 
 class Opaque:
     """Environment objects kept by identity: ``("o", n)`` names ``objects[n]`` (kept alive
