@@ -39,11 +39,14 @@ def encode_changes(
     prog: Any,
     opaque: Opaque,
     owned: Callable[[type], bool],
-) -> State | None:
+) -> tuple[State, bool] | None:
     """The state after a step from ``src`` (a ``(globals, cells, threads, heap)`` tuple of
     :mod:`absmc.component.machine`) that created no heap object and moved no reference:
     ``src`` with the cells of the objects the step changed (:meth:`Decoder.changed`) and
-    the roots encoded again; None for any other step (then the caller walks the heap).
+    the roots encoded again, and whether the step keeps the numbering of *every* state
+    that differs from ``src`` only in the other threads' frames (no thread's references
+    moved but to cells the globals reach: then the step may be memoized,
+    :mod:`absmc.component.memo`); None for any other step (then the caller walks the heap).
 
     ``threads``: the machine's threads after the step (the stepping one live, the others
     with their encoded frames and statuses); ``d``: the decoder that materialized ``src``
@@ -99,8 +102,8 @@ def encode_changes(
                     tt.append(was)
                     continue
                 if k < 0:
-                    k = _reached(g0, c0, heap0)
-                if _after(_status_refs(st), k) != _after(_status_refs(was[2]), k):
+                    k = globals_reach(g0, c0, heap0)
+                if _after(status_refs(st), k) != _after(status_refs(was[2]), k):
                     moved = True
                 tt.append(Hashed((was[0], was[1], st, was[3], was[4])))
                 continue
@@ -113,20 +116,24 @@ def encode_changes(
                 # references to the cells the globals reach (met before any thread's)
                 # do not number anything
                 if k < 0:
-                    k = _reached(g0, c0, heap0)
-                if _after(_thread_refs(st, frames, h), k) != _after(
-                    _thread_refs(was[2], was[3], was[1]), k
+                    k = globals_reach(g0, c0, heap0)
+                now = thread_refs(st, frames, h)
+                before = thread_refs(was[2], was[3], was[1])
+                if _after(now, k) != _after(before, k) and (
+                    # the first thread is walked right after the globals: the cells it
+                    # meets first, in order, decide the rest whatever the others' frames
+                    tt or _first_met(k, now, heap) != _first_met(k, before, heap0)
                 ):
                     moved = True
             tt.append(entry)
     except Renumbered:
         return None
-    if moved and not _numbered(k, [_thread_refs(t[2], t[3], t[1]) for t in tt], heap):
+    if moved and not _numbered(k, [thread_refs(t[2], t[3], t[1]) for t in tt], heap):
         return None
-    return cast(State, (g, c, tuple(tt), heap))
+    return cast(State, (g, c, tuple(tt), heap)), not moved
 
 
-def _status_refs(st: Any) -> list[int]:
+def status_refs(st: Any) -> list[int]:
     """The heap references of an encoded thread status, in walk order."""
     return seq_refs(st[1:]) if type(st) is tuple else []
 
@@ -136,7 +143,7 @@ def _same_refs(st: Any, frames: Any, handle: Any, was: Any) -> bool:
     the same order as its entry ``was`` (frame by frame; False when unsure)."""
     if handle is not was[1] and handle != was[1]:
         return False
-    if st is not was[2] and st != was[2] and _status_refs(st) != _status_refs(was[2]):
+    if st is not was[2] and st != was[2] and status_refs(st) != status_refs(was[2]):
         return False
     old = was[3]
     if len(frames) != len(old):
@@ -149,7 +156,7 @@ def _same_refs(st: Any, frames: Any, handle: Any, was: Any) -> bool:
     return True
 
 
-#: the last :func:`_reached` (heap, globals, cells, result): a state's steps share it
+#: the last :func:`globals_reach` (heap, globals, cells, result): a state's steps share it
 _REACHED: list[Any] = [None, None, None, 0]
 
 
@@ -157,7 +164,7 @@ def _after(refs: list[int], k: int) -> list[int]:
     return [r for r in refs if r >= k]
 
 
-def _reached(g: Any, c: Any, heap: tuple[Any, ...]) -> int:
+def globals_reach(g: Any, c: Any, heap: tuple[Any, ...]) -> int:
     """The number of heap cells the encoded globals ``g`` and closure cells ``c`` reach
     (in a canonical state, cells ``0 .. n-1``: the walk meets them before any thread's)."""
     last = _REACHED
@@ -173,6 +180,24 @@ def _reached(g: Any, c: Any, heap: tuple[Any, ...]) -> int:
             todo += seq_refs(cell[1] if cell[0] == "S" else cell[1:])
     last[:] = [heap, g, c, len(seen)]
     return len(seen)
+
+
+def _first_met(k: int, refs: list[int], heap: tuple[Any, ...]) -> list[int]:
+    """The cells the walk meets first from ``refs`` when it has met cells ``0 .. k-1``."""
+    seen: set[int] = set()
+    out: list[int] = []
+    stack = refs[::-1]
+    while stack:
+        n = stack.pop()
+        if n < k or n in seen:
+            continue
+        seen.add(n)
+        out.append(n)
+        cell = heap[n]
+        more = seq_refs(cell[1] if cell[0] == "S" else cell[1:])
+        more.reverse()
+        stack += more
+    return out
 
 
 def _numbered(k: int, pieces: list[list[int]], heap: tuple[Any, ...]) -> bool:
@@ -196,9 +221,9 @@ def _numbered(k: int, pieces: list[list[int]], heap: tuple[Any, ...]) -> bool:
     return nxt == len(heap)
 
 
-def _thread_refs(st: Any, frames: Any, handle: Any) -> list[int]:
+def thread_refs(st: Any, frames: Any, handle: Any) -> list[int]:
     """The heap references of a thread's encoded status, frames and handle, in walk order."""
-    out = _status_refs(st)
+    out = status_refs(st)
     for fr in frames:
         out += seq_refs(fr[2])
     out += seq_refs((handle,))

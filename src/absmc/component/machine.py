@@ -246,6 +246,9 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
                 program.namespace[n] = convert(program.namespace[n], memo)
         frame = self._bind(entry, tuple(args), dict(kwargs or {}))
         main = _Thread("main", None, 0, [[entry.index, 0, frame, 0]], False)
+        #: the last successor encoded kept every object's number, for every state of its
+        #: memo key (:func:`absmc.component.changes.encode_changes`)
+        self.same_numbers = False
         #: the decoder of the last step, whose objects the next step reuses
         #: (:meth:`Decoder.rebase`)
         self._live: Decoder | None = None
@@ -373,10 +376,12 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
     ) -> State:
         """The state of the live ``threads`` and objects; ``old``: the decoder of ``src``,
         the state the step started from."""
+        self.same_numbers = False
         if old is not None and src is not None:
             out = encode_changes(threads, old, src, self.prog, self.opaque, self._owned)
             if out is not None:
-                return out
+                self.same_numbers = out[1]
+                return out[0]
         e = Encoder(self.opaque, self._owned, old)
         enc = e.enc
         reenc = e.reenc
@@ -511,7 +516,9 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
         if self.env_calls == calls:
             if target is None:
                 self.memo.remember(s, key, (None, fails, nalts))
-            else:
+            elif self.same_numbers:
+                # every object kept its number (a step that swaps two objects moves no
+                # encoded reference but would renumber the other threads' references)
                 d = memo_delta(s, target, tid)
                 if d is not None:
                     self.memo.remember(s, key, (d, fails, nalts))
