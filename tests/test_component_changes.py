@@ -86,7 +86,7 @@ def test_same_stored_states_and_the_fast_path_is_taken(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(machine_mod, "encode_changes", counting)
     fast = ExactStore()
-    sem, _ = _semantics("philosophers.py", "dinner_ordered", [4], ["philosopher"])
+    sem, _ = _semantics("philosophers.py", "dinner_ordered", [3], ["philosopher"])
     search(sem, fast)
     sem.restore()
     # most executed steps only change cells (a lock, a counter) and the stepping thread
@@ -94,10 +94,10 @@ def test_same_stored_states_and_the_fast_path_is_taken(monkeypatch: pytest.Monke
     with monkeypatch.context() as m:
         _slow(m)
         slow = ExactStore()
-        sem, _ = _semantics("philosophers.py", "dinner_ordered", [4], ["philosopher"])
+        sem, _ = _semantics("philosophers.py", "dinner_ordered", [3], ["philosopher"])
         search(sem, slow)
         sem.restore()
-    assert len(fast.states) == len(slow.states) == 15_422
+    assert len(fast.states) == len(slow.states) == 1_943
     assert fast.states == slow.states
 
 

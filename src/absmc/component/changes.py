@@ -103,7 +103,9 @@ def encode_changes(
                     continue
                 if k < 0:
                     k = globals_reach(g0, c0, heap0)
-                if _after(status_refs(st), k) != _after(status_refs(was[2]), k):
+                if _after(status_refs(st), k) != _after(status_refs(was[2]), k) and _first_met(
+                    k, thread_refs(st, was[3], was[1]), heap
+                ) != _first_met(k, thread_refs(was[2], was[3], was[1]), heap0):
                     moved = True
                 tt.append(Hashed((was[0], was[1], st, was[3], was[4])))
                 continue
@@ -119,10 +121,8 @@ def encode_changes(
                     k = globals_reach(g0, c0, heap0)
                 now = thread_refs(st, frames, h)
                 before = thread_refs(was[2], was[3], was[1])
-                if _after(now, k) != _after(before, k) and (
-                    # the first thread is walked right after the globals: the cells it
-                    # meets first, in order, decide the rest whatever the others' frames
-                    tt or _first_met(k, now, heap) != _first_met(k, before, heap0)
+                if _after(now, k) != _after(before, k) and _first_met(k, now, heap) != _first_met(
+                    k, before, heap0
                 ):
                     moved = True
             tt.append(entry)
@@ -183,7 +183,13 @@ def globals_reach(g: Any, c: Any, heap: tuple[Any, ...]) -> int:
 
 
 def _first_met(k: int, refs: list[int], heap: tuple[Any, ...]) -> list[int]:
-    """The cells the walk meets first from ``refs`` when it has met cells ``0 .. k-1``."""
+    """The cells the walk meets first from ``refs`` when it has met cells ``0 .. k-1``.
+
+    What the walk has met before a thread is closed under reachability (cells ``0 .. k-1``
+    and whatever the threads before it reach), so the cells a thread meets first after any
+    such set are this sequence without that set, in this order: two reference sequences
+    with the same first-met cells number the rest of the heap alike whatever the other
+    threads' frames."""
     seen: set[int] = set()
     out: list[int] = []
     stack = refs[::-1]
