@@ -11,16 +11,16 @@ A step is kept only when reusing it is exact:
 * it called no environment function (a repeated call keeps its place in the determinism
   check and the test generation);
 * it created no thread and no heap cell, every object kept its number, and no reference
-  moved (the same cells referenced in the same order by every heap cell and global, and by
-  the stepping thread and the statuses but for the cells the globals reach; for the first
-  thread, the same cells met first): then the canonical numbering (a walk from the roots,
-  :mod:`absmc.component.values`) is the same for every state of the key, whatever the other
-  threads' frames, and the successor is the state with the step's globals, heap, stepping
-  thread and statuses. This is what the machine's encoding from the changed cells checks
-  (:func:`absmc.component.changes.encode_changes`); a step encoded by the full walk is not
-  kept. (Comparing encoded references alone is not enough: a step that swaps two objects
-  referenced by two globals changes no encoded reference but renumbers both objects, and
-  another thread holding one of them would then hold the other.)
+  moved (the same cells referenced in the same order by every heap cell and global; each
+  thread's references meet first the same cells in the same order): then the canonical
+  numbering (a walk from the roots, :mod:`absmc.component.values`) is the same for every
+  state of the key, whatever the other threads' frames, and the successor is the state
+  with the step's globals, heap, stepping thread and statuses. This is what the machine's
+  encoding from the changed cells checks (:func:`absmc.component.changes.encode_changes`);
+  a step encoded by the full walk is not kept. (Comparing encoded references alone is not
+  enough: a step that swaps two objects referenced by two globals changes no encoded
+  reference but renumbers both objects, and another thread holding one of them would then
+  hold the other.)
 """
 
 from __future__ import annotations
