@@ -9,12 +9,25 @@
     python benchmarks/ltl_vs_spin.py --run-spin --backend python   # ... in Python
     python benchmarks/ltl_vs_spin.py --backend native --only mobile1.pml --only train.pml:c1
 
+    # SPIN's Examples/LTL (every ltl block of every model, without and with -f), from the
+    # local git mirror of nimble-code/Spin (--mirror, --rev) or a checkout's directory (--dir)
+    python benchmarks/ltl_vs_spin.py --backend native --spin-examples
+    python benchmarks/ltl_vs_spin.py --backend native --spin-examples --only petersonN.pml
+
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
 directory unless ``--warm``, search), wall and CPU seconds (the compiler's included), against
 SPIN's ``spin -a`` + ``gcc -O2`` + ``pan -a [-f] -N NAME`` (wall and CPU, all three). The
 backend column says where absmc's product search ran (``C``: the native back end, ``py``:
 Python, with the fallback reason counted in the summary).
+
+With ``--spin-examples`` the rows are every ``ltl`` block of every model in SPIN's
+``Examples/LTL`` (names as absmc reads them, else as the source spells them), without and with
+weak fairness; SPIN always runs here, and a model SPIN itself rejects (``spin -a`` or ``gcc``
+fails) is a row saying so, not a claim SPIN checks. ``--timeout`` ends a tool's run of a row.
+The ``st/s`` columns are product states per second of search (absmc: the JSON ``time_s`` of
+the claim's search; pan: its ``elapsed time``), and ``big`` marks rows of at least 10^4 product
+states (either tool's count).
 
 SPIN's numbers come from ``expected.csv`` (SPIN 6.5.2, see the corpus README) unless
 ``--run-spin``. State counts differ for ``ltl`` blocks (Spot's automata are not SPIN's); for
@@ -36,14 +49,17 @@ import re
 import resource
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
+from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 CORPUS = ROOT.parent / "shared" / "benchmarks" / "ltl"
+MIRROR = Path("/work/.mirror/nimble-code+Spin/repo")
 
 
 @dataclass
@@ -87,6 +103,12 @@ class Timed:
     wall_s: float
     cpu_s: float
     where: str = ""
+    search_s: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        """Product states per second of search (0 when the search time is unknown)."""
+        return self.states / self.search_s if self.search_s > 0 else 0.0
 
 
 def _child_cpu() -> float:
@@ -94,39 +116,62 @@ def _child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def absmc_to_verdict(model: Path, name: str, fair: bool, backend: str, warm: bool) -> Timed:
-    """``absmc check`` of one ltl block as a process (see the module docstring)."""
+def absmc_to_verdict(
+    model: Path, name: str, fair: bool, backend: str, warm: bool, timeout: float | None = None
+) -> Timed:
+    """``absmc check`` of one ltl block as a process (see the module docstring); a run past
+    ``timeout`` seconds or without a JSON result is verdict ``timeout`` / ``error``."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), ABSMC_NO_TRAIL="1")
     if not warm:
         env["ABSMC_CACHE_DIR"] = tempfile.mkdtemp(prefix="absmc-cache")
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
     args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
     t0, c0 = time.monotonic(), _child_cpu()
-    out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout).stdout
+    except subprocess.TimeoutExpired:
+        return Timed("timeout", 0, time.monotonic() - t0, _child_cpu() - c0, "-")
     wall, cpu = time.monotonic() - t0, _child_cpu() - c0
-    r = next(x for x in json.loads(out)["results"] if x["property"] == name)
+    try:
+        r = next(x for x in json.loads(out)["results"] if x["property"] == name)
+    except (ValueError, KeyError, StopIteration):
+        return Timed("error", 0, wall, cpu, "-")
     stats = r["stats"]
     where = "C" if stats.get("backend") == "native" else "py"
-    return Timed(r["verdict"], stats["states"], wall, cpu, where)
+    return Timed(r["verdict"], stats["states"], wall, cpu, where, stats.get("time_s", 0.0))
 
 
-def spin_to_verdict(model: Path, name: str | None, fair: bool) -> Timed:
-    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all."""
+def spin_to_verdict(
+    model: Path, name: str | None, fair: bool, timeout: float | None = None
+) -> Timed:
+    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all.
+    Verdict ``rejected`` when ``spin -a`` or ``gcc`` fails (SPIN does not check the claim),
+    ``timeout`` past ``timeout`` seconds of pan."""
     wd = Path(tempfile.mkdtemp(prefix="ltlspin"))
     t0, c0 = time.monotonic(), _child_cpu()
-    subprocess.run(["spin", "-a", str(model.resolve())], cwd=wd, check=True, capture_output=True)
-    subprocess.run(
+    spin = subprocess.run(
+        ["spin", "-a", str(model.resolve())], cwd=wd, capture_output=True, text=True
+    )
+    if spin.returncode != 0 or not (wd / "pan.c").exists():
+        return Timed("rejected", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
+    cc = subprocess.run(
         ["gcc", "-O2", "-DNOREDUCE", "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
         cwd=wd,
-        check=True,
         capture_output=True,
     )
+    if cc.returncode != 0:
+        return Timed("rejected", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
     args = ["./pan", "-a", *(["-f"] if fair else []), *(["-N", name] if name else []), "-m10000000"]
-    out = subprocess.run(args, cwd=wd, check=True, capture_output=True, text=True).stdout
+    try:
+        out = subprocess.run(args, cwd=wd, capture_output=True, text=True, timeout=timeout).stdout
+    except subprocess.TimeoutExpired:
+        return Timed("timeout", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
     wall, cpu = time.monotonic() - t0, _child_cpu() - c0
     states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
-    return Timed("violated" if errors else "holds", states, wall, cpu, "pan")
+    m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
+    secs = float(m.group(1)) if m else 0.0
+    return Timed("violated" if errors else "holds", states, wall, cpu, "pan", secs)
 
 
 def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> LtlRow:
@@ -155,6 +200,47 @@ def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> Ltl
     return LtlRow("violated" if errors else "holds", states, secs, cpu)
 
 
+def extract(mirror: Path, rev: str, dest: Path) -> Path:
+    """``Examples/LTL`` of ``rev`` in the bare git repository ``mirror``, written under
+    ``dest``; returns that directory. Raises ``subprocess.CalledProcessError`` when git fails."""
+    data = subprocess.run(
+        ["git", "--git-dir", str(mirror), "archive", rev, "Examples/LTL"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest / "Examples" / "LTL"
+
+
+def ltl_names(model: Path) -> list[str]:
+    """The ``ltl`` blocks of ``model`` by name: as absmc reads them, else (absmc refuses the
+    model) as the source spells them (an unnamed block is SPIN's ``ltl_0``...)."""
+    from absmc.ir.ltl import NON_PROGRESS
+    from absmc.lang.loader import load_model
+
+    try:
+        return [p.name for p in load_model(model).ltl if p.name != NON_PROGRESS]
+    except Exception:  # the row then shows absmc's refusal
+        text = re.sub(r"/\*.*?\*/", "", model.read_text(errors="replace"), flags=re.S)
+        found = re.findall(r"^\s*ltl\s*(\w*)\s*\{", text, flags=re.M)
+        return [n or f"ltl_{i}" for i, n in enumerate(found)]
+
+
+def example_rows(root: Path) -> list[dict[str, str]]:
+    """One row per ``ltl`` block of each model under ``root``, without and with fairness
+    (the columns of ``expected.csv`` that the model-to-verdict table reads)."""
+    rows = []
+    for model in sorted(root.glob("*.pml")):
+        names = ltl_names(model)
+        for name in names:
+            for fair in ("0", "1"):
+                # pan takes -N only for a named block (one unnamed block is its only claim)
+                ltl = "" if name.startswith("ltl_") and len(names) == 1 else name
+                rows.append({"file": model.name, "ltl": ltl, "weak_fairness": fair})
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--run-spin", action="store_true", help="run SPIN here (else expected.csv)")
@@ -163,12 +249,30 @@ def main() -> int:
     ap.add_argument(
         "--only", action="append", metavar="FILE[:LTL]", help="only these rows (repeatable)"
     )
+    ap.add_argument(
+        "--spin-examples", action="store_true", help="SPIN's Examples/LTL instead of the corpus"
+    )
+    ap.add_argument("--mirror", type=Path, default=MIRROR, help="bare git mirror of Spin")
+    ap.add_argument("--rev", default="HEAD", help="revision of the mirror (default HEAD)")
+    ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool and row")
     args = ap.parse_args()
+    if args.spin_examples or args.dir is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = args.dir if args.dir is not None else extract(args.mirror, args.rev, Path(tmp))
+            rows = example_rows(root)
+            if args.only:
+                rows = [
+                    r
+                    for r in rows
+                    if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only
+                ]
+            return model_to_verdict(rows, args.backend or "native", args.warm, root, args.timeout)
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
-        return model_to_verdict(rows, args.backend, args.warm)
+        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout)
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
@@ -202,35 +306,36 @@ def main() -> int:
     return 0
 
 
-def model_to_verdict(rows: list[dict[str, str]], backend: str, warm: bool) -> int:
-    """The model-to-verdict table (see the module docstring); SPIN runs here."""
-    from absmc.ir.ltl import NON_PROGRESS
-    from absmc.lang.loader import load_model
-
+def model_to_verdict(
+    rows: list[dict[str, str]], backend: str, warm: bool, root: Path, timeout: float
+) -> int:
+    """The model-to-verdict table of the models under ``root`` (see the module docstring);
+    SPIN runs here."""
     print(
-        f"{'model':26s} {'ltl':7s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} {'where':5s} | "
+        f"{'model':26s} {'ltl':14s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} {'where':5s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'wall absmc':>10s} {'SPIN':>6s} | "
-        f"{'cpu absmc':>9s} {'SPIN':>6s}"
+        f"{'cpu absmc':>9s} {'SPIN':>6s} | {'st/s absmc':>10s} {'pan':>10s} big"
     )
-    agree = 0
+    agree = checked = 0
     for row in rows:
-        model = CORPUS / row["file"]
+        model = root / row["file"]
         fair = row["weak_fairness"] == "1"
-        try:
-            system = load_model(model)
-        except Exception as e:  # a front-end refusal is reported, not fatal
-            print(f"{row['file']:26s} {row['ltl']:7s} | absmc: {e}")
-            continue
-        name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
-        ours = absmc_to_verdict(model, name, fair, backend, warm)
-        spin = spin_to_verdict(model, row["ltl"] or None, fair)
-        agree += ours.verdict == spin.verdict
+        names = ltl_names(model)
+        name = row["ltl"] or (names[0] if names else "ltl_0")
+        ours = absmc_to_verdict(model, name, fair, backend, warm, timeout)
+        spin = spin_to_verdict(model, row["ltl"] or None, fair, timeout)
+        if spin.verdict in ("holds", "violated"):
+            checked += 1
+            agree += ours.verdict == spin.verdict
+        big = "*" if max(ours.states, spin.states) >= 10**4 else ""
         print(
-            f"{row['file']:26s} {name:7s} {'yes' if fair else '':4s} | {spin.verdict:8s} "
+            f"{row['file']:26s} {name:14s} {'yes' if fair else '':4s} | {spin.verdict:8s} "
             f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
-            f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f}"
+            f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
+            f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
+            flush=True,
         )
-    print(f"verdicts equal to SPIN's: {agree} of {len(rows)} rows")
+    print(f"verdicts equal to SPIN's: {agree} of the {checked} rows SPIN checks ({len(rows)} rows)")
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from absmc.codegen.python import compile_system
+from absmc.engines.registry import model_engines, names
 from absmc.ir.depth import MAX_EXPR_DEPTH, system_depth
 from absmc.lang.gcl import parse_gcl
 from absmc.lang.loader import load_model
@@ -25,18 +26,23 @@ from absmc.lang.promela.parser import MAX_NESTING
 from .conftest import run_cli
 from .native_helpers import needs_native
 
-#: every method (and the native back end of explicit), with what it needs to run at all
+#: what a method needs to run at all on these models, beyond ``--method NAME``
+_EXTRA = {"types": ["--abstract", "y=signs"]}
+
+#: every method of the registry that checks models (and the native back end of explicit);
+#: the component checker, which reads Python programs, has its own tests below
 METHODS = {
-    "explicit": ["--method", "explicit"],
+    **{e.name: ["--method", e.name, *_EXTRA.get(e.name, [])] for e in model_engines()},
     "native": ["--method", "explicit", "--backend", "native"],
-    "under": ["--method", "under"],
-    "types": ["--method", "types", "--abstract", "y=signs"],
-    "fourvalued": ["--method", "fourvalued"],
-    "symbolic": ["--method", "symbolic"],
-    "auto": ["--method", "auto"],
 }
 
 LOCATED = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
+
+
+def test_every_registered_method_is_covered() -> None:
+    # a new engine joins these tests through the registry: none is left out by a copied list
+    assert set(names()) - set(METHODS) == {"component"}
+    assert {"explicit", "under", "types", "fourvalued", "symbolic", "pdr", "kind"} <= set(METHODS)
 
 
 def _method_args(method: str) -> list[str]:
@@ -49,6 +55,25 @@ def _method_marks(method: str) -> list[pytest.MarkDecorator]:
 
 def _methods() -> list[object]:
     return [pytest.param(m, marks=_method_marks(m), id=m) for m in METHODS]
+
+
+def _grid(cases: list[str], *every_method: str) -> list[object]:
+    """(case, method) pairs for a too-deep error, which the loader raises before any method
+    runs: in CI every case with ``explicit`` and every method with the cases ``every_method``;
+    the other pairs under ``-m slow``."""
+    return [
+        pytest.param(
+            case,
+            m,
+            marks=[
+                *_method_marks(m),
+                *([] if m == "explicit" or case in every_method else [pytest.mark.slow]),
+            ],
+            id=f"{case}-{m}",
+        )
+        for case in cases
+        for m in METHODS
+    ]
 
 
 def _gcl(guard: str, update: str, invariant: str) -> str:
@@ -104,8 +129,7 @@ def _too_deep_gcl() -> dict[str, tuple[str, int]]:
     }
 
 
-@pytest.mark.parametrize("method", _methods())
-@pytest.mark.parametrize("case", list(_too_deep_gcl()))
+@pytest.mark.parametrize(("case", "method"), _grid(list(_too_deep_gcl()), "not-2000"))
 def test_gcl_too_deep_is_a_located_error(method: str, case: str, tmp_path: Path) -> None:
     text, line = _too_deep_gcl()[case]
     path = tmp_path / "deep.gcl"
@@ -141,8 +165,9 @@ TOO_DEEP_PROMELA = {
 }
 
 
-@pytest.mark.parametrize("method", _methods())
-@pytest.mark.parametrize("case", list(TOO_DEEP_PROMELA))
+@pytest.mark.parametrize(
+    ("case", "method"), _grid(list(TOO_DEEP_PROMELA), "not-2000", "parens-300")
+)
 def test_promela_too_deep_is_a_located_error(method: str, case: str, tmp_path: Path) -> None:
     path = tmp_path / "deep.pml"
     path.write_text(_promela(TOO_DEEP_PROMELA[case]))
@@ -181,3 +206,49 @@ def test_the_generated_python_splits_deep_expressions_into_helpers() -> None:
     assert compiled.successors((0, 0)) == ([(0, (1, 0))], ())
     assert compiled.successors((3, 0)) == ([(1, (0, 0))], ())
     assert compiled.ok((2, 5)) and compiled.violated((2, 5)) == []
+
+
+def _program(assertion: str, before: str = "") -> str:
+    """A Python program: the entry ``f`` sets ``x = 3`` and asserts ``assertion``."""
+    return f"def f(n=3):\n    x = n\n{before}    assert {assertion}\n"
+
+
+#: Python programs deeper than the limit (line 3 holds the deep expression): Python's own
+#: parser takes the 5,000 minus signs under the raised recursion limit; 2,000 parentheses are
+#: its own syntax error
+TOO_DEEP_PROGRAMS = {
+    "neg-5000": (_program("-" * 5_000 + "x <= 3"), "expression nested too deeply"),
+    "not-2000": (_program("not (" * 2_000 + "x >= 3" + ")" * 2_000), "too many nested"),
+    "neg-1002": (_program("-" * 1_002 + "x <= 3"), "expression nested too deeply"),
+}
+
+
+@pytest.mark.parametrize("store", ["exact", "predicates"])
+@pytest.mark.parametrize("case", list(TOO_DEEP_PROGRAMS))
+def test_component_too_deep_is_a_located_error(case: str, store: str, tmp_path: Path) -> None:
+    """The component checker used to end a 500-deep unary minus with a RecursionError
+    (exit 4, in ``deepcopy`` of the program's syntax tree)."""
+    text, msg = TOO_DEEP_PROGRAMS[case]
+    path = tmp_path / "deep.py"
+    path.write_text(text)
+    r = run_cli("check", str(path), "--entry", "f", "--component", "f", "--store", store)
+    assert r.code == 2, (r.code, r.err)
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1, r.err
+    m = LOCATED.match(lines[0])
+    assert m is not None and m["file"] == str(path) and m["line"] == "3", lines[0]
+    assert msg in m["msg"]
+    if "levels" in m["msg"]:
+        assert m["msg"].endswith(f"the limit is {MAX_EXPR_DEPTH})")
+
+
+@pytest.mark.parametrize("store", ["exact", "predicates"])
+def test_component_at_the_limit_gets_a_verdict(store: str, tmp_path: Path) -> None:
+    n = MAX_EXPR_DEPTH - 2  # even: the minus signs cancel out; ``<=`` and ``x`` make 1,000
+    before = f"    y = {'not ' * (n - 1)}x >= 3\n    z = x{' + 0' * (n - 1)}\n"
+    path = tmp_path / "deep.py"
+    path.write_text(_program("-" * n + "x <= 3", before))
+    limit = sys.getrecursionlimit()
+    r = run_cli("check", str(path), "--entry", "f", "--component", "f", "--store", store)
+    assert sys.getrecursionlimit() == limit  # raised for the run only
+    assert r.code == 0 and "verdict: holds" in r.out, (r.code, r.err)

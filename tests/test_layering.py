@@ -212,3 +212,22 @@ def test_lazily_exported_names_are_the_modules_objects() -> None:
         for name in package.__all__:
             value = getattr(package, name)
             assert not hasattr(value, "__path__") and type(value).__name__ != "module", name
+
+
+def _imports_z3(path: Path) -> bool:
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == "z3":
+                return True
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "z3" for a in node.names):
+            return True
+    return False
+
+
+def test_only_logic_and_the_induction_engines_import_z3() -> None:
+    """docs/ARCHITECTURE.md: ``logic/`` and ``engines/induction/`` (Spacer's Horn solving) are
+    the only importers of z3; every other module reaches Z3 through ``logic/``."""
+    importers = {str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if _imports_z3(p)}
+    assert importers and all(p.startswith(("logic/", "engines/induction/")) for p in importers), (
+        sorted(importers)
+    )

@@ -19,7 +19,7 @@ from absmc.lang.loader import load_model
 from absmc.native import native_available
 from absmc.native.build import OPT_ENV
 
-from .conftest import SHARED, needs_shared
+from .conftest import EXAMPLES, SHARED, needs_shared
 from .test_ltl_abstraction import random_ltl_system
 
 CORPUS = SHARED / "benchmarks" / "ltl"
@@ -218,3 +218,30 @@ def test_non_progress_in_c_equals_spin_on_diskhead() -> None:
     the same size)."""
     c = _assert_same(load_model(CORPUS / "diskhead.pml"), CheckOptions(non_progress=True))
     assert (c[NON_PROGRESS].verdict, c[NON_PROGRESS].stats.states) == (Verdict.HOLDS, 403)
+
+
+def test_claim_only_library_has_no_reduction_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-N NAME`` builds the product library without partial-order reduction's tables (no
+    safety search runs beside the product search, which never reduces): ``POR_ROWS 0`` where
+    the model's full library has rows, and the verdict and product states equal Python's."""
+    import absmc.native.ltl as native_ltl
+    from absmc.native.build import runtime_sources
+    from absmc.native.cgen import CGen
+
+    built: list[native_ltl.NativeLtl] = []
+    init = native_ltl.NativeLtl.__init__
+
+    def spy(self: native_ltl.NativeLtl, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(self)
+
+    monkeypatch.setattr(native_ltl.NativeLtl, "__init__", spy)
+    system = load_model(EXAMPLES / "ltl" / "abp.pml")
+    head, tail = runtime_sources()
+    assert "#define POR_ROWS 0" not in CGen(system, system.properties).source(head, tail)
+    c = _assert_same(system, CheckOptions(ltl="delivers"))
+    assert c["delivers"].stats.extra["backend"] == "native"
+    assert len(built) == 1 and "#define POR_ROWS 0" in built[0].sem.source
+    built.clear()
+    _by_name(system, CheckOptions(), "native")  # without -N a safety search may need them
+    assert len(built) == 1 and "#define POR_ROWS 0" not in built[0].sem.source

@@ -106,6 +106,7 @@ def check(
     error in the model, ``OSError`` for a file that cannot be read."""
     from absmc.engines import registry
 
+    registry.forget_earlier_interrupts()
     name = "<model>" if isinstance(model, System) else os.fspath(model)
     chosen_method = None if method == "explicit" else method
     engine = (

@@ -186,6 +186,7 @@ def run_check(args: CheckArgs, out: TextIO, err: TextIO, debug: bool = False) ->
     returns the exit code (0 holds, 1 violated, 2 usage/model error, 3 unknown, 4 internal)."""
 
     def body() -> int:
+        registry.forget_earlier_interrupts()
         method = None if args.is_default("method") else args.method
         engine = registry.for_file(args.model, method)
         _refuse_foreign(args, engine)

@@ -161,7 +161,10 @@ def _expected(prop: str, trace: Trace) -> dict[str, Any]:
     if prop != NO_DEADLOCK and last.command_index is not None:
         out["thread"] = last.command_index // LABELS
     if prop == ASSERT_PROPERTY:
-        out["line"] = _line(last.source)
+        # the failing assert's own line: the last step may end before it (thread-local
+        # statements joined to the step, as `x = n` followed by `assert x <= 2`)
+        m = re.search(r"assertion failed at .*?:(\d+)", trace.note or "")
+        out["line"] = int(m.group(1)) if m else _line(last.source)
     elif prop == UNCAUGHT_PROPERTY:
         m = re.search(r"uncaught (\w+)", trace.note or "")
         out["type"] = m.group(1) if m else ""

@@ -22,6 +22,7 @@ from absmc.component.machine import Program
 from absmc.component.translate import FuncCode, Granularity, Unsupported, translate
 from absmc.component.values import slot_names
 from absmc.errors import LoadTimeout, UsageError
+from absmc.ir.depth import MAX_EXPR_DEPTH, deep_recursion
 from absmc.ir.span import ModelError, SourceSpan
 
 
@@ -30,6 +31,43 @@ class ImportTimeout(LoadTimeout):
 
     def __init__(self, path: str, seconds: float) -> None:
         super().__init__(f"{path}: time limit of {seconds:g} s reached while importing the program")
+
+
+def check_expression_depth(tree: ast.AST, path: str, limit: int = MAX_EXPR_DEPTH) -> int:
+    """The nesting depth of the deepest expression of the parsed program ``tree`` (a leaf
+    expression is 1, each expression node one more than its deepest sub-expression; an
+    iterative walk, any depth). Raises ``ModelError`` ``expression nested too deeply (N levels;
+    the limit is M)`` located at the expression ``limit`` levels below the top of a deepest one
+    when it is deeper: the component checker's recursive walkers (the translator, ``deepcopy``,
+    the prover's conversion) take expressions up to :data:`absmc.ir.depth.MAX_EXPR_DEPTH` deep
+    under :func:`absmc.ir.depth.deep_recursion`, as the models' methods do."""
+    depth: dict[int, int] = {}
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, done = stack.pop()
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in ast.iter_child_nodes(node))
+            continue
+        below = max((depth[id(c)] for c in ast.iter_child_nodes(node)), default=0)
+        depth[id(node)] = below + 1 if isinstance(node, ast.expr) else below
+    deepest = 0
+    for node in ast.walk(tree):
+        d = depth[id(node)]
+        if isinstance(node, ast.expr) and d > limit:
+            x = node
+            for _ in range(limit):
+                kids = [c for c in ast.iter_child_nodes(x) if isinstance(c, ast.expr)]
+                if not kids:
+                    break
+                x = max(kids, key=lambda c: depth[id(c)])
+            at = x if hasattr(x, "lineno") else node
+            span = SourceSpan(path, getattr(at, "lineno", 1), getattr(at, "col_offset", 0) + 1)
+            raise ModelError(
+                f"expression nested too deeply ({d} levels; the limit is {limit})", span
+            )
+        deepest = max(deepest, d if isinstance(node, ast.expr) else 0)
+    return deepest
 
 
 #: modules whose processes, pools or event loops the checker cannot schedule: refused
@@ -46,11 +84,18 @@ def load_program(path: str | Path, timeout: float | None = None) -> types.Module
     p = Path(path)
     source = p.read_text(encoding="utf-8")
     try:
-        tree = ast.parse(source, str(p))
-        code = compile(tree, str(p), "exec")
+        with deep_recursion():  # Python's parser and compiler recurse on expressions
+            tree = ast.parse(source, str(p))
+            check_expression_depth(tree, str(p))
+            code = compile(tree, str(p), "exec")
     except SyntaxError as e:
         span = SourceSpan(str(p), e.lineno or 1, (e.offset or 0) or 1)
         raise ModelError(f"Python syntax error: {e.msg}", span) from None
+    except RecursionError:  # deeper than Python's parser takes even with the raised limit
+        raise ModelError(
+            f"expression nested too deeply (past Python's parser; limit {MAX_EXPR_DEPTH})",
+            SourceSpan(str(p), 1, 1),
+        ) from None
     _refuse_imports(tree, str(p))
     name = f"absmc_program_{p.stem}"
     module = types.ModuleType(name)

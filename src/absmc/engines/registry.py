@@ -10,6 +10,7 @@ chosen by :func:`for_file` for a file of its suffixes; :func:`run` hands it the 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
@@ -135,7 +136,8 @@ def run(
         if opts.store not in eng.capabilities.stores:
             others = [e.name for e in ENGINES if opts.store in e.capabilities.stores]
             raise CapabilityError(eng.name, "store", opts.store, f"the {opts.store} store", others)
-        return eng.check(system, replace(opts, limits=opts.limits.started()), eopts)
+        with deep_recursion():  # the component checker's walkers, as for models below
+            return eng.check(system, replace(opts, limits=opts.limits.started()), eopts)
     selection = select_properties(system, opts)
     refuse_unsupported(eng, system, opts, selection)
     # the check's one deadline (kernel.run.limits): every initial state, property and round
@@ -228,3 +230,12 @@ def run_growing(
             st = shared[id(r.stats)] = replace(r.stats, extra=extra_stats)
         rows.append(replace(r, stats=st))
     return replace(result, results=tuple(rows), notes=(*result.notes, note))
+
+
+def forget_earlier_interrupts() -> None:
+    """A check begins: a SIGINT/SIGTERM that ended an earlier check in this process no longer
+    turns a solver error into ``KeyboardInterrupt`` (:func:`absmc.logic.interrupt.reset`;
+    nothing to forget, and Z3 not imported, when no prover has run yet)."""
+    watcher = sys.modules.get("absmc.logic.interrupt")
+    if watcher is not None:
+        watcher.reset()

@@ -12,7 +12,9 @@ When the signal arrives between two Z3 calls, the next call fails instead (``Z3E
 e.g. "push canceled"), and the ``KeyboardInterrupt`` may have been swallowed: CPython ignores
 an exception raised in a ``__del__``, such as Z3's ``AstRef.__del__``. :func:`interruptible`
 turns such a ``Z3Exception`` back into ``KeyboardInterrupt``, so the run still ends as
-interrupted and not as an internal error.
+interrupted and not as an internal error. A loop of solver calls polls :func:`raise_if_since`
+between its calls (``engines/under``), so a swallowed ``KeyboardInterrupt`` still stops it: the
+canceled call itself answered ``unknown`` and raised nothing.
 
 Installed once per process, from the main thread only (elsewhere :func:`watch` does nothing).
 """
@@ -36,6 +38,8 @@ _lock = threading.Lock()
 _installed = False
 #: set once SIGINT or SIGTERM has reached the listening thread
 _received = threading.Event()
+#: how many SIGINT/SIGTERM signals have reached the listening thread (under ``_lock``)
+_count = 0
 
 
 def _listen(sock: socket.socket) -> None:
@@ -47,9 +51,12 @@ def _listen(sock: socket.socket) -> None:
             return
         if not data:
             return
-        if any(b in _INTERRUPTING for b in data):
+        caught = sum(b in _INTERRUPTING for b in data)
+        if caught:
+            global _count
             _received.set()
             with _lock:
+                _count += caught
                 contexts = list(_contexts)
             for ctx in contexts:
                 ctx.interrupt()
@@ -90,6 +97,30 @@ F = TypeVar("F", bound=Callable[..., Any])
 def received() -> bool:
     """Whether SIGINT or SIGTERM has arrived since :func:`watch` was first called."""
     return _received.is_set()
+
+
+def reset() -> None:
+    """Forget a SIGINT/SIGTERM that arrived before now for :func:`received` and
+    :func:`interruptible` (:func:`count` goes on counting): a check that begins calls it, so
+    that a signal an earlier check in the same process already ended with (``absmc.check`` in a
+    notebook, tests in one process) does not turn this check's ``Z3Exception`` into
+    ``KeyboardInterrupt``."""
+    _received.clear()
+
+
+def count() -> int:
+    """How many SIGINT/SIGTERM signals have arrived since :func:`watch` was first called (a
+    mark for :func:`raise_if_since`; 0 before)."""
+    with _lock:
+        return _count
+
+
+def raise_if_since(mark: int) -> None:
+    """Raise ``KeyboardInterrupt`` when SIGINT or SIGTERM arrived after :func:`count` returned
+    ``mark``, even if the ``KeyboardInterrupt`` the signal raised was swallowed (in a
+    ``__del__``); else return. A loop of solver calls calls it between calls."""
+    if count() != mark:
+        raise KeyboardInterrupt
 
 
 def interruptible(fn: F) -> F:

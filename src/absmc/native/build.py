@@ -138,10 +138,12 @@ def estimate_compile_s(source_chars: int, opt: str) -> float:
 
 
 #: sources longer than this (characters) compile at ``-O0``: gcc's time grows with the source
-#: at every level (``-O1``: ~130 KB/s, ``-O0``: ~270 KB/s), and on such a model (SPIN's mobile1:
-#: 2.6 MB of C, 3,091 commands from channel variables) it is most of the model-to-verdict time;
-#: the search at ``-O0`` is about 2x slower, which pays only past ~10^7 states
-HUGE_SOURCE = 1_000_000
+#: at every level (``-O1``: ~130 KB/s, ``-O0``: ~270 KB/s), and on such a model it is most of
+#: the model-to-verdict time; the search at ``-O0`` is about 2x slower, which pays only past
+#: ~10^7 states (SPIN's mobile1: 3,091 commands from channel variables, 0.76 MB of C with the
+#: commands' code shared by shape, :data:`absmc.native.shapes.SHARE_MIN_COMMANDS`: gcc -O0 1.1 s,
+#: -O1 2.0 s, for a search of 0.6 s at -O1 and 1.7 s at -O0 on a loaded machine)
+HUGE_SOURCE = 500_000
 
 
 def default_opt(source_chars: int = 0) -> str:

@@ -45,6 +45,7 @@ from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
+from absmc.native.shapes import SHARE_MIN_COMMANDS, Shapes, shape_functions, share
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
 INT64_MIN = -(1 << 63)
@@ -103,7 +104,7 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
     ``v``, low word first (:class:`Layout`)."""
 
     def __init__(self, system: System, lay: Layout, var: str = "v", bk: int = 0) -> None:
-        super().__init__()
+        super().__init__(memoize_across_walks=True)
         self.system = system
         self.layout = lay
         self.var = var
@@ -162,6 +163,32 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
             return None
         return (slots[0], stride)
 
+    def equality_span(self, e: Op) -> tuple[str, int, int] | None:
+        """For a disjunction of three or more ``x == k`` (a variable of at most 64 bits) whose
+        constants ``k`` are the consecutive integers ``lo..hi``: (C source of ``x``, ``lo``,
+        ``hi``), else ``None``. (Channel variables that may denote any of several channels give
+        long such disjunctions.)"""
+        if len(e.args) < 3:
+            return None
+        name: str | None = None
+        ks: set[int] = set()
+        for a in e.args:
+            if not (isinstance(a, Op) and a.op == "==" and len(a.args) == 2):
+                return None
+            x, k = a.args
+            if isinstance(x, Const):
+                x, k = k, x
+            if not (isinstance(x, Var) and isinstance(k, Const)) or name not in (None, x.name):
+                return None
+            name = x.name
+            ks.add(int(k.value))
+        assert name is not None
+        lo, hi = min(ks), max(ks)
+        src, iv = self.walk_var(Var(name, self.system.by_name[name].sort))
+        if hi - lo + 1 != len(ks) or is_wide(iv) or not (_fits64((lo, hi))):
+            return None
+        return src, lo, hi
+
     def walk_const(self, e: Const) -> tuple[str, Interval]:
         iv = (e.value, e.value)
         return self.lit(e.value, tier(iv)), iv
@@ -207,6 +234,10 @@ class CExpr(ExprWalker[tuple[str, Interval]]):
         if o == "&&":
             return "(" + " && ".join(s) + ")", iv
         if o == "||":
+            span = self.equality_span(e)
+            if span is not None:  # x == lo || ... || x == hi: one range test
+                x, lo, hi = span
+                return f"({c_const(lo)} <= {x} && {x} <= {c_const(hi)})", iv
             return "(" + " || ".join(s) + ")", iv
         if o == "!":
             return f"(!{s[0]})", iv
@@ -386,11 +417,13 @@ def _mask(width: int) -> str:
 class CGen:
     """Generates the model part of the C source (see the module docstring)."""
 
-    def __init__(self, system: System, props: Sequence[Property]) -> None:
+    def __init__(self, system: System, props: Sequence[Property], por: bool = True) -> None:
         if system_depth(system) > MAX_C_DEPTH:
             raise Unsupported(f"expressions nested deeper than {MAX_C_DEPTH} levels")
         self.system = system
         self.props = tuple(props)
+        #: with ``False`` the partial-order tables are empty (:meth:`ample_tables`)
+        self.por = por
         self.layout = layout(system)
         #: words of a ``big_t`` (0: none; :func:`big_words`, sized in :meth:`source` when only
         #: an expression's values leave 128 bits)
@@ -402,6 +435,12 @@ class CGen:
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
         self.uid = 0
+        #: commands share shape functions (:func:`~absmc.native.shapes.share`) from
+        #: :data:`SHARE_MIN_COMMANDS` commands on
+        self.share = len(system.commands) >= SHARE_MIN_COMMANDS
+        #: shape (C with ``q[j]`` for its literals) -> (number, rows of literals)
+        self.shapes: Shapes = {}
+        self._raises: dict[Expr, bool] = {}
         for v in system.variables:
             k = self.layout.fields[system.index_of[v.name]].words
             if word_count((v.init, v.init)) > k:
@@ -419,6 +458,14 @@ class CGen:
             return f"b_cmp({x}, {lo}) < 0 || b_cmp({x}, {hi}) > 0"
         return f"{x} < {lo} || {x} > {hi}"
 
+    def raises(self, e: Expr) -> bool:
+        """:func:`~absmc.codegen.plan.may_raise`, once per distinct expression (the joint
+        commands of a rendezvous repeat their parts' conditions)."""
+        got = self._raises.get(e)
+        if got is None:
+            got = self._raises[e] = may_raise(e)
+        return got
+
     # -- commands ------------------------------------------------------------------------
     def command(
         self, ind: int, c: Command, guard: Expr, var: str | None, value: int, mode: str
@@ -431,28 +478,35 @@ class CGen:
         done = f"d{self.uid}"
         note = f"{c.process}: {c.source_text or c.text()}".replace("\n", " ").replace("*/", "* /")
         self.emit(ind, f"/* {note[:100]} */")
+        start = len(self.lines)
         self.emit(ind, "{")
         i = ind + 1
         # only / and % set C->err: a command that cannot divide by zero neither resets nor
         # reads it (less C: the compiler's time dominates on models of many commands)
         zero = f"if (C->err) {{ add_fail(C, {c.index}, 2, 0, 0); goto {done}; }}"
-        self.emit(i, "int64_t x;")
+        # ``x`` and ``t`` are the enclosing function's (:meth:`locals`); a condition that
+        # cannot divide by zero is tested in place (less C: on models of thousands of
+        # commands the compiler's time is most of the model-to-verdict time)
         exprs = [e for e, _ in c.errors] + [guard] + [e for _, e in (*c.updates, *c.asserts)]
-        if any(may_raise(e) for e in exprs):
+        if any(self.raises(e) for e in exprs):
             self.emit(i, "C->err = 0;")
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
-            self.emit(i, f"x = {tr.cb(cnd)};")
-            if may_raise(cnd):
+            fail = f"{{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}"
+            if self.raises(cnd):
+                self.emit(i, f"x = {tr.cb(cnd)};")
                 self.emit(i, zero)
-            self.emit(i, f"if (x) {{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}")
+                self.emit(i, f"if (x) {fail}")
+            else:
+                self.emit(i, f"if ({tr.cb(cnd)}) {fail}")
         g = tr.cb(guard)
         if g != "1":
-            self.emit(i, f"x = {g};")
-            if may_raise(guard):
+            if self.raises(guard):
+                self.emit(i, f"x = {g};")
                 self.emit(i, zero)
-            self.emit(i, f"if (!x) goto {done};")
-        self.emit(i, f"int64_t t[{max(self.n, 1)}];")
+                self.emit(i, f"if (!x) goto {done};")
+            else:
+                self.emit(i, f"if (!{g}) goto {done};")
         if self.n:
             self.emit(i, "memcpy(t, v, sizeof t);")
         checks: list[tuple[str, int, RangeSort, int]] = []
@@ -472,6 +526,16 @@ class CGen:
             if wraps:
                 assert isinstance(sort, RangeSort)
                 ty = max(ty, tier((sort.lo, sort.size)))
+            if ty == 0 and not fld.wide and isinstance(sort, (BoolSort, RangeSort)):
+                # a value of 64 bits that needs no range check: written in place (the
+                # right-hand sides read ``v``, so the order of the writes does not matter)
+                if in_range or isinstance(sort, BoolSort):
+                    self.emit(i, f"t[{fld.slot}] = {src};")
+                    continue
+                if wraps:
+                    lo, hi, size = (c_const(x) for x in (sort.lo, sort.hi, sort.size))
+                    self.emit(i, f"t[{fld.slot}] = i_fit({src}, {lo}, {hi}, {size});")
+                    continue
             tmp = f"u{k}"
             self.emit(i, f"{CTYPE[ty]} {tmp} = {tr.conv(src, tier(iv), ty)};")
             if in_range:
@@ -487,13 +551,13 @@ class CGen:
             elif ty:  # an unbounded INT holds 64 bits: past them, the Python back end
                 self.emit(i, f"if ({NOT64[ty].format(tmp)}) C->ovf = 1;")
             temps.append((tmp, fld, ty))
-        if any(may_raise(e) for _, e in c.updates):  # only / and % set C->err
+        if any(self.raises(e) for _, e in c.updates):  # only / and % set C->err
             self.emit(i, zero)
         for name, cond in c.asserts:
             if name not in self.assert_index:
                 continue
             self.emit(i, f"x = {tr.cb(cond)};")
-            if may_raise(cond):
+            if self.raises(cond):
                 self.emit(i, zero)
             self.emit(i, f"if (!x) add_fail(C, {c.index}, 3, {self.assert_index[name]}, 0);")
         for tmp, idx, sort, ty in checks:
@@ -536,6 +600,8 @@ class CGen:
             self.emit(i, f"if (flags & FN_MAIN) {{ {main} }} else fn_push(C, {c.index}, t, {f});")
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
+        if self.share:
+            share(self.lines, start, ind, done, mode, self.shapes)
 
     def split_writes(
         self, c: Command
@@ -630,6 +696,11 @@ class CGen:
             self.emit(ind, "default: break;")
             self.emit(ind, "}")
 
+    def locals(self) -> None:
+        """The variables every command of a function uses (:meth:`command`): the target
+        state ``t`` and the condition value ``x``."""
+        self.emit(1, f"int64_t t[{max(self.n, 1)}]; int64_t x; (void)t; (void)x;")
+
     def functions(self) -> None:
         """One step function per process, the dispatch tables and the successor function. When
         each process's commands are one run in command order (always in Promela), the successor
@@ -648,6 +719,7 @@ class CGen:
             k = self.proc_ids[p.name]
             mine = [c for c in sys.commands if c.process == p.name]
             self.emit(0, f"static void fn{k}(ctx_t *C, const int64_t *v, int flags) {{")
+            self.locals()
             self.emit(1, "if (flags & FN_NORMAL) {")
             nmine, tmine = split_timeout(mine)
             self.block(2, nmine, mode)
@@ -663,6 +735,8 @@ class CGen:
         fn_of = ", ".join(str(self.proc_ids[c.process]) for c in sys.commands) or "0"
         self.emit(0, f"static const int32_t m_fn_of[NCMD > 0 ? NCMD : 1] = {{{fn_of}}};")
         self.emit(0, "static void m_successors(ctx_t *C, const int64_t *v) {")
+        if not compact:
+            self.locals()
         if compact:
             for r in runs_n:
                 self.emit(1, f"fn{self.proc_ids[r[0].process]}(C, v, FN_NORMAL | FN_MAIN);")
@@ -689,7 +763,9 @@ class CGen:
         of ``xr``/``xs`` channels, :func:`absmc.ir.dependency.safe_conditions`; 1 when
         unconditional)."""
         sys = self.system
-        safe = safe_conditions(sys, visible_variables(self.props))
+        # none without ``por``: a library for searches that never reduce (the LTL product
+        # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
+        safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
         procs: list[str] = []
         slots: list[str] = []
         offs: list[str] = ["0"]
@@ -712,6 +788,9 @@ class CGen:
         if conds:
             self.emit(1, "switch (j) {")
             for j, e in conds:
+                # each conjunct once (the dependency analysis repeats the same pc tests: on
+                # SPIN's mobile1 example, 0.9 MB of C without this)
+                e = conj(list(dict.fromkeys(conjuncts(e))))
                 self.emit(1, f"case {j}: return {self.tr.cb(e)};")
             self.emit(1, "}")
         self.emit(1, "(void)v; (void)C; (void)j;")
@@ -844,6 +923,7 @@ class CGen:
         """The whole C translation unit: defines, ``head``, the model code, ``tail``."""
         sys = self.system
         self.lines = []
+        self.shapes = {}
         self.functions()
         self.properties()
         self.packing()
@@ -860,4 +940,5 @@ class CGen:
         ]
         if self.bk:  # integers past 128 bits: big_t (runtime_big.c) after the head
             head = f"{head}\n#define BK {self.bk}\n{runtime_big()}"
-        return "\n".join([*defines, head, *self.lines, tail]) + "\n"
+        shaped = shape_functions(self.shapes, self.n)
+        return "\n".join([*defines, head, *shaped, *self.lines, tail]) + "\n"

@@ -144,7 +144,8 @@ class NativeLtl:
     """The model of ``system`` (``properties``: the selected safety properties) with the
     automata of ``ltl`` compiled into one library (``opt``: as
     :class:`~absmc.native.semantics.NativeSemantics`; ``on_compile``: as
-    :func:`~absmc.native.build.load_library`). Raises
+    :func:`~absmc.native.build.load_library`; ``por=False``: without the partial-order tables,
+    for a library whose ``sem`` never runs a reduced safety search). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -154,10 +155,11 @@ class NativeLtl:
         ltl: Sequence[LtlProperty],
         opt: str | None = None,
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
+        por: bool = True,
     ) -> None:
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
-        gen = CGen(system, properties)
+        gen = CGen(system, properties, por)
         head, tail = runtime_sources()
         source = (
             gen.source(head, tail)

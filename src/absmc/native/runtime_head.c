@@ -181,6 +181,10 @@ static inline int64_t i_wrap(int64_t v, int64_t lo, int64_t size) {
     if (r < 0) r += size;
     return (int64_t)(r + lo);
 }
+/* v when it lies in lo..hi, else wrapped into it (size = hi - lo + 1) */
+static inline int64_t i_fit(int64_t v, int64_t lo, int64_t hi, int64_t size) {
+    return v < lo || v > hi ? i_wrap(v, lo, size) : v;
+}
 
 /* the same on __int128 (values wider than 64 bits; ovf past 128) */
 #define W128(hi, lo) ((__int128)(((unsigned __int128)(uint64_t)(hi) << 64) | (uint64_t)(lo)))

@@ -331,6 +331,9 @@ def check_ltl_with_backend(
     # non-progress property (the model's, or "no progress label: every cycle" without one)
     claims = [p for p in system.ltl if p.name != NON_PROGRESS]
     claims += [p for p in selection.ltl if p.name == NON_PROGRESS]
+    # with -N no safety search runs beside the product search (docs/ltl.md): the library
+    # needs no partial-order tables
+    por = options.ltl is None
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
@@ -338,7 +341,7 @@ def check_ltl_with_backend(
             options,
             workers,
             python,
-            lambda opt, started: NativeLtl(system, selection.user, claims, opt, started),
+            lambda opt, started: NativeLtl(system, selection.user, claims, opt, started, por),
         )
         if isinstance(got, Result):
             return got
@@ -346,7 +349,7 @@ def check_ltl_with_backend(
     try:
         if built and isinstance(built[0], Exception):
             raise built[0]
-        native = built[0] if built else NativeLtl(system, selection.user, claims)
+        native = built[0] if built else NativeLtl(system, selection.user, claims, por=por)
         assert isinstance(native, NativeLtl)
 
         def ltl_search(
@@ -363,7 +366,7 @@ def check_ltl_with_backend(
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
-            if native_refusal(o) is not None:
+            if native_refusal(o) is not None or not por:
                 return None
             return list(check_native(system, o, selection, None, workers, native.sem).results)
 

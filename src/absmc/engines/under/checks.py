@@ -32,6 +32,7 @@ from absmc.ir.linear import canonical_atom
 from absmc.ir.simplify import simplify
 from absmc.ir.sorts import BoolSort
 from absmc.ir.system import Command, Property, System
+from absmc.logic import interrupt
 from absmc.logic.definedness import definedness, error_condition, violation_condition
 from absmc.logic.prover import Prover
 
@@ -47,10 +48,20 @@ def success_condition(system: System, command: Command) -> Expr:
 class PrecisionChecks:
     """The checks above for one iteration (one abstraction); see module docstring."""
 
-    def __init__(self, system: System, abstraction: Abstraction, prover: Prover | None) -> None:
+    def __init__(
+        self,
+        system: System,
+        abstraction: Abstraction,
+        prover: Prover | None,
+        signals: int | None = None,
+    ) -> None:
+        """``signals``: the count of Ctrl-C/SIGTERM (:func:`absmc.logic.interrupt.count`) when
+        the check began (default: now); one arriving later ends the next prover call with
+        ``KeyboardInterrupt`` before it starts."""
         self.system = system
         self.alpha = abstraction
         self.prover = prover
+        self.signals = interrupt.count() if signals is None else signals
         self.order = dict(system.index_of)
         self._cache: dict[tuple[object, ...], tuple[Expr, ...]] = {}
         self._ok = {c.index: success_condition(system, c) for c in system.commands}
@@ -99,6 +110,9 @@ class PrecisionChecks:
         key = (a, g)
         hit = self._decided.get(key)
         if hit is None:
+            # a Ctrl-C whose KeyboardInterrupt was swallowed (in a __del__ of Z3's) canceled
+            # one call, which answered unknown: the search would go on without this poll
+            interrupt.raise_if_since(self.signals)
             hit = not self.prover.implies(self.alpha.data_formula(a), g)
             self._decided[key] = hit
         return hit

@@ -25,6 +25,7 @@ from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.limits import INTERRUPTED
 from absmc.kernel.run.options import CheckOptions, Selection, select_properties
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
+from absmc.logic import interrupt
 from absmc.logic.prover import Prover
 from absmc.logic.wp import predicate_atoms
 
@@ -113,17 +114,21 @@ def check_under(system: System, options: CheckOptions, under: UnderOptions) -> R
         else None
     )
     phi = initial_predicates(system, under)
+    signals = interrupt.count()  # Ctrl-C from here on ends the loop (checked between calls)
     loop = _Loop()
     streak: dict[int, int] = {}
     iteration = 0
     try:
         while True:
             iteration += 1
+            interrupt.raise_if_since(signals)
             t0 = time.monotonic()
             calls0 = prover.stats.calls if prover else 0
             hits0 = prover.stats.cache_hits if prover else 0
             alpha = Abstraction(system, phi)
-            checks = None if under.store == "range" else PrecisionChecks(system, alpha, prover)
+            checks = (
+                None if under.store == "range" else PrecisionChecks(system, alpha, prover, signals)
+            )
             run = alpha_search(
                 compiled,
                 alpha,

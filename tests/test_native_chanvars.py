@@ -1,0 +1,78 @@
+"""Channel variables in the native back end. A rendezvous send on a channel variable is one joint
+command per receive that may be on the same channel, so a model that passes channels around
+has thousands of commands whose C differs only in constants; they share one function per shape
+(:func:`absmc.native.shapes.share`, from :data:`~absmc.native.shapes.SHARE_MIN_COMMANDS`
+commands on). Here sharing is forced on small models: the counts and verdicts stay SPIN's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from absmc.lang.promela import load_promela
+from absmc.native import cgen
+from absmc.native.cgen import CGen
+
+from .conftest import SHARED
+from .native_helpers import cli_json, needs_native
+from .spin import run_spin
+
+pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
+
+MODELS = Path(__file__).resolve().parent / "promela_models"
+
+#: models whose channel variables are passed as parameters, over channels and by assignment
+CHANNEL_VARIABLES = [
+    "chan_passing.pml",
+    "chan_reassigned.pml",
+    "chan_local_reassigned.pml",
+    "nested_run.pml",
+]
+
+
+@pytest.mark.parametrize("name", CHANNEL_VARIABLES)
+def test_shared_command_code_gives_spins_counts_and_verdict(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = MODELS / name
+    spin = run_spin(path, tmp_path)  # spin -o1: no dead-variable reset, as --no-reduce
+    monkeypatch.setattr(cgen, "SHARE_MIN_COMMANDS", 1)
+    code, res = cli_json("check", str(path), "--keep-going", "--backend", "native", "--no-reduce")
+    assert res["results"][0]["stats"]["backend"] == "native"
+    assert {p["stats"]["states"] for p in res["results"]} == {spin.states}
+    # pan counts stored + matched states: every transition, plus the initial state
+    assert {p["stats"]["transitions"] + 1 for p in res["results"]} == {spin.transitions}
+    assert res["verdict"] == ("violated" if spin.errors else "holds")
+    assert code == (1 if spin.errors else 0)
+
+
+def test_joint_commands_of_one_shape_share_a_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    system = load_promela(MODELS / "chan_passing.pml")
+    plain = CGen(system, ()).source("", "")
+    monkeypatch.setattr(cgen, "SHARE_MIN_COMMANDS", 1)
+    gen = CGen(system, ())
+    shared = gen.source("", "")
+    # every command's code is a call of a shape function; fewer shapes than commands
+    assert 0 < len(gen.shapes) < len(system.commands)
+    assert shared.count("static void S") == len(gen.shapes)
+    assert sum(len(rows) for _, rows in gen.shapes.values()) == len(system.commands)
+    assert "goto d" not in shared and "goto d" in plain
+
+
+@pytest.mark.slow
+def test_mobile1_in_c_has_spins_states_and_ltl_verdict() -> None:
+    """SPIN's Examples/LTL/mobile1.pml: 3,091 commands, most of them joint commands of
+    rendezvous on channel variables; shared by shape by default."""
+    model = SHARED / "benchmarks" / "ltl" / "mobile1.pml"
+    if not model.exists():
+        pytest.skip("../shared/benchmarks/ltl is not available")
+    assert len(load_promela(model).commands) >= cgen.SHARE_MIN_COMMANDS
+    _, res = cli_json("check", str(model), "--backend", "native", "--no-reduce", "--keep-going")
+    safety = [r for r in res["results"] if r["kind"] != "ltl"]
+    assert {r["stats"]["backend"] for r in safety} == {"native"}
+    assert {r["stats"]["states"] for r in safety} == {30_652}  # SPIN's (spin -o1, pan -c0)
+    code, res = cli_json("check", str(model), "-N", "ltl_0", "--backend", "native")
+    r = next(x for x in res["results"] if x["property"] == "ltl_0")
+    assert (code, r["verdict"], r["stats"]["backend"]) == (0, "holds", "native")
+    assert r["stats"]["states"] == 59_442  # Spot's automaton: SPIN's product has 144,003
