@@ -49,15 +49,17 @@ import re
 import resource
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
-from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from spin_examples import extract  # noqa: E402
+
 CORPUS = ROOT.parent / "shared" / "benchmarks" / "ltl"
 MIRROR = Path("/work/.mirror/nimble-code+Spin/repo")
 
@@ -200,19 +202,6 @@ def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> Ltl
     return LtlRow("violated" if errors else "holds", states, secs, cpu)
 
 
-def extract(mirror: Path, rev: str, dest: Path) -> Path:
-    """``Examples/LTL`` of ``rev`` in the bare git repository ``mirror``, written under
-    ``dest``; returns that directory. Raises ``subprocess.CalledProcessError`` when git fails."""
-    data = subprocess.run(
-        ["git", "--git-dir", str(mirror), "archive", rev, "Examples/LTL"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
-    return dest / "Examples" / "LTL"
-
-
 def ltl_names(model: Path) -> list[str]:
     """The ``ltl`` blocks of ``model`` by name: as absmc reads them, else (absmc refuses the
     model) as the source spells them (an unnamed block is SPIN's ``ltl_0``...)."""
@@ -259,7 +248,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.spin_examples or args.dir is not None:
         with tempfile.TemporaryDirectory() as tmp:
-            root = args.dir if args.dir is not None else extract(args.mirror, args.rev, Path(tmp))
+            root = (
+                args.dir
+                if args.dir is not None
+                else extract(args.mirror, args.rev, Path(tmp), "Examples/LTL")
+            )
             rows = example_rows(root)
             if args.only:
                 rows = [

@@ -36,18 +36,18 @@ from spin_defaults import compare
 MIRROR = Path("/work/.mirror/nimble-code+Spin/repo")
 
 
-def extract(mirror: Path, rev: str, dest: Path) -> Path:
-    """``Examples/`` of ``rev`` in the bare repository ``mirror``, written under ``dest``;
-    returns the ``Examples`` directory. Raises ``subprocess.CalledProcessError`` when git
-    fails."""
+def extract(mirror: Path, rev: str, dest: Path, folder: str = "Examples") -> Path:
+    """``folder`` (``Examples/``, or ``Examples/LTL`` for ltl_vs_spin.py) of ``rev`` in the bare
+    repository ``mirror``, written under ``dest``; returns that directory. Raises
+    ``subprocess.CalledProcessError`` when git fails."""
     data = subprocess.run(
-        ["git", "--git-dir", str(mirror), "archive", rev, "Examples"],
+        ["git", "--git-dir", str(mirror), "archive", rev, folder],
         capture_output=True,
         check=True,
     ).stdout
     with tarfile.open(fileobj=BytesIO(data)) as tar:
         tar.extractall(dest, filter="data")
-    return dest / "Examples"
+    return dest / folder
 
 
 def safety_properties(model: Path, defines: list[str]) -> tuple[str, ...]:

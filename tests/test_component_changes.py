@@ -21,6 +21,7 @@ from absmc.kernel.explore.search import search
 from absmc.kernel.explore.store import ExactStore
 
 from .conftest import EXAMPLES
+from .test_component_memo import _summary
 
 PY = EXAMPLES / "python"
 
@@ -36,16 +37,6 @@ def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every step decodes afresh and walks the whole heap (the behaviour before)."""
     monkeypatch.setattr(machine_mod, "encode_changes", lambda *a: None)
     monkeypatch.setattr(Decoder, "rebase", lambda self, heap: False)
-
-
-def _summary(result: Any) -> list[Any]:
-    out = []
-    for r in result.results:
-        trace = None
-        if r.trace is not None:
-            trace = [(st.command, sorted(st.state.items())) for st in r.trace.steps]
-        out.append((r.property, r.verdict.value, r.stats.states, r.stats.transitions, trace))
-    return out
 
 
 @pytest.mark.parametrize(
