@@ -77,9 +77,11 @@ def test_a_violation_found_by_a_thread_stops_all_and_its_trace_replays() -> None
 
 def test_limits_stop_the_threads_with_unknown(tmp_path: Any) -> None:
     model = tmp_path / "grid.gcl"
+    # 10^8 states: no machine searches them, to the deadlock at x == y == 10000, in 1 s (at
+    # 0..2000, 4 * 10^6 states, an idle CI machine found the deadlock before the time limit)
     model.write_text(
-        "var x, y : 0..2000;\nprocess P { x < 2000 -> x := x + 1; }\n"
-        "process Q { y < 2000 -> y := y + 1; }\n"
+        "var x, y : 0..10000;\nprocess P { x < 10000 -> x := x + 1; }\n"
+        "process Q { y < 10000 -> y := y + 1; }\n"
     )
     code, res = cli_json(
         "check", str(model), "--backend", "native", "--workers", "2", "--max-states", "100000"
