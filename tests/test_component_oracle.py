@@ -26,7 +26,7 @@ from absmc.kernel.run.options import Limits
 from absmc.kernel.run.result import Verdict
 
 from .conftest import EXAMPLES
-from .oracle_programs import FLAGGED, generate
+from .oracle_programs import generate
 
 PY = EXAMPLES / "python"
 UNCAUGHT = "no-uncaught-exception"
@@ -310,9 +310,7 @@ def test_differential_200_programs(tmp_path: Path) -> None:
     rows = [differential(s, tmp_path) for s in range(1000, 1200)]
     counts = _tally(rows)
     print(f"differential (200 programs): {counts}")
-    bad = [
-        r
-        for r in rows
-        if any(str(v).startswith("disagree") for v in r.values()) and r["style"] not in FLAGGED
-    ]
+    # every creation style counts, FLAGGED ones (comprehensions, helpers, Thread subclasses:
+    # threads absmc once ran natively) included
+    bad = [r for r in rows if any(str(v).startswith("disagree") for v in r.values())]
     assert not bad, bad
