@@ -56,7 +56,7 @@ def test_slots_met_without_growing_are_unknown_not_violated(tmp_path: Path) -> N
     assert {r.verdict for r in result.results} == {Verdict.UNKNOWN}
     for r in result.results:
         assert "process-slot limit" in r.reason and "SPIN allows 255" in r.reason, r.reason
-        assert r.trace is None
+        assert r.trace is None and r.extra["process_slots_met"] == 2  # init's and one node's
 
 
 def test_a_violation_past_the_dry_runs_slots_is_found_and_its_trail_replays(

@@ -30,7 +30,7 @@ from absmc.ir.depth import deep_recursion
 from absmc.ir.system import System
 from absmc.kernel.model.initial import check_per_initial_state
 from absmc.kernel.run.options import CheckOptions, Selection, property_kind, select_properties
-from absmc.kernel.run.result import Result, Stats, Verdict
+from absmc.kernel.run.result import Result, Verdict
 
 #: the engines a portfolio (``--method auto``) chooses from, by their capabilities
 MEMBERS: Final[tuple[AnyEngine, ...]] = (EXPLICIT, UNDER, TYPES, FOURVALUED, SYMBOLIC, PDR, KIND)
@@ -157,6 +157,10 @@ _ABSMC_SLOTS = re.compile(
 )
 
 
+#: a property result's field: the process slots a check that met them had (slots_exhausted)
+SLOTS_MET: Final = "process_slots_met"
+
+
 def slots_exhausted(result: Result) -> Result:
     """``result`` with every verdict ``unknown`` when a property was violated by running out
     of the process slots absmc allocated (fewer than SPIN's 255): SPIN would have created the
@@ -164,7 +168,7 @@ def slots_exhausted(result: Result) -> Result:
     stands (the reason says so); else ``result`` unchanged."""
     hit = next(
         (
-            m.group(0)
+            m
             for r in result.results
             if r.verdict is Verdict.VIOLATED and (m := _ABSMC_SLOTS.search(r.reason))
         ),
@@ -173,11 +177,19 @@ def slots_exhausted(result: Result) -> Result:
     if hit is None:
         return result
     reason = (
-        f"the check met absmc's own process-slot limit, {hit}: SPIN would create the "
+        f"the check met absmc's own process-slot limit, {hit.group(0)}: SPIN would create the "
         "process, so the states past it were not explored"
     )
+    met = {SLOTS_MET: int(hit.group(1))}
     rows = tuple(
-        replace(r, verdict=Verdict.UNKNOWN, reason=reason, trace=None, violations=0)
+        replace(
+            r,
+            verdict=Verdict.UNKNOWN,
+            reason=reason,
+            trace=None,
+            violations=0,
+            extra={**r.extra, **met},
+        )
         for r in result.results
     )
     return replace(result, results=rows)
@@ -186,11 +198,7 @@ def slots_exhausted(result: Result) -> Result:
 def _slots_met(result: Result) -> int | None:
     """The number of process slots absmc allocated when ``result`` is :func:`slots_exhausted`'s
     ``unknown`` for running out of them, else ``None``."""
-    for r in result.results:
-        m = _ABSMC_SLOTS.search(r.reason) if r.verdict is Verdict.UNKNOWN else None
-        if m is not None:
-            return int(m.group(1))
-    return None
+    return next((int(r.extra[SLOTS_MET]) for r in result.results if SLOTS_MET in r.extra), None)
 
 
 def run_growing(
@@ -221,15 +229,10 @@ def run_growing(
         f"the check was repeated with {extra} more process slots than the model's dry run "
         "allocated (a run statement had found them all taken)"
     )
-    shared: dict[int, Stats] = {}  # properties of one search keep sharing its statistics
-    rows = []
-    for r in result.results:
-        st = shared.get(id(r.stats))
-        if st is None:
-            extra_stats = {**r.stats.extra, "process_slots_added": extra}
-            st = shared[id(r.stats)] = replace(r.stats, extra=extra_stats)
-        rows.append(replace(r, stats=st))
-    return replace(result, results=tuple(rows), notes=(*result.notes, note))
+    grown = result.map_stats(
+        lambda st: replace(st, extra={**st.extra, "process_slots_added": extra})
+    )
+    return replace(grown, notes=(*grown.notes, note))
 
 
 def forget_earlier_interrupts() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import resource
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -204,15 +204,23 @@ class Result:
         when ``names`` is empty."""
         if not names:
             return self
-        new: dict[int, Stats] = {}  # properties of one search keep sharing its statistics
+
+        def named(st: Stats) -> Stats:
+            # the System's reductions first, then the search's own (partial-order)
+            searched = [n for n in st.extra.get("reductions", []) if n not in names]
+            return dataclasses.replace(st, extra={**st.extra, "reductions": [*names, *searched]})
+
+        return self.map_stats(named)
+
+    def map_stats(self, update: Callable[[Stats], Stats]) -> Result:
+        """This result with ``update`` applied to every property's statistics, once per
+        statistics object: properties of one search keep sharing theirs."""
+        new: dict[int, Stats] = {}
         out = []
         for r in self.results:
             st = new.get(id(r.stats))
             if st is None:
-                # the System's reductions first, then the search's own (partial-order)
-                searched = [n for n in r.stats.extra.get("reductions", []) if n not in names]
-                extra = {**r.stats.extra, "reductions": [*names, *searched]}
-                st = new[id(r.stats)] = dataclasses.replace(r.stats, extra=extra)
+                st = new[id(r.stats)] = update(r.stats)
             out.append(dataclasses.replace(r, stats=st))
         return dataclasses.replace(self, results=out)
 
