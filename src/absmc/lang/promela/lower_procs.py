@@ -362,8 +362,9 @@ class Processes(Statements):
                 stack.append((tr.target, env3, runs + created, [*trace, (tr, len(created))]))
         self.slots = saved_slots
         # chained: from the first run to the last one, the creator keeps exclusive control
+        # (not with priorities: a process it starts with a higher priority takes control)
         idx = [i for i, (_tr, n) in enumerate(best_trace) if n]
-        chained = True
+        chained = not self.priorities_may_differ()
         if idx:
             for tr, _n in best_trace[idx[0] : idx[-1]]:
                 if not (tr.atomic or tr.d_step):

@@ -87,6 +87,8 @@ class Statements(Expressions):
             return self.exec_recv(n, p, ctx, first)
         if k == "d_step":
             return self.exec_dstep(el, p, ctx)
+        if k == "set_priority":
+            return self.exec_set_priority(n, p, ctx)
         if k == "@":
             return [p]
         raise self.err(f"unsupported statement '{k}'", n)
@@ -386,7 +388,7 @@ class Statements(Expressions):
             q = p.copy()
             if free != TRUE:
                 q.conds.append(free)
-            self.start_process(s, pt, vals, q)
+            self.start_process(s, pt, vals, q, priority=max(e.val, 1))
             self.claim_conflicts(s, pt, q)
             if pid_to is not None:
                 self.assign(pid_to, Const(s.pid), q, ctx, [])
@@ -424,9 +426,16 @@ class Statements(Expressions):
                     q.errors.append((cond, claim_message(cl.kind, "", 0, other.process)))
 
     def start_process(
-        self, s: Slot, pt: ProcType, args: list[Expr], p: Path, initial: bool = False
+        self,
+        s: Slot,
+        pt: ProcType,
+        args: list[Expr],
+        p: Path,
+        initial: bool = False,
+        priority: int = 1,
     ) -> None:
         p.env[s.pc] = Const(s.offsets[pt.decl.name] + pt.fsm.start)
+        self.start_priority(s, p, priority)
         ctx = _Ctx(s, pt)
         lays = s.layouts[pt.decl.name]
         for d, v in zip(pt.decl.params, args, strict=True):
