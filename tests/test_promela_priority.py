@@ -118,6 +118,14 @@ OUT_OF_RANGE = """\
 active proctype P() { byte k = 3; set_priority(_pid, k * 100) }
 """
 
+#: pan asks whether hi is executable up to its d_step's first effect: once x > 0, lo waits
+#: (its assertion holds) and hi's d_step blocks inside (pan's "block in d_step seq")
+DSTEP_BLOCK = """\
+byte x;
+active proctype hi() priority 2 { d_step { x > 0; x++; x == 9 } }
+active proctype lo() { x = 1; x = 3; assert(x != 3) }
+"""
+
 MODELS = {
     "priorities": PRIORITIES,
     "rtos1": RTOS1,
@@ -128,6 +136,7 @@ MODELS = {
     "timeouts": TIMEOUTS,
     "mixed": MIXED,
     "out_of_range": OUT_OF_RANGE,
+    "dstep_block": DSTEP_BLOCK,
 }
 
 
@@ -172,6 +181,15 @@ def test_ignoring_priorities_would_report_a_violation_spin_cannot_execute(
     assert flat.verdict is Verdict.VIOLATED
     ours = absmc.check(str(_write(tmp_path, "spurious", SPURIOUS)))
     assert ours.verdict is Verdict.HOLDS
+
+
+def test_a_model_error_inside_a_higher_priority_process_holds_the_others_back(
+    tmp_path: Path,
+) -> None:
+    ours = absmc.check(str(_write(tmp_path, "dstep", DSTEP_BLOCK)), keep_going=True)
+    verdicts = {r.property: r.verdict for r in ours.results}
+    assert verdicts["assert@3"] is Verdict.HOLDS
+    assert verdicts["no-model-error"] is Verdict.VIOLATED
 
 
 def test_defaults_keep_partial_order_reduction_off_and_say_so(tmp_path: Path) -> None:

@@ -23,12 +23,13 @@ The lowering: a slot's priority is a constant when it can only ever have one (it
 set when a process starts, so the states are SPIN's, which keep ``_priority`` in each
 process). When the priorities can differ, every command of process ``p`` gets the conjunct
 ``!(prio(q) > prio(p) && enabled(q))`` for each other slot ``q``, where ``enabled(q)`` is the
-disjunction of ``q``'s command guards (its ``timeout`` commands' for a ``timeout`` command:
-``timeout`` holds only where no other command is enabled); its model-error conditions get it
-too, and its flags ``"priority"``, which keeps partial-order reduction off
-(:mod:`absmc.ir.dependency`: as pan, which compiles models with priorities with
-``NOREDUCE``). pan refuses priorities with rendezvous channels ("use of priorities cannot be
-combined with rendezvous"); so does absmc when the priorities can differ.
+disjunction of ``q``'s command guards and model-error conditions (pan evaluates a transition up
+to its first effect when it asks, and meets the error there; for a ``timeout`` command those of
+``q``'s ``timeout`` commands: ``timeout`` holds only where no other command is enabled); the
+command's own model-error conditions get the conjunct too, and its flags ``"priority"``, which
+keeps partial-order reduction off (:mod:`absmc.ir.dependency`: as pan, which compiles models
+with priorities with ``NOREDUCE``). pan refuses priorities with rendezvous channels ("use of
+priorities cannot be combined with rendezvous"); so does absmc when the priorities can differ.
 """
 
 from __future__ import annotations
@@ -238,11 +239,15 @@ class Priorities(Declarations):
         plan = self.priorities
         if plan is None or plan.uniform:
             return
+        # pan asks each transition of the other process whether it is executable, evaluating
+        # its expressions up to its first effect: a model error met there (an index out of
+        # bounds in a condition, a d_step that would block inside) counts as enabled too
         enabled: dict[tuple[str, bool], list[Expr]] = {}
         for c in self.commands:
-            if FALSE in conjuncts(c.guard):  # a model error only
-                continue
-            enabled.setdefault((c.process, "timeout" in c.flags), []).append(c.guard)
+            rows = enabled.setdefault((c.process, "timeout" in c.flags), [])
+            if FALSE not in conjuncts(c.guard):  # not a model error only
+                rows.append(c.guard)
+            rows.extend(k for k, _ in c.errors)
         ready = {k: disj(v) for k, v in enabled.items()}
         empty = Path({}, [])
         slot_of = {s.name: s for s in self.slots}
