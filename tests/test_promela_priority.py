@@ -126,6 +126,13 @@ active proctype hi() priority 2 { d_step { x > 0; x++; x == 9 } }
 active proctype lo() { x = 1; x = 3; assert(x != 3) }
 """
 
+#: P ends, and init's run reuses its pid with priority 1, not P's 2: the assertion can fail
+PID_REUSE = """\
+byte x;
+init { x == 1; run P(); assert(x == 2) }
+active proctype P() priority 2 { x++ }
+"""
+
 MODELS = {
     "priorities": PRIORITIES,
     "rtos1": RTOS1,
@@ -137,6 +144,7 @@ MODELS = {
     "mixed": MIXED,
     "out_of_range": OUT_OF_RANGE,
     "dstep_block": DSTEP_BLOCK,
+    "pid_reuse": PID_REUSE,
 }
 
 

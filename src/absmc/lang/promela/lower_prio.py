@@ -122,13 +122,14 @@ class Priorities(Declarations):
         ]
         sort = sort_of(0, 255)
         for s in self.slots:
+            # a run may reuse an active process's pid (with its own priority) once it ended
+            values = set().union(*(runs.get(t.decl.name, set()) for t in s.types))
             if s.pid < len(actives):
-                values = {declared_priority(actives[s.pid])}
-            else:
-                values = set().union(*(runs.get(t.decl.name, {1}) for t in s.types))
+                values.add(declared_priority(actives[s.pid]))
+            values = values or {1}
             if dynamic or len(values) > 1:
                 name = f"{s.name}._priority"
-                init = next(iter(values)) if s.pid < len(actives) else 0
+                init = declared_priority(actives[s.pid]) if s.pid < len(actives) else 0
                 self.add_var(name, 0, 255, init)
                 plan.variables[s.pid] = name
             else:
