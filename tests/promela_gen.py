@@ -265,7 +265,8 @@ class _RunsGen(_PorGen):
         ]
         spawn = [f"run {r.choice('VW')}(me)" for _ in range(r.randint(1, 2))]
         waits = [f"me?{r.choice(self.locals)}" for _ in spawn]
-        order = [*spawn, *waits] if r.random() < 0.5 else [x for p in zip(spawn, waits) for x in p]
+        pairs = [x for p in zip(spawn, waits, strict=True) for x in p]
+        order = [*spawn, *waits] if r.random() < 0.5 else pairs
         body = f"byte l0, l1; {chan}; {'; '.join(order)}; {self.seq(1, 2)}"
         if r.random() < 0.5:
             lines.append(f"active proctype S() {{ {body} }}")
