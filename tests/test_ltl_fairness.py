@@ -15,11 +15,14 @@ import pytest
 
 from absmc.codegen.python import compile_system
 from absmc.engines import registry
+from absmc.engines.explicit.check import check_explicit
 from absmc.ir.ltl import NON_PROGRESS
 from absmc.kernel.ltl import irproduct, ltl
 from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import PropertyResult, Verdict
 from absmc.lang.loader import load_model
+from absmc.native import native_available
+from absmc.native.build import OPT_ENV
 
 from .spin import require_spin
 
@@ -146,3 +149,26 @@ def test_counter_waits_only_for_live_processes(tmp_path: Path) -> None:
     # ! [] <> (x == 1) is accepted at once (x is 0): the counter waits for init alone, and
     # init's atomic step ends the round (seed copy k + 1); the other claim move leaves it idle
     assert {t[-1] for _, t in succ} == {0, fair.k + 1}
+
+
+@pytest.mark.skipif(not native_available(), reason="no C compiler")
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_fair_counter_in_c_equals_python(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C search (runtime_ltl.c, l_fair_start / l_fair_pass) stores the Python product's
+    states on every block, and its lasso of a violated block replays as weakly fair."""
+    monkeypatch.setenv(OPT_ENV, "-O0")
+    model = tmp_path / "token.pml"
+    model.write_text(MODELS[kind] + "ltl reaches2 { <> (x == 2) }\n")
+    system = load_model(model)
+    for name in ("round", "pass", "toggles", "reaches2"):
+        opts = CheckOptions(ltl=name, fairness="weak")
+        py = next(r for r in check_explicit(system, opts, "python").results if r.property == name)
+        c = next(r for r in check_explicit(system, opts, "native").results if r.property == name)
+        assert c.stats.extra["backend"] == "native"
+        assert (name, c.verdict, c.stats.states) == (name, py.verdict, py.stats.states)
+        expected = Verdict.VIOLATED if name == "reaches2" else Verdict.HOLDS
+        assert (name, c.verdict) == (name, expected)
+        if c.verdict is Verdict.VIOLATED:
+            assert c.trace is not None and c.trace.replayed and c.trace.cycle_start is not None
