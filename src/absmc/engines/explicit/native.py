@@ -363,6 +363,7 @@ def check_ltl_with_backend(
                 safety=True,
                 deadlock=deadlock,
                 weakly_fair=options.fairness == "weak",
+                workers=workers,
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
