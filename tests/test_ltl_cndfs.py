@@ -77,6 +77,10 @@ def _assert_agree(
             native = "native_fallback" not in r.stats.extra and w > 0
             if native and w > 1 and r.verdict is not Verdict.UNKNOWN:
                 assert r.stats.extra["workers"] == w, (w, name)
+                blue = r.stats.extra["blue_per_worker"]
+                assert len(blue) == w
+                if r.verdict is Verdict.HOLDS:  # every state expanded by some thread's blue search
+                    assert sum(blue) >= r.stats.states, (w, name)
     return runs
 
 

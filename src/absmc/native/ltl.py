@@ -208,9 +208,11 @@ class NativeLtl:
         are the shared store's and the lasso is the first one a thread found; with a depth
         bound (``limits.max_depth``) the one-thread search runs, with the reason in
         ``extra["workers_note"]``. The lasso is in the labels of ``python`` × the automaton
-        (:func:`lasso_labels`); ``extra`` has the C store's bytes and ``workers`` (threads
-        used). Raises :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value
-        left 64 bits), ``MemoryError`` (the store could not be allocated)."""
+        (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
+        used) and with CNDFS ``blue_per_worker`` (states each thread expanded in its blue
+        search: their sum less the states stored is the work done twice). Raises
+        :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
+        ``MemoryError`` (the store could not be allocated)."""
         limits = limits or Limits()
         stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
@@ -309,6 +311,10 @@ class NativeLtl:
             "store_bytes": int(api.stat(handle, 7)),
             "workers": threads,
         }
+        if threads > 1:  # the states each thread expanded in its blue search
+            found.extra["blue_per_worker"] = [
+                int(lib.cn_stat(handle, 16 + p)) for p in range(threads)
+            ]
         if note is not None:
             found.extra["workers_note"] = note
         return found

@@ -66,8 +66,9 @@ typedef struct cw_s {
     uint64_t *bsucc; int64_t nbsucc, capbsucc;
     uint64_t *rsucc; int64_t nrsucc, caprsucc;
     uint64_t *R; int64_t nR, capR, await_i;
-    int64_t transitions, deepest, nested, waits;
-    int64_t pub[4] __attribute__((aligned(64))); /* published: the four counts above */
+    int64_t transitions, deepest, nested, waits, expanded;
+    int64_t pub[5] __attribute__((aligned(64))); /* published: transitions, deepest, nested,
+                                                    stack depth, expanded */
     uint64_t rng;
     int64_t *lasso; int64_t nlasso, cycle_start;
     char pad_[64];
@@ -211,6 +212,7 @@ static int cn_push_blue(cw_t *W, int64_t id) {
     if (n < 0) return (int)-n;
     cn_permute(W, W->bsucc + off * LW, n);
     W->transitions += n;
+    W->expanded++;
     if (W->nbs > W->deepest) W->deepest = W->nbs;
     lframe_t *f = &W->bs[W->nbs++];
     f->id = id;
@@ -349,6 +351,7 @@ static void cn_publish(cw_t *W) {
     __atomic_store_n(&W->pub[1], W->deepest, __ATOMIC_RELAXED);
     __atomic_store_n(&W->pub[2], W->nested, __ATOMIC_RELAXED);
     __atomic_store_n(&W->pub[3], W->nbs, __ATOMIC_RELAXED);
+    __atomic_store_n(&W->pub[4], W->expanded, __ATOMIC_RELAXED);
 }
 
 static void *cn_thread(void *arg) {
@@ -531,7 +534,13 @@ int cn_run(cn_t *N, const int64_t *init, double seconds) {
     return s;
 }
 
+/* statistics: 0 states stored, 1 transitions, 2 deepest blue stack, 4 states entered by red
+ * searches, 5 lasso length, 6 its cycle start, 7 store bytes, 8 current deepest stack, 9
+ * awaits that waited, 10 threads; 16 + p: the states thread p expanded in its blue search */
 int64_t cn_stat(cn_t *N, int which) {
+    if (which >= 16)
+        return which - 16 < N->n ? __atomic_load_n(&N->w[which - 16]->pub[4], __ATOMIC_RELAXED)
+                                 : 0;
     int64_t sum = 0, most = 0;
     for (int p = 0; p < N->n && which != 0 && which != 7; p++) {
         int k = which == 1 ? 0 : which == 2 ? 1 : which == 4 ? 2 : which == 8 ? 3 : -1;
