@@ -24,10 +24,13 @@
  *
  * "No cycle" only when every worker's blue search has ended. A cycle found by a worker is a
  * lasso of its blue stack and (from a red search) its red stack to the cyan state it met, in
- * the format of runtime_ltl.c's (native/ltl.py replays it). Every reachable product state is
- * expanded by some worker's blue search before "no cycle" (a blue state was; a red one was
- * blue or on a blue stack), so the safety checks of runtime_ltl.c (a failing step, a state
- * property of a new state, an invalid end state) cover the whole product as there.
+ * the format of runtime_ltl.c's (native/ltl.py replays it). At "no cycle" every reachable
+ * product state is blue or red (a successor of a blue state is blue, red or was on a blue
+ * stack; every successor of a red state is red), i.e. expanded by a blue or a red search. A red
+ * search may enter a state on another worker's blue stack and store successors that worker
+ * has not met yet; made red, those are skipped by every blue search. So both searches expand
+ * with the safety checks of runtime_ltl.c (a failing step, an invalid end state; a new state's
+ * state properties when stored): they cover the whole product, as one thread's outer search.
  *
  * The store: the packed product states (LW words) in chunks that never move (2^CN_CB states
  * each, with one flag word per state: blue, red, cyan and pink of each worker), found by a hash
@@ -257,7 +260,8 @@ static int cn_push_red(cw_t *W, int64_t id) {
     if (!l_reserve(&W->R, &W->capR, W->nR + 1)) return L_MEMORY;
     int64_t off = W->nrsucc;
     const uint64_t *s = cn_state(N, id);
-    int64_t n = l_expand(W->E, s, &W->rsucc, &W->nrsucc, &W->caprsucc, 0);
+    /* with the checks: a red search may enter states no blue search will expand (below) */
+    int64_t n = l_expand(W->E, s, &W->rsucc, &W->nrsucc, &W->caprsucc, 1);
     if (n < 0) return (int)-n;
     cn_permute(W, W->rsucc + off * LW, n);
     lframe_t *g = &W->rs[W->nrs++];
