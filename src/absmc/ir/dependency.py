@@ -39,7 +39,7 @@ each channel a command there receives from is non-empty and each it sends to is 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import product
 
@@ -169,23 +169,45 @@ MAX_VALUES = 64
 
 def value_sets(system: System) -> dict[str, frozenset[int]]:
     """A flow-insensitive over-approximation of the values of the variables that only ever get
-    constants: ``{name: {initial value, every constant a command assigns it}}`` for each
-    variable that no command assigns anything but a constant and no initial constraint
-    mentions (at most :data:`MAX_VALUES` values; others are left out)."""
+    constants or copies of such variables: ``{name: {initial value, every constant a command
+    assigns it, every value of a variable a command copies into it}}`` for each variable that
+    no command assigns anything else and no initial constraint mentions (at most
+    :data:`MAX_VALUES` values; others are left out). A channel parameter bound by ``run`` to a
+    global channel variable that nothing assigns gets that channel's id."""
     vals: dict[str, set[int]] = {v.name: {v.init} for v in system.variables}
     if system.init_constraint is not None:
         for n in reads_of([system.init_constraint]):
             vals.pop(n, None)
+    copies: dict[str, set[str]] = {}  # variable -> the variables assigned to it
     for c in system.commands:
         for n, e in c.updates:
             got = vals.get(n)
             if got is None:
                 continue
             k = as_const(e)
-            if k is None or len(got) >= MAX_VALUES:
+            if isinstance(e, Var):
+                copies.setdefault(n, set()).add(e.name)
+            elif k is None or len(got) >= MAX_VALUES:
                 del vals[n]
             else:
                 got.add(k)
+    # a copy x := y gives x every value of y (a least fixpoint; x is left out with y)
+    grew = True
+    while grew:
+        grew = False
+        for n, srcs in copies.items():
+            got = vals.get(n)
+            if got is None:
+                continue
+            for y in srcs:
+                more = vals.get(y)
+                if more is None or len(got | more) > MAX_VALUES:
+                    del vals[n]
+                    grew = True
+                    break
+                if not more <= got:
+                    got |= more
+                    grew = True
     return {k: frozenset(v) for k, v in vals.items()}
 
 
@@ -539,7 +561,16 @@ class _Context:
             for w, k in a.items():
                 if k is not None:
                     relax.setdefault(k, set()).update(by_var[w])
-            ok, need = self.safe(sub, process, pc, loc, relax, frozenset(names))
+            def keep(d: CommandDeps, a: dict[str, int | None] = a) -> bool:
+                # a command the chain goes on with whose guard pins a claim variable to
+                # another value than this combination's cannot run in these states
+                got = var_conjuncts(self.system.commands[d.index].guard, names)
+                return all(
+                    w not in got or (got[w] == a[w] if a[w] is not None else got[w] not in values[w])
+                    for w in names
+                )
+
+            ok, need = self.safe(sub, process, pc, loc, relax, frozenset(names), keep)
             if not ok:
                 continue
             assume: list[Expr] = []
@@ -554,14 +585,19 @@ class _Context:
         return disj(out)
 
     def chain(
-        self, here: list[CommandDeps], process: str, pc: str | None
+        self,
+        here: list[CommandDeps],
+        process: str,
+        pc: str | None,
+        keep: Callable[[CommandDeps], bool] | None = None,
     ) -> list[CommandDeps] | None:
         """``here`` with every command an exclusive (atomic) chain started by one of them can
         go on with: the commands at each location a command keeping the process's exclusive
         control leads to, transitively (a chain is one step of the search, so it commutes with
         another process's command when all of its commands do: SPIN's ``has_global`` of an
         ``atomic`` sequence, pangen2.c ``scan_seq``). ``None`` when a chain hands control to
-        another process or leads to a location not known statically."""
+        another process or leads to a location not known statically. ``keep``: which of the
+        commands at those locations can run in the states considered (default: all)."""
         out = list(here)
         seen = {d.index for d in here}
         done: set[int] = set()
@@ -581,7 +617,12 @@ class _Context:
                 continue
             done.add(k)
             for e in self.deps:
-                if e.process == process and e.location in (k, None) and e.index not in seen:
+                if (
+                    e.process == process
+                    and e.location in (k, None)
+                    and e.index not in seen
+                    and (keep is None or keep(e))
+                ):
                     seen.add(e.index)
                     out.append(e)
                     todo.append(e)
@@ -595,13 +636,15 @@ class _Context:
         loc: int | None,
         relax: Mapping[int, set[str]],
         fixed: frozenset[str] = frozenset(),
+        keep: Callable[[CommandDeps], bool] | None = None,
     ) -> tuple[bool, list[Expr]]:
         """Are the commands ``here`` of ``process`` at ``loc`` safe, given the channels it
         claims (``relax``: channel id -> ``{"xr", "xs"}``), and under which conditions on those
-        channels? ``fixed``: variables (the claim variables) nothing may write meanwhile."""
+        channels? ``fixed``: variables (the claim variables) nothing may write meanwhile;
+        ``keep``: as for :meth:`chain`."""
         system = self.system
         writers, readers, testers = self.index
-        chain = self.chain(here, process, pc)
+        chain = self.chain(here, process, pc, keep)
         if chain is None:
             return False, []
         here = chain
@@ -626,24 +669,24 @@ class _Context:
             if ch is None:
                 continue
             own_ok = frozenset(
-                ({"r"} if "xr" in kinds else set()) | ({"s"} if "xs" in kinds else set())
+                ({"r", "e"} if "xr" in kinds else set()) | ({"s", "n"} if "xs" in kinds else set())
             )
             touching = [d for d in here if (d.reads | d.writes) & ch.variables]
             if not touching or not all(self.explained(d.index, cid, own_ok) for d in touching):
                 continue
             own = {k for d in touching for k, c in system.commands[d.index].chan_ops if c == cid}
             length = Var(ch.length, system.var(ch.length).sort)
-            if "r" in own:
+            if own & {"r", "e"}:
                 need.append(Op(">", (length, Const(0))))
-            if "s" in own:
+            if own & {"s", "n"}:
                 need.append(Op("<", (length, Const(ch.capacity))))
             # another process's polls the front end checks against a claim held here are
             # model errors (its claim errors), as its receives (xr) and sends (xs) are
             allowed: set[str] = set()
             if "xr" in kinds:
-                allowed |= {"s", "r", "R", "l", "e"}
+                allowed |= {"s", "r", "R", "l", "e", "n"}
             if "xs" in kinds:
-                allowed |= {"r", "R", "s", "S", "l", "n"}
+                allowed |= {"r", "R", "s", "S", "l", "n", "e"}
             others[cid] = frozenset(allowed)
         # the process's own claim errors on a channel it claims alike: another claimant of it
         # can only have started with a claim error of its own (pan's setq_claim), which the
