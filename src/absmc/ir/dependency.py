@@ -439,9 +439,16 @@ class _Context:
         self.chans = {c.cid: c for c in system.channels}
         self.chan_of_var = {v: c.cid for c in system.channels for v in c.variables}
         self.pc_of = {p.name: p.pc for p in system.processes}
+        self._values: dict[str, frozenset[int]] | None = None
         self._before: dict[tuple[str, int], frozenset[int] | None] = {}
         self._pc_edges: dict[str, list[tuple[int | None, int]] | None] = {}
         self._never: dict[tuple[str, int], Expr | None] = {}
+
+    def values(self) -> dict[str, frozenset[int]]:
+        """:func:`value_sets` of the system (computed once, when a claim asks)."""
+        if self._values is None:
+            self._values = value_sets(self.system)
+        return self._values
 
     def before(self, pc: str, k: int) -> frozenset[int] | None:
         """The values of the program counter ``pc`` from which it can come to ``k`` (``k``
@@ -541,7 +548,13 @@ class _Context:
                 fixed.setdefault(int(cl.channel.value), set()).add(cl.kind)
         names = sorted(by_var)
         pins = {d.index: var_conjuncts(self.system.commands[d.index].guard, names) for d in here}
-        values = {w: sorted({p[w] for p in pins.values() if w in p}) for w in names}
+        # the values the commands here pin a claim variable to, and every value it can hold
+        # (a poll or a chain that does not pin it is specialised for each)
+        known = self.values()
+        values = {
+            w: sorted({p[w] for p in pins.values() if w in p} | known.get(w, frozenset()))
+            for w in names
+        }
         count = 1
         for w in names:
             count *= len(values[w]) + 1
@@ -628,6 +641,63 @@ class _Context:
                     todo.append(e)
         return out
 
+    def most_ops(
+        self,
+        start: list[CommandDeps],
+        chain: list[CommandDeps],
+        process: str,
+        pc: str | None,
+        cid: int,
+        kinds: frozenset[str],
+    ) -> int | None:
+        """How much one step from ``start`` (one of its commands, and the commands of ``chain``
+        an exclusive chain goes on with) needs of channel ``cid``: ``kinds`` is ``{"s", "n"}``
+        (free slots: each send and ``nfull`` needs one more than the sends before it) or
+        ``{"r", "e"}`` (messages: each receive and ``nempty`` one more than the receives
+        before it); the most over every way the step can go. ``None`` when a chain can repeat
+        such an operation without bound (a cycle). A step that finds what it needs at its
+        start does not block on the channel half-way."""
+        cmds = self.system.commands
+        move = "s" if "s" in kinds else "r"
+
+        def own(d: CommandDeps) -> tuple[int, int]:
+            # (what the command itself needs, how many it consumes): a poll and a move in
+            # one command count as two (the command's expressions are read in one state)
+            ops = [k for k, c in cmds[d.index].chan_ops if c == cid and k in kinds]
+            moves = sum(1 for k in ops if k == move)
+            return (len(ops) if moves else min(len(ops), 1)), moves
+
+        def target(d: CommandDeps) -> int | None:
+            c = cmds[d.index]
+            if c.exclusive != process or pc is None:
+                return None
+            to = c.update_map().get(pc)
+            return int(to.value) if isinstance(to, Const) else None
+
+        at: dict[int, list[CommandDeps]] = {}
+        for d in chain:
+            if d.location is not None:
+                at.setdefault(d.location, []).append(d)
+        best = dict.fromkeys(at, 0)
+
+        def value(d: CommandDeps) -> int:
+            needs, moves = own(d)
+            t = target(d)
+            after = best.get(t, 0) if t is not None else 0
+            return max(needs, moves + after) if after else needs
+
+        # longest paths by relaxation; still growing after |locations| rounds: a cycle
+        for _ in range(len(at) + 1):
+            grew = False
+            for k, ds in at.items():
+                v = max(value(d) for d in ds)
+                if v > best[k]:
+                    best[k] = v
+                    grew = True
+            if not grew:
+                return max((value(d) for d in start), default=0)
+        return None
+
     def safe(
         self,
         here: list[CommandDeps],
@@ -647,7 +717,7 @@ class _Context:
         chain = self.chain(here, process, pc, keep)
         if chain is None:
             return False, []
-        here = chain
+        start, here = here, chain
         targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
         for d in here:
             c = system.commands[d.index]
@@ -674,12 +744,18 @@ class _Context:
             touching = [d for d in here if (d.reads | d.writes) & ch.variables]
             if not touching or not all(self.explained(d.index, cid, own_ok) for d in touching):
                 continue
-            own = {k for d in touching for k, c in system.commands[d.index].chan_ops if c == cid}
+            # the most receives (and nempty polls) and sends (and nfull polls) of the channel
+            # one step can do: an atomic chain must not block on it half-way (a partial
+            # chain would not commute with another process's send or receive)
+            takes = self.most_ops(start, here, process, pc, cid, frozenset({"r", "e"}))
+            puts = self.most_ops(start, here, process, pc, cid, frozenset({"s", "n"}))
+            if takes is None or puts is None or puts > ch.capacity:
+                continue
             length = Var(ch.length, system.var(ch.length).sort)
-            if own & {"r", "e"}:
-                need.append(Op(">", (length, Const(0))))
-            if own & {"s", "n"}:
-                need.append(Op("<", (length, Const(ch.capacity))))
+            if takes:
+                need.append(Op(">", (length, Const(takes - 1))))
+            if puts:
+                need.append(Op("<", (length, Const(ch.capacity - puts + 1))))
             # another process's polls the front end checks against a claim held here are
             # model errors (its claim errors), as its receives (xr) and sends (xs) are
             allowed: set[str] = set()
