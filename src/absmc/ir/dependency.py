@@ -546,8 +546,15 @@ class _Context:
                 by_var.setdefault(cl.channel.name, set()).add(cl.kind)
             elif isinstance(cl.channel, Const):
                 fixed.setdefault(int(cl.channel.value), set()).add(cl.kind)
-        names = sorted(by_var)
-        pins = {d.index: var_conjuncts(self.system.commands[d.index].guard, names) for d in here}
+        # the claim variables the step reads (the commands here and those a chain can go on
+        # with): only their values decide which channels the step uses
+        every = self.chain(here, process, pc)
+        if every is None:
+            return FALSE
+        used = frozenset().union(*(d.reads for d in every))
+        names = sorted(w for w in by_var if w in used)
+        pin_of = {d.index: var_conjuncts(self.system.commands[d.index].guard, names) for d in every}
+        pins = {d.index: pin_of[d.index] for d in here}
         # the values the commands here pin a claim variable to, and every value it can hold
         # (a poll or a chain that does not pin it is specialised for each)
         known = self.values()
@@ -555,13 +562,15 @@ class _Context:
             w: sorted({p[w] for p in pins.values() if w in p} | known.get(w, frozenset()))
             for w in names
         }
+        # None: any other value (none when the value set is known: it holds every value)
+        choices = [[*values[w], *([] if w in known else [None])] for w in names]
         count = 1
-        for w in names:
-            count *= len(values[w]) + 1
+        for ch in choices:
+            count *= len(ch)
         if count > MAX_CLAIM_COMBINATIONS:
             return FALSE
         out: list[Expr] = []
-        for combo in product(*[[*values[w], None] for w in names]):
+        for combo in product(*choices):
             a = dict(zip(names, combo, strict=True))
             sub = [
                 d
@@ -574,12 +583,14 @@ class _Context:
             for w, k in a.items():
                 if k is not None:
                     relax.setdefault(k, set()).update(by_var[w])
+
             def keep(d: CommandDeps, a: dict[str, int | None] = a) -> bool:
                 # a command the chain goes on with whose guard pins a claim variable to
                 # another value than this combination's cannot run in these states
-                got = var_conjuncts(self.system.commands[d.index].guard, names)
+                got = pin_of[d.index]
                 return all(
-                    w not in got or (got[w] == a[w] if a[w] is not None else got[w] not in values[w])
+                    w not in got
+                    or (got[w] == a[w] if a[w] is not None else got[w] not in values[w])
                     for w in names
                 )
 
