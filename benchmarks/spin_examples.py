@@ -6,8 +6,8 @@ mirror (``--mirror``, default ``/work/.mirror/nimble-code+Spin/repo``; ``git arc
 the repository (``--dir``). Each row is :func:`spin_defaults.compare`'s: SPIN as its users run
 it (``spin -a``, ``gcc -O2 -DSAFETY -DNOCLAIM``: dead-variable reset and partial-order
 reduction on) against ``absmc check --keep-going`` with its defaults; for a model with ``ltl``
-blocks absmc checks only the safety properties (``--property`` for each one that is not an
-``ltl`` block), as ``-DNOCLAIM`` does. A model either tool refuses is a row saying so.
+blocks or a ``never`` claim absmc checks only the safety properties (``--property`` for each
+one that is neither), as ``-DNOCLAIM`` does. A model either tool refuses is a row saying so.
 
 Usage::
 
@@ -52,9 +52,10 @@ def extract(mirror: Path, rev: str, dest: Path) -> Path:
 
 def safety_properties(model: Path, defines: list[str]) -> tuple[str, ...]:
     """``--property NAME`` arguments for every property of ``model`` that is not an ``ltl``
-    block (empty when the model has none, or when absmc cannot read it: the row then shows
-    absmc's own error)."""
-    if "ltl" not in model.read_text(errors="replace"):
+    block or a ``never`` claim (``-DNOCLAIM`` leaves both out of SPIN's run; empty when the
+    model has neither, or when absmc cannot read it: the row then shows absmc's own error)."""
+    text = model.read_text(errors="replace")
+    if "ltl" not in text and "never" not in text:
         return ()
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "--json", "--no-trail"]
     args += ["--max-states", "1", "--keep-going"]

@@ -16,7 +16,8 @@ and blocking statements give violations and deadlocks. The same seed always give
   locals and globals, ``timeout``, ``run`` of a helper process, blocking guards (invalid end
   states), and SPIN's exclusive channels: a second buffered channel and ``xr``/``xs``
   declarations (sometimes broken by another process's receive or send, or by two claims: pan's
-  "xr/xs assertion violated" model errors).
+  "xr/xs assertion violated" model errors), and polls of both channels (``len``, ``full``,
+  ``empty``, ``nfull``, ``nempty``: a model error where another process claims the channel).
 """
 
 from __future__ import annotations
@@ -174,6 +175,10 @@ class _PorGen(_Gen):
         if k == 4:
             return f"assert({self.cond()} || {self.cond()})"
         if k == 5:
+            if self.chan and not self.rendezvous and r.random() < 0.5:
+                ch = self.ch()
+                polls = [f"len({ch}) > 0", f"full({ch})", f"empty({ch})", f"nfull({ch})"]
+                return f"{r.choice([*polls, f'nempty({ch})'])} -> skip"
             return f"{self.cond()} -> skip" if r.random() < 0.7 else "skip"
         if k == 6 and self.chan:
             return f"{self.ch()}!{self.var()}"

@@ -115,7 +115,9 @@ def test_timeout_covers_loading(monkeypatch: pytest.MonkeyPatch) -> None:
 
     import absmc.lang.loader as loader
 
-    def slow_load(path: object, defines: object = None, reduce: bool = False) -> object:
+    def slow_load(
+        path: object, defines: object = None, reduce: bool = False, extra_slots: int = 0
+    ) -> object:
         time.sleep(30)  # a front end stuck on a huge model
         raise AssertionError("the time limit should have ended loading")
 

@@ -4,6 +4,7 @@ memo is used (most steps of the dining philosophers are reused)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,3 +61,51 @@ def test_memo_changes_nothing_but_the_time(
         # most steps of a thread do not depend on where the other threads are
         hits = with_memo.results[0].stats.extra["memo_hits"]
         assert hits > with_memo.results[0].stats.transitions // 2
+
+
+SWAP = """
+import threading
+
+a = None
+b = None
+
+
+def swapper():
+    global a, b
+    a, b = b, a
+
+
+def holder():
+    x = a
+    v = x[0]
+    w = 0
+    assert x[0] == v
+
+
+def main():
+    global a, b
+    a = [1]
+    b = [2]
+    t1 = threading.Thread(target=swapper)
+    t2 = threading.Thread(target=holder)
+    t1.start()
+    t2.start()
+    t1.join()
+    t2.join()
+"""
+
+
+@pytest.mark.parametrize("memoize", [True, False])
+def test_a_step_that_swaps_objects_is_not_reused_with_other_threads_frames(
+    tmp_path: Path, memoize: bool
+) -> None:
+    # swapping the two globals' lists moves no encoded reference but renumbers both lists:
+    # reused in a state where holder already holds one of them, it handed holder the other
+    # (a false "assertion failed", refuted on CPython: unknown)
+    path = tmp_path / "swap.py"
+    path.write_text(SWAP)
+    ns = load_program(path).__dict__
+    prog, code = build_program(ns, ns["main"], ["swapper", "holder", "main"], "statement", {})
+    sem = ComponentSemantics(prog, code, [], memoize=memoize)
+    result = check_semantics(sem, ComponentOptions(), "swap.py")
+    assert [(r.verdict.value, r.stats.states) for r in result.results] == [("holds", 39)] * 3

@@ -151,7 +151,10 @@ def _generated(tmp_path: Path, seed: int, threads: int, ops: int) -> tuple[Any, 
     return _same(path, "main", component(seed, threads), keep_going=True)
 
 
-@pytest.mark.parametrize("seed", range(10))
+# seeds 0-4 in CI, 5-9 (and the larger programs below) under -m slow
+@pytest.mark.parametrize(
+    "seed", [s if s < 5 else pytest.param(s, marks=pytest.mark.slow) for s in range(10)]
+)
 def test_reduction_keeps_the_verdicts_of_generated_programs(tmp_path: Path, seed: int) -> None:
     _generated(tmp_path, seed, 2, 2)
 
@@ -164,6 +167,7 @@ def test_reduction_keeps_the_verdicts_of_more_generated_programs(tmp_path: Path,
 
 def test_generated_programs_have_every_kind_of_verdict(tmp_path: Path) -> None:
     """The differential test above means something: its programs hold and fail."""
+    kinds = {("assert", "violated"), ("assert", "holds"), ("no-deadlock", "violated")}
     seen: set[tuple[str, str]] = set()
     for seed in range(10):
         path = tmp_path / f"gen_{seed}.py"
@@ -171,9 +175,9 @@ def test_generated_programs_have_every_kind_of_verdict(tmp_path: Path) -> None:
         result = _verdicts(path, "main", component(seed, 2), True, keep_going=True)
         for r in result.results:
             seen.add((r.property, r.verdict.value))
-    assert ("assert", "violated") in seen
-    assert ("assert", "holds") in seen
-    assert ("no-deadlock", "violated") in seen
+        if kinds <= seen:
+            break  # (the programs after this one add nothing to the assertion)
+    assert kinds <= seen, seen
 
 
 INDEPENDENT = """

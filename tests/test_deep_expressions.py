@@ -57,6 +57,25 @@ def _methods() -> list[object]:
     return [pytest.param(m, marks=_method_marks(m), id=m) for m in METHODS]
 
 
+def _grid(cases: list[str], *every_method: str) -> list[object]:
+    """(case, method) pairs for a too-deep error, which the loader raises before any method
+    runs: in CI every case with ``explicit`` and every method with the cases ``every_method``;
+    the other pairs under ``-m slow``."""
+    return [
+        pytest.param(
+            case,
+            m,
+            marks=[
+                *_method_marks(m),
+                *([] if m == "explicit" or case in every_method else [pytest.mark.slow]),
+            ],
+            id=f"{case}-{m}",
+        )
+        for case in cases
+        for m in METHODS
+    ]
+
+
 def _gcl(guard: str, update: str, invariant: str) -> str:
     """A counter 0..3 that wraps around (no deadlock), a data variable ``y``."""
     return (
@@ -110,8 +129,7 @@ def _too_deep_gcl() -> dict[str, tuple[str, int]]:
     }
 
 
-@pytest.mark.parametrize("method", _methods())
-@pytest.mark.parametrize("case", list(_too_deep_gcl()))
+@pytest.mark.parametrize(("case", "method"), _grid(list(_too_deep_gcl()), "not-2000"))
 def test_gcl_too_deep_is_a_located_error(method: str, case: str, tmp_path: Path) -> None:
     text, line = _too_deep_gcl()[case]
     path = tmp_path / "deep.gcl"
@@ -147,8 +165,9 @@ TOO_DEEP_PROMELA = {
 }
 
 
-@pytest.mark.parametrize("method", _methods())
-@pytest.mark.parametrize("case", list(TOO_DEEP_PROMELA))
+@pytest.mark.parametrize(
+    ("case", "method"), _grid(list(TOO_DEEP_PROMELA), "not-2000", "parens-300")
+)
 def test_promela_too_deep_is_a_located_error(method: str, case: str, tmp_path: Path) -> None:
     path = tmp_path / "deep.pml"
     path.write_text(_promela(TOO_DEEP_PROMELA[case]))

@@ -164,9 +164,7 @@ def test_property_selection() -> None:
     assert result.verdict is Verdict.HOLDS  # type: ignore[attr-defined]
 
 
-@settings(max_examples=100, deadline=None)
-@given(finite_systems())
-def test_random_systems_verdicts_agree_with_reference(system: System) -> None:
+def _verdicts_agree_with_reference(system: System) -> None:
     ref = reference_explore(system)
     for order in ("bfs", "dfs"):
         result = check_explicit(system, CheckOptions(order=order, keep_going=True))  # type: ignore[arg-type]
@@ -185,6 +183,19 @@ def test_random_systems_verdicts_agree_with_reference(system: System) -> None:
                 assert run_path(compile_system(system), path)[-1] == tuple(
                     r.trace.steps[-1].state[v.name] for v in system.variables
                 )
+
+
+@settings(max_examples=30, deadline=None)
+@given(finite_systems())
+def test_random_systems_verdicts_agree_with_reference(system: System) -> None:
+    _verdicts_agree_with_reference(system)  # 30 systems in CI, 100 under -m slow
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
+@given(finite_systems())
+def test_random_systems_verdicts_agree_with_reference_100(system: System) -> None:
+    _verdicts_agree_with_reference(system)
 
 
 @pytest.mark.parametrize("order", ["bfs", "dfs"])

@@ -181,8 +181,16 @@ def _exact_vs(method: str, seeds: range, kind_depth: int | None = None) -> tuple
 
 @pytest.mark.parametrize("method", ["pdr", "kind"])
 def test_never_contradicts_exact_search_on_generated_models(method: str) -> None:
-    unknown, total = _exact_vs(method, range(8), KIND_DEPTH)
-    assert total >= 16 and unknown < total
+    # seeds 0-3 in CI (4-7 and 100-300 under -m slow)
+    unknown, total = _exact_vs(method, range(4), KIND_DEPTH)
+    assert total >= 8 and unknown < total
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["pdr", "kind"])
+def test_never_contradicts_exact_search_on_generated_models_4_to_7(method: str) -> None:
+    unknown, total = _exact_vs(method, range(4, 8), KIND_DEPTH)
+    assert total >= 8 and unknown < total
 
 
 def test_kind_searches_generated_model_4_to_the_max_depth() -> None:
@@ -246,7 +254,12 @@ def _ctl_vs_explicit(method: str, seeds: range) -> int:
 
 
 def test_ag_properties_agree_with_explicit_ctl_labelling() -> None:
-    assert _ctl_vs_explicit("pdr", range(8)) > 0
+    assert _ctl_vs_explicit("pdr", range(4)) > 0  # seeds 0-3 in CI, 4-7 under -m slow
+
+
+@pytest.mark.slow
+def test_ag_properties_agree_with_explicit_ctl_labelling_4_to_7() -> None:
+    assert _ctl_vs_explicit("pdr", range(4, 8)) > 0
 
 
 @pytest.mark.slow
@@ -290,7 +303,10 @@ def test_bakery4_mutex_holds_with_a_checked_certificate(method: str) -> None:
     assert check_certificate(system, bad_condition(system, "mutex", "ctl"), inv).valid
 
 
-@pytest.mark.parametrize("method", ["kind", pytest.param("pdr", marks=pytest.mark.slow)])
+# under -m slow: kind took 150 s of one xdist worker on a loaded 2-core machine; CI proves
+# bakery4's mutex with both methods and checks their certificates (above)
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["kind", "pdr"])
 def test_airport_bk4_taxiway_holds_with_a_checked_certificate(method: str) -> None:
     system = load_model(SYMBOLIC / "airport_bk4.gcl")
     r = _by_name(method, system, properties=["taxiway"])["taxiway"]

@@ -239,14 +239,14 @@ def _generated(seeds: range) -> tuple[int, int]:
 
 
 def test_generated_systems_agree_with_explicit_ltl() -> None:
-    unknown, total = _generated(range(5))
+    unknown, total = _generated(range(3))  # seeds 0-2 in CI, 3-204 under -m slow
     print(f"abstraction vs explicit LTL: {total} answers, {unknown} unknown, 0 contradictions")
-    assert total == 5 * 3 * 2 and unknown < total
+    assert total == 3 * 3 * 2 and unknown < total
 
 
 @pytest.mark.slow
 def test_generated_systems_agree_with_explicit_ltl_many() -> None:
-    unknown, total = _generated(range(5, 205))
+    unknown, total = _generated(range(3, 205))
     print(f"abstraction vs explicit LTL: {total} answers, {unknown} unknown, 0 contradictions")
 
 

@@ -109,14 +109,15 @@ class Outcome:
     crashed: BaseException | None
 
 
-def run_check(path: Path) -> Outcome:
-    """``absmc check PATH`` with the mutation limits, in-process (the one adapter to the CLI)."""
+def run_check(path: Path, limits: tuple[str, ...] = LIMITS) -> Outcome:
+    """``absmc check PATH`` with the mutation limits (or ``limits``), in-process (the one
+    adapter to the CLI)."""
     from absmc.cli import cli
 
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(WATCHDOG_S)
     try:
-        res = CliRunner().invoke(cli, ["check", str(path), *LIMITS])
+        res = CliRunner().invoke(cli, ["check", str(path), *limits])
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)

@@ -90,3 +90,16 @@ def test_four_planes_taxiway_is_proved_on_the_abstraction_and_concretely() -> No
     assert "partial predicate abstraction of w1, w2, w3, w4" in r.reason
     poly = _check(base, "taxiway")
     assert poly.verdict is Verdict.HOLDS and poly.extra["proved_by"] == "concrete", poly.reason
+
+
+@pytest.mark.slow
+def test_four_planes_runway_is_proved_on_the_abstraction_of_the_taxiway_tickets() -> None:
+    # the runway exclusion of airport_tic4 with Table 3's tic4 set (w1..w4 <= ts): the runway
+    # tickets r1..r4 stay concrete, so the proof is on the abstraction (docs/symbolic.md,
+    # *The four-plane airport's two exclusions*)
+    base = parse_gcl_file(AIRPORT4)
+    preds = _predicates(base, *(f"w{i} <= ts" for i in range(1, 5)))
+    r = _check(base.with_(predicates=preds), "runway")
+    assert r.verdict is Verdict.HOLDS, r.reason
+    assert r.extra["proved_by"] == "abstraction"
+    assert "partial predicate abstraction of w1, w2, w3, w4" in r.reason

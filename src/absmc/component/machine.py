@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from absmc.component.changes import encode_changes
 from absmc.component.guard import (
     CHECK_CONSTRUCTORS,
     REAL_THREAD,
@@ -78,6 +79,7 @@ from absmc.component.values import (
     UNBOUND,
     Decoder,
     Encoder,
+    Hashed,
     NativeSyncUse,
     Opaque,
     SyncHandle,
@@ -244,6 +246,12 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
                 program.namespace[n] = convert(program.namespace[n], memo)
         frame = self._bind(entry, tuple(args), dict(kwargs or {}))
         main = _Thread("main", None, 0, [[entry.index, 0, frame, 0]], False)
+        #: the last successor encoded kept every object's number, for every state of its
+        #: memo key (:func:`absmc.component.changes.encode_changes`)
+        self.same_numbers = False
+        #: the decoder of the last step, whose objects the next step reuses
+        #: (:meth:`Decoder.rebase`)
+        self._live: Decoder | None = None
         self._initial = self._encode([main])
 
     # -- Semantics protocol (the model interface) ---------------------------------------
@@ -363,7 +371,17 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
         return (target if choice < max(nalts, 1) else None), f
 
     # -- encoding ------------------------------------------------------------------------
-    def _encode(self, threads: list[_Thread], old: Decoder | None = None) -> State:
+    def _encode(
+        self, threads: list[_Thread], old: Decoder | None = None, src: State | None = None
+    ) -> State:
+        """The state of the live ``threads`` and objects; ``old``: the decoder of ``src``,
+        the state the step started from."""
+        self.same_numbers = False
+        if old is not None and src is not None:
+            out = encode_changes(threads, old, src, self.prog, self.opaque, self._owned)
+            if out is not None:
+                self.same_numbers = out[1]
+                return out[0]
         e = Encoder(self.opaque, self._owned, old)
         enc = e.enc
         reenc = e.reenc
@@ -385,20 +403,27 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
                             for fr in frames
                         ]
                     )
-                tt.append((t.name, reenc(t.handle), st, frames, t.daemon))
+                tt.append(Hashed((t.name, reenc(t.handle), st, frames, t.daemon)))
                 continue
             if type(st) is tuple:
                 st = (st[0], enc(st[1]), st[2], enc(st[3]), enc(st[4]))
             frames = tuple([(fr[0], fr[1], enc_seq(enc, fr[2]), fr[3]) for fr in t.frames])
-            tt.append((t.name, reenc(t.handle) if t.henc else enc(t.handle), st, frames, t.daemon))
+            h = reenc(t.handle) if t.henc else enc(t.handle)
+            tt.append(Hashed((t.name, h, st, frames, t.daemon)))
         return cast(State, (g, c, tuple(tt), e.heap))
 
     def materialize(self, s: State, only: int = -1) -> tuple[Decoder, list[_Thread]]:
         """Live objects for ``s``: the tracked globals are written into the program's
         namespace and the cells; returns the decoder and the threads (with ``only >= 0``,
-        only that thread's frames are materialized, the others keep their encoding)."""
+        only that thread's frames are materialized, the others keep their encoding, and the
+        heap objects of the previous such call are reused: :meth:`Decoder.rebase`)."""
         g, c, tt, heap = cast(Any, s)
-        d = Decoder(heap, self.opaque)
+        d = self._live
+        if only < 0 or d is None or not d.rebase(heap):
+            d = Decoder(heap, self.opaque)
+        if only >= 0:
+            # a step's objects are kept for the next step (changed in place into its heap)
+            self._live = d
         dec = d.dec
         ns = self.prog.namespace
         for n, v in zip(self.prog.roots, g, strict=True):
@@ -491,7 +516,9 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
         if self.env_calls == calls:
             if target is None:
                 self.memo.remember(s, key, (None, fails, nalts))
-            else:
+            elif self.same_numbers:
+                # every object kept its number (a step that swaps two objects moves no
+                # encoded reference but would renumber the other threads' references)
                 d = memo_delta(s, target, tid)
                 if d is not None:
                     self.memo.remember(s, key, (d, fails, nalts))
@@ -544,7 +571,7 @@ class ComponentSemantics(ThreadSteps, JoinedSteps):
             raise NativeUseError(g.violation, self._where(*at) if at is not None else None)
         if nalts == 0 or choice >= nalts:
             return None, tuple(fails), nalts
-        return self._encode(threads, d), tuple(fails), nalts
+        return self._encode(threads, d, s), tuple(fails), nalts
 
     def guarded(self) -> contextlib.AbstractContextManager[Any]:
         """The guard of :mod:`absmc.component.guard` for this program (every thread and

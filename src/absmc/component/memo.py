@@ -10,12 +10,17 @@ A step is kept only when reusing it is exact:
 
 * it called no environment function (a repeated call keeps its place in the determinism
   check and the test generation);
-* it created no thread and no heap cell, and left every reference where it was (the same
-  references, in the same order, in every heap cell, in the globals, in the stepping
-  thread's entry and in the statuses): then the canonical numbering (a walk from the roots,
-  :mod:`absmc.component.values`) is the same for every state of the key, whatever the other
-  threads' frames, and the successor is the state with the step's globals, heap, stepping
-  thread and statuses.
+* it created no thread and no heap cell, every object kept its number, and no reference
+  moved (the same cells referenced in the same order by every heap cell and global; each
+  thread's references meet first the same cells in the same order): then the canonical
+  numbering (a walk from the roots, :mod:`absmc.component.values`) is the same for every
+  state of the key, whatever the other threads' frames, and the successor is the state
+  with the step's globals, heap, stepping thread and statuses. This is what the machine's
+  encoding from the changed cells checks (:func:`absmc.component.changes.encode_changes`);
+  a step encoded by the full walk is not kept. (Comparing encoded references alone is not
+  enough: a step that swaps two objects referenced by two globals changes no encoded
+  reference but renumbers both objects, and another thread holding one of them would then
+  hold the other.)
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, cast
 
-from absmc.component.values import _refs
+from absmc.component.values import Hashed
 from absmc.ir.steps import State
 
 #: the most memoized steps kept (then the memo starts again: bounded memory); with a store
@@ -49,33 +54,21 @@ def step_key(s: State, tid: int, label: int) -> Hashable:
     return (label, cast(Any, s)[2][tid])
 
 
-def _skeleton(v: Any) -> list[int]:
-    out: list[int] = []
-    _refs(v, out)
-    return out
-
-
-def _same_refs(a: Any, b: Any) -> bool:
-    return a is b or _skeleton(a) == _skeleton(b)
-
-
 def delta(s: State, t: State, tid: int) -> Delta | None:
     """The part of the successor ``t`` of ``s`` (by thread ``tid``) a memo keeps, or None
-    when the step moved references (then the successor of another state of the same key
-    could be numbered differently)."""
-    g, c, tt, heap = cast(Any, s)
+    when the step changed another thread's frames or handle, or the numbers of threads or
+    cells. The caller keeps only steps that kept every object's number for every state of
+    the key (``same_numbers`` of :func:`absmc.component.changes.encode_changes`: references
+    that two swapped objects make move no encoded reference, yet would renumber the other
+    threads' references)."""
+    _, _, tt, heap = cast(Any, s)
     g2, c2, tt2, heap2 = cast(Any, t)
     if len(tt2) != len(tt) or len(heap2) != len(heap):
-        return None
-    if not (_same_refs(g, g2) and _same_refs(c, c2) and _same_refs(tt[tid], tt2[tid])):
         return None
     for j, (a, b) in enumerate(zip(tt, tt2, strict=True)):
         if j == tid:
             continue
-        if (a[3] is not b[3] and a[3] != b[3]) or a[1] != b[1] or not _same_refs(a[2], b[2]):
-            return None
-    for a, b in zip(heap, heap2, strict=True):
-        if a is not b and _skeleton(a) != _skeleton(b):
+        if (a[3] is not b[3] and a[3] != b[3]) or (a[1] is not b[1] and a[1] != b[1]):
             return None
     return (g2, c2, heap2, tt2[tid], tuple([x[2] for x in tt2]))
 
@@ -91,7 +84,7 @@ def apply(s: State, tid: int, d: Delta) -> State:
         elif e[2] is statuses[j] or e[2] == statuses[j]:
             out.append(e)
         else:
-            out.append((e[0], e[1], statuses[j], e[3], e[4]))
+            out.append(Hashed((e[0], e[1], statuses[j], e[3], e[4])))
     return cast(State, (g2, c2, tuple(out), heap2))
 
 

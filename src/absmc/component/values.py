@@ -29,6 +29,7 @@ fields...)`` (a synchronization object).
 from __future__ import annotations
 
 import contextlib
+import operator
 import threading
 from collections import defaultdict, deque
 from collections.abc import Callable
@@ -62,6 +63,25 @@ def ref(n: int) -> Enc:
     """The reference ``("r", n)`` (one shared tuple per number below 4096: states share
     them, and an unchanged reference stays the same object)."""
     return _REFS[n] if n < 4096 else ("r", n)
+
+
+class Hashed(tuple):  # type: ignore[type-arg]
+    """A tuple that computes its hash once (equal to the tuple's): a state's heap and
+    thread entries, which many states share (memoized steps, threads that did not move),
+    so that hashing a state (the store, the memo's keys) does not walk them again."""
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            h = self._hash = tuple.__hash__(self)
+            return h
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled without the hash (another process may hash strings differently)
+        return (Hashed, (tuple(self),))
 
 
 class Opaque:
@@ -150,31 +170,44 @@ class NativeSyncUse(Exception):
     part of the component the translator runs as one step): the checker cannot schedule it."""
 
 
+class Renumbered(Exception):
+    """An encoding with a given numbering met an object that has none (a new heap object)."""
+
+
 class Encoder:
     """One canonical walk: ``enc(obj)`` encodes a live value, numbering heap objects as they are
     met; ``heap`` holds the cells in number order. ``owned(obj)`` tells whether an instance is
     component data (else it is opaque); ``old`` (optional) is the decoder of the previous
     state, for :meth:`reenc` of encoded values that were not decoded."""
 
-    __slots__ = ("_num", "cells", "ident", "old", "opaque", "owned", "same")
+    __slots__ = ("_dirty", "_num", "cells", "fixed", "ident", "old", "opaque", "owned", "same")
 
     def __init__(
-        self, opaque: Opaque, owned: Callable[[type], bool], old: Decoder | None = None
+        self,
+        opaque: Opaque,
+        owned: Callable[[type], bool],
+        old: Decoder | None = None,
+        fixed: dict[int, int] | None = None,
     ) -> None:
         self.opaque = opaque
         self.owned = owned
         self.old = old
-        self._num: dict[int, int] = {}
+        #: with ``fixed`` (id of an object -> its number), the numbering is given: meeting
+        #: any other heap object raises :class:`Renumbered`
+        self.fixed = fixed is not None
+        self._num: dict[int, int] = {} if fixed is None else fixed
         self.cells: list[Any] = []
         #: while ``same``, every cell numbered so far kept its number of the previous state:
         #: cells ``0 .. ident-1`` are the old cells of those numbers (then an unchanged block
         #: of the old heap is copied as it is instead of being walked)
         self.same = old is not None
         self.ident = 0
+        #: prefix counts of the materialized cells of ``old`` a step changed (on first use)
+        self._dirty: list[int] | None = None
 
     @property
     def heap(self) -> tuple[Any, ...]:
-        return tuple(self.cells)
+        return Hashed(self.cells)
 
     def reenc(self, v: Enc) -> Enc:
         """Re-number an encoded value of the previous state: a reference to a cell that was
@@ -202,10 +235,7 @@ class Encoder:
             m = len(self.cells)
             if self.same:
                 if m == n:
-                    end = _copyable_block(old, n)
-                    if end > 0:
-                        self.cells.extend(old.heap[n:end])
-                        self.ident = end
+                    if self._copy_block(n):
                         return v
                     self.ident = n + 1
                 else:
@@ -232,6 +262,39 @@ class Encoder:
             return ("F", frozenset([self.reenc(x) for x in v[1]]))
         return v
 
+    def _copy_block(self, n: int) -> bool:
+        """While every cell so far kept its number, the next cell is the previous state's
+        cell ``n``: when nothing in its block (``n`` and the cells first met below it) was
+        changed by the step (cells not materialized, or materialized and still
+        :meth:`Decoder.clean`) and no set in it holds references, the block is copied as
+        it was (the walk would number and encode it so) and True is returned."""
+        old = self.old
+        assert old is not None
+        ends, unsafe = _blocks(old.heap)
+        end = ends[n]
+        if unsafe[end] != unsafe[n]:
+            return False
+        objs = old.objs
+        if objs:
+            dirty = self._dirty
+            if dirty is None:
+                dirty = [0] * (len(old.heap) + 1)
+                for k in old.changed():
+                    dirty[k + 1] = 1
+                for k in range(len(old.heap)):
+                    dirty[k + 1] += dirty[k]
+                self._dirty = dirty
+            if dirty[end] != dirty[n]:
+                return False
+            num = self._num
+            for k in range(n, end):
+                o = objs.get(k)
+                if o is not None:
+                    num[id(o)] = k
+        self.cells.extend(old.heap[n:end])
+        self.ident = end
+        return True
+
     def enc(self, obj: Any) -> Enc:
         t = type(obj)
         if t is int or t is str or obj is None:
@@ -252,14 +315,19 @@ class Encoder:
             n = self._num.get(id(obj))
             if n is not None:
                 return ref(n)
-            n = self._num[id(obj)] = len(self.cells)
+            if self.fixed:
+                raise Renumbered
+            n = len(self.cells)
             if self.same:
                 old = self.old
                 assert old is not None
-                if old.cell_of.get(id(obj)) == n:
+                if old.objs.get(n) is obj:
+                    if self._copy_block(n):
+                        return ref(n)
                     self.ident = n + 1
                 else:
                     self.same = False
+            self._num[id(obj)] = n
             self.cells.append(None)
             self.cells[n] = self._cell(obj, t)
             return ref(n)
@@ -362,12 +430,48 @@ _CONTAINERS = frozenset({list, dict, set, deque, defaultdict})
 _ATOMS = frozenset({int, str, bool, float, bytes, complex, range, frozenset, type(None), tuple})
 
 
+_is = operator.is_
+#: keys whose hash cannot change while their identity does not
+_STABLE_KEYS = frozenset({int, str, type(None), bool, float, bytes})
+
+
+def _shallow(o: Any, tag: str) -> tuple[Any, ...] | None:
+    """The contents of heap object ``o`` (of a cell tagged ``tag``) one level deep, as a
+    tuple compared item by item by identity (:meth:`Decoder.clean`); None for the kinds
+    that are never taken as unchanged (sets; dicts with keys that are not plain atoms)."""
+    if tag == "L" or tag == "Q":
+        return tuple(o)
+    if tag == "$":
+        return tuple(o.fields)
+    if tag == "O":
+        try:
+            d = o.__dict__
+        except AttributeError:
+            d = slot_values(o)
+        return (type(o), len(d), *d, *d.values())
+    if tag == "D" or tag == "DD":
+        for k in o:
+            if type(k) not in _STABLE_KEYS:
+                return None
+        head = o.default_factory if tag == "DD" else None
+        return (head, len(o), *o, *o.values())
+    return None
+
+
 class Decoder:
     """Materializes cells of a heap (tuple of cells) as live objects on demand: ``obj(n)``
     (and ``dec`` of a reference) creates cell ``n`` and what it reaches; ``objs`` maps the
-    materialized cell numbers to their objects (what :meth:`Encoder.reenc` reads)."""
+    materialized cell numbers to their objects (what :meth:`Encoder.reenc` reads).
 
-    __slots__ = ("cell_of", "heap", "objs", "opaque")
+    ``snap[n]`` is the shallow contents object ``n`` had when it was materialized (its items,
+    fields or attributes, see :func:`_shallow`): an object whose contents are still those
+    (compared by identity) encodes as its cell did, if what it references does too. That lets
+    a decoder be kept from one step to the next (:meth:`rebase`): its objects are changed in
+    place into another heap's cells instead of being created again. ``unsafe``: a cell held a
+    value whose encoding can change while its identity does not (a nested function, an
+    exception, a synchronization method), so the objects are not kept."""
+
+    __slots__ = ("_changed", "cell_of", "heap", "in_cell", "objs", "opaque", "snap", "unsafe")
 
     def __init__(self, heap: tuple[Any, ...], opaque: Opaque) -> None:
         self.heap = heap
@@ -375,6 +479,10 @@ class Decoder:
         self.objs: dict[int, Any] = {}
         #: id of a materialized object -> its cell number
         self.cell_of: dict[int, int] = {}
+        self._changed: list[int] | None = None
+        self.snap: dict[int, tuple[Any, ...] | None] = {}
+        self.in_cell = False
+        self.unsafe = False
 
     def all(self) -> None:
         """Materialize every cell."""
@@ -388,32 +496,48 @@ class Decoder:
         cell = self.heap[n]
         tag = cell[0]
         dec = self.dec
+        outer = self.in_cell
+        self.in_cell = True
         # the shell first (so that cycles and aliasing resolve), then its contents
         if tag == "L":
             o = self.objs[n] = []
-            o.extend([dec(x) if type(x) is tuple else x for x in cell[1:]])
         elif tag == "$":
             o = self.objs[n] = SyncHandle(cell[1], [])
-            o.fields = [dec(x) if type(x) is tuple else x for x in cell[2:]]
         elif tag == "D":
             o = self.objs[n] = {}
+        elif tag == "S":
+            o = self.objs[n] = set()
+        elif tag == "Q":
+            o = self.objs[n] = deque()
+        elif tag == "DD":
+            o = self.objs[n] = defaultdict()
+        else:
+            cls = self.opaque.objects[cell[1]]
+            o = self.objs[n] = cls.__new__(cls)
+        self.cell_of[id(o)] = n
+        self._fill(o, cell, dec)
+        self.in_cell = outer
+        self.snap[n] = _shallow(o, tag)
+        return o
+
+    @staticmethod
+    def _fill(o: Any, cell: Any, dec: Callable[[Enc], Any]) -> None:
+        """Set the contents of the (empty or stale) object ``o`` of cell ``cell``'s kind."""
+        tag = cell[0]
+        if tag == "L" or tag == "Q":
+            o.extend([dec(x) if type(x) is tuple else x for x in cell[1:]])
+        elif tag == "$":
+            o.fields = [dec(x) if type(x) is tuple else x for x in cell[2:]]
+        elif tag == "D":
             for i in range(1, len(cell), 2):
                 o[dec(cell[i])] = dec(cell[i + 1])
         elif tag == "S":
-            o = self.objs[n] = set()
             o.update(dec(x) for x in cell[1])
-        elif tag == "Q":
-            o = self.objs[n] = deque()
-            o.extend(dec(x) for x in cell[1:])
         elif tag == "DD":
-            o = self.objs[n] = defaultdict()
             o.default_factory = dec(cell[1])
             for i in range(2, len(cell), 2):
                 o[dec(cell[i])] = dec(cell[i + 1])
         else:
-            cls = self.opaque.objects[cell[1]]
-            o = self.objs[n] = cls.__new__(cls)
-            self.cell_of[id(o)] = n
             try:
                 d = o.__dict__
             except AttributeError:
@@ -422,8 +546,104 @@ class Decoder:
             else:
                 for i in range(2, len(cell), 2):
                     d[cell[i]] = dec(cell[i + 1])
-        self.cell_of[id(o)] = n
-        return o
+
+    def changed(self) -> list[int]:
+        """The materialized cells whose objects no longer have the contents they were
+        materialized with (compared one level deep, by identity: :func:`_shallow`); all of
+        them when a cell held an unsafe value. Computed once after a step (the objects do
+        not change again until :meth:`rebase`)."""
+        out = self._changed
+        if out is None:
+            out = []
+            snap = self.snap
+            unsafe = self.unsafe
+            heap = self.heap
+            for n, o in self.objs.items():
+                sn = snap[n]
+                if unsafe or sn is None:
+                    out.append(n)
+                    continue
+                t = type(o)
+                if t is list:
+                    if len(o) != len(sn) or not all(map(_is, o, sn)):
+                        out.append(n)
+                    continue
+                if t is SyncHandle:
+                    f = o.fields
+                    if o.kind != heap[n][1] or len(f) != len(sn) or not all(map(_is, f, sn)):
+                        out.append(n)
+                    continue
+                now = _shallow(o, heap[n][0])
+                if now is None or len(now) != len(sn) or not all(map(_is, now, sn)):
+                    out.append(n)
+            self._changed = out
+        return out
+
+    def rebase(self, heap: tuple[Any, ...]) -> bool:
+        """Make the materialized objects those of ``heap`` (a heap with the same cell kinds
+        at the numbers materialized): every object whose cell differs, or that a step
+        :meth:`changed`, gets its contents again, in place, so that every reference to it
+        stays right. False (the decoder is then unusable) when a kind differs or a cell
+        held an unsafe value."""
+        if self.unsafe:
+            return False
+        old = self.heap
+        objs = self.objs
+        size = len(heap)
+        stale = self.changed()
+        self._changed = None
+        if heap is not old:
+            done = set(stale)
+            for n in objs:
+                if n in done:
+                    continue
+                if n >= size:
+                    stale.append(n)
+                    continue
+                cell = heap[n]
+                was = old[n]
+                if cell is was or cell == was:
+                    continue
+                if cell[0] != was[0] or ((cell[0] == "$" or cell[0] == "O") and cell[1] != was[1]):
+                    return False
+                stale.append(n)
+        self.heap = heap
+        if not stale:
+            return True
+        for n in stale:
+            if n >= size:
+                del self.cell_of[id(objs.pop(n))]
+                del self.snap[n]
+        dec = self.dec
+        self.in_cell = True
+        # hashed containers last: their keys' contents are final by then
+        for late in (False, True):
+            for n in stale:
+                if n >= size:
+                    continue
+                cell = heap[n]
+                tag = cell[0]
+                if (tag == "D" or tag == "S" or tag == "DD") is not late:
+                    continue
+                o = objs[n]
+                if tag == "$":
+                    o.kind = cell[1]
+                    o.fields = []
+                elif tag == "L" or tag == "Q" or late:
+                    o.clear()
+                elif type(o) is not self.opaque.objects[cell[1]]:
+                    return False
+                else:
+                    try:
+                        o.__dict__.clear()
+                    except AttributeError:
+                        for k in slot_names(type(o)):
+                            with contextlib.suppress(AttributeError):
+                                object.__delattr__(o, k)
+                self._fill(o, cell, dec)
+                self.snap[n] = _shallow(o, tag)
+        self.in_cell = False
+        return not self.unsafe
 
     def dec(self, v: Enc) -> Any:
         if v is None or type(v) is int or type(v) is str:
@@ -446,6 +666,8 @@ class Decoder:
         if tag == "M":
             return MethodType(self.dec(v[2]), self.dec(v[1]))
         if tag == "N":
+            if self.in_cell:
+                self.unsafe = True
             tmpl = self.opaque.objects[v[1]]
             f = FunctionType(
                 tmpl.__code__,
@@ -462,10 +684,14 @@ class Decoder:
         if tag == "B":
             return getattr(self.dec(v[1]), v[2])
         if tag == "m":
+            if self.in_cell:
+                self.unsafe = True
             return SyncMethod(self.dec(v[1]), v[2])
         if tag == "F":
             return frozenset(self.dec(x) for x in v[1])
         if tag == "e":
+            if self.in_cell:
+                self.unsafe = True
             cls = self.opaque.objects[v[1]]
             args = self.dec(v[2])
             try:
@@ -486,6 +712,20 @@ def _refs(v: Enc, out: list[int]) -> None:
     elif tag in _REF_TAGS:
         for x in v[1] if tag == "F" else v[1:]:
             _refs(x, out)
+
+
+def seq_refs(seq: Any) -> list[int]:
+    """The heap references of the encoded values of ``seq``, in walk order."""
+    out: list[int] = []
+    tags = _REF_TAGS
+    for x in seq:
+        if type(x) is tuple:
+            tag = x[0]
+            if tag == "r":
+                out.append(x[1])
+            elif tag in tags:
+                _refs(x, out)
+    return out
 
 
 _BLOCKS: list[Any] = [None, None]
@@ -523,19 +763,6 @@ def _blocks(heap: tuple[Any, ...]) -> tuple[list[int], list[int]]:
     _BLOCKS[0] = heap
     _BLOCKS[1] = (ends, unsafe)
     return ends, unsafe
-
-
-def _copyable_block(old: Decoder, n: int) -> int:
-    """The end of cell ``n``'s block in ``old.heap`` when no cell of it was materialized
-    (then it is re-encoded as it is), else -1."""
-    ends, unsafe = _blocks(old.heap)
-    end = ends[n]
-    if unsafe[end] != unsafe[n]:
-        return -1
-    for k in old.objs:
-        if n <= k < end:
-            return -1
-    return end
 
 
 #: tags of encoded values that may contain heap references (renumbered by ``reenc``)

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import product
 
-from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, conj, conjuncts, disj
+from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, as_const, conj, conjuncts, disj
 from absmc.ir.steps import GroupDeps
 from absmc.ir.system import STATE_PROPERTY_KINDS, ChannelClaim, Command, Property, System
 
@@ -153,10 +153,89 @@ class CommandDeps:
 
 
 def command_dependencies(system: System) -> tuple[CommandDeps, ...]:
-    """The dependency information of every command of ``system``, in command order."""
+    """The dependency information of every command of ``system``, in command order. A read
+    that no reachable state can make matter is left out: one under a comparison ``x == k``
+    (``ite``, ``&&``) that is false for every value :func:`value_sets` gives ``x`` (a channel
+    parameter's branch for a channel no ``run`` passes it)."""
     pc_of = {p.name: p.pc for p in system.processes}
     pcs = frozenset(pc for pc in pc_of.values() if pc is not None)
-    return tuple(_deps(c, pc_of[c.process], pcs) for c in system.commands)
+    values = {k: v for k, v in value_sets(system).items() if k not in pcs}
+    return tuple(_deps(c, pc_of[c.process], pcs, values) for c in system.commands)
+
+
+#: the most values :func:`value_sets` keeps for one variable
+MAX_VALUES = 64
+
+
+def value_sets(system: System) -> dict[str, frozenset[int]]:
+    """A flow-insensitive over-approximation of the values of the variables that only ever get
+    constants: ``{name: {initial value, every constant a command assigns it}}`` for each
+    variable that no command assigns anything but a constant and no initial constraint
+    mentions (at most :data:`MAX_VALUES` values; others are left out)."""
+    vals: dict[str, set[int]] = {v.name: {v.init} for v in system.variables}
+    if system.init_constraint is not None:
+        for n in reads_of([system.init_constraint]):
+            vals.pop(n, None)
+    for c in system.commands:
+        for n, e in c.updates:
+            got = vals.get(n)
+            if got is None:
+                continue
+            k = as_const(e)
+            if k is None or len(got) >= MAX_VALUES:
+                del vals[n]
+            else:
+                got.add(k)
+    return {k: frozenset(v) for k, v in vals.items()}
+
+
+def _pruned(e: Expr, values: Mapping[str, frozenset[int]]) -> Expr:
+    """``e`` with every ``x == k`` (``x != k``) that :func:`value_sets` makes false (true)
+    replaced by that constant, and the ``ite``, ``&&`` and ``||`` that then decide taken."""
+    if not values:
+        return e
+    memo: dict[int, Expr] = {}
+
+    def fixed(x: Expr) -> bool | None:
+        if isinstance(x, Op) and x.op in ("==", "!=") and len(x.args) == 2:
+            a, b = x.args
+            if isinstance(a, Const):
+                a, b = b, a
+            if (
+                isinstance(a, Var)
+                and isinstance(b, Const)
+                and a.name in values
+                and b.value not in values[a.name]
+            ):
+                return x.op == "!="
+        return None
+
+    def go(x: Expr) -> Expr:
+        if not isinstance(x, Op):
+            return x
+        hit = memo.get(id(x))
+        if hit is not None:
+            return hit
+        f = fixed(x)
+        res: Expr
+        if f is not None:
+            res = TRUE if f else FALSE
+        else:
+            args = tuple(go(a) for a in x.args)
+            if x.op == "ite" and args[0] in (TRUE, FALSE):
+                res = args[1] if args[0] == TRUE else args[2]
+            elif x.op == "&&" and FALSE in args:
+                res = FALSE
+            elif x.op == "||" and TRUE in args:
+                res = TRUE
+            elif all(a is b for a, b in zip(args, x.args, strict=True)):
+                res = x
+            else:
+                res = Op(x.op, args, x.span)
+        memo[id(x)] = res
+        return res
+
+    return go(e)
 
 
 def group_dependencies(system: System) -> tuple[GroupDeps, ...]:
@@ -181,19 +260,27 @@ def group_dependencies(system: System) -> tuple[GroupDeps, ...]:
     )
 
 
-def _event(cond: Expr, more: list[Expr], writes: frozenset[str], pcs: frozenset[str]) -> Event:
-    tests, rest = pc_tests(cond, pcs)
-    reads = reads_of([*rest, *more])
+def _event(
+    cond: Expr,
+    more: list[Expr],
+    writes: frozenset[str],
+    pcs: frozenset[str],
+    values: Mapping[str, frozenset[int]],
+) -> Event:
+    tests, rest = pc_tests(_pruned(cond, values), pcs)
+    reads = reads_of([*rest, *(_pruned(e, values) for e in more)])
     only = {k: v for k, v in tests.items() if k not in reads}
     return Event(reads | (tests.keys() - only.keys()), writes, pc_conjuncts(cond, pcs), only)
 
 
-def _deps(c: Command, pc: str | None, pcs: frozenset[str]) -> CommandDeps:
+def _deps(
+    c: Command, pc: str | None, pcs: frozenset[str], values: Mapping[str, frozenset[int]]
+) -> CommandDeps:
     more = [*(e for _, e in c.updates), *(e for _, e in c.asserts)]
-    main = _event(c.guard, more, c.assigned, pcs)
+    main = _event(c.guard, more, c.assigned, pcs, values)
     events = [main]
     for cond, msg in c.errors:
-        ev = _event(cond, [], frozenset(), pcs)
+        ev = _event(cond, [], frozenset(), pcs, values)
         m = _CLAIM.match(msg)
         if m is not None:
             ev = replace(ev, claim=(m.group(1), int(m.group(2))))
@@ -252,8 +339,10 @@ def safe_conditions(
     channels those commands use. Another process may meanwhile only send to an ``xr`` channel
     (appending behind a non-empty queue commutes with taking its head) and only receive from
     an ``xs`` channel (taking the head of a non-empty queue commutes with appending to a non-full
-    one); its other receives (``xr``) and sends (``xs``) there are model errors (the front end's
-    claim checks), which the reduced search reaches as the full one does. Polls, sorted sends
+    one); its other receives (``xr``) and sends (``xs``) there, and its polls (``len``, ``full``,
+    ``empty``; ``nempty`` of an ``xr``, ``nfull`` of an ``xs`` channel: pan's ``q_R_check``/
+    ``q_S_check`` in a poll), are model errors (the front end's claim checks), which the reduced
+    search reaches as the full one does. Polls, sorted sends
     into an ``xr`` channel and random receives by the claiming process keep the location
     unsafe. A process with no safe location is left out."""
     deps = command_dependencies(system)
@@ -464,6 +553,40 @@ class _Context:
             out.append(conj([*assume, *need]))
         return disj(out)
 
+    def chain(
+        self, here: list[CommandDeps], process: str, pc: str | None
+    ) -> list[CommandDeps] | None:
+        """``here`` with every command an exclusive (atomic) chain started by one of them can
+        go on with: the commands at each location a command keeping the process's exclusive
+        control leads to, transitively (a chain is one step of the search, so it commutes with
+        another process's command when all of its commands do: SPIN's ``has_global`` of an
+        ``atomic`` sequence, pangen2.c ``scan_seq``). ``None`` when a chain hands control to
+        another process or leads to a location not known statically."""
+        out = list(here)
+        seen = {d.index for d in here}
+        done: set[int] = set()
+        todo = list(here)
+        while todo:
+            d = todo.pop()
+            c = self.system.commands[d.index]
+            if c.exclusive is None:
+                continue
+            if c.exclusive != process or pc is None:
+                return None
+            to = c.update_map().get(pc)
+            if not isinstance(to, Const):
+                return None
+            k = int(to.value)
+            if k in done:
+                continue
+            done.add(k)
+            for e in self.deps:
+                if e.process == process and e.location in (k, None) and e.index not in seen:
+                    seen.add(e.index)
+                    out.append(e)
+                    todo.append(e)
+        return out
+
     def safe(
         self,
         here: list[CommandDeps],
@@ -478,10 +601,14 @@ class _Context:
         channels? ``fixed``: variables (the claim variables) nothing may write meanwhile."""
         system = self.system
         writers, readers, testers = self.index
+        chain = self.chain(here, process, pc)
+        if chain is None:
+            return False, []
+        here = chain
         targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
         for d in here:
             c = system.commands[d.index]
-            if "timeout" in c.flags or c.exclusive is not None:
+            if "timeout" in c.flags:
                 return False, []
             to = c.update_map().get(pc) if pc is not None else None
             if to is not None and targets is not None:
@@ -510,11 +637,13 @@ class _Context:
                 need.append(Op(">", (length, Const(0))))
             if "s" in own:
                 need.append(Op("<", (length, Const(ch.capacity))))
+            # another process's polls the front end checks against a claim held here are
+            # model errors (its claim errors), as its receives (xr) and sends (xs) are
             allowed: set[str] = set()
             if "xr" in kinds:
-                allowed |= {"s", "r", "R"}
+                allowed |= {"s", "r", "R", "l", "e"}
             if "xs" in kinds:
-                allowed |= {"r", "R", "s", "S"}
+                allowed |= {"r", "R", "s", "S", "l", "n"}
             others[cid] = frozenset(allowed)
         # the process's own claim errors on a channel it claims alike: another claimant of it
         # can only have started with a claim error of its own (pan's setq_claim), which the

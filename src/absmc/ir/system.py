@@ -98,12 +98,16 @@ class Command:
       ``absmc simulate`` shows it.
     * ``chan_ops``: the channel operations the command performs, as ``(kind, channel id)``
       pairs (:class:`Channel`): ``"s"`` a FIFO send, ``"S"`` a sorted send, ``"r"`` a receive
-      of the message at the head (or a copy of it), ``"R"`` a random receive, ``"p"`` any
-      other read or write of the channel (a poll, ``len``, an ``else`` that tests it, the
-      channel going with its process). Partial-order reduction uses them for SPIN's exclusive
-      channels (:mod:`absmc.ir.dependency`); a command that touches a channel's variables
-      without naming it here is treated as any other access. ``"?"`` (channel 0): some
-      channel operation not recorded (a rendezvous partner's guard in an ``else``).
+      of the message at the head (or a copy of it), ``"R"`` a random receive, ``"l"`` a poll
+      that the front end checks against both ``xr`` and ``xs`` claims of another process (a
+      model error when one holds: ``len``, ``full``, ``empty``), ``"n"`` one checked against an
+      ``xs`` claim (``nfull``), ``"e"`` one checked against an ``xr`` claim (``nempty``),
+      ``"p"`` any other read or write of the channel (a poll ``c?[...]``, an ``else`` that
+      tests it, the channel going with its process). Partial-order reduction uses them for
+      SPIN's exclusive channels (:mod:`absmc.ir.dependency`); a command that touches a
+      channel's variables without naming it here is treated as any other access. ``"?"``
+      (channel 0): some channel operation not recorded (a rendezvous partner's guard in an
+      ``else``).
     """
 
     process: str

@@ -237,10 +237,11 @@ class Expressions(Declarations):
             return Const(1, BOOL) if p.env.get("$timeout") == TRUE else Const(0, BOOL)
         if k in ("len", "full", "nfull", "empty", "nempty"):
             chans = self.chan_refs(n.args[0], p, ctx, evc)
-            p.ops.extend(("p", ch1.cid) for _, ch1 in chans)
             # pan's claim checks in a poll (pangen2.c, putstmnt): len, full and empty count as
             # a receive- and a send-side access, nfull as a send, nempty as a receive
             kinds = ("xs",) if k == "nfull" else ("xr",) if k == "nempty" else ("xr", "xs")
+            op = "n" if k == "nfull" else "e" if k == "nempty" else "l"
+            p.ops.extend((op, ch1.cid) for _, ch1 in chans)
             for ccond, ch1 in chans:
                 self.claim_errors(p, ctx, ch1, kinds, [*evc, ccond])
             lens: Expr = Const(0)
