@@ -45,7 +45,13 @@ from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
-from absmc.native.shapes import SHARE_MIN_COMMANDS, Shapes, shape_functions, share
+from absmc.native.shapes import (
+    SHARE_MIN_CHARS,
+    SHARE_MIN_COMMANDS,
+    Shapes,
+    shape_functions,
+    share,
+)
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
 INT64_MIN = -(1 << 63)
@@ -436,7 +442,8 @@ class CGen:
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
         self.uid = 0
         #: commands share shape functions (:func:`~absmc.native.shapes.share`) from
-        #: :data:`SHARE_MIN_COMMANDS` commands on
+        #: :data:`SHARE_MIN_COMMANDS` commands on, or when the process functions' code would
+        #: exceed :data:`SHARE_MIN_CHARS` characters without (:meth:`source`)
         self.share = len(system.commands) >= SHARE_MIN_COMMANDS
         #: shape (C with ``q[j]`` for its literals) -> (number, rows of literals)
         self.shapes: Shapes = {}
@@ -925,6 +932,9 @@ class CGen:
         self.lines = []
         self.shapes = {}
         self.functions()
+        if not self.share and sum(map(len, self.lines)) > SHARE_MIN_CHARS:
+            self.share, self.lines = True, []  # again, with the commands' code shared by shape
+            self.functions()
         self.properties()
         self.packing()
         if self.tr.past128:  # values past 128 bits in expressions only: again with big_t
