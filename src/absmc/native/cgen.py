@@ -497,8 +497,13 @@ class CGen:
         exprs = [e for e, _ in c.errors] + [guard] + [e for _, e in (*c.updates, *c.asserts)]
         if any(self.raises(e) for e in exprs):
             self.emit(i, "C->err = 0;")
+        # shared code is called only where the guard or an error condition holds (tested in
+        # place; none of them may divide by zero: no side effect)
+        tests: list[str] | None = []
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
+            if tests is not None:
+                tests = None if self.raises(cnd) else [*tests, tr.cb(cnd)]
             fail = f"{{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}"
             if self.raises(cnd):
                 self.emit(i, f"x = {tr.cb(cnd)};")
@@ -507,6 +512,8 @@ class CGen:
             else:
                 self.emit(i, f"if ({tr.cb(cnd)}) {fail}")
         g = tr.cb(guard)
+        if tests is not None:
+            tests = None if g == "1" or self.raises(guard) else [*tests, g]
         if g != "1":
             if self.raises(guard):
                 self.emit(i, f"x = {g};")
@@ -608,7 +615,8 @@ class CGen:
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
         if self.share:
-            share(self.lines, start, ind, done, mode, self.shapes)
+            enabled = None if tests is None else " || ".join(f"({x})" for x in tests)
+            share(self.lines, start, ind, done, mode, self.shapes, enabled)
 
     def split_writes(
         self, c: Command

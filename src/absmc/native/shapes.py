@@ -44,11 +44,23 @@ _UNSHARED = re.compile(r"(?<![\w])INT64_C\(|W128|__int128")
 _INT64_MAX = 2**63 - 1
 
 
-def share(lines: list[str], start: int, ind: int, done: str, mode: str, shapes: Shapes) -> None:
+def share(
+    lines: list[str],
+    start: int,
+    ind: int,
+    done: str,
+    mode: str,
+    shapes: Shapes,
+    enabled: str | None = None,
+) -> None:
     """Replace the code of the command emitted from ``lines[start]`` on (its block at indent
     ``ind``, then its label ``done``) by a call of its shape function, adding the shape and
     the command's row of literals to ``shapes``. ``mode`` ``main``: the call site has no
-    ``flags`` (0 is passed). Code with wide or suffixed constants stays in place."""
+    ``flags`` (0 is passed). Code with wide or suffixed constants stays in place.
+    ``enabled``: a C condition, without side effects, that holds in every state where the
+    command's code does more than jump past it (its guard or one of its error conditions,
+    literals in place): the call is made only where it holds, so that a disabled command, the
+    common case, costs its tests in place and no call nor table read."""
     body_lines = lines[start + 1 : -2]  # between "{" and "}" + the label
     cut = len("    " * (ind + 1))
     body = "\n".join(x[cut:] for x in body_lines).replace(f"goto {done};", "return;")
@@ -69,7 +81,8 @@ def share(lines: list[str], start: int, ind: int, done: str, mode: str, shapes: 
     rows.append(row)
     flags = "flags" if mode != "main" else "0"
     table = f"K{k}[{len(rows) - 1}]" if row else "0"
-    lines[start:] = ["    " * ind + f"S{k}(C, v, {flags}, {table});"]
+    call = f"S{k}(C, v, {flags}, {table});"
+    lines[start:] = ["    " * ind + (call if enabled is None else f"if ({enabled}) {call}")]
 
 
 def shape_functions(shapes: Shapes, slots: int) -> list[str]:
