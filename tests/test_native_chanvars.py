@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from absmc.lang.promela import load_promela
-from absmc.native import cgen
+from absmc.native import cgen, shapes
 from absmc.native.cgen import CGen
 
 from .conftest import SHARED
@@ -117,7 +117,7 @@ def test_mobile1_in_c_has_spins_states_and_ltl_verdict() -> None:
     model = SHARED / "benchmarks" / "ltl" / "mobile1.pml"
     if not model.exists():
         pytest.skip("../shared/benchmarks/ltl is not available")
-    assert len(load_promela(model).commands) >= cgen.SHARE_MIN_COMMANDS
+    assert len(load_promela(model).commands) >= shapes.SHARE_MIN_COMMANDS
     _, res = cli_json("check", str(model), "--backend", "native", "--no-reduce", "--keep-going")
     safety = [r for r in res["results"] if r["kind"] != "ltl"]
     assert {r["stats"]["backend"] for r in safety} == {"native"}

@@ -27,7 +27,9 @@ SHARE_MIN_COMMANDS = 1000
 #: ``Examples/LTL/leader.pml`` (five ``nnode`` processes, 160-bit channels): 343 KB of process
 #: functions, each a copy of the others' code but for slots and indices; shared, its source went
 #: from 0.50 MB to 0.29 MB (32 shapes) and gcc ``-O1`` from 4.9-6.9 s to 1.6-2.1 s of CPU, for a
-#: search ~20-25% slower (~2 s of its ~9): a cold run gains ~0.5-1 s, a cached one loses ~2 s
+#: search ~20-25% slower (~2 s of its ~9); with each call behind its guard tested in place
+#: (:func:`share`'s ``enabled``): 0.37 MB, gcc ``-O1`` ~3.3 s against ~12 s unshared at load
+#: 5-10, and about half of that loss in the search recovered
 SHARE_MIN_CHARS = 200_000
 
 #: shape (C with ``q[j]`` for its literals) -> (its number, the rows of literals of its commands)
