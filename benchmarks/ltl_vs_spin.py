@@ -8,6 +8,7 @@
     python benchmarks/ltl_vs_spin.py --run-spin --backend native   # the product search in C
     python benchmarks/ltl_vs_spin.py --run-spin --backend python   # ... in Python
     python benchmarks/ltl_vs_spin.py --backend native --only mobile1.pml --only train.pml:c1
+    python benchmarks/ltl_vs_spin.py --backend native --workers 1,2 --warm --only train.pml:c1
 
     # SPIN's Examples/LTL (every ltl block of every model, without and with -f), from the
     # local git mirror of nimble-code/Spin (--mirror, --rev) or a checkout's directory (--dir)
@@ -120,15 +121,23 @@ def _child_cpu() -> float:
 
 
 def absmc_to_verdict(
-    model: Path, name: str, fair: bool, backend: str, warm: bool, timeout: float | None = None
+    model: Path,
+    name: str,
+    fair: bool,
+    backend: str,
+    warm: bool,
+    timeout: float | None = None,
+    workers: int | None = None,
 ) -> Timed:
-    """``absmc check`` of one ltl block as a process (see the module docstring); a run past
-    ``timeout`` seconds or without a JSON result is verdict ``timeout`` / ``error``."""
+    """``absmc check`` of one ltl block as a process (see the module docstring; ``workers``:
+    its ``--workers``); a run past ``timeout`` seconds or without a JSON result is verdict
+    ``timeout`` / ``error``."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), ABSMC_NO_TRAIL="1")
     if not warm:
         env["ABSMC_CACHE_DIR"] = tempfile.mkdtemp(prefix="absmc-cache")
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
     args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
+    args += ["--workers", str(workers)] if workers is not None else []
     t0, c0 = time.monotonic(), _child_cpu()
     try:
         out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout).stdout
@@ -247,7 +256,15 @@ def main() -> int:
     ap.add_argument("--rev", default="HEAD", help="revision of the mirror (default HEAD)")
     ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool and row")
+    ap.add_argument(
+        "--workers",
+        help="absmc's --workers, a comma-separated list: one absmc run (and line) per value, "
+        "SPIN once per row (e.g. 1,2: the one-thread nested DFS against CNDFS in 2 threads)",
+    )
     args = ap.parse_args()
+    workers: list[int | None] = (
+        [int(w) for w in args.workers.split(",")] if args.workers else [None]
+    )
     if args.spin_examples or args.dir is not None:
         with tempfile.TemporaryDirectory() as tmp:
             root = (
@@ -264,14 +281,16 @@ def main() -> int:
                     for r in rows
                     if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only
                 ]
-            return model_to_verdict(rows, args.backend or "native", args.warm, root, args.timeout)
+            return model_to_verdict(
+                rows, args.backend or "native", args.warm, root, args.timeout, workers
+            )
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
     if args.no_fair:
         rows = [r for r in rows if r["weak_fairness"] != "1"]
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
-        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout)
+        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout, workers)
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
@@ -306,12 +325,19 @@ def main() -> int:
 
 
 def model_to_verdict(
-    rows: list[dict[str, str]], backend: str, warm: bool, root: Path, timeout: float
+    rows: list[dict[str, str]],
+    backend: str,
+    warm: bool,
+    root: Path,
+    timeout: float,
+    workers: list[int | None] | None = None,
 ) -> int:
     """The model-to-verdict table of the models under ``root`` (see the module docstring);
-    SPIN runs here."""
+    SPIN runs here, once per row; absmc once per value of ``workers`` (column ``w``; ``-``:
+    the option left out)."""
     print(
-        f"{'model':26s} {'ltl':14s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} {'where':5s} | "
+        f"{'model':26s} {'ltl':14s} {'fair':4s} {'w':>2s} | "
+        f"{'SPIN':8s} {'absmc':8s} {'where':5s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'wall absmc':>10s} {'SPIN':>6s} | "
         f"{'cpu absmc':>9s} {'SPIN':>6s} | {'st/s absmc':>10s} {'pan':>10s} big"
     )
@@ -321,20 +347,25 @@ def model_to_verdict(
         fair = row["weak_fairness"] == "1"
         names = ltl_names(model)
         name = row["ltl"] or (names[0] if names else "ltl_0")
-        ours = absmc_to_verdict(model, name, fair, backend, warm, timeout)
+        runs = [
+            (w, absmc_to_verdict(model, name, fair, backend, warm, timeout, w))
+            for w in (workers or [None])
+        ]
         spin = spin_to_verdict(model, row["ltl"] or None, fair, timeout)
-        if spin.verdict in ("holds", "violated"):
-            checked += 1
-            agree += ours.verdict == spin.verdict
-        big = "*" if max(ours.states, spin.states) >= 10**4 else ""
-        print(
-            f"{row['file']:26s} {name:14s} {'yes' if fair else '':4s} | {spin.verdict:8s} "
-            f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
-            f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
-            f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
-            flush=True,
-        )
-    print(f"verdicts equal to SPIN's: {agree} of the {checked} rows SPIN checks ({len(rows)} rows)")
+        for w, ours in runs:
+            if spin.verdict in ("holds", "violated"):
+                checked += 1
+                agree += ours.verdict == spin.verdict
+            big = "*" if max(ours.states, spin.states) >= 10**4 else ""
+            print(
+                f"{row['file']:26s} {name:14s} {'yes' if fair else '':4s} "
+                f"{'-' if w is None else str(w):>2s} | {spin.verdict:8s} "
+                f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
+                f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
+                f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
+                flush=True,
+            )
+    print(f"verdicts equal to SPIN's: {agree} of the {checked} runs SPIN checks ({len(rows)} rows)")
     return 0
 
 

@@ -417,6 +417,7 @@ class _Context:
         self.chans = {c.cid: c for c in system.channels}
         self.chan_of_var = {v: c.cid for c in system.channels for v in c.variables}
         self.pc_of = {p.name: p.pc for p in system.processes}
+        self.pcs = frozenset(p.pc for p in system.processes if p.pc is not None)
         self._before: dict[tuple[str, int], frozenset[int] | None] = {}
         self._pc_edges: dict[str, list[tuple[int | None, int]] | None] = {}
         self._never: dict[tuple[str, int], Expr | None] = {}
@@ -587,6 +588,70 @@ class _Context:
                     todo.append(e)
         return out
 
+    def parts(
+        self, here: list[CommandDeps], process: str, pc: str | None
+    ) -> list[tuple[Event, list[Event]]]:
+        """The steps the commands ``here`` (one location's) can take, each as the event whose
+        condition enables it and the events it consists of: a command's execution with the
+        commands its exclusive chain can go on with (:meth:`chain`; one step of the search,
+        enabled by the command's guard), and each of its model errors alone."""
+        out: list[tuple[Event, list[Event]]] = []
+        for d in here:
+            chain = self.chain([d], process, pc) or [d]
+            main = d.events[0]
+            rest = [ev for e in chain if e.index != d.index for ev in e.events]
+            out.append((main, [main, *rest]))
+            out.extend((ev, [ev]) for ev in d.events[1:])
+        return out
+
+    def apart(
+        self, parts: list[tuple[Event, list[Event]]], who: str, ev: Event, i: int, v: str
+    ) -> bool:
+        """Is the event ``ev`` (of command ``i`` of process ``who``), which touches ``v``,
+        independent of every step of ``parts`` (:meth:`parts`) that touches ``v``, and unable
+        to enable one? Either the step's enabling condition pins a program counter to a value
+        ``a`` that ``ev``'s condition pins to another, and ``ev`` does not move it to ``a``
+        (the two are never enabled together and ``ev`` enables no such step: a ``run`` into a
+        free slot and the commands of a process in that slot, a rendezvous with a receiver at
+        one location and the receiver's commands elsewhere; docs/reductions.md), or ``v`` is
+        a program counter the step only tests (:meth:`preserves`)."""
+        cmd = self.system.commands[i].update_map()
+
+        def after(x: str) -> int | None:
+            # the value ev leaves the pinned program counter x at (None: not a constant)
+            if x not in ev.writes:
+                return ev.pcs[x]
+            to = cmd.get(x)
+            return int(to.value) if isinstance(to, Const) else None
+
+        for pin, evs in parts:
+            touched = [e for e in evs if v in e.reads or v in e.writes or v in e.tests]
+            if not touched:
+                continue
+            if any(
+                a != ev.pcs[x] and after(x) not in (a, None)
+                for x, a in pin.pcs.items()
+                if x in ev.pcs
+            ):
+                continue
+            if not all(self.preserves(ev, i, v, e) for e in touched):
+                return False
+        return True
+
+    def preserves(self, ev: Event, i: int, v: str, e: Event) -> bool:
+        """Does ``ev`` (of command ``i``) keep every ``pc == k``/``pc != k`` test of ``e`` on
+        the program counter ``v`` (which ``e`` neither reads otherwise nor writes)?"""
+        if v not in self.pcs or v in e.reads or v in e.writes:
+            return False
+        if v not in ev.writes:
+            return True  # ev reads v only; e reads it only
+        b = ev.pcs.get(v)
+        new = self.system.commands[i].update_map().get(v)
+        if b is None or not isinstance(new, Const):
+            return False
+        to = int(new.value)
+        return all((b == k) == (to == k) for _, k in e.tests.get(v, ()))
+
     def safe(
         self,
         here: list[CommandDeps],
@@ -604,6 +669,7 @@ class _Context:
         chain = self.chain(here, process, pc)
         if chain is None:
             return False, []
+        parts = self.parts(here, process, pc)
         here = chain
         targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
         for d in here:
@@ -695,6 +761,7 @@ class _Context:
                     who != process
                     and possible(ev)
                     and not excused(v, i)
+                    and not self.apart(parts, who, ev, i, v)
                     and not left_behind(who, ev)
                 ):
                     return False, []
@@ -704,10 +771,11 @@ class _Context:
                     who != process
                     and possible(ev)
                     and not excused(v, i)
+                    and not self.apart(parts, who, ev, i, v)
                     and not left_behind(who, ev)
                 ):
                     return False, []
-            for who, ev, _ in testers.get(v, ()):
+            for who, ev, i in testers.get(v, ()):
                 if who == process or not possible(ev):
                     continue
                 # a test of this process's pc that no move from loc changes does not count
@@ -717,6 +785,6 @@ class _Context:
                     and not any(k == loc or k in targets for _, k in ev.tests[v])
                 ):
                     continue
-                if not left_behind(who, ev):
+                if not self.apart(parts, who, ev, i, v) and not left_behind(who, ev):
                     return False, []
         return True, [*need, *behind.values()]

@@ -174,14 +174,15 @@ static int l_moves(ctx_t *C, int j, int p) {
     return 0;
 }
 
-/* the product successors of state id onto the successor arena (*succ, *n, *cap), in order;
- * returns their number or a negative status (-L_OVERFLOW, -L_MEMORY, -L_SAFETY: only with
- * `checks`) */
-static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64_t *cap,
-                        int checks) {
+/* the product successors of product state src (LW words) onto the successor arena (*succ, *n,
+ * *cap), in order; returns their number or a negative status (-L_OVERFLOW, -L_MEMORY,
+ * -L_SAFETY: only with `checks`). Uses L's context, claim, stuttering and fairness only (the
+ * threads of runtime_cndfs.c each have such an L of their own) */
+static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t *n,
+                        int64_t *cap, int checks) {
     ctx_t *C = L->C;
     uint64_t w[LW];
-    memcpy(w, L->arena + id * LW, sizeof w);
+    memcpy(w, src, sizeof w);
     m_unpack(w, L->v);
     ctx_reset(C);
     int q = L_Q(w[NW]), c = L_C(w[NW]);
@@ -260,7 +261,7 @@ static int l_push_outer(ltl_t *L, int64_t id) {
     if (!l_frames(&L->os, &L->caposs, L->nos + 1)) return -L_MEMORY;
     int64_t off = L->nosucc;
     int64_t depth = L->nos;
-    int64_t n = l_expand(L, id, &L->osucc, &L->nosucc, &L->caposucc, 1);
+    int64_t n = l_expand(L, L->arena + id * LW, &L->osucc, &L->nosucc, &L->caposucc, 1);
     if (n < 0) return (int)n;
     if (depth > L->deepest) L->deepest = depth;
     if (L->max_depth >= 0 && depth == L->max_depth) {
@@ -303,7 +304,7 @@ static int l_start_nested(ltl_t *L, int64_t seed) {
     L->nnsucc = 0;
     L->nns = 0;
     if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
-    int64_t n = l_expand(L, seed, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    int64_t n = l_expand(L, L->arena + seed * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
     L->ns[0].id = seed;
     L->ns[0].off = 0;
@@ -341,7 +342,7 @@ static int l_nested_step(ltl_t *L) {
     L->nested_states++;
     if (!l_frames(&L->ns, &L->capns, L->nns + 1)) return L_MEMORY;
     int64_t off = L->nnsucc;
-    int64_t n = l_expand(L, id, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    int64_t n = l_expand(L, L->arena + id * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
     lframe_t *g = &L->ns[L->nns++];
     g->id = id;
