@@ -27,7 +27,12 @@ With ``--spin-examples`` the rows are every ``ltl`` block of every model in SPIN
 ``Examples/LTL`` (names as absmc reads them, else as the source spells them), without and with
 weak fairness; SPIN always runs here, and a model SPIN itself rejects (``spin -a`` or ``gcc``
 fails) is a row saying so, not a claim SPIN checks. ``--timeout`` ends a tool's run of a row.
-The ``st/s`` columns are product states per second of search (absmc: the JSON ``time_s`` of
+The ``visited`` columns count the states of both searches: pan's "visited" (pan stores one
+entry per product state ``(s, q)``, its "states, stored", and with ``-f`` marks in it the
+fairness copies and the searches that visited it, so that with ``-f`` "stored" is the count
+without it), absmc's outer and nested product states (each copy ``(s, q, c)`` a state of its
+own); with ``-f`` these are the numbers to compare. The ``st/s`` columns are product states
+per second of search (absmc: the JSON ``time_s`` of
 the claim's search; pan: its ``elapsed time``), and ``big`` marks rows of at least 10^4 product
 states (either tool's count).
 
@@ -108,6 +113,9 @@ class Timed:
     cpu_s: float
     where: str = ""
     search_s: float = 0.0
+    #: every state of both searches: pan's "visited" (its (s, q) entries with each copy and
+    #: search they were visited in), absmc's outer and nested product states
+    visited: int = 0
 
     @property
     def rate(self) -> float:
@@ -150,7 +158,8 @@ def absmc_to_verdict(
         return Timed("error", 0, wall, cpu, "-")
     stats = r["stats"]
     where = "C" if stats.get("backend") == "native" else "py"
-    return Timed(r["verdict"], stats["states"], wall, cpu, where, stats.get("time_s", 0.0))
+    visited = stats["states"] + stats.get("nested_states", 0)
+    return Timed(r["verdict"], stats["states"], wall, cpu, where, stats.get("time_s", 0.0), visited)
 
 
 def spin_to_verdict(
@@ -183,7 +192,10 @@ def spin_to_verdict(
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
     secs = float(m.group(1)) if m else 0.0
-    return Timed("violated" if errors else "holds", states, wall, cpu, "pan", secs)
+    v = re.search(r"states, stored \(([0-9.e+]+) visited\)", out)
+    visited = int(float(v.group(1))) if v else states
+    verdict = "violated" if errors else "holds"
+    return Timed(verdict, states, wall, cpu, "pan", secs, visited)
 
 
 def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> LtlRow:
@@ -338,7 +350,8 @@ def model_to_verdict(
     print(
         f"{'model':26s} {'ltl':14s} {'fair':4s} {'w':>2s} | "
         f"{'SPIN':8s} {'absmc':8s} {'where':5s} | "
-        f"{'states SPIN':>11s} {'absmc':>9s} | {'wall absmc':>10s} {'SPIN':>6s} | "
+        f"{'states SPIN':>11s} {'absmc':>9s} | {'visited SPIN':>12s} {'absmc':>10s} | "
+        f"{'wall absmc':>10s} {'SPIN':>6s} | "
         f"{'cpu absmc':>9s} {'SPIN':>6s} | {'st/s absmc':>10s} {'pan':>10s} big"
     )
     agree = checked = 0
@@ -361,6 +374,7 @@ def model_to_verdict(
                 f"{row['file']:26s} {name:14s} {'yes' if fair else '':4s} "
                 f"{'-' if w is None else str(w):>2s} | {spin.verdict:8s} "
                 f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
+                f"{spin.visited:12,d} {ours.visited:10,d} | "
                 f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
                 f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
                 flush=True,

@@ -17,7 +17,10 @@ and blocking statements give violations and deadlocks. The same seed always give
   states), and SPIN's exclusive channels: a second buffered channel and ``xr``/``xs``
   declarations (sometimes broken by another process's receive or send, or by two claims: pan's
   "xr/xs assertion violated" model errors), and polls of both channels (``len``, ``full``,
-  ``empty``, ``nfull``, ``nempty``: a model error where another process claims the channel).
+  ``empty``, ``nfull``, ``nempty``: a model error where another process claims the channel;
+  the claimant's ``nfull``/``nempty`` and another's ``nfull`` of an ``xr``, ``nempty`` of an
+  ``xs`` channel are SPIN's conditionally safe polls); with exclusive channels the helper
+  process takes a channel parameter ``q`` (``run H(c)``) that it may claim and use.
 * :func:`random_promela_runs` (partial-order reduction of process creation and death:
   :mod:`tests.test_por`): ``init`` or a spawner process runs workers, each handed a channel
   that its creator declares locally (rendezvous or buffered: a dynamic local channel); a worker
@@ -201,7 +204,9 @@ class _PorGen(_Gen):
             x = r.choice(self.locals)
             return f"do :: {x} < {r.randint(1, 3)} -> {x}++; {self.stmt(0)} :: else -> break od"
         if k == 12 and self.helper:
-            return "run H()"
+            # with exclusive channels, H claims its channel parameter: the claim variable
+            # holds a copy of a global channel variable (absmc's value sets follow the copy)
+            return f"run H({r.choice(self.chans)})" if self.xu else "run H()"
         return f"{self.var()} = {self.expr()}"
 
     def proc(self, name: str, count: int) -> str:
@@ -220,7 +225,13 @@ class _PorGen(_Gen):
             lines.append(self.proc(f"P{i}", r.choice([1, 1, 2])))
         if self.helper:
             self.helper = False  # H runs no process
-            lines.append(f"proctype H() {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}")
+            if self.xu:
+                self.chans = ["q", *self.chans]
+                lines.append(
+                    f"proctype H(chan q) {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}"
+                )
+            else:
+                lines.append(f"proctype H() {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}")
         return "\n".join(lines) + "\n"
 
 

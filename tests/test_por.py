@@ -387,3 +387,56 @@ def test_another_process_polls_of_a_claimed_channel_are_model_errors(
         assert all(str(x.verdict) == "holds" for x in r.results)
     full, red = _compare(p)
     assert (full, red) == (113, 49)
+
+
+# src polls its xs channel (nfull) and sends in one atomic chain; mid receives from its xr
+# channel and polls nfull of its xs one; dst polls nempty of its xr channel; mid's nfull(out)
+# is another process's poll of the channel dst claims xr. Every location is conditionally
+# safe in pan (pan -d: L), as here.
+POLLS = """\
+chan a = [2] of { byte }; chan b = [2] of { byte };
+proctype src(chan out) { byte i; xs out;
+  do :: atomic { nfull(out) -> out!i }; i = (i + 1) % 3 :: i == 2 -> break od }
+proctype mid(chan inp, out) { byte x; xr inp; xs out;
+  end: do :: inp?x -> atomic { nfull(out) -> out!x } od }
+proctype dst(chan inp) { byte x, n; xr inp; end: do :: nempty(inp) -> inp?x; n = (n + 1) % 4 od }
+init { atomic { run src(a); run mid(a, b); run dst(b) } }
+"""
+
+
+def test_polls_of_claimed_channels_are_conditionally_safe(tmp_path: Path) -> None:
+    # SPIN 6.5.2 (pangen2.c has_global: nfull of an xs and nempty of an xr channel are local;
+    # valTpe Q_FULL_F / Q_EMPT_F): 294 states with its defaults, 521 with -o1 -DNOREDUCE;
+    # absmc before these rules 485
+    p = tmp_path / "polls.pml"
+    p.write_text(POLLS)
+    system = load_model(str(p), reduce=True)
+    conds = safe_conditions(system)
+    for name, want in (("src", "a#len < 2"), ("dst", "b#len > 0")):
+        proc = next(n for n in conds if n.startswith(name))
+        assert any(want in format_expr(c) for c in conds[proc].values()), name
+    backends = ("python", "native") if native_available() else ("python",)
+    for backend in backends:
+        r = check_explicit(system, CheckOptions(keep_going=True, reduce=True), backend)  # type: ignore[arg-type]
+        assert _states(r) == 294, backend
+        assert all(str(x.verdict) == "holds" for x in r.results)
+    full, red = _compare(p)
+    assert full == 521 and red < full
+
+
+def test_a_chain_needs_room_for_every_send_it_makes(tmp_path: Path) -> None:
+    # an atomic chain that sends twice to its xs channel is one step only when both sends
+    # find room (a chain blocked half-way would not commute with the receiver's receive): the
+    # location is safe where the channel holds at most capacity - 2 messages; one receive
+    # after nempty needs one message, not two
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "chan c = [3] of { byte };\n"
+        "active proctype S() { xs c; do :: atomic { c!1; c!2 } od }\n"
+        "active proctype R() { byte x; xr c; do :: atomic { nempty(c) -> c?x } od }\n"
+    )
+    conds = safe_conditions(load_model(str(p)))
+    # S at the chain's start and at its second send (where a blocked chain stops)
+    assert sorted(format_expr(c) for c in conds["S(0)"].values()) == ["c#len < 2", "c#len < 3"]
+    assert [format_expr(c) for c in conds["R(1)"].values()] == ["c#len > 0"] * 2
+    _compare(p)

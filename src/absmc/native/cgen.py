@@ -749,6 +749,13 @@ class CGen:
         self.emit(0, f"static const fn_t m_fns[NFN > 0 ? NFN : 1] = {{{fns}}};")
         fn_of = ", ".join(str(self.proc_ids[c.process]) for c in sys.commands) or "0"
         self.emit(0, f"static const int32_t m_fn_of[NCMD > 0 ? NCMD : 1] = {{{fn_of}}};")
+        # per process the unpacked slot of its program counter (-1: none), for weak fairness
+        pc_slot = [
+            str(self.layout.fields[sys.index_of[p.pc]].slot) if p.pc is not None else "-1"
+            for p in sys.processes
+        ]
+        pcs = ", ".join(pc_slot) or "-1"
+        self.emit(0, f"static const int32_t m_pc_slot[NFN > 0 ? NFN : 1] = {{{pcs}}};")
         self.emit(0, "static void m_successors(ctx_t *C, const int64_t *v) {")
         if not compact:
             self.locals()

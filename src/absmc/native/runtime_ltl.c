@@ -7,8 +7,9 @@
  * the claim moves first (each edge of q whose guard holds in s, in edge order), then the system
  * steps, highest process first (SPIN's order); a terminal s stutters (when `stutter`). A
  * product state is the packed system state and one word: q (low 32 bits) and, with weak
- * fairness (`fair`, SPIN's -f), the fairness counter (high 32 bits, l_fair_next: the k-copy
- * construction of kernel/ltl/fairness.py; accepting is then copy NFN + 1). Per state one flag byte: bit 0
+ * fairness (`fair`, SPIN's -f), the fairness counter (high 32 bits, l_fair_start and
+ * l_fair_pass: SPIN's (k + 2)-copy construction of kernel/ltl/fairness.py; accepting is then
+ * the seed copy NFN + 1). Per state one flag byte: bit 0
  * on the outer stack, bit 1 visited by a nested search (SPIN's two bits per state: the nested
  * searches share the outer store, since every state a nested search from a post-order seed
  * reaches was stored by the outer one). The outer search closes a cycle at once when it steps
@@ -43,12 +44,14 @@ typedef struct ltl_s {
     ctx_t *C;
     int64_t v[NVA];
     int32_t *order, *targets;
-    uint64_t *fnc; int64_t capfnc;  /* weak fairness: each step's counter after it */
 } ltl_t;
 
 /* the automaton state and the weak-fairness counter of a product state's last word */
 #define L_Q(x) ((int)(uint32_t)(x))
 #define L_C(x) ((int)((x) >> 32))
+/* the counter: 0 idle, i (1..NFN) waiting for process i - 1, NFN + 1 the seed copy
+ * (accepting) */
+#define L_SEED (NFN + 1)
 
 /* The store: product states in an arena (LW words each, by id), found through an open-addressing
  * table (linear probing, at most half full) whose entries are a 32-bit tag of the state's hash
@@ -152,26 +155,35 @@ static int l_frames(lframe_t **a, int64_t *cap, int64_t need) {
 }
 
 static inline int l_accepting(ltl_t *L, const uint64_t *w) {
-    if (L->fair) return L_C(w[NW]) == NFN + 1;
+    if (L->fair) return L_C(w[NW]) == L_SEED;
     return m_claim_acc(L->claim, L_Q(w[NW]));
 }
 
-/* SPIN's weak-fairness counter after a step from counter c in automaton state q
- * (kernel/ltl/fairness.py, FairSemantics.successors): copy 0 waits for an accepting q, copy
- * i (1..NFN) for process i - 1 to move or be blocked, copy NFN + 1 (accepting) returns to 0;
- * 0 without fairness */
-static inline uint64_t l_fair_next(ltl_t *L, int c, int q, int blocked, int moved) {
-    if (!L->fair) return 0;
-    if (c == 0) return m_claim_acc(L->claim, q) ? 1 : 0;
-    if (c == NFN + 1) return 0;
-    return (uint64_t)((blocked || moved) ? c + 1 : c);
+/* SPIN's weak-fairness counter (kernel/ltl/fairness.py, FairSemantics.successors) */
+/* one more than the highest process that exists in unpacked state v (program counter not 0) */
+static int l_live(const int64_t *v) {
+    for (int i = NFN - 1; i >= 0; i--)
+        if (m_pc_slot[i] < 0 || v[m_pc_slot[i]] != 0) return i + 1;
+    return 0;
 }
 
-/* whether process p executes in step j of the last expansion (any command of its chain) */
-static int l_moves(ctx_t *C, int j, int p) {
-    for (int m = 0; m < C->slen[j]; m++)
-        if (m_fn_of[C->ch[C->soff[j] + m]] == p) return 1;
-    return 0;
+/* the counter c before the system step of a claim move to q2: rule 3 (the seed copy is
+ * idle again), rule 1 (idle and q2 accepting: wait for the highest live process) */
+static inline int l_fair_start(ltl_t *L, int c, int q2) {
+    if (c == L_SEED) c = 0;
+    if (c == 0 && m_claim_acc(L->claim, q2)) {
+        int n = l_live(L->v);
+        c = n ? n : L_SEED;
+    }
+    return c;
+}
+
+/* rule 2 over the commands from..end of step j: each command of the process waited for
+ * passes the counter on once */
+static int l_fair_pass(ctx_t *C, int j, int c, int from) {
+    for (int m = from; m < C->slen[j] && c != L_SEED; m++)
+        if (m_fn_of[C->ch[C->soff[j] + m]] == c - 1) c = c > 1 ? c - 1 : L_SEED;
+    return c;
 }
 
 /* the product successors of product state src (LW words) onto the successor arena (*succ, *n,
@@ -203,10 +215,14 @@ static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t 
         }
         if (!L->stutter) return 0;
         if (!l_reserve(succ, cap, (*n + nt) * LW)) return -L_MEMORY;
-        uint64_t nc = l_fair_next(L, c, q, 1, 0) << 32;  /* every process is blocked */
         for (int k = 0; k < nt; k++) {
             uint64_t *o = *succ + (*n + k) * LW;
             memcpy(o, w, sizeof(uint64_t) * NW);
+            uint64_t nc = 0;
+            if (L->fair) {  /* every process is blocked: a running counter goes to the seed */
+                int f = l_fair_start(L, c, L->targets[k]);
+                nc = (uint64_t)(f ? L_SEED : 0) << 32;
+            }
             o[NW] = (uint64_t)L->targets[k] | nc;
         }
         *n += nt;
@@ -222,22 +238,11 @@ static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t 
         while (j > 0 && m_fn_of[C->ch[C->soff[ord[j - 1]]]] < key) { ord[j] = ord[j - 1]; j--; }
         ord[j] = i;
     }
-    if (ns > L->capfnc) {
-        uint64_t *f = (uint64_t *)realloc(L->fnc, (size_t)ns * sizeof(uint64_t));
-        if (!f) return -L_MEMORY;
-        L->fnc = f;
-        L->capfnc = ns;
-    }
-    if (L->fair && c >= 1 && c <= NFN) {
-        int blocked = 1;
-        for (int i = 0; i < ns; i++) {
-            L->fnc[i] = (uint64_t)l_moves(C, ord[i], c - 1);
-            if (L->fnc[i]) blocked = 0;
-        }
-        for (int i = 0; i < ns; i++) L->fnc[i] = l_fair_next(L, c, q, blocked, (int)L->fnc[i]) << 32;
-    } else {
-        uint64_t nc = l_fair_next(L, c, q, 0, 0) << 32;
-        for (int i = 0; i < ns; i++) L->fnc[i] = nc;
+    uint8_t en[NFN > 0 ? NFN : 1];  /* weak fairness: processes with a command in a step */
+    if (L->fair) {
+        memset(en, 0, sizeof en);
+        for (int i = 0; i < ns; i++)
+            for (int m = 0; m < C->slen[i]; m++) en[m_fn_of[C->ch[C->soff[i] + m]]] = 1;
     }
     if (!l_reserve(succ, cap, (*n + (int64_t)nt * ns) * LW)) return -L_MEMORY;
     uint64_t *o = *succ + *n * LW;
@@ -250,9 +255,17 @@ static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t 
         memcpy(o, *succ + *n * LW, sizeof(uint64_t) * LW * ns);
         o += LW * ns;
     }
-    for (int k = 0; k < nt; k++)
-        for (int i = 0; i < ns; i++)
-            (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] = (uint64_t)L->targets[k] | L->fnc[i];
+    for (int k = 0; k < nt; k++) {
+        int f0 = L->fair ? l_fair_start(L, c, L->targets[k]) : 0;
+        for (int i = 0; i < ns; i++) {
+            int f = f0;
+            if (f != 0 && f != L_SEED)  /* rule 2: process f - 1 moves, or it is blocked */
+                f = en[f - 1] ? l_fair_pass(C, ord[i], f, 0)
+                              : l_fair_pass(C, ord[i], f > 1 ? f - 1 : L_SEED, 1);
+            (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] =
+                (uint64_t)L->targets[k] | (uint64_t)f << 32;
+        }
+    }
     *n += (int64_t)nt * ns;
     return (int64_t)nt * ns;
 }
@@ -411,7 +424,7 @@ void l_free(ltl_t *L) {
     if (!L) return;
     ctx_free(L->C);
     free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
-    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets); free(L->fnc);
+    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
     free(L);
 }
 
