@@ -14,6 +14,7 @@
     # local git mirror of nimble-code/Spin (--mirror, --rev) or a checkout's directory (--dir)
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples --only petersonN.pml
+    python benchmarks/ltl_vs_spin.py --spin-examples --only leader.pml --no-fair  # no -f rows
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
@@ -262,6 +263,7 @@ def main() -> int:
     ap.add_argument(
         "--spin-examples", action="store_true", help="SPIN's Examples/LTL instead of the corpus"
     )
+    ap.add_argument("--no-fair", action="store_true", help="only the rows without weak fairness")
     ap.add_argument("--mirror", type=Path, default=MIRROR, help="bare git mirror of Spin")
     ap.add_argument("--rev", default="HEAD", help="revision of the mirror (default HEAD)")
     ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
@@ -283,6 +285,8 @@ def main() -> int:
                 else extract(args.mirror, args.rev, Path(tmp), "Examples/LTL")
             )
             rows = example_rows(root)
+            if args.no_fair:
+                rows = [r for r in rows if r["weak_fairness"] != "1"]
             if args.only:
                 rows = [
                     r
@@ -293,6 +297,8 @@ def main() -> int:
                 rows, args.backend or "native", args.warm, root, args.timeout, workers
             )
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    if args.no_fair:
+        rows = [r for r in rows if r["weak_fairness"] != "1"]
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
