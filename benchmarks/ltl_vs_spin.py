@@ -8,11 +8,13 @@
     python benchmarks/ltl_vs_spin.py --run-spin --backend native   # the product search in C
     python benchmarks/ltl_vs_spin.py --run-spin --backend python   # ... in Python
     python benchmarks/ltl_vs_spin.py --backend native --only mobile1.pml --only train.pml:c1
+    python benchmarks/ltl_vs_spin.py --backend native --workers 1,2 --warm --only train.pml:c1
 
     # SPIN's Examples/LTL (every ltl block of every model, without and with -f), from the
     # local git mirror of nimble-code/Spin (--mirror, --rev) or a checkout's directory (--dir)
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples --only petersonN.pml
+    python benchmarks/ltl_vs_spin.py --spin-examples --only leader.pml --no-fair  # no -f rows
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
@@ -25,7 +27,12 @@ With ``--spin-examples`` the rows are every ``ltl`` block of every model in SPIN
 ``Examples/LTL`` (names as absmc reads them, else as the source spells them), without and with
 weak fairness; SPIN always runs here, and a model SPIN itself rejects (``spin -a`` or ``gcc``
 fails) is a row saying so, not a claim SPIN checks. ``--timeout`` ends a tool's run of a row.
-The ``st/s`` columns are product states per second of search (absmc: the JSON ``time_s`` of
+The ``visited`` columns count the states of both searches: pan's "visited" (pan stores one
+entry per product state ``(s, q)``, its "states, stored", and with ``-f`` marks in it the
+fairness copies and the searches that visited it, so that with ``-f`` "stored" is the count
+without it), absmc's outer and nested product states (each copy ``(s, q, c)`` a state of its
+own); with ``-f`` these are the numbers to compare. The ``st/s`` columns are product states
+per second of search (absmc: the JSON ``time_s`` of
 the claim's search; pan: its ``elapsed time``), and ``big`` marks rows of at least 10^4 product
 states (either tool's count).
 
@@ -106,6 +113,9 @@ class Timed:
     cpu_s: float
     where: str = ""
     search_s: float = 0.0
+    #: every state of both searches: pan's "visited" (its (s, q) entries with each copy and
+    #: search they were visited in), absmc's outer and nested product states
+    visited: int = 0
 
     @property
     def rate(self) -> float:
@@ -119,15 +129,23 @@ def _child_cpu() -> float:
 
 
 def absmc_to_verdict(
-    model: Path, name: str, fair: bool, backend: str, warm: bool, timeout: float | None = None
+    model: Path,
+    name: str,
+    fair: bool,
+    backend: str,
+    warm: bool,
+    timeout: float | None = None,
+    workers: int | None = None,
 ) -> Timed:
-    """``absmc check`` of one ltl block as a process (see the module docstring); a run past
-    ``timeout`` seconds or without a JSON result is verdict ``timeout`` / ``error``."""
+    """``absmc check`` of one ltl block as a process (see the module docstring; ``workers``:
+    its ``--workers``); a run past ``timeout`` seconds or without a JSON result is verdict
+    ``timeout`` / ``error``."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), ABSMC_NO_TRAIL="1")
     if not warm:
         env["ABSMC_CACHE_DIR"] = tempfile.mkdtemp(prefix="absmc-cache")
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
     args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
+    args += ["--workers", str(workers)] if workers is not None else []
     t0, c0 = time.monotonic(), _child_cpu()
     try:
         out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout).stdout
@@ -140,7 +158,8 @@ def absmc_to_verdict(
         return Timed("error", 0, wall, cpu, "-")
     stats = r["stats"]
     where = "C" if stats.get("backend") == "native" else "py"
-    return Timed(r["verdict"], stats["states"], wall, cpu, where, stats.get("time_s", 0.0))
+    visited = stats["states"] + stats.get("nested_states", 0)
+    return Timed(r["verdict"], stats["states"], wall, cpu, where, stats.get("time_s", 0.0), visited)
 
 
 def spin_to_verdict(
@@ -173,7 +192,10 @@ def spin_to_verdict(
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
     secs = float(m.group(1)) if m else 0.0
-    return Timed("violated" if errors else "holds", states, wall, cpu, "pan", secs)
+    v = re.search(r"states, stored \(([0-9.e+]+) visited\)", out)
+    visited = int(float(v.group(1))) if v else states
+    verdict = "violated" if errors else "holds"
+    return Timed(verdict, states, wall, cpu, "pan", secs, visited)
 
 
 def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> LtlRow:
@@ -241,11 +263,20 @@ def main() -> int:
     ap.add_argument(
         "--spin-examples", action="store_true", help="SPIN's Examples/LTL instead of the corpus"
     )
+    ap.add_argument("--no-fair", action="store_true", help="only the rows without weak fairness")
     ap.add_argument("--mirror", type=Path, default=MIRROR, help="bare git mirror of Spin")
     ap.add_argument("--rev", default="HEAD", help="revision of the mirror (default HEAD)")
     ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool and row")
+    ap.add_argument(
+        "--workers",
+        help="absmc's --workers, a comma-separated list: one absmc run (and line) per value, "
+        "SPIN once per row (e.g. 1,2: the one-thread nested DFS against CNDFS in 2 threads)",
+    )
     args = ap.parse_args()
+    workers: list[int | None] = (
+        [int(w) for w in args.workers.split(",")] if args.workers else [None]
+    )
     if args.spin_examples or args.dir is not None:
         with tempfile.TemporaryDirectory() as tmp:
             root = (
@@ -254,18 +285,24 @@ def main() -> int:
                 else extract(args.mirror, args.rev, Path(tmp), "Examples/LTL")
             )
             rows = example_rows(root)
+            if args.no_fair:
+                rows = [r for r in rows if r["weak_fairness"] != "1"]
             if args.only:
                 rows = [
                     r
                     for r in rows
                     if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only
                 ]
-            return model_to_verdict(rows, args.backend or "native", args.warm, root, args.timeout)
+            return model_to_verdict(
+                rows, args.backend or "native", args.warm, root, args.timeout, workers
+            )
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    if args.no_fair:
+        rows = [r for r in rows if r["weak_fairness"] != "1"]
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
-        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout)
+        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout, workers)
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
@@ -300,13 +337,21 @@ def main() -> int:
 
 
 def model_to_verdict(
-    rows: list[dict[str, str]], backend: str, warm: bool, root: Path, timeout: float
+    rows: list[dict[str, str]],
+    backend: str,
+    warm: bool,
+    root: Path,
+    timeout: float,
+    workers: list[int | None] | None = None,
 ) -> int:
     """The model-to-verdict table of the models under ``root`` (see the module docstring);
-    SPIN runs here."""
+    SPIN runs here, once per row; absmc once per value of ``workers`` (column ``w``; ``-``:
+    the option left out)."""
     print(
-        f"{'model':26s} {'ltl':14s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} {'where':5s} | "
-        f"{'states SPIN':>11s} {'absmc':>9s} | {'wall absmc':>10s} {'SPIN':>6s} | "
+        f"{'model':26s} {'ltl':14s} {'fair':4s} {'w':>2s} | "
+        f"{'SPIN':8s} {'absmc':8s} {'where':5s} | "
+        f"{'states SPIN':>11s} {'absmc':>9s} | {'visited SPIN':>12s} {'absmc':>10s} | "
+        f"{'wall absmc':>10s} {'SPIN':>6s} | "
         f"{'cpu absmc':>9s} {'SPIN':>6s} | {'st/s absmc':>10s} {'pan':>10s} big"
     )
     agree = checked = 0
@@ -315,20 +360,26 @@ def model_to_verdict(
         fair = row["weak_fairness"] == "1"
         names = ltl_names(model)
         name = row["ltl"] or (names[0] if names else "ltl_0")
-        ours = absmc_to_verdict(model, name, fair, backend, warm, timeout)
+        runs = [
+            (w, absmc_to_verdict(model, name, fair, backend, warm, timeout, w))
+            for w in (workers or [None])
+        ]
         spin = spin_to_verdict(model, row["ltl"] or None, fair, timeout)
-        if spin.verdict in ("holds", "violated"):
-            checked += 1
-            agree += ours.verdict == spin.verdict
-        big = "*" if max(ours.states, spin.states) >= 10**4 else ""
-        print(
-            f"{row['file']:26s} {name:14s} {'yes' if fair else '':4s} | {spin.verdict:8s} "
-            f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
-            f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
-            f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
-            flush=True,
-        )
-    print(f"verdicts equal to SPIN's: {agree} of the {checked} rows SPIN checks ({len(rows)} rows)")
+        for w, ours in runs:
+            if spin.verdict in ("holds", "violated"):
+                checked += 1
+                agree += ours.verdict == spin.verdict
+            big = "*" if max(ours.states, spin.states) >= 10**4 else ""
+            print(
+                f"{row['file']:26s} {name:14s} {'yes' if fair else '':4s} "
+                f"{'-' if w is None else str(w):>2s} | {spin.verdict:8s} "
+                f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
+                f"{spin.visited:12,d} {ours.visited:10,d} | "
+                f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
+                f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
+                flush=True,
+            )
+    print(f"verdicts equal to SPIN's: {agree} of the {checked} runs SPIN checks ({len(rows)} rows)")
     return 0
 
 

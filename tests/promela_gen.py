@@ -17,14 +17,24 @@ and blocking statements give violations and deadlocks. The same seed always give
   states), and SPIN's exclusive channels: a second buffered channel and ``xr``/``xs``
   declarations (sometimes broken by another process's receive or send, or by two claims: pan's
   "xr/xs assertion violated" model errors), and polls of both channels (``len``, ``full``,
-  ``empty``, ``nfull``, ``nempty``: a model error where another process claims the channel).
+  ``empty``, ``nfull``, ``nempty``: a model error where another process claims the channel;
+  the claimant's ``nfull``/``nempty`` and another's ``nfull`` of an ``xr``, ``nempty`` of an
+  ``xs`` channel are SPIN's conditionally safe polls); with exclusive channels the helper
+  process takes a channel parameter ``q`` (``run H(c)``) that it may claim and use.
+* :func:`random_promela_runs` (partial-order reduction of process creation and death:
+  :mod:`tests.test_por`): ``init`` or a spawner process runs workers, each handed a channel
+  that its creator declares locally (rendezvous or buffered: a dynamic local channel); a worker
+  may run a worker of its own (bounded recursion, as SPIN's calculator.pml), sends its result
+  to its creator and dies (so ``run``s race with deaths for process slots); some workers never
+  end, some assert on ``_pid`` (so a reduction that fixes which slot a ``run`` takes would miss
+  a violation).
 """
 
 from __future__ import annotations
 
 import random
 
-__all__ = ["random_promela", "random_promela_por"]
+__all__ = ["random_promela", "random_promela_por", "random_promela_runs"]
 
 
 class _Gen:
@@ -194,7 +204,9 @@ class _PorGen(_Gen):
             x = r.choice(self.locals)
             return f"do :: {x} < {r.randint(1, 3)} -> {x}++; {self.stmt(0)} :: else -> break od"
         if k == 12 and self.helper:
-            return "run H()"
+            # with exclusive channels, H claims its channel parameter: the claim variable
+            # holds a copy of a global channel variable (absmc's value sets follow the copy)
+            return f"run H({r.choice(self.chans)})" if self.xu else "run H()"
         return f"{self.var()} = {self.expr()}"
 
     def proc(self, name: str, count: int) -> str:
@@ -213,7 +225,13 @@ class _PorGen(_Gen):
             lines.append(self.proc(f"P{i}", r.choice([1, 1, 2])))
         if self.helper:
             self.helper = False  # H runs no process
-            lines.append(f"proctype H() {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}")
+            if self.xu:
+                self.chans = ["q", *self.chans]
+                lines.append(
+                    f"proctype H(chan q) {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}"
+                )
+            else:
+                lines.append(f"proctype H() {{ byte l0, l1; {self.claims()}{self.seq(1, 3)} }}")
         return "\n".join(lines) + "\n"
 
 
@@ -225,3 +243,50 @@ def random_promela(seed: int) -> str:
 def random_promela_por(seed: int) -> str:
     """The Promela text of ``seed`` for the partial-order reduction tests (deterministic)."""
     return _PorGen(random.Random(seed)).model()
+
+
+class _RunsGen(_PorGen):
+    """:func:`random_promela_runs`: _PorGen's statements over locals and globals (no global
+    channel), with process creation and death."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.chan = self.rendezvous = self.helper = self.xu = False
+
+    def work(self, nested: bool) -> str:
+        """A worker's body: statements, perhaps a worker of its own, the result sent back."""
+        r = self.rng
+        parts = [self.seq(1, 2)]
+        if nested:
+            parts.append("run V(me); me?l1")
+        if r.random() < 0.25:
+            parts.append(f"assert(_pid != {r.randint(1, 3)})")
+        if r.random() < 0.15:
+            parts.append("do :: g0 < 3 -> g0++ :: g0 >= 3 -> l0 = (l0 + 1) % 4 od")
+        parts.append("r!l0")
+        return "; ".join(parts)
+
+    def model(self) -> str:
+        r = self.rng
+        chan = f"chan me = [{r.choice([0, 0, 1])}] of {{ byte }}"
+        lines = [
+            "byte g0, g1;",
+            f"proctype V(chan r) {{ byte l0, l1; {self.work(False)} }}",
+            f"proctype W(chan r) {{ byte l0, l1; {chan}; {self.work(r.random() < 0.5)} }}",
+        ]
+        spawn = [f"run {r.choice('VW')}(me)" for _ in range(r.randint(1, 2))]
+        waits = [f"me?{r.choice(self.locals)}" for _ in spawn]
+        pairs = [x for p in zip(spawn, waits, strict=True) for x in p]
+        order = [*spawn, *waits] if r.random() < 0.5 else pairs
+        body = f"byte l0, l1; {chan}; {'; '.join(order)}; {self.seq(1, 2)}"
+        if r.random() < 0.5:
+            lines.append(f"active proctype S() {{ {body} }}")
+            lines.append(f"init {{ byte l0, l1; {self.seq(1, 2)} }}")
+        else:
+            lines.append(f"init {{ {body} }}")
+        return "\n".join(lines) + "\n"
+
+
+def random_promela_runs(seed: int) -> str:
+    """The Promela text of ``seed`` for the process-creation reduction tests (deterministic)."""
+    return _RunsGen(random.Random(seed)).model()

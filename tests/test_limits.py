@@ -72,10 +72,12 @@ def test_timeout_bounds_the_search_time_over_all_initial_states(method: str) -> 
     r = result.results[0]
     assert r.verdict is Verdict.UNKNOWN
     assert "time limit of 0.5 s reached" in r.reason, r.reason
-    # one run per initial state with its own 0.5 s searched for 8 x 0.5 s: the check's own
-    # search time is a fraction of that (generous: a clock read every 1,024 expansions)
-    assert r.stats.time_s < 4 * timeout, r.stats
+    # limits per initial state would search all 8 for 0.5 s each (>= 8 x 0.5 s of search):
+    # one deadline per check stops before the last one. The bound on time_s is that same
+    # 8 x 0.5 s, not less: on a machine at load 9 one expansion of `under` (clock read after
+    # each) was descheduled long enough to stop at 2.6 s, which says nothing about the limit
     assert r.stats.extra.get("initial_states_searched", 8) < 8
+    assert r.stats.time_s < 8 * timeout, r.stats
 
 
 def test_every_run_gets_the_checks_deadline_and_what_is_left_of_max_states() -> None:

@@ -40,7 +40,7 @@ each channel a command there receives from is non-empty and each it sends to is 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import product
 
@@ -170,23 +170,45 @@ MAX_VALUES = 64
 
 def value_sets(system: System) -> dict[str, frozenset[int]]:
     """A flow-insensitive over-approximation of the values of the variables that only ever get
-    constants: ``{name: {initial value, every constant a command assigns it}}`` for each
-    variable that no command assigns anything but a constant and no initial constraint
-    mentions (at most :data:`MAX_VALUES` values; others are left out)."""
+    constants or copies of such variables: ``{name: {initial value, every constant a command
+    assigns it, every value of a variable a command copies into it}}`` for each variable that
+    no command assigns anything else and no initial constraint mentions (at most
+    :data:`MAX_VALUES` values; others are left out). A channel parameter bound by ``run`` to a
+    global channel variable that nothing assigns gets that channel's id."""
     vals: dict[str, set[int]] = {v.name: {v.init} for v in system.variables}
     if system.init_constraint is not None:
         for n in reads_of([system.init_constraint]):
             vals.pop(n, None)
+    copies: dict[str, set[str]] = {}  # variable -> the variables assigned to it
     for c in system.commands:
         for n, e in c.updates:
             got = vals.get(n)
             if got is None:
                 continue
             k = as_const(e)
-            if k is None or len(got) >= MAX_VALUES:
+            if isinstance(e, Var):
+                copies.setdefault(n, set()).add(e.name)
+            elif k is None or len(got) >= MAX_VALUES:
                 del vals[n]
             else:
                 got.add(k)
+    # a copy x := y gives x every value of y (a least fixpoint; x is left out with y)
+    grew = True
+    while grew:
+        grew = False
+        for n, srcs in copies.items():
+            got = vals.get(n)
+            if got is None:
+                continue
+            for y in srcs:
+                more = vals.get(y)
+                if more is None or len(got | more) > MAX_VALUES:
+                    del vals[n]
+                    grew = True
+                    break
+                if not more <= got:
+                    got |= more
+                    grew = True
     return {k: frozenset(v) for k, v in vals.items()}
 
 
@@ -418,9 +440,17 @@ class _Context:
         self.chans = {c.cid: c for c in system.channels}
         self.chan_of_var = {v: c.cid for c in system.channels for v in c.variables}
         self.pc_of = {p.name: p.pc for p in system.processes}
+        self._values: dict[str, frozenset[int]] | None = None
+        self.pcs = frozenset(p.pc for p in system.processes if p.pc is not None)
         self._before: dict[tuple[str, int], frozenset[int] | None] = {}
         self._pc_edges: dict[str, list[tuple[int | None, int]] | None] = {}
         self._never: dict[tuple[str, int], Expr | None] = {}
+
+    def values(self) -> dict[str, frozenset[int]]:
+        """:func:`value_sets` of the system (computed once, when a claim asks)."""
+        if self._values is None:
+            self._values = value_sets(self.system)
+        return self._values
 
     def before(self, pc: str, k: int) -> frozenset[int] | None:
         """The values of the program counter ``pc`` from which it can come to ``k`` (``k``
@@ -518,16 +548,31 @@ class _Context:
                 by_var.setdefault(cl.channel.name, set()).add(cl.kind)
             elif isinstance(cl.channel, Const):
                 fixed.setdefault(int(cl.channel.value), set()).add(cl.kind)
-        names = sorted(by_var)
-        pins = {d.index: var_conjuncts(self.system.commands[d.index].guard, names) for d in here}
-        values = {w: sorted({p[w] for p in pins.values() if w in p}) for w in names}
+        # the claim variables the step reads (the commands here and those a chain can go on
+        # with): only their values decide which channels the step uses
+        every = self.chain(here, process, pc)
+        if every is None:
+            return FALSE
+        used = frozenset().union(*(d.reads for d in every))
+        names = sorted(w for w in by_var if w in used)
+        pin_of = {d.index: var_conjuncts(self.system.commands[d.index].guard, names) for d in every}
+        pins = {d.index: pin_of[d.index] for d in here}
+        # the values the commands here pin a claim variable to, and every value it can hold
+        # (a poll or a chain that does not pin it is specialised for each)
+        known = self.values()
+        values = {
+            w: sorted({p[w] for p in pins.values() if w in p} | known.get(w, frozenset()))
+            for w in names
+        }
+        # None: any other value (none when the value set is known: it holds every value)
+        choices = [[*values[w], *([] if w in known else [None])] for w in names]
         count = 1
-        for w in names:
-            count *= len(values[w]) + 1
+        for ch in choices:
+            count *= len(ch)
         if count > MAX_CLAIM_COMBINATIONS:
             return FALSE
         out: list[Expr] = []
-        for combo in product(*[[*values[w], None] for w in names]):
+        for combo in product(*choices):
             a = dict(zip(names, combo, strict=True))
             sub = [
                 d
@@ -540,7 +585,18 @@ class _Context:
             for w, k in a.items():
                 if k is not None:
                     relax.setdefault(k, set()).update(by_var[w])
-            ok, need = self.safe(sub, process, pc, loc, relax, frozenset(names))
+
+            def keep(d: CommandDeps, a: dict[str, int | None] = a) -> bool:
+                # a command the chain goes on with whose guard pins a claim variable to
+                # another value than this combination's cannot run in these states
+                got = pin_of[d.index]
+                return all(
+                    w not in got
+                    or (got[w] == a[w] if a[w] is not None else got[w] not in values[w])
+                    for w in names
+                )
+
+            ok, need = self.safe(sub, process, pc, loc, relax, frozenset(names), keep)
             if not ok:
                 continue
             assume: list[Expr] = []
@@ -555,14 +611,19 @@ class _Context:
         return disj(out)
 
     def chain(
-        self, here: list[CommandDeps], process: str, pc: str | None
+        self,
+        here: list[CommandDeps],
+        process: str,
+        pc: str | None,
+        keep: Callable[[CommandDeps], bool] | None = None,
     ) -> list[CommandDeps] | None:
         """``here`` with every command an exclusive (atomic) chain started by one of them can
         go on with: the commands at each location a command keeping the process's exclusive
         control leads to, transitively (a chain is one step of the search, so it commutes with
         another process's command when all of its commands do: SPIN's ``has_global`` of an
         ``atomic`` sequence, pangen2.c ``scan_seq``). ``None`` when a chain hands control to
-        another process or leads to a location not known statically."""
+        another process or leads to a location not known statically. ``keep``: which of the
+        commands at those locations can run in the states considered (default: all)."""
         out = list(here)
         seen = {d.index for d in here}
         done: set[int] = set()
@@ -582,11 +643,137 @@ class _Context:
                 continue
             done.add(k)
             for e in self.deps:
-                if e.process == process and e.location in (k, None) and e.index not in seen:
+                if (
+                    e.process == process
+                    and e.location in (k, None)
+                    and e.index not in seen
+                    and (keep is None or keep(e))
+                ):
                     seen.add(e.index)
                     out.append(e)
                     todo.append(e)
         return out
+
+    def most_ops(
+        self,
+        start: list[CommandDeps],
+        chain: list[CommandDeps],
+        process: str,
+        pc: str | None,
+        cid: int,
+        kinds: frozenset[str],
+    ) -> int | None:
+        """How much one step from ``start`` (one of its commands, and the commands of ``chain``
+        an exclusive chain goes on with) needs of channel ``cid``: ``kinds`` is ``{"s", "n"}``
+        (free slots: each send and ``nfull`` needs one more than the sends before it) or
+        ``{"r", "e"}`` (messages: each receive and ``nempty`` one more than the receives
+        before it); the most over every way the step can go. ``None`` when a chain can repeat
+        such an operation without bound (a cycle). A step that finds what it needs at its
+        start does not block on the channel half-way."""
+        cmds = self.system.commands
+        move = "s" if "s" in kinds else "r"
+
+        def own(d: CommandDeps) -> tuple[int, int]:
+            # (what the command itself needs, how many it consumes): a poll and a move in
+            # one command count as two (the command's expressions are read in one state)
+            ops = [k for k, c in cmds[d.index].chan_ops if c == cid and k in kinds]
+            moves = sum(1 for k in ops if k == move)
+            return (len(ops) if moves else min(len(ops), 1)), moves
+
+        def target(d: CommandDeps) -> int | None:
+            c = cmds[d.index]
+            if c.exclusive != process or pc is None:
+                return None
+            to = c.update_map().get(pc)
+            return int(to.value) if isinstance(to, Const) else None
+
+        at: dict[int, list[CommandDeps]] = {}
+        for d in chain:
+            if d.location is not None:
+                at.setdefault(d.location, []).append(d)
+        best = dict.fromkeys(at, 0)
+
+        def value(d: CommandDeps) -> int:
+            needs, moves = own(d)
+            t = target(d)
+            after = best.get(t, 0) if t is not None else 0
+            return max(needs, moves + after) if after else needs
+
+        # longest paths by relaxation; still growing after |locations| rounds: a cycle
+        for _ in range(len(at) + 1):
+            grew = False
+            for k, ds in at.items():
+                v = max(value(d) for d in ds)
+                if v > best[k]:
+                    best[k] = v
+                    grew = True
+            if not grew:
+                return max((value(d) for d in start), default=0)
+        return None
+
+    def parts(
+        self, here: list[CommandDeps], process: str, pc: str | None
+    ) -> list[tuple[Event, list[Event]]]:
+        """The steps the commands ``here`` (one location's) can take, each as the event whose
+        condition enables it and the events it consists of: a command's execution with the
+        commands its exclusive chain can go on with (:meth:`chain`; one step of the search,
+        enabled by the command's guard), and each of its model errors alone."""
+        out: list[tuple[Event, list[Event]]] = []
+        for d in here:
+            chain = self.chain([d], process, pc) or [d]
+            main = d.events[0]
+            rest = [ev for e in chain if e.index != d.index for ev in e.events]
+            out.append((main, [main, *rest]))
+            out.extend((ev, [ev]) for ev in d.events[1:])
+        return out
+
+    def apart(
+        self, parts: list[tuple[Event, list[Event]]], who: str, ev: Event, i: int, v: str
+    ) -> bool:
+        """Is the event ``ev`` (of command ``i`` of process ``who``), which touches ``v``,
+        independent of every step of ``parts`` (:meth:`parts`) that touches ``v``, and unable
+        to enable one? Either the step's enabling condition pins a program counter to a value
+        ``a`` that ``ev``'s condition pins to another, and ``ev`` does not move it to ``a``
+        (the two are never enabled together and ``ev`` enables no such step: a ``run`` into a
+        free slot and the commands of a process in that slot, a rendezvous with a receiver at
+        one location and the receiver's commands elsewhere; docs/reductions.md), or ``v`` is
+        a program counter the step only tests (:meth:`preserves`)."""
+        cmd = self.system.commands[i].update_map()
+
+        def after(x: str) -> int | None:
+            # the value ev leaves the pinned program counter x at (None: not a constant)
+            if x not in ev.writes:
+                return ev.pcs[x]
+            to = cmd.get(x)
+            return int(to.value) if isinstance(to, Const) else None
+
+        for pin, evs in parts:
+            touched = [e for e in evs if v in e.reads or v in e.writes or v in e.tests]
+            if not touched:
+                continue
+            if any(
+                a != ev.pcs[x] and after(x) not in (a, None)
+                for x, a in pin.pcs.items()
+                if x in ev.pcs
+            ):
+                continue
+            if not all(self.preserves(ev, i, v, e) for e in touched):
+                return False
+        return True
+
+    def preserves(self, ev: Event, i: int, v: str, e: Event) -> bool:
+        """Does ``ev`` (of command ``i``) keep every ``pc == k``/``pc != k`` test of ``e`` on
+        the program counter ``v`` (which ``e`` neither reads otherwise nor writes)?"""
+        if v not in self.pcs or v in e.reads or v in e.writes:
+            return False
+        if v not in ev.writes:
+            return True  # ev reads v only; e reads it only
+        b = ev.pcs.get(v)
+        new = self.system.commands[i].update_map().get(v)
+        if b is None or not isinstance(new, Const):
+            return False
+        to = int(new.value)
+        return all((b == k) == (to == k) for _, k in e.tests.get(v, ()))
 
     def safe(
         self,
@@ -596,16 +783,19 @@ class _Context:
         loc: int | None,
         relax: Mapping[int, set[str]],
         fixed: frozenset[str] = frozenset(),
+        keep: Callable[[CommandDeps], bool] | None = None,
     ) -> tuple[bool, list[Expr]]:
         """Are the commands ``here`` of ``process`` at ``loc`` safe, given the channels it
         claims (``relax``: channel id -> ``{"xr", "xs"}``), and under which conditions on those
-        channels? ``fixed``: variables (the claim variables) nothing may write meanwhile."""
+        channels? ``fixed``: variables (the claim variables) nothing may write meanwhile;
+        ``keep``: as for :meth:`chain`."""
         system = self.system
         writers, readers, testers = self.index
-        chain = self.chain(here, process, pc)
+        chain = self.chain(here, process, pc, keep)
         if chain is None:
             return False, []
-        here = chain
+        parts = self.parts(here, process, pc)
+        start, here = here, chain
         targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
         for d in here:
             c = system.commands[d.index]
@@ -627,24 +817,30 @@ class _Context:
             if ch is None:
                 continue
             own_ok = frozenset(
-                ({"r"} if "xr" in kinds else set()) | ({"s"} if "xs" in kinds else set())
+                ({"r", "e"} if "xr" in kinds else set()) | ({"s", "n"} if "xs" in kinds else set())
             )
             touching = [d for d in here if (d.reads | d.writes) & ch.variables]
             if not touching or not all(self.explained(d.index, cid, own_ok) for d in touching):
                 continue
-            own = {k for d in touching for k, c in system.commands[d.index].chan_ops if c == cid}
+            # the most receives (and nempty polls) and sends (and nfull polls) of the channel
+            # one step can do: an atomic chain must not block on it half-way (a partial
+            # chain would not commute with another process's send or receive)
+            takes = self.most_ops(start, here, process, pc, cid, frozenset({"r", "e"}))
+            puts = self.most_ops(start, here, process, pc, cid, frozenset({"s", "n"}))
+            if takes is None or puts is None or puts > ch.capacity:
+                continue
             length = Var(ch.length, system.var(ch.length).sort)
-            if "r" in own:
-                need.append(Op(">", (length, Const(0))))
-            if "s" in own:
-                need.append(Op("<", (length, Const(ch.capacity))))
+            if takes:
+                need.append(Op(">", (length, Const(takes - 1))))
+            if puts:
+                need.append(Op("<", (length, Const(ch.capacity - puts + 1))))
             # another process's polls the front end checks against a claim held here are
             # model errors (its claim errors), as its receives (xr) and sends (xs) are
             allowed: set[str] = set()
             if "xr" in kinds:
-                allowed |= {"s", "r", "R", "l", "e"}
+                allowed |= {"s", "r", "R", "l", "e", "n"}
             if "xs" in kinds:
-                allowed |= {"r", "R", "s", "S", "l", "n"}
+                allowed |= {"r", "R", "s", "S", "l", "n", "e"}
             others[cid] = frozenset(allowed)
         # the process's own claim errors on a channel it claims alike: another claimant of it
         # can only have started with a claim error of its own (pan's setq_claim), which the
@@ -696,6 +892,7 @@ class _Context:
                     who != process
                     and possible(ev)
                     and not excused(v, i)
+                    and not self.apart(parts, who, ev, i, v)
                     and not left_behind(who, ev)
                 ):
                     return False, []
@@ -705,10 +902,11 @@ class _Context:
                     who != process
                     and possible(ev)
                     and not excused(v, i)
+                    and not self.apart(parts, who, ev, i, v)
                     and not left_behind(who, ev)
                 ):
                     return False, []
-            for who, ev, _ in testers.get(v, ()):
+            for who, ev, i in testers.get(v, ()):
                 if who == process or not possible(ev):
                     continue
                 # a test of this process's pc that no move from loc changes does not count
@@ -718,6 +916,6 @@ class _Context:
                     and not any(k == loc or k in targets for _, k in ev.tests[v])
                 ):
                     continue
-                if not left_behind(who, ev):
+                if not self.apart(parts, who, ev, i, v) and not left_behind(who, ev):
                     return False, []
         return True, [*need, *behind.values()]

@@ -20,7 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-#: the C declarations of the entry points (runtime_tail.c; the ``l_`` ones: runtime_ltl.c, in a
+#: the C declarations of the entry points (runtime_tail.c; the ``l_`` and ``cn_`` ones:
+#: runtime_ltl.c and runtime_cndfs.c, in a
 #: library built by :class:`absmc.native.ltl.NativeLtl` only; the ``g_`` ones: runtime_graph.c, in
 #: one built by :class:`absmc.native.graph.NativeGraph` only)
 CDEF = """
@@ -73,6 +74,15 @@ int64_t l_stat(ltl_t *L, int which);
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
 int l_lasso_counter(ltl_t *L, int64_t k);
 void l_set_fair(ltl_t *L, int on);
+typedef struct cn_s cn_t;
+cn_t *cn_new(int claim, int stutter, int safety, int deadlock, int state_checks, int fair,
+             int64_t max_states, int threads);
+void cn_free(cn_t *N);
+void cn_stop(cn_t *N);
+int cn_run(cn_t *N, const int64_t *init, double seconds);
+int64_t cn_stat(cn_t *N, int which);
+int cn_lasso_state(cn_t *N, int64_t k, int64_t *out);
+int cn_lasso_counter(cn_t *N, int64_t k);
 typedef struct graph_s graph_t;
 graph_t *g_new(int natoms, int64_t max_states);
 void g_free(graph_t *G);

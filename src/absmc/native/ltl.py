@@ -20,6 +20,12 @@ replays it on the concrete semantics as it replays a Python lasso: ``violated`` 
 replayed lasso. A safety violation met on the way (a failing step, a violated state property,
 an invalid end state with ``deadlock``) raises :class:`SafetyMet`: the caller searches again
 in Python, which reports it with its path.
+
+With ``workers`` >= 2 the product is searched by CNDFS (``runtime_cndfs.c``: Evangelista,
+Laarman, Petrucci, van de Pol, "Improved multi-core nested depth-first search", ATVA 2012) in
+that many threads sharing one exact store: the same verdicts (fairness and non-progress
+cycles included: they are properties of the product searched), a lasso of the first thread to
+find one, replayed as above.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from absmc.native.driver import SLICE_S, drive_slices
 from absmc.native.search import NativeOverflow
 from absmc.native.semantics import NativeSemantics
 
-__all__ = ["NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
+__all__ = ["CNDFS_MAX_THREADS", "NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
 
 (
     _RUNNING,
@@ -61,6 +67,10 @@ __all__ = ["NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
 ) = range(8)
 
 
+#: the most threads a CNDFS search runs (its flag word per state: 2 + 2 bits per thread)
+CNDFS_MAX_THREADS = 31
+
+
 class SafetyMet(Exception):
     """The C product search met a safety violation (the Python back end reports it)."""
 
@@ -68,7 +78,10 @@ class SafetyMet(Exception):
 def _runtime_ltl() -> str:
     from importlib import resources
 
-    return resources.files("absmc.native").joinpath("runtime_ltl.c").read_text(encoding="utf-8")
+    pkg = resources.files("absmc.native")
+    return "".join(
+        pkg.joinpath(f).read_text(encoding="utf-8") for f in ("runtime_ltl.c", "runtime_cndfs.c")
+    )
 
 
 def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
@@ -183,15 +196,23 @@ class NativeLtl:
         deadlock: bool = False,
         spin_order: bool = True,
         weakly_fair: bool = False,
+        workers: int = 1,
     ) -> LtlOutcome:
         """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with an
         exact store (``stutter``: SPIN's stuttering at terminal states, never for the
         non-progress property; ``spin_order``: SPIN's step order and early cycle detection;
         ``weakly_fair``: SPIN's ``-f``, the counter construction of
-        :mod:`absmc.kernel.ltl.fairness` in C, the same product states). The lasso is in
-        the labels of ``python`` × the automaton (:func:`lasso_labels`); ``extra`` has the C
-        store's bytes. Raises :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow`
-        (a value left 64 bits), ``MemoryError`` (the store could not be allocated)."""
+        :mod:`absmc.kernel.ltl.fairness` in C, the same product states). ``workers`` >= 2:
+        CNDFS in that many threads (``runtime_cndfs.c``; Evangelista, Laarman, Petrucci, van de
+        Pol, ATVA 2012; at most :data:`CNDFS_MAX_THREADS`), same verdicts, the states counted
+        are the shared store's and the lasso is the first one a thread found; with a depth
+        bound (``limits.max_depth``) the one-thread search runs, with the reason in
+        ``extra["workers_note"]``. The lasso is in the labels of ``python`` × the automaton
+        (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
+        used) and with CNDFS ``blue_per_worker`` (states each thread expanded in its blue
+        search: their sum less the states stored is the work done twice). Raises
+        :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
+        ``MemoryError`` (the store could not be allocated)."""
         limits = limits or Limits()
         stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
@@ -199,20 +220,41 @@ class NativeLtl:
         start = time.monotonic()
         end = limits.end(start)
         sem = self.sem
-        handle = lib.l_new(
-            self.index[prop.name],
-            int(stutter),
-            int(safety),
-            int(deadlock),
-            int(sem.state_checks),
-            int(spin_order),
-            -1 if limits.max_states is None else limits.max_states,
-            -1 if limits.max_depth is None else limits.max_depth,
-        )
+        note = None
+        threads = min(max(workers, 1), CNDFS_MAX_THREADS)
+        if threads > 1 and limits.max_depth is not None:
+            threads, note = 1, "one thread: the multi-core search (CNDFS) takes no depth bound"
+        max_states = -1 if limits.max_states is None else limits.max_states
+        api: Any
+        if threads > 1:
+            api = _Api(lib, "cn")
+            handle = lib.cn_new(
+                self.index[prop.name],
+                int(stutter),
+                int(safety),
+                int(deadlock),
+                int(sem.state_checks),
+                int(weakly_fair),
+                max_states,
+                threads,
+            )
+        else:
+            api = _Api(lib, "l")
+            handle = lib.l_new(
+                self.index[prop.name],
+                int(stutter),
+                int(safety),
+                int(deadlock),
+                int(sem.state_checks),
+                int(spin_order),
+                max_states,
+                -1 if limits.max_depth is None else limits.max_depth,
+            )
         if handle == ffi.NULL:
             raise MemoryError("the native LTL search could not allocate its store")
-        handle = ffi.gc(handle, lib.l_free)
-        lib.l_set_fair(handle, int(weakly_fair))
+        handle = ffi.gc(handle, api.free)
+        if threads == 1:
+            lib.l_set_fair(handle, int(weakly_fair))
         slots = sem.layout.to_slots(sem.initial)
         if slots is None:
             raise NativeOverflow("the initial state does not fit its variables")
@@ -220,19 +262,21 @@ class NativeLtl:
         out = SearchOutcome()
 
         def progress_of(elapsed: float) -> Progress:
-            return Progress(
-                lib.l_stat(handle, 0), lib.l_stat(handle, 1), lib.l_stat(handle, 8), elapsed
-            )
+            return Progress(api.stat(handle, 0), api.stat(handle, 1), api.stat(handle, 8), elapsed)
 
-        status, out.stopped = drive_slices(
-            lambda: int(lib.l_run(handle, init, SLICE_S)),
-            _SLICE,
-            limits,
-            start,
-            end,
-            progress,
-            progress_of,
-        )
+        try:
+            status, out.stopped = drive_slices(
+                lambda: int(api.run(handle, init, SLICE_S)),
+                _SLICE,
+                limits,
+                start,
+                end,
+                progress,
+                progress_of,
+            )
+        finally:
+            if threads > 1:  # every thread stopped: the counts below are final
+                lib.cn_stop(handle)
         if status == _SAFETY:
             raise SafetyMet(f"the C product search of ltl '{prop.name}' met a safety violation")
         if status == _OVERFLOW:
@@ -241,29 +285,48 @@ class NativeLtl:
             raise MemoryError("the native LTL search ran out of memory")
         if status == _STATES:
             out.stopped = state_limit(limits.max_states)
-        out.states = int(lib.l_stat(handle, 0))
-        out.transitions = int(lib.l_stat(handle, 1))
-        out.max_depth = int(lib.l_stat(handle, 2))
-        if lib.l_stat(handle, 3) and out.stopped is None and status != _FOUND:
+        out.states = int(api.stat(handle, 0))
+        out.transitions = int(api.stat(handle, 1))
+        out.max_depth = int(api.stat(handle, 2))
+        if api.stat(handle, 3) and out.stopped is None and status != _FOUND:
             out.stopped = depth_limit(limits.max_depth)
         out.limit_hit = out.stopped is not None
         lasso = None
         if status == _FOUND:
-            n = int(lib.l_stat(handle, 5))
+            n = int(api.stat(handle, 5))
             buf = ffi.new("int64_t[]", max(1, sem.layout.slots))
             states: list[State] = []
             for k in range(n):
-                q = int(lib.l_lasso_state(handle, k, buf))
+                q = int(api.lasso_state(handle, k, buf))
                 s = sem.layout.from_slots(ffi.unpack(buf, sem.layout.slots))
-                fc = (int(lib.l_lasso_counter(handle, k)),) if weakly_fair else ()
+                fc = (int(api.lasso_counter(handle, k)),) if weakly_fair else ()
                 states.append((*s, q, *fc))
             labels = lasso_labels(python, aut, states, stutter, weakly_fair)
-            lasso = Lasso(labels, int(lib.l_stat(handle, 6)))
+            lasso = Lasso(labels, int(api.stat(handle, 6)))
             out.stopped = f"stopped at the first violation ({prop.name})"
         out.time_s = time.monotonic() - start
-        found = LtlOutcome(out, lasso, int(lib.l_stat(handle, 4)), aut, weakly_fair)
+        found = LtlOutcome(out, lasso, int(api.stat(handle, 4)), aut, weakly_fair)
         found.extra = {
             "backend": "native",
-            "store_bytes": int(lib.l_stat(handle, 7)),
+            "store_bytes": int(api.stat(handle, 7)),
+            "workers": threads,
         }
+        if threads > 1:  # the states each thread expanded in its blue search
+            found.extra["blue_per_worker"] = [
+                int(lib.cn_stat(handle, 16 + p)) for p in range(threads)
+            ]
+        if note is not None:
+            found.extra["workers_note"] = note
         return found
+
+
+class _Api:
+    """The entry points of one C product search: ``l_*`` (runtime_ltl.c, one thread) or
+    ``cn_*`` (runtime_cndfs.c, CNDFS), which take the same arguments after ``new``."""
+
+    def __init__(self, lib: Any, prefix: str) -> None:
+        self.free = getattr(lib, f"{prefix}_free")
+        self.run = getattr(lib, f"{prefix}_run")
+        self.stat = getattr(lib, f"{prefix}_stat")
+        self.lasso_state = getattr(lib, f"{prefix}_lasso_state")
+        self.lasso_counter = getattr(lib, f"{prefix}_lasso_counter")

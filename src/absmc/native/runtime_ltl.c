@@ -7,8 +7,9 @@
  * the claim moves first (each edge of q whose guard holds in s, in edge order), then the system
  * steps, highest process first (SPIN's order); a terminal s stutters (when `stutter`). A
  * product state is the packed system state and one word: q (low 32 bits) and, with weak
- * fairness (`fair`, SPIN's -f), the fairness counter (high 32 bits, l_fair_next: the k-copy
- * construction of kernel/ltl/fairness.py; accepting is then copy NFN + 1). Per state one flag byte: bit 0
+ * fairness (`fair`, SPIN's -f), the fairness counter (high 32 bits, l_fair_start and
+ * l_fair_pass: SPIN's (k + 2)-copy construction of kernel/ltl/fairness.py; accepting is then
+ * the seed copy NFN + 1). Per state one flag byte: bit 0
  * on the outer stack, bit 1 visited by a nested search (SPIN's two bits per state: the nested
  * searches share the outer store, since every state a nested search from a post-order seed
  * reaches was stored by the outer one). The outer search closes a cycle at once when it steps
@@ -31,7 +32,7 @@ typedef struct ltl_s {
     int claim, stutter, safety, deadlock, state_checks, early, fair;
     int64_t max_states, max_depth;
     uint64_t *arena; int64_t nstates, cap;
-    uint32_t *table; uint64_t tcap;
+    uint64_t *table; uint64_t tcap;
     uint8_t *flags;
     lframe_t *os; int64_t nos, caposs;   /* outer stack */
     lframe_t *ns; int64_t nns, capns;    /* nested stack */
@@ -43,27 +44,55 @@ typedef struct ltl_s {
     ctx_t *C;
     int64_t v[NVA];
     int32_t *order, *targets;
-    uint64_t *fnc; int64_t capfnc;  /* weak fairness: each step's counter after it */
 } ltl_t;
 
 /* the automaton state and the weak-fairness counter of a product state's last word */
 #define L_Q(x) ((int)(uint32_t)(x))
 #define L_C(x) ((int)((x) >> 32))
+/* the counter: 0 idle, i (1..NFN) waiting for process i - 1, NFN + 1 the seed copy
+ * (accepting) */
+#define L_SEED (NFN + 1)
 
-static uint64_t l_hash(const uint64_t *w) {
-    uint64_t h = 0x243F6A8885A308D3ULL;
-    for (int i = 0; i < LW; i++) h = mix64(h ^ w[i]) * 0x9E3779B97F4A7C15ULL;
+/* The store: product states in an arena (LW words each, by id), found through an open-addressing
+ * table (linear probing, at most half full) whose entries are a 32-bit tag of the state's hash
+ * (high half) and id + 1 (low half, 0: empty). The position of an entry follows from its tag
+ * alone, so that the table grows without reading the arena, and a probe compares a state's words
+ * only where the tags agree (one arena read per lookup of a stored state, none for most new
+ * ones). The hash sums 128-bit products of pairs of words, each pair with its own constants (no
+ * chain of dependent multiplications), then mixes the sum. */
+static inline uint64_t l_mum(uint64_t a, uint64_t b) {
+    unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+#define L_K1 0x9E3779B97F4A7C15ULL
+#define L_K2 0xC2B2AE3D27D4EB4FULL
+
+static inline uint64_t l_hash(const uint64_t *w) {
+    uint64_t h = (uint64_t)LW * L_K2;
+    int i = 0;
+    for (; i + 1 < LW; i += 2)
+        h += l_mum(w[i] ^ ((uint64_t)(i + 1) * L_K1), w[i + 1] ^ ((uint64_t)(i + 2) * L_K2));
+    if (i < LW) h += l_mum(w[i] ^ ((uint64_t)(i + 1) * L_K1), L_K2);
     return mix64(h);
+}
+
+/* the table position of tag g in a table of cap (a power of two) entries: g's low bits (of a
+ * mixed hash), scrambled past 32 bits for tables of more than 2^32 entries */
+static inline uint64_t l_slot(uint64_t g, uint64_t cap) {
+    return (g * L_K1) & (cap - 1);
 }
 
 static int l_table_grow(ltl_t *L) {
     uint64_t nc = L->tcap ? L->tcap * 2 : (1u << 16);
-    uint32_t *t = (uint32_t *)calloc(nc, sizeof(uint32_t));
+    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
     if (!t) return 0;
-    for (int64_t id = 0; id < L->nstates; id++) {
-        uint64_t p = l_hash(L->arena + id * LW) & (nc - 1);
+    for (uint64_t k = 0; k < L->tcap; k++) {
+        uint64_t e = L->table[k];
+        if (!e) continue;
+        uint64_t p = l_slot(e >> 32, nc);
         while (t[p]) p = (p + 1) & (nc - 1);
-        t[p] = (uint32_t)(id + 1);
+        t[p] = e;
     }
     free(L->table);
     L->table = t;
@@ -71,15 +100,17 @@ static int l_table_grow(ltl_t *L) {
     return 1;
 }
 
-/* the id of product state w, or -1; with add, a new state is stored (its id returned as
- * -2 - id, so that the caller tells new from old); -3 - ... never: -(1 << 62) on no memory */
+/* the id of product state w (hash h: l_hash(w)), or -1; with add, a new state is stored (its
+ * id returned as -2 - id, so that the caller tells new from old); L_NOMEM on no memory */
 #define L_NOMEM INT64_MIN
-static int64_t l_find(ltl_t *L, const uint64_t *w, int add) {
+static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
     if (add && (uint64_t)(L->nstates + 1) * 2 > L->tcap && !l_table_grow(L)) return L_NOMEM;
-    uint64_t m = L->tcap - 1, p = l_hash(w) & m;
-    while (L->table[p]) {
-        int64_t id = (int64_t)L->table[p] - 1;
-        if (memcmp(L->arena + id * LW, w, sizeof(uint64_t) * LW) == 0) return id;
+    uint64_t g = h >> 32, m = L->tcap - 1, p = l_slot(g, L->tcap), e;
+    while ((e = L->table[p]) != 0) {
+        if (e >> 32 == g) {
+            int64_t id = (int64_t)(uint32_t)e - 1;
+            if (memcmp(L->arena + id * LW, w, sizeof(uint64_t) * LW) == 0) return id;
+        }
         p = (p + 1) & m;
     }
     if (!add) return -1;
@@ -97,7 +128,7 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, int add) {
     int64_t id = L->nstates++;
     memcpy(L->arena + id * LW, w, sizeof(uint64_t) * LW);
     L->flags[id] = 0;
-    L->table[p] = (uint32_t)(id + 1);
+    L->table[p] = g << 32 | (uint64_t)(id + 1);
     return -2 - id;
 }
 
@@ -124,36 +155,46 @@ static int l_frames(lframe_t **a, int64_t *cap, int64_t need) {
 }
 
 static inline int l_accepting(ltl_t *L, const uint64_t *w) {
-    if (L->fair) return L_C(w[NW]) == NFN + 1;
+    if (L->fair) return L_C(w[NW]) == L_SEED;
     return m_claim_acc(L->claim, L_Q(w[NW]));
 }
 
-/* SPIN's weak-fairness counter after a step from counter c in automaton state q
- * (kernel/ltl/fairness.py, FairSemantics.successors): copy 0 waits for an accepting q, copy
- * i (1..NFN) for process i - 1 to move or be blocked, copy NFN + 1 (accepting) returns to 0;
- * 0 without fairness */
-static inline uint64_t l_fair_next(ltl_t *L, int c, int q, int blocked, int moved) {
-    if (!L->fair) return 0;
-    if (c == 0) return m_claim_acc(L->claim, q) ? 1 : 0;
-    if (c == NFN + 1) return 0;
-    return (uint64_t)((blocked || moved) ? c + 1 : c);
-}
-
-/* whether process p executes in step j of the last expansion (any command of its chain) */
-static int l_moves(ctx_t *C, int j, int p) {
-    for (int m = 0; m < C->slen[j]; m++)
-        if (m_fn_of[C->ch[C->soff[j] + m]] == p) return 1;
+/* SPIN's weak-fairness counter (kernel/ltl/fairness.py, FairSemantics.successors) */
+/* one more than the highest process that exists in unpacked state v (program counter not 0) */
+static int l_live(const int64_t *v) {
+    for (int i = NFN - 1; i >= 0; i--)
+        if (m_pc_slot[i] < 0 || v[m_pc_slot[i]] != 0) return i + 1;
     return 0;
 }
 
-/* the product successors of state id onto the successor arena (*succ, *n, *cap), in order;
- * returns their number or a negative status (-L_OVERFLOW, -L_MEMORY, -L_SAFETY: only with
- * `checks`) */
-static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64_t *cap,
-                        int checks) {
+/* the counter c before the system step of a claim move to q2: rule 3 (the seed copy is
+ * idle again), rule 1 (idle and q2 accepting: wait for the highest live process) */
+static inline int l_fair_start(ltl_t *L, int c, int q2) {
+    if (c == L_SEED) c = 0;
+    if (c == 0 && m_claim_acc(L->claim, q2)) {
+        int n = l_live(L->v);
+        c = n ? n : L_SEED;
+    }
+    return c;
+}
+
+/* rule 2 over the commands from..end of step j: each command of the process waited for
+ * passes the counter on once */
+static int l_fair_pass(ctx_t *C, int j, int c, int from) {
+    for (int m = from; m < C->slen[j] && c != L_SEED; m++)
+        if (m_fn_of[C->ch[C->soff[j] + m]] == c - 1) c = c > 1 ? c - 1 : L_SEED;
+    return c;
+}
+
+/* the product successors of product state src (LW words) onto the successor arena (*succ, *n,
+ * *cap), in order; returns their number or a negative status (-L_OVERFLOW, -L_MEMORY,
+ * -L_SAFETY: only with `checks`). Uses L's context, claim, stuttering and fairness only (the
+ * threads of runtime_cndfs.c each have such an L of their own) */
+static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t *n,
+                        int64_t *cap, int checks) {
     ctx_t *C = L->C;
     uint64_t w[LW];
-    memcpy(w, L->arena + id * LW, sizeof w);
+    memcpy(w, src, sizeof w);
     m_unpack(w, L->v);
     ctx_reset(C);
     int q = L_Q(w[NW]), c = L_C(w[NW]);
@@ -174,10 +215,14 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
         }
         if (!L->stutter) return 0;
         if (!l_reserve(succ, cap, (*n + nt) * LW)) return -L_MEMORY;
-        uint64_t nc = l_fair_next(L, c, q, 1, 0) << 32;  /* every process is blocked */
         for (int k = 0; k < nt; k++) {
             uint64_t *o = *succ + (*n + k) * LW;
             memcpy(o, w, sizeof(uint64_t) * NW);
+            uint64_t nc = 0;
+            if (L->fair) {  /* every process is blocked: a running counter goes to the seed */
+                int f = l_fair_start(L, c, L->targets[k]);
+                nc = (uint64_t)(f ? L_SEED : 0) << 32;
+            }
             o[NW] = (uint64_t)L->targets[k] | nc;
         }
         *n += nt;
@@ -193,22 +238,11 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
         while (j > 0 && m_fn_of[C->ch[C->soff[ord[j - 1]]]] < key) { ord[j] = ord[j - 1]; j--; }
         ord[j] = i;
     }
-    if (ns > L->capfnc) {
-        uint64_t *f = (uint64_t *)realloc(L->fnc, (size_t)ns * sizeof(uint64_t));
-        if (!f) return -L_MEMORY;
-        L->fnc = f;
-        L->capfnc = ns;
-    }
-    if (L->fair && c >= 1 && c <= NFN) {
-        int blocked = 1;
-        for (int i = 0; i < ns; i++) {
-            L->fnc[i] = (uint64_t)l_moves(C, ord[i], c - 1);
-            if (L->fnc[i]) blocked = 0;
-        }
-        for (int i = 0; i < ns; i++) L->fnc[i] = l_fair_next(L, c, q, blocked, (int)L->fnc[i]) << 32;
-    } else {
-        uint64_t nc = l_fair_next(L, c, q, 0, 0) << 32;
-        for (int i = 0; i < ns; i++) L->fnc[i] = nc;
+    uint8_t en[NFN > 0 ? NFN : 1];  /* weak fairness: processes with a command in a step */
+    if (L->fair) {
+        memset(en, 0, sizeof en);
+        for (int i = 0; i < ns; i++)
+            for (int m = 0; m < C->slen[i]; m++) en[m_fn_of[C->ch[C->soff[i] + m]]] = 1;
     }
     if (!l_reserve(succ, cap, (*n + (int64_t)nt * ns) * LW)) return -L_MEMORY;
     uint64_t *o = *succ + *n * LW;
@@ -221,9 +255,17 @@ static int64_t l_expand(ltl_t *L, int64_t id, uint64_t **succ, int64_t *n, int64
         memcpy(o, *succ + *n * LW, sizeof(uint64_t) * LW * ns);
         o += LW * ns;
     }
-    for (int k = 0; k < nt; k++)
-        for (int i = 0; i < ns; i++)
-            (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] = (uint64_t)L->targets[k] | L->fnc[i];
+    for (int k = 0; k < nt; k++) {
+        int f0 = L->fair ? l_fair_start(L, c, L->targets[k]) : 0;
+        for (int i = 0; i < ns; i++) {
+            int f = f0;
+            if (f != 0 && f != L_SEED)  /* rule 2: process f - 1 moves, or it is blocked */
+                f = en[f - 1] ? l_fair_pass(C, ord[i], f, 0)
+                              : l_fair_pass(C, ord[i], f > 1 ? f - 1 : L_SEED, 1);
+            (*succ)[(*n + (int64_t)k * ns + i) * LW + NW] =
+                (uint64_t)L->targets[k] | (uint64_t)f << 32;
+        }
+    }
     *n += (int64_t)nt * ns;
     return (int64_t)nt * ns;
 }
@@ -232,7 +274,7 @@ static int l_push_outer(ltl_t *L, int64_t id) {
     if (!l_frames(&L->os, &L->caposs, L->nos + 1)) return -L_MEMORY;
     int64_t off = L->nosucc;
     int64_t depth = L->nos;
-    int64_t n = l_expand(L, id, &L->osucc, &L->nosucc, &L->caposucc, 1);
+    int64_t n = l_expand(L, L->arena + id * LW, &L->osucc, &L->nosucc, &L->caposucc, 1);
     if (n < 0) return (int)n;
     if (depth > L->deepest) L->deepest = depth;
     if (L->max_depth >= 0 && depth == L->max_depth) {
@@ -275,7 +317,7 @@ static int l_start_nested(ltl_t *L, int64_t seed) {
     L->nnsucc = 0;
     L->nns = 0;
     if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
-    int64_t n = l_expand(L, seed, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    int64_t n = l_expand(L, L->arena + seed * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
     L->ns[0].id = seed;
     L->ns[0].off = 0;
@@ -305,7 +347,7 @@ static int l_nested_step(ltl_t *L) {
     }
     const uint64_t *t = L->nsucc + (f->off + f->i) * LW;
     f->i++;
-    int64_t id = l_find(L, t, 0);
+    int64_t id = l_find(L, t, l_hash(t), 0);
     if (id < 0) return L_RUNNING; /* not stored by the outer search (past a depth bound) */
     if (L->flags[id] & 1) return l_lasso(L, 1, id);
     if (L->flags[id] & 2) return L_RUNNING;
@@ -313,7 +355,7 @@ static int l_nested_step(ltl_t *L) {
     L->nested_states++;
     if (!l_frames(&L->ns, &L->capns, L->nns + 1)) return L_MEMORY;
     int64_t off = L->nnsucc;
-    int64_t n = l_expand(L, id, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    int64_t n = l_expand(L, L->arena + id * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
     lframe_t *g = &L->ns[L->nns++];
     g->id = id;
@@ -336,7 +378,8 @@ static int l_outer_step(ltl_t *L) {
     uint64_t t[LW];
     memcpy(t, L->osucc + (f->off + f->i) * LW, sizeof t);
     f->i++;
-    int64_t id = l_find(L, t, 0);
+    uint64_t h = l_hash(t);
+    int64_t id = l_find(L, t, h, 0);
     if (id >= 0) {
         if (L->early && (L->flags[id] & 1) &&
             (l_accepting(L, t) || l_accepting(L, L->arena + f->id * LW)))
@@ -344,7 +387,7 @@ static int l_outer_step(ltl_t *L) {
         return L_RUNNING;
     }
     if (L->max_states >= 0 && L->nstates >= L->max_states) return L_STATES;
-    id = l_find(L, t, 1);
+    id = l_find(L, t, h, 1);
     if (id == L_NOMEM) return L_MEMORY;
     id = -2 - id;
     if (L->safety && L->state_checks) {
@@ -381,7 +424,7 @@ void l_free(ltl_t *L) {
     if (!L) return;
     ctx_free(L->C);
     free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
-    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets); free(L->fnc);
+    free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
     free(L);
 }
 
@@ -394,7 +437,7 @@ int l_run(ltl_t *L, const int64_t *init, double seconds) {
         uint64_t w[LW];
         m_pack(init, w);
         w[NW] = (uint64_t)m_claim_init(L->claim);
-        int64_t id = l_find(L, w, 1);
+        int64_t id = l_find(L, w, l_hash(w), 1);
         if (id == L_NOMEM) return L->status = L_MEMORY;
         id = -2 - id;
         if (L->safety && L->state_checks) {
@@ -424,7 +467,7 @@ int64_t l_stat(ltl_t *L, int which) {
     case 4: return L->nested_states;
     case 5: return L->nlasso;
     case 6: return L->cycle_start;
-    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 4 + L->cap);
+    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap);
     case 8: return L->nos;
     default: return 0;
     }

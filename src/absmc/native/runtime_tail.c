@@ -1040,8 +1040,9 @@ int s_run(search_t *S, double seconds) {
                 if (r < 0) { NOMEM(); break; }
                 if (!r) {
                     /* the cycle proviso also holds for a known state inserted after this one:
-                       in the next level (ids are in insertion order; exact store only) */
-                    if (S->found_id >= S->level_end) fresh = 1;
+                       later in this level or in the next (ids are in insertion order; exact
+                       store only) */
+                    if (S->found_id > sid) fresh = 1;
                     continue;
                 }
                 fresh = 1;

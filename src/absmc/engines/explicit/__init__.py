@@ -35,7 +35,9 @@ class ExplicitOptions:
     ``workers``: on the Python back end, > 1 runs the hash-partitioned search
     (:mod:`absmc.kernel.explore.partitioned`) in that many processes; on ``native``/``auto``, the C
     search's threads (0, the default: the machine's cores once the search passes
-    :data:`~absmc.engines.explicit.native.PARALLEL_AFTER` states; see ``runtime_par.c``);
+    :data:`~absmc.engines.explicit.native.PARALLEL_AFTER` states; see ``runtime_par.c``; the
+    product search of ltl properties runs CNDFS in ``workers`` >= 2 threads, else one thread:
+    ``runtime_cndfs.c``);
     ``ray`` runs the partitioned search on Ray actors (``"auto"``: a local Ray cluster; else the
     address of a running one)."""
 
@@ -71,8 +73,10 @@ OPTIONS = (
         "workers",
         ("--workers",),
         "[explicit] Search in N threads (--backend native|auto: a shared lock-free store; "
-        "default: the machine's cores, from 50,000 states on) or N processes (--backend python: "
-        "hash-partitioned, default 1; with --ray: N actors, default one per CPU of the cluster). "
+        "default: the machine's cores, from 50,000 states on; ltl properties: CNDFS in N >= 2 "
+        "threads, else one) or N processes (--backend python: "
+        "hash-partitioned safety search, default 1; with --ray: N actors, default one per CPU of "
+        "the cluster). "
         "[auto] Run N member engines at once (default: the machine's cores).",
         default=ExplicitOptions.workers,
         kind="int",

@@ -206,13 +206,13 @@ def _linear_time(
             )
         out = found.outcome
         used += out.states
-        stats = Stats(
-            out.states,
-            out.transitions,
-            out.max_depth,
-            out.time_s,
-            extra={**store.stats(out.stopped), **found.extra},
-        )
+        extra = {**store.stats(out.stopped), **found.extra}
+        if ltl_search is None and workers > 1:  # the partitioned search serves safety only
+            extra["workers_note"] = (
+                "one process: the Python back end searches each product sequentially "
+                "(threads: --backend native, CNDFS)"
+            )
+        stats = Stats(out.states, out.transitions, out.max_depth, out.time_s, extra=extra)
         for name, v in found.violations.items():
             if name not in met:
                 met[name], met_stats[name] = v, stats

@@ -290,8 +290,8 @@ def check_with_backend(
 
 def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
     """Why the linear-time properties of ``selection`` cannot be searched in C with
-    ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`) has
-    one thread and the exact store."""
+    ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`: one
+    thread, or CNDFS in ``--workers`` >= 2 threads) has the exact store only."""
     if not native_available():
         return "no C compiler was found (set CC or install gcc)"
     if options.store != "exact":
@@ -311,7 +311,9 @@ def check_ltl_with_backend(
     search in C (:class:`~absmc.native.ltl.NativeLtl`: the model with the automata of all its
     ltl blocks, one library for every ``-N NAME``), the rest of the check as the Python back
     end does it (``python(options, workers, ltl_search, safety_search)``; the safety search
-    beside the product searches, where one runs, is :func:`check_native`'s). Where C cannot serve
+    beside the product searches, where one runs, is :func:`check_native`'s). ``workers`` >= 2
+    runs each product search as CNDFS in that many threads (0, the default, and 1: the
+    one-thread nested DFS in SPIN's order). Where C cannot serve
     (:func:`ltl_refusal`, a model the generator does not translate, a value past 64 bits, a
     safety violation met in a product search, whose path the Python search reports) the whole
     check runs in Python, with the reason in each result's ``native_fallback``; ``native``
@@ -363,6 +365,7 @@ def check_ltl_with_backend(
                 safety=True,
                 deadlock=deadlock,
                 weakly_fair=options.fairness == "weak",
+                workers=workers,
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:

@@ -326,8 +326,11 @@ class Search:
                     continue
                 later: set[State] = set()  # the states inserted in this level's expansion
                 reducing = self.reduce is not None
+                # the states of this level not yet expanded (inserted after the one expanded)
+                ahead = set(frontier) if reducing and exact else set()
                 for s in frontier:
                     sid += 1
+                    ahead.discard(s)
                     succ, fails = successors(s)
                     if hooks is not None:
                         hooks.expanded(sid, s, succ)
@@ -355,8 +358,8 @@ class Search:
                             if exact:
                                 if t in seen:
                                     # the cycle proviso holds for a state inserted after s
-                                    # (in this level's expansion: the next level)
-                                    fresh = fresh or t in later
+                                    # (in this level's expansion, or later in this level)
+                                    fresh = fresh or t in later or t in ahead
                                     continue
                                 if reducing:
                                     later.add(t)
@@ -435,8 +438,12 @@ class Search:
             return sid, transitions, expanded
         reduce = self.reduce
         later: set[State] = set()  # the states inserted in this level's expansion
+        # the states of this level not yet expanded (inserted after the one expanded)
+        ahead = set(frontier) if reduce is not None else set()
         for s in frontier:
             sid += 1
+            if reduce is not None:
+                ahead.discard(s)
             succ, fails = successors(s)
             if fails or not succ:
                 self.expand_checks(s, succ, fails, lambda sid=sid: path_of(sid))  # type: ignore[misc]
@@ -448,8 +455,9 @@ class Search:
                     # one hash lookup per transition: add, and see whether the set grew
                     seen_add(t)
                     if len(seen) == size:
-                        # the cycle proviso holds for a state inserted after s (the next level)
-                        fresh = fresh or t in later
+                        # the cycle proviso holds for a state inserted after s (the next
+                        # level, or later in this one)
+                        fresh = fresh or t in later or t in ahead
                         continue
                     if reduce is not None:
                         later.add(t)

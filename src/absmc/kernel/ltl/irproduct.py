@@ -71,8 +71,22 @@ def product_of(
     )
 
 
-def fair_product(product: ProductSemantics, sem: IRSemantics) -> FairSemantics:
-    """``product`` (of ``sem``) with SPIN's weak-fairness counter over ``sem``'s processes."""
+def fair_product(
+    product: ProductSemantics, sem: IRSemantics, spin_restart: bool = False
+) -> FairSemantics:
+    """``product`` (of ``sem``) with SPIN's weak-fairness counter over ``sem``'s processes: a
+    process exists while its program counter is not 0 (Promela's process slots; a process
+    without one, GCL's, always exists). ``spin_restart``: see
+    :class:`~absmc.kernel.ltl.fairness.FairSemantics`."""
     system = sem.system
     index = {p.name: i for i, p in enumerate(system.processes)}
-    return FairSemantics(product, len(index), [index[c.process] for c in system.commands])
+    pcs = [system.index_of[p.pc] if p.pc is not None else -1 for p in system.processes]
+
+    def live(s: State) -> int:
+        for i in range(len(pcs) - 1, -1, -1):
+            if pcs[i] < 0 or s[pcs[i]] != 0:
+                return i + 1
+        return 0
+
+    process_of = [index[c.process] for c in system.commands]
+    return FairSemantics(product, len(index), process_of, live, spin_restart)

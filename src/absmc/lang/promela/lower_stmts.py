@@ -373,7 +373,8 @@ class Statements(Expressions):
         out: list[Path] = []
         frees: list[Expr] = []
         for s in self.slots:
-            if pt not in s.types or s.pid == 0:
+            # a running process's own slot is never free (its pc is not 0)
+            if pt not in s.types or s.pid == 0 or s is ctx.slot:
                 continue
             prev = self.slots[s.pid - 1]
             free = conj(
