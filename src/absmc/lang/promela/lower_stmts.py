@@ -396,18 +396,28 @@ class Statements(Expressions):
             out.append(q)
         bad = neg(disj(frees))
         if bad != FALSE:
-            r = p.copy()
-            r.conds.append(bad)
             n = len(self.slots)
-            # below SPIN's limit the slot count is absmc's (its dry run): a check that meets
-            # this error is unknown (engines.registry.slots_exhausted), not a violation
-            limit = (
-                f"absmc allocated {n}; SPIN allows {MAX_PROCESSES}"
-                if n < MAX_PROCESSES
-                else (f"SPIN's limit of {MAX_PROCESSES} processes")
+            # SPIN's limit is met only when all its 255 slots are taken; otherwise the slot
+            # SPIN would give (the lowest free) is one absmc's dry run did not open to this
+            # proctype, or there are fewer slots than SPIN's: absmc's own limit, which makes
+            # the check unknown and repeated with more (and open) slots
+            # (engines.registry.slots_exhausted, run_growing), never a violation
+            full = (
+                conj([mk("!=", p.val(s.pc, self.var_sorts[s.pc]), Const(0)) for s in self.slots])
+                if n >= MAX_PROCESSES
+                else FALSE
             )
-            r.error = f"no free process slot for 'run {pt.decl.name}' ({limit})"
-            out.append(r)
+            own = f"absmc allocated {n}; SPIN allows {MAX_PROCESSES}"
+            for cond, limit in (
+                (conj([bad, neg(full)]), own),
+                (conj([bad, full]), f"SPIN's limit of {MAX_PROCESSES} processes"),
+            ):
+                if cond == FALSE:
+                    continue
+                r = p.copy()
+                r.conds.append(cond)
+                r.error = f"no free process slot for 'run {pt.decl.name}' ({limit})"
+                out.append(r)
         return out
 
     def claim_conflicts(self, s: Slot, pt: ProcType, q: Path) -> None:
