@@ -23,6 +23,7 @@ from absmc.native.build import OPT_ENV
 
 from .conftest import EXAMPLES, SHARED, needs_shared
 from .test_ltl_abstraction import random_ltl_system
+from .test_ltl_native import _RESPONSE  # P counts 0..3, Q toggles; inf3, stable, bounded
 
 CORPUS = SHARED / "benchmarks" / "ltl"
 
@@ -152,23 +153,6 @@ def test_generated_rings(seed: int) -> None:
 def test_generated_weakly_fair(seed: int) -> None:
     system = parse_gcl(ring_ltl_system(100 + seed, 4, 5), f"ringf{seed}.gcl")
     _assert_agree(system, CheckOptions(fairness="weak", check_deadlock=False))
-
-
-_RESPONSE = """
-var x : 0..3;
-var y : bool;
-process P {
-  x < 3 -> x := x + 1;
-  x == 3 -> x := 0;
-}
-process Q {
-  !y -> y := true;
-  y -> y := false;
-}
-ltl inf3: []<>(x == 3);
-ltl stable: <>[](x == 0);
-ltl bounded: [](x <= 3 && (x == 3 -> X (x == 3 || x == 0)));
-"""
 
 
 def test_weak_fairness_with_threads() -> None:
