@@ -14,6 +14,9 @@
     # local git mirror of nimble-code/Spin (--mirror, --rev) or a checkout's directory (--dir)
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples --only petersonN.pml
+    # ... and SPIN's default build too (pan with partial-order reduction, no -DNOREDUCE)
+    python benchmarks/ltl_vs_spin.py --backend native --spin-por --only leader.pml:p0 \
+        --spin-examples
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
@@ -162,9 +165,10 @@ def absmc_to_verdict(
 
 
 def spin_to_verdict(
-    model: Path, name: str | None, fair: bool, timeout: float | None = None
+    model: Path, name: str | None, fair: bool, timeout: float | None = None, reduce: bool = False
 ) -> Timed:
-    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all.
+    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all
+    (``reduce``: SPIN's default build, partial-order reduction on; else ``-DNOREDUCE``).
     Verdict ``rejected`` when ``spin -a`` or ``gcc`` fails (SPIN does not check the claim),
     ``timeout`` past ``timeout`` seconds of pan."""
     wd = Path(tempfile.mkdtemp(prefix="ltlspin"))
@@ -174,8 +178,9 @@ def spin_to_verdict(
     )
     if spin.returncode != 0 or not (wd / "pan.c").exists():
         return Timed("rejected", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
+    flags = [] if reduce else ["-DNOREDUCE"]
     cc = subprocess.run(
-        ["gcc", "-O2", "-DNOREDUCE", "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
+        ["gcc", "-O2", *flags, "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
         cwd=wd,
         capture_output=True,
     )
@@ -267,6 +272,12 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool and row")
     ap.add_argument(
+        "--spin-por",
+        action="store_true",
+        help="model-to-verdict tables: also SPIN's default build (partial-order reduction on, "
+        "no -DNOREDUCE) in columns of its own",
+    )
+    ap.add_argument(
         "--workers",
         help="absmc's --workers, a comma-separated list: one absmc run (and line) per value, "
         "SPIN once per row (e.g. 1,2: the one-thread nested DFS against CNDFS in 2 threads)",
@@ -290,13 +301,21 @@ def main() -> int:
                     if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only
                 ]
             return model_to_verdict(
-                rows, args.backend or "native", args.warm, root, args.timeout, workers
+                rows,
+                args.backend or "native",
+                args.warm,
+                root,
+                args.timeout,
+                workers,
+                args.spin_por,
             )
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
-        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout, workers)
+        return model_to_verdict(
+            rows, args.backend, args.warm, CORPUS, args.timeout, workers, args.spin_por
+        )
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
@@ -337,16 +356,23 @@ def model_to_verdict(
     root: Path,
     timeout: float,
     workers: list[int | None] | None = None,
+    spin_por: bool = False,
 ) -> int:
     """The model-to-verdict table of the models under ``root`` (see the module docstring);
-    SPIN runs here, once per row; absmc once per value of ``workers`` (column ``w``; ``-``:
-    the option left out)."""
+    SPIN runs here, once per row (``-DNOREDUCE``; with ``spin_por`` once more as built by
+    default, partial-order reduction on: the ``POR`` columns); absmc once per value of
+    ``workers`` (column ``w``; ``-``: the option left out)."""
     print(
         f"{'model':26s} {'ltl':14s} {'fair':4s} {'w':>2s} | "
         f"{'SPIN':8s} {'absmc':8s} {'where':5s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'visited SPIN':>12s} {'absmc':>10s} | "
         f"{'wall absmc':>10s} {'SPIN':>6s} | "
         f"{'cpu absmc':>9s} {'SPIN':>6s} | {'st/s absmc':>10s} {'pan':>10s} big"
+        + (
+            f" | {'POR: SPIN':9s} {'states':>9s} {'visited':>10s} {'wall':>6s} {'cpu':>6s}"
+            if spin_por
+            else ""
+        )
     )
     agree = checked = 0
     for row in rows:
@@ -359,6 +385,7 @@ def model_to_verdict(
             for w in (workers or [None])
         ]
         spin = spin_to_verdict(model, row["ltl"] or None, fair, timeout)
+        por = spin_to_verdict(model, row["ltl"] or None, fair, timeout, True) if spin_por else None
         for w, ours in runs:
             if spin.verdict in ("holds", "violated"):
                 checked += 1
@@ -370,7 +397,13 @@ def model_to_verdict(
                 f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
                 f"{spin.visited:12,d} {ours.visited:10,d} | "
                 f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
-                f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
+                f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big:3s}"
+                + (
+                    f" | {por.verdict:9s} {por.states:9,d} {por.visited:10,d} "
+                    f"{por.wall_s:6.2f} {por.cpu_s:6.2f}"
+                    if por is not None
+                    else ""
+                ),
                 flush=True,
             )
     print(f"verdicts equal to SPIN's: {agree} of the {checked} runs SPIN checks ({len(rows)} rows)")
