@@ -225,9 +225,10 @@ def test_non_progress_in_c_equals_spin_on_diskhead() -> None:
 
 
 def test_claim_only_library_has_no_reduction_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``-N NAME`` builds the product library without partial-order reduction's tables (no
-    safety search runs beside the product search, which never reduces): ``POR_ROWS 0`` where
-    the model's full library has rows, and the verdict and product states equal Python's."""
+    """``-N NAME`` builds the product library without the safety search's partial-order
+    reduction tables (no safety search runs beside the product search, which has tables of its
+    own, ``m_lpor_*``): ``POR_ROWS 0`` where the model's full library has rows, and the verdict
+    equals Python's."""
     import absmc.native.ltl as native_ltl
     from absmc.native.build import runtime_sources
     from absmc.native.cgen import CGen
