@@ -15,7 +15,7 @@
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples --only petersonN.pml
     # ... and SPIN's default build too (pan with partial-order reduction, no -DNOREDUCE)
-    python benchmarks/ltl_vs_spin.py --backend native --spin-por --only leader.pml:p0 \
+    python benchmarks/ltl_vs_spin.py --backend native --spin-por --no-fair --only leader.pml \
         --spin-examples
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
@@ -272,6 +272,9 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool and row")
     ap.add_argument(
+        "--no-fair", action="store_true", help="leave out the rows with weak fairness (-f)"
+    )
+    ap.add_argument(
         "--spin-por",
         action="store_true",
         help="model-to-verdict tables: also SPIN's default build (partial-order reduction on, "
@@ -294,6 +297,8 @@ def main() -> int:
                 else extract(args.mirror, args.rev, Path(tmp), "Examples/LTL")
             )
             rows = example_rows(root)
+            if args.no_fair:
+                rows = [r for r in rows if r["weak_fairness"] == "0"]
             if args.only:
                 rows = [
                     r
@@ -310,6 +315,8 @@ def main() -> int:
                 args.spin_por,
             )
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
+    if args.no_fair:
+        rows = [r for r in rows if r["weak_fairness"] == "0"]
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
