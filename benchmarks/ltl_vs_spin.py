@@ -28,7 +28,8 @@ Python, with the fallback reason counted in the summary).
 With ``--spin-examples`` the rows are every ``ltl`` block of every model in SPIN's
 ``Examples/LTL`` (names as absmc reads them, else as the source spells them), without and with
 weak fairness; SPIN always runs here, and a model SPIN itself rejects (``spin -a`` or ``gcc``
-fails) is a row saying so, not a claim SPIN checks. ``--timeout`` ends a tool's run of a row.
+fails) is a row saying so, not a claim SPIN checks; ``refused``: pan did not search (its
+default build refuses ``-f`` on models with rendezvous). ``--timeout`` ends a tool's run of a row.
 The ``visited`` columns count the states of both searches: pan's "visited" (pan stores one
 entry per product state ``(s, q)``, its "states, stored", and with ``-f`` marks in it the
 fairness copies and the searches that visited it, so that with ``-f`` "stored" is the count
@@ -192,7 +193,10 @@ def spin_to_verdict(
     except subprocess.TimeoutExpired:
         return Timed("timeout", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
     wall, cpu = time.monotonic() - t0, _child_cpu() - c0
-    states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    stored = re.search(r"(\d+) states, stored", out)
+    if stored is None:  # pan refused to search (its default build: POR with -f and rendezvous)
+        return Timed("refused", 0, wall, cpu, "pan")
+    states = int(stored.group(1))
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
     secs = float(m.group(1)) if m else 0.0
