@@ -144,6 +144,8 @@ def test_check_without_ltl_or_html_imports_no_report_or_ltl_modules(
         assert code == "exit 0"  # the check ran to a verdict (holds)
         assert "absmc.engines.explicit.check" in modules
         assert [m for m in _NOT_NEEDED if _loaded(modules, m)] == []
+    if backend != "python":
+        return  # (the control does not depend on the back end: one interpreter fewer)
     # the guard's control: the same run with --html does load the report and jinja2
     code, modules = _check_in_process(
         [str(model), "--backend", backend, "--html", str(html)], cache

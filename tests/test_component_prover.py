@@ -6,9 +6,12 @@ abstraction."""
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import sys
 from pathlib import Path
+
+import pytest
 
 from absmc.component import ComponentOptions, check, check_file
 from absmc.component.refinement import guard_predicates, parse_predicate, statement_ops, wp
@@ -51,7 +54,9 @@ def test_wp_of_a_for_loop_step_and_unpacking() -> None:
     assert _wp("acct.balance > 0", "acct.balance = acct.balance - x") == "acct.balance - x > 0"
 
 
-def test_prover_refinement_finds_the_error_the_guards_miss() -> None:
+def test_prover_refinement_finds_the_error_the_guards_miss(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     dice = _dice()
     choices = {dice.throw: [0, 1, 2, 3]}  # type: ignore[attr-defined]
     guards = check(
@@ -66,9 +71,24 @@ def test_prover_refinement_finds_the_error_the_guards_miss() -> None:
     assert rounds[0]["imprecise"] > 0 and rounds[0]["new_predicates"] > 0
     assert rounds[-1]["predicates"] > rounds[0]["predicates"]
     # the correct variant: the refinement does not converge within the round limit, and an
-    # abstraction that still merges states is never a proof
+    # abstraction that still merges states is never a proof (a limit of 4 rounds in CI: its
+    # later rounds take ~10 s of CPU; the default limit under -m slow)
+    monkeypatch.setattr(importlib.import_module("absmc.component.check"), "PROVER_ITERATIONS", 4)
+    _assert_play_is_no_proof(dice, choices, 4)
+
+
+@pytest.mark.slow
+def test_prover_refinement_of_the_correct_variant_is_no_proof_at_the_default_limit() -> None:
+    dice = _dice()
+    choices = {dice.throw: [0, 1, 2, 3]}  # type: ignore[attr-defined]
+    rounds = importlib.import_module("absmc.component.check").PROVER_ITERATIONS
+    _assert_play_is_no_proof(dice, choices, rounds)
+
+
+def _assert_play_is_no_proof(dice: object, choices: dict[object, list[int]], rounds: int) -> None:
     ok = check(dice.play, component=["play"], env_choices=choices, abstraction="prover")  # type: ignore[attr-defined]
     assert {x.verdict for x in ok.results} == {Verdict.UNKNOWN}
+    assert len(ok.results[0].iterations) == rounds
     assert "not a proof" in ok.results[0].reason
 
 

@@ -250,3 +250,31 @@ def test_claim_only_library_has_no_reduction_tables(monkeypatch: pytest.MonkeyPa
     built.clear()
     _by_name(system, CheckOptions(), "native")  # without -N a safety search may need them
     assert len(built) == 1 and "#define POR_ROWS 0" not in built[0].sem.source
+
+
+_GRID = """
+var a : 0..299;
+var b : 0..299;
+process P {
+  a < 299 -> a := a + 1;
+}
+process Q {
+  b < 299 -> b := b + 1;
+}
+ltl nonneg: [](a >= 0);
+ltl reach: <>(a == 299 && b == 299);
+"""
+
+
+def test_c_store_grows_past_its_first_table_with_exact_counts() -> None:
+    """The C store (runtime_ltl.c: hash tags and ids in a table of 2^16 entries at first, grown
+    by doubling at half full) keeps every product state apart: ``nonneg`` holds on all
+    300 * 300 states, each once with the claim's initial state (its accepting state needs a
+    negative ``a``); ``reach`` holds too (every maximal path ends at (299, 299))."""
+    system = parse_gcl(_GRID, "grid.gcl")
+    c = _by_name(system, CheckOptions(ltl="nonneg"), "native")["nonneg"]
+    assert (c.verdict, c.stats.extra["backend"]) == (Verdict.HOLDS, "native")
+    assert c.stats.states == 300 * 300
+    r = _by_name(system, CheckOptions(ltl="reach"), "native")["reach"]
+    assert (r.verdict, r.stats.extra["backend"]) == (Verdict.HOLDS, "native")
+    assert r.stats.states >= 300 * 300

@@ -6,12 +6,13 @@ commands on). Here sharing is forced on small models: the counts and verdicts st
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from absmc.lang.promela import load_promela
-from absmc.native import cgen
+from absmc.native import cgen, shapes
 from absmc.native.cgen import CGen
 
 from .conftest import SHARED
@@ -58,6 +59,55 @@ def test_joint_commands_of_one_shape_share_a_function(monkeypatch: pytest.Monkey
     assert shared.count("static void S") == len(gen.shapes)
     assert sum(len(rows) for _, rows in gen.shapes.values()) == len(system.commands)
     assert "goto d" not in shared and "goto d" in plain
+    # a command with a guard is called only where its guard or an error condition holds,
+    # tested in place with its own literals
+    calls = [x.strip() for x in shared.splitlines() if re.search(r"\bS\d+\(C, v, ", x)]
+    assert any(x.startswith("if (") for x in calls)
+
+
+#: a guard and an error condition that divide by zero (y is 0 at first): shared code tests
+#: them in its function (the division flag), never in place
+DIVIDING = """
+byte x = 4; byte y = 0; byte n = 0;
+active proctype p() {
+  do
+  :: n < 5 -> n++; y = n % 3
+  :: x / y > 1 -> x--
+  :: x > 0 && x / y == 0 -> x = 4
+  od
+}
+"""
+
+
+def test_shared_commands_that_may_divide_by_zero_keep_pythons_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = tmp_path / "dividing.pml"
+    model.write_text(DIVIDING)
+    _, py = cli_json("check", str(model), "--backend", "python", "--keep-going")
+    monkeypatch.setattr(cgen, "SHARE_MIN_COMMANDS", 1)
+    gen = CGen(load_promela(model), ())
+    lines = [x.strip() for x in gen.source("", "").splitlines()]
+    # the call after each command's comment ("/* p(0): TEXT */"): tested in place where the
+    # guard cannot divide by zero, called at once where it may (or is true)
+    calls = {
+        x.split(": ", 1)[1].removesuffix(" */"): lines[k + 1]
+        for k, x in enumerate(lines)
+        if x.startswith("/* p(0):")
+    }
+    assert calls["n < 5"] == "if (((v[2] < 5))) S0(C, v, flags, K0[0]);"
+    assert calls["n++"].startswith("S")
+    assert all(v.startswith("S") for k, v in calls.items() if "x / y" in k)
+    code, nat = cli_json("check", str(model), "--backend", "native", "--keep-going")
+    assert code == 1 and nat["verdict"] == py["verdict"] == "violated"
+    for a, b in zip(nat["results"], py["results"], strict=True):
+        assert a["stats"]["backend"] == "native"
+        assert (a["property"], a["verdict"], a["stats"]["states"]) == (
+            b["property"],
+            b["verdict"],
+            b["stats"]["states"],
+        )
+        assert a["stats"]["transitions"] == b["stats"]["transitions"]
 
 
 @pytest.mark.slow
@@ -67,7 +117,7 @@ def test_mobile1_in_c_has_spins_states_and_ltl_verdict() -> None:
     model = SHARED / "benchmarks" / "ltl" / "mobile1.pml"
     if not model.exists():
         pytest.skip("../shared/benchmarks/ltl is not available")
-    assert len(load_promela(model).commands) >= cgen.SHARE_MIN_COMMANDS
+    assert len(load_promela(model).commands) >= shapes.SHARE_MIN_COMMANDS
     _, res = cli_json("check", str(model), "--backend", "native", "--no-reduce", "--keep-going")
     safety = [r for r in res["results"] if r["kind"] != "ltl"]
     assert {r["stats"]["backend"] for r in safety} == {"native"}

@@ -16,8 +16,9 @@ from absmc.codegen.python import compile_system
 from absmc.ir.expr import Const, Expr, Op, Var, substitute
 from absmc.ir.sorts import BOOL, RangeSort
 from absmc.ir.system import Command, Process, System, Variable, make_system
-from absmc.native import NativeSemantics
-from absmc.native.cgen import layout
+from absmc.lang.promela import load_promela
+from absmc.native import NativeSemantics, cgen, shapes
+from absmc.native.cgen import CGen, layout
 
 from .conftest import SHARED
 from .native_helpers import cli_json, needs_native
@@ -224,6 +225,33 @@ def test_a_192_bit_channel_gives_the_same_verdict_and_counts_in_c_and_python(
     assert stats["backend"] == "native" and "native_fallback" not in stats
 
 
+def test_big_t_commands_shared_by_shape_keep_the_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commands on 192-bit values share shape functions (their ``UINT64_C`` words stay in
+    place) once the process functions' code passes ``SHARE_MIN_CHARS`` (1 here, with far
+    fewer commands than ``SHARE_MIN_COMMANDS``): the same counts and verdicts as Python."""
+    model = tmp_path / "chan192.pml"
+    model.write_text(CHANNEL_192)
+    system = load_promela(model)
+    plain = CGen(system, ())
+    plain.source("", "")
+    assert not plain.share
+    monkeypatch.setattr(cgen, "SHARE_MIN_CHARS", 1)
+    gen = CGen(system, ())
+    source = gen.source("", "")
+    assert len(system.commands) < shapes.SHARE_MIN_COMMANDS and gen.share
+    assert any("b_store" in shape for shape in gen.shapes) and "goto d" not in source
+    _, py = cli_json("check", str(model), "--backend", "python", "--keep-going")
+    code, nat = cli_json("check", str(model), "--backend", "native", "--keep-going")
+    assert code == 1 and nat["verdict"] == py["verdict"] == "violated"
+    for a, b in zip(nat["results"], py["results"], strict=True):
+        assert (a["property"], a["verdict"]) == (b["property"], b["verdict"])
+        assert a["stats"]["states"] == b["stats"]["states"] > 100
+        assert a["stats"]["transitions"] == b["stats"]["transitions"]
+        assert a["stats"]["backend"] == "native"
+
+
 def test_sort_pml_searches_in_c_with_spins_counts() -> None:
     if not CORPUS.exists():
         pytest.skip("../shared/benchmarks/promela is not available")
@@ -235,8 +263,13 @@ def test_sort_pml_searches_in_c_with_spins_counts() -> None:
 
 
 def test_leader0_with_160_bit_channels_searches_in_c_with_spins_counts() -> None:
+    """Its five node processes' code (160-bit channels) is shared by shape by default."""
     if not CORPUS.exists():
         pytest.skip("../shared/benchmarks/promela is not available")
+    system = load_promela(CORPUS / "leader0.pml")
+    gen = CGen(system, ())
+    gen.source("", "")
+    assert len(system.commands) < shapes.SHARE_MIN_COMMANDS and gen.share and gen.shapes
     code, res = cli_json("check", str(CORPUS / "leader0.pml"), "--backend", "native")
     stats = res["results"][0]["stats"]
     assert code == 0 and res["verdict"] == "holds"

@@ -42,10 +42,17 @@ def test_a_poll_by_another_process_breaks_the_claim_as_in_pan(
 
 
 @pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None, reason="no spin")
-@pytest.mark.parametrize(("poll", "broken"), POLLS)
+@pytest.mark.parametrize(
+    ("poll", "broken"),
+    # one poll that breaks the claim and one that does not in CI (a pan build each)
+    [
+        p if p[0] in ("empty(c)", "nempty(c)") else pytest.param(*p, marks=pytest.mark.slow)
+        for p in POLLS
+    ],
+)
 def test_pan_agrees(poll: str, broken: bool, tmp_path: Path) -> None:
     (tmp_path / "claims.pml").write_text(MODEL.format(poll=poll))
     subprocess.run(["spin", "-a", "claims.pml"], cwd=tmp_path, check=True, capture_output=True)
-    subprocess.run(["gcc", "-O1", "-DSAFETY", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
+    subprocess.run(["gcc", "-O0", "-DSAFETY", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
     out = subprocess.run(["./pan", "-n"], cwd=tmp_path, capture_output=True, text=True).stdout
     assert ("xs assertion violated" in out) is broken, out

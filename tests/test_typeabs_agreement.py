@@ -79,11 +79,11 @@ def _final_state_violates(system: System, prop: str, state: tuple[int, ...]) -> 
 
 
 def test_abstraction_never_contradicts_exact_search() -> None:
-    """20 random bound systems in CI (220 under ``-m slow``); among the answers are proofs
+    """10 random bound systems in CI (220 under ``-m slow``); among the answers are proofs
     and replayed violations (the run cannot pass vacuously)."""
     SEEN.clear()
-    run_examples(_never_contradicts, bound_systems(), 20)
-    assert SEEN[Verdict.HOLDS] >= 10 and SEEN[Verdict.VIOLATED] >= 10, SEEN
+    run_examples(_never_contradicts, bound_systems(), 10)
+    assert SEEN[Verdict.HOLDS] >= 5 and SEEN[Verdict.VIOLATED] >= 5, SEEN
 
 
 @pytest.mark.slow

@@ -82,10 +82,10 @@ def promela_like(draw: st.DrawFn) -> tuple[System, TypesOptions]:
 
 
 def test_abstraction_of_promela_fields_never_contradicts_exact_search() -> None:
-    """10 random systems in CI (60 under ``-m slow``); among the answers are proofs and
+    """5 random systems in CI (60 under ``-m slow``); among the answers are proofs and
     replayed violations (the run cannot pass vacuously)."""
     SEEN.clear()
-    run_examples(_never_contradicts, promela_like(), 10)
+    run_examples(_never_contradicts, promela_like(), 5)
     assert SEEN[Verdict.HOLDS] >= 3 and SEEN[Verdict.VIOLATED] >= 3, SEEN
 
 

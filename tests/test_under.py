@@ -186,10 +186,10 @@ def test_prover_unknown_is_never_exactness(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_agreement_with_exact_search() -> None:
-    """20 random finite systems in CI (200 under ``-m slow``); among their answers are
+    """10 random finite systems in CI (200 under ``-m slow``); among their answers are
     proofs and replayed violations (the run cannot pass vacuously)."""
     SEEN.clear()
-    run_examples(_agrees_with_exact_search, finite_systems(), 20)
+    run_examples(_agrees_with_exact_search, finite_systems(), 10)
     assert SEEN[Verdict.HOLDS] >= 10 and SEEN[Verdict.VIOLATED] >= 10, SEEN
 
 

@@ -45,7 +45,13 @@ from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
-from absmc.native.shapes import SHARE_MIN_COMMANDS, Shapes, shape_functions, share
+from absmc.native.shapes import (
+    SHARE_MIN_CHARS,
+    SHARE_MIN_COMMANDS,
+    Shapes,
+    shape_functions,
+    share,
+)
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
 INT64_MIN = -(1 << 63)
@@ -436,7 +442,8 @@ class CGen:
         self.assert_index = {p.name: k for k, p in enumerate(self.props) if p.kind == "assert"}
         self.uid = 0
         #: commands share shape functions (:func:`~absmc.native.shapes.share`) from
-        #: :data:`SHARE_MIN_COMMANDS` commands on
+        #: :data:`SHARE_MIN_COMMANDS` commands on, or when the process functions' code would
+        #: exceed :data:`SHARE_MIN_CHARS` characters without (:meth:`source`)
         self.share = len(system.commands) >= SHARE_MIN_COMMANDS
         #: shape (C with ``q[j]`` for its literals) -> (number, rows of literals)
         self.shapes: Shapes = {}
@@ -490,8 +497,13 @@ class CGen:
         exprs = [e for e, _ in c.errors] + [guard] + [e for _, e in (*c.updates, *c.asserts)]
         if any(self.raises(e) for e in exprs):
             self.emit(i, "C->err = 0;")
+        # shared code is called only where the guard or an error condition holds (tested in
+        # place; none of them may divide by zero: no side effect)
+        tests: list[str] | None = []
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
+            if tests is not None:
+                tests = None if self.raises(cnd) else [*tests, tr.cb(cnd)]
             fail = f"{{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}"
             if self.raises(cnd):
                 self.emit(i, f"x = {tr.cb(cnd)};")
@@ -500,6 +512,8 @@ class CGen:
             else:
                 self.emit(i, f"if ({tr.cb(cnd)}) {fail}")
         g = tr.cb(guard)
+        if tests is not None:
+            tests = None if g == "1" or self.raises(guard) else [*tests, g]
         if g != "1":
             if self.raises(guard):
                 self.emit(i, f"x = {g};")
@@ -601,7 +615,8 @@ class CGen:
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
         if self.share:
-            share(self.lines, start, ind, done, mode, self.shapes)
+            enabled = None if tests is None else " || ".join(f"({x})" for x in tests)
+            share(self.lines, start, ind, done, mode, self.shapes, enabled)
 
     def split_writes(
         self, c: Command
@@ -951,6 +966,9 @@ class CGen:
         self.lines = []
         self.shapes = {}
         self.functions()
+        if not self.share and sum(map(len, self.lines)) > SHARE_MIN_CHARS:
+            self.share, self.lines = True, []  # again, with the commands' code shared by shape
+            self.functions()
         self.properties()
         self.packing()
         if self.tr.past128:  # values past 128 bits in expressions only: again with big_t

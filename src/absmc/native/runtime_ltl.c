@@ -32,7 +32,7 @@ typedef struct ltl_s {
     int claim, stutter, safety, deadlock, state_checks, early, fair;
     int64_t max_states, max_depth;
     uint64_t *arena; int64_t nstates, cap;
-    uint32_t *table; uint64_t tcap;
+    uint64_t *table; uint64_t tcap;
     uint8_t *flags;
     lframe_t *os; int64_t nos, caposs;   /* outer stack */
     lframe_t *ns; int64_t nns, capns;    /* nested stack */
@@ -58,20 +58,46 @@ typedef struct ltl_s {
  * (accepting) */
 #define L_SEED (NFN + 1)
 
-static uint64_t l_hash(const uint64_t *w) {
-    uint64_t h = 0x243F6A8885A308D3ULL;
-    for (int i = 0; i < LW; i++) h = mix64(h ^ w[i]) * 0x9E3779B97F4A7C15ULL;
+/* The store: product states in an arena (LW words each, by id), found through an open-addressing
+ * table (linear probing, at most half full) whose entries are a 32-bit tag of the state's hash
+ * (high half) and id + 1 (low half, 0: empty). The position of an entry follows from its tag
+ * alone, so that the table grows without reading the arena, and a probe compares a state's words
+ * only where the tags agree (one arena read per lookup of a stored state, none for most new
+ * ones). The hash sums 128-bit products of pairs of words, each pair with its own constants (no
+ * chain of dependent multiplications), then mixes the sum. */
+static inline uint64_t l_mum(uint64_t a, uint64_t b) {
+    unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+#define L_K1 0x9E3779B97F4A7C15ULL
+#define L_K2 0xC2B2AE3D27D4EB4FULL
+
+static inline uint64_t l_hash(const uint64_t *w) {
+    uint64_t h = (uint64_t)LW * L_K2;
+    int i = 0;
+    for (; i + 1 < LW; i += 2)
+        h += l_mum(w[i] ^ ((uint64_t)(i + 1) * L_K1), w[i + 1] ^ ((uint64_t)(i + 2) * L_K2));
+    if (i < LW) h += l_mum(w[i] ^ ((uint64_t)(i + 1) * L_K1), L_K2);
     return mix64(h);
+}
+
+/* the table position of tag g in a table of cap (a power of two) entries: g's low bits (of a
+ * mixed hash), scrambled past 32 bits for tables of more than 2^32 entries */
+static inline uint64_t l_slot(uint64_t g, uint64_t cap) {
+    return (g * L_K1) & (cap - 1);
 }
 
 static int l_table_grow(ltl_t *L) {
     uint64_t nc = L->tcap ? L->tcap * 2 : (1u << 16);
-    uint32_t *t = (uint32_t *)calloc(nc, sizeof(uint32_t));
+    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
     if (!t) return 0;
-    for (int64_t id = 0; id < L->nstates; id++) {
-        uint64_t p = l_hash(L->arena + id * LW) & (nc - 1);
+    for (uint64_t k = 0; k < L->tcap; k++) {
+        uint64_t e = L->table[k];
+        if (!e) continue;
+        uint64_t p = l_slot(e >> 32, nc);
         while (t[p]) p = (p + 1) & (nc - 1);
-        t[p] = (uint32_t)(id + 1);
+        t[p] = e;
     }
     free(L->table);
     L->table = t;
@@ -79,15 +105,17 @@ static int l_table_grow(ltl_t *L) {
     return 1;
 }
 
-/* the id of product state w, or -1; with add, a new state is stored (its id returned as
- * -2 - id, so that the caller tells new from old); -3 - ... never: -(1 << 62) on no memory */
+/* the id of product state w (hash h: l_hash(w)), or -1; with add, a new state is stored (its
+ * id returned as -2 - id, so that the caller tells new from old); L_NOMEM on no memory */
 #define L_NOMEM INT64_MIN
-static int64_t l_find(ltl_t *L, const uint64_t *w, int add) {
+static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
     if (add && (uint64_t)(L->nstates + 1) * 2 > L->tcap && !l_table_grow(L)) return L_NOMEM;
-    uint64_t m = L->tcap - 1, p = l_hash(w) & m;
-    while (L->table[p]) {
-        int64_t id = (int64_t)L->table[p] - 1;
-        if (memcmp(L->arena + id * LW, w, sizeof(uint64_t) * LW) == 0) return id;
+    uint64_t g = h >> 32, m = L->tcap - 1, p = l_slot(g, L->tcap), e;
+    while ((e = L->table[p]) != 0) {
+        if (e >> 32 == g) {
+            int64_t id = (int64_t)(uint32_t)e - 1;
+            if (memcmp(L->arena + id * LW, w, sizeof(uint64_t) * LW) == 0) return id;
+        }
         p = (p + 1) & m;
     }
     if (!add) return -1;
@@ -111,7 +139,7 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, int add) {
     memcpy(L->arena + id * LW, w, sizeof(uint64_t) * LW);
     L->flags[id] = 0;
     if (L->por) L->amp[id] = 0;
-    L->table[p] = (uint32_t)(id + 1);
+    L->table[p] = g << 32 | (uint64_t)(id + 1);
     return -2 - id;
 }
 
@@ -304,7 +332,8 @@ static int64_t l_ample(ltl_t *L, int64_t id, int64_t off, int64_t n) {
         int ok = 1;
         for (int64_t j = 0; j < n && ok; j++) {
             if (l_step_proc(L, (int)(j % ns)) != p) continue;
-            int64_t t = l_find(L, L->osucc + (off + j) * LW, 0);
+            const uint64_t *w = L->osucc + (off + j) * LW;
+            int64_t t = l_find(L, w, l_hash(w), 0);
             if (t >= 0 && (L->flags[t] & 1)) ok = 0;
         }
         if (!ok) continue;
@@ -400,7 +429,7 @@ static int l_nested_step(ltl_t *L) {
     }
     const uint64_t *t = L->nsucc + (f->off + f->i) * LW;
     f->i++;
-    int64_t id = l_find(L, t, 0);
+    int64_t id = l_find(L, t, l_hash(t), 0);
     if (id < 0) return L_RUNNING; /* not stored by the outer search (past a depth bound) */
     if (L->flags[id] & 1) return l_lasso(L, 1, id);
     if (L->flags[id] & 2) return L_RUNNING;
@@ -435,7 +464,8 @@ static int l_outer_step(ltl_t *L) {
     uint64_t t[LW];
     memcpy(t, L->osucc + (f->off + f->i) * LW, sizeof t);
     f->i++;
-    int64_t id = l_find(L, t, 0);
+    uint64_t h = l_hash(t);
+    int64_t id = l_find(L, t, h, 0);
     if (id >= 0) {
         if (L->early && (L->flags[id] & 1) &&
             (l_accepting(L, t) || l_accepting(L, L->arena + f->id * LW)))
@@ -443,7 +473,7 @@ static int l_outer_step(ltl_t *L) {
         return L_RUNNING;
     }
     if (L->max_states >= 0 && L->nstates >= L->max_states) return L_STATES;
-    id = l_find(L, t, 1);
+    id = l_find(L, t, h, 1);
     if (id == L_NOMEM) return L_MEMORY;
     id = -2 - id;
     if (L->safety && L->state_checks) {
@@ -494,7 +524,7 @@ int l_run(ltl_t *L, const int64_t *init, double seconds) {
         uint64_t w[LW];
         m_pack(init, w);
         w[NW] = (uint64_t)m_claim_init(L->claim);
-        int64_t id = l_find(L, w, 1);
+        int64_t id = l_find(L, w, l_hash(w), 1);
         if (id == L_NOMEM) return L->status = L_MEMORY;
         id = -2 - id;
         if (L->safety && L->state_checks) {
@@ -524,7 +554,7 @@ int64_t l_stat(ltl_t *L, int which) {
     case 4: return L->nested_states;
     case 5: return L->nlasso;
     case 6: return L->cycle_start;
-    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 4 + L->cap);
+    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap + (L->amp ? L->cap * 4 : 0));
     case 8: return L->nos;
     case 9: return L->por_reduced;
     default: return 0;

@@ -16,44 +16,75 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SHARE_MIN_COMMANDS", "Shapes", "shape_functions", "share"]
+__all__ = ["SHARE_MIN_CHARS", "SHARE_MIN_COMMANDS", "Shapes", "shape_functions", "share"]
 
 #: a System of at least this many commands has its commands' code shared by shape; below,
 #: each command's code keeps its constants in place (faster code at ``-O2``)
 SHARE_MIN_COMMANDS = 1000
 
+#: a System with fewer commands has them shared by shape when the code of its process functions
+#: exceeds this many characters without (then generated again, with): SPIN's
+#: ``Examples/LTL/leader.pml`` (five ``nnode`` processes, 160-bit channels): 343 KB of process
+#: functions, each a copy of the others' code but for slots and indices; shared, its source went
+#: from 0.50 MB to 0.29 MB (32 shapes) and gcc ``-O1`` from 4.9-6.9 s to 1.6-2.1 s of CPU, for a
+#: search ~20-25% slower (~2 s of its ~9); with each call behind its guard tested in place
+#: (:func:`share`'s ``enabled``): 0.37 MB, gcc ``-O1`` ~3.3 s against ~12 s unshared at load
+#: 5-10, and about half of that loss in the search recovered
+SHARE_MIN_CHARS = 200_000
+
 #: shape (C with ``q[j]`` for its literals) -> (its number, the rows of literals of its commands)
 Shapes = dict[str, tuple[int, list[list[str]]]]
 
-#: an integer literal of the generated code (not part of a name, nor suffixed)
-_LITERAL = re.compile(r"(?<![\w.])\d+(?![\w.])")
+#: an integer literal of the generated code (not part of a name, nor suffixed), or a
+#: ``UINT64_C(...)`` word of a ``big_t`` constant (group 1: kept in place)
+_LITERAL = re.compile(r"(UINT64_C\([^)]*\))|(?<![\w.])\d+(?![\w.])")
 
-#: code that stays in place: wide constants and values, big_t
-_UNSHARED = ("INT64_C", "W128", "__int128", "b_", "big_t", "BK")
+#: code that stays in place: 64-bit and 128-bit constants, 128-bit values
+_UNSHARED = re.compile(r"(?<![\w])INT64_C\(|W128|__int128")
+
+#: literals past this stay in place (a row is ``int64_t``)
+_INT64_MAX = 2**63 - 1
 
 
-def share(lines: list[str], start: int, ind: int, done: str, mode: str, shapes: Shapes) -> None:
+def share(
+    lines: list[str],
+    start: int,
+    ind: int,
+    done: str,
+    mode: str,
+    shapes: Shapes,
+    enabled: str | None = None,
+) -> None:
     """Replace the code of the command emitted from ``lines[start]`` on (its block at indent
     ``ind``, then its label ``done``) by a call of its shape function, adding the shape and
     the command's row of literals to ``shapes``. ``mode`` ``main``: the call site has no
-    ``flags`` (0 is passed). Code with wide or suffixed constants stays in place."""
+    ``flags`` (0 is passed). Code with wide or suffixed constants stays in place.
+    ``enabled``: a C condition, without side effects, that holds in every state where the
+    command's code does more than jump past it (its guard or one of its error conditions,
+    literals in place): the call is made only where it holds, so that a disabled command, the
+    common case, costs its tests in place and no call nor table read."""
     body_lines = lines[start + 1 : -2]  # between "{" and "}" + the label
     cut = len("    " * (ind + 1))
     body = "\n".join(x[cut:] for x in body_lines).replace(f"goto {done};", "return;")
-    if any(w in body for w in _UNSHARED) or done in body:
+    if _UNSHARED.search(body) or done in body:
         return
     row: list[str] = []
 
     def param(m: re.Match[str]) -> str:
+        if m.group(1) is not None:  # a word of a big_t constant
+            return m.group(0)
         row.append(m.group(0))
         return f"q[{len(row) - 1}]"
 
     shape = _LITERAL.sub(param, body)
+    if any(int(x) > _INT64_MAX for x in row):
+        return
     k, rows = shapes.setdefault(shape, (len(shapes), []))
     rows.append(row)
     flags = "flags" if mode != "main" else "0"
     table = f"K{k}[{len(rows) - 1}]" if row else "0"
-    lines[start:] = ["    " * ind + f"S{k}(C, v, {flags}, {table});"]
+    call = f"S{k}(C, v, {flags}, {table});"
+    lines[start:] = ["    " * ind + (call if enabled is None else f"if ({enabled}) {call}")]
 
 
 def shape_functions(shapes: Shapes, slots: int) -> list[str]:

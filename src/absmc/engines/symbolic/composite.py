@@ -21,7 +21,7 @@ of an abstraction are control unless ``bit_limit`` is given (the checks do not g
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 
 import islpy as isl
@@ -32,7 +32,7 @@ from absmc.engines.symbolic.encode import Encoding
 from absmc.ir.expr import Expr, free_vars
 from absmc.ir.steps import State
 
-__all__ = ["CRel", "CSet", "Key", "Split"]
+__all__ = ["CRel", "CSet", "DeadLoops", "Key", "Split"]
 
 #: a control valuation (the values of the control dimensions, in dimension order)
 Key = tuple[int, ...]
@@ -161,7 +161,7 @@ class CRel:
     __slots__ = ("_edges", "factors", "loops", "reversed_")
 
     def __init__(
-        self, factors: list[_Factor], loops: dict[Key, isl.Map], reversed_: bool = False
+        self, factors: list[_Factor], loops: Mapping[Key, isl.Map], reversed_: bool = False
     ) -> None:
         self.factors = factors
         self.loops = loops
@@ -193,13 +193,43 @@ class CRel:
         """The inverse relation (the same factors, read backwards)."""
         return CRel(self.factors, self.loops, not self.reversed_)
 
-    def with_loops(self, loops: dict[Key, isl.Map]) -> CRel:
+    def with_loops(self, loops: Mapping[Key, isl.Map]) -> CRel:
         """The same factors with ``loops`` as the self-loops."""
         return CRel(self.factors, loops, self.reversed_)
 
     def n_pieces(self) -> int:
         """Piece maps over all factors."""
         return sum(len(es) for f in self.factors for es in f.pieces.values())
+
+
+class DeadLoops(Mapping[Key, isl.Map]):
+    """The self-loops of the totalized relation by location, each computed on first lookup
+    (``dead(k)``: the dead states at location ``k``, ``None`` or empty when there are none):
+    a fixpoint looks up only the locations it reaches, so the dead states of the others
+    (most of the domain's locations) are never computed. Iterating gives the locations
+    computed so far."""
+
+    def __init__(self, dead: Callable[[Key], isl.Set | None], ident: isl.Map) -> None:
+        self._dead = dead
+        self._ident = ident
+        self._memo: dict[Key, isl.Map | None] = {}
+
+    def __getitem__(self, k: Key) -> isl.Map:
+        if k in self._memo:
+            got = self._memo[k]
+        else:
+            d = self._dead(k)
+            got = None if d is None or d.is_empty() else self._ident.intersect_domain(d)
+            self._memo[k] = got
+        if got is None:
+            raise KeyError(k)
+        return got
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter([k for k, m in self._memo.items() if m is not None])
+
+    def __len__(self) -> int:
+        return sum(1 for m in self._memo.values() if m is not None)
 
 
 class _Factor:
@@ -255,6 +285,7 @@ class Split:
         self._empty = isl.Set.empty(base.domain.get_space())
         self._universe = isl.Set.universe(base.domain.get_space())
         self._keys: dict[State, Key] = {}
+        self._dead_parts: dict[tuple[tuple[int, int], ...], dict[Key, isl.Set]] = {}
 
     # -- locations -------------------------------------------------------------------------
     @property
@@ -397,12 +428,30 @@ class Split:
     def dead(self) -> CSet:
         return self.cut(self.base.dead)
 
+    def dead_at(self, k: Key) -> isl.Set | None:
+        """The part of :attr:`dead` at location ``k`` (``None``: none), computed for that
+        location alone (:meth:`Encoding.dead_at`); on an abstraction α of the concrete dead
+        states at ``k``'s values of the kept control variables (memoized per such value)."""
+        base = self.base
+        if not self.ctrl:
+            return base.dead
+        if not isinstance(base, PartialAbstraction):
+            return base.dead_at(dict(zip(self.ctrl, k, strict=True)))
+        n = len(base.kept)
+        fixed = {base.kept[p]: v for p, v in zip(self.ctrl, k, strict=True) if p < n}
+        kc = tuple(sorted(fixed.items()))
+        parts = self._dead_parts.get(kc)
+        if parts is None:
+            parts = self.cut(base.alpha(base.enc.dead_at(fixed))).parts
+            self._dead_parts[kc] = parts
+        return parts.get(k)
+
     @cached_property
     def total(self) -> CRel:
-        """The transition relation with a self-loop on every dead state (the CTL convention)."""
+        """The transition relation with a self-loop on every dead state (the CTL convention),
+        the loops computed per location on first use (:class:`DeadLoops`)."""
         ident = isl.Map.identity(self._universe.get_space().map_from_set())
-        loops = {k: ident.intersect_domain(p) for k, p in self.dead.parts.items()}
-        return self.transition.with_loops(loops)
+        return self.transition.with_loops(DeadLoops(self.dead_at, ident))
 
     @cached_property
     def inverse(self) -> CRel:

@@ -15,7 +15,7 @@ is not a transition; :meth:`Encoding.model_errors` gives the states where it hap
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -178,8 +178,33 @@ class Encoding:
         the whole disjunction (``not (e1 or ... or en)``) expands it first (chardrv4's 32
         commands: 292 s of CPU, against about 2 s this way)."""
         out = self.domain
-        for c in self.system.commands:
-            out = out.subtract(self.set_of(self.enabled(c))).coalesce()
+        for e in self.enabled_sets:
+            out = out.subtract(e).coalesce()
+        return out
+
+    @cached_property
+    def enabled_sets(self) -> list[isl.Set]:
+        """Each command's enabled states (:meth:`enabled`) as a set, ``System.commands``
+        order."""
+        return [self.set_of(self.enabled(c)) for c in self.system.commands]
+
+    def dead_at(self, fixed: Mapping[int, int]) -> isl.Set:
+        """The dead states (:attr:`dead`) where each dimension ``i`` of ``fixed`` has the value
+        ``fixed[i]`` (a control location): the domain there minus each command's enabled
+        states there, coalesced after each, commands disabled there skipped. The same set as
+        ``dead`` intersected with the location, without ``dead``'s complement over every
+        location (the four-plane AGNTC model's counter guards ``numCk == 0``: the whole
+        ``dead`` took 258 s of CPU for two planes, its complements ``numCk != 0`` multiplied
+        across the locations)."""
+        out = self.domain
+        for i, v in fixed.items():
+            out = out.fix_val(isl.dim_type.set, i, v)
+        for e in self.enabled_sets:
+            if out.is_empty():
+                break
+            here = e.intersect(out)
+            if not here.is_empty():
+                out = out.subtract(here).coalesce()
         return out
 
     def enabled(self, c: Command) -> str:
