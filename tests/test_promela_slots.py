@@ -38,6 +38,20 @@ init { f!1; f!1; f!0; f!0; run node() }
 #: the same chain, whose third node fails its assertion (SPIN: at depth 13)
 FAILING = CHAIN.replace(":: else -> skip", ":: else -> assert(x > 0)")
 
+#: a loop that chooses which proctype to run: the dry run opened the first slots to R only,
+#: where SPIN gives Q pid 1 too (it once grew to SPIN's 255 slots and reported a spurious
+#: "no free process slot" violation; SPIN: 460 states, no error)
+CHOICE = """\
+proctype Q(byte k) { skip }
+proctype R() { skip }
+init { byte k; do :: k < 3 -> run Q(k); k++ :: k < 3 -> run R(); k++ :: k >= 3 -> break od }
+"""
+
+#: the same choice, where a Q that gets pid 3 (after two R still running) fails
+CHOICE_FAILING = CHOICE.replace(
+    "proctype Q(byte k) { skip }", "proctype Q(byte k) { assert(_pid < 3) }"
+)
+
 
 def test_a_check_that_runs_out_of_slots_is_repeated_with_more(tmp_path: Path) -> None:
     model = tmp_path / "chain.pml"
@@ -75,14 +89,35 @@ def test_a_violation_past_the_dry_runs_slots_is_found_and_its_trail_replays(
 
 
 @pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None, reason="no spin")
-@pytest.mark.parametrize("text", [CHAIN, FAILING], ids=["chain", "failing"])
-def test_spin_agrees_on_the_verdict_and_the_states(tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "reduce"),
+    [(CHAIN, True), (FAILING, True), (CHOICE, False), (CHOICE_FAILING, False)],
+    ids=["chain", "failing", "choice", "pid3"],
+)
+def test_spin_agrees_on_the_verdict_and_the_states(tmp_path: Path, text: str, reduce: bool) -> None:
+    # the choice models unreduced, as pan -DNOREDUCE: pan's default reduction (its run rule)
+    # stores 30 states of CHOICE_FAILING and misses the Q that gets pid 3
     (tmp_path / "m.pml").write_text(text)
     subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
-    subprocess.run(["gcc", "-O1", "-DSAFETY", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
-    out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
+    flags = [] if reduce else ["-DNOREDUCE"]
+    gcc = ["gcc", "-O1", "-DSAFETY", *flags, "-o", "pan", "pan.c"]
+    subprocess.run(gcc, cwd=tmp_path, check=True)
+    # unreduced: the whole state space on both sides (pan -c0, absmc keep_going)
+    pan = ["./pan"] if reduce else ["./pan", "-c0"]
+    out = subprocess.run(pan, cwd=tmp_path, capture_output=True, text=True).stdout
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     stored = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
-    ours = absmc.check(str(tmp_path / "m.pml"))
+    ours = absmc.check(str(tmp_path / "m.pml"), reduce=reduce, keep_going=not reduce)
     assert (ours.verdict is Verdict.VIOLATED) == (errors > 0)
     assert {r.stats.states for r in ours.results} == {stored}
+
+
+def test_a_run_into_a_slot_the_dry_run_kept_for_another_proctype_is_not_a_violation(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "choice.pml"
+    model.write_text(CHOICE)
+    result = absmc.check(str(model), keep_going=True, reduce=False)
+    assert result.verdict is Verdict.HOLDS, [r.reason for r in result.results]
+    assert {r.stats.states for r in result.results} == {460}  # SPIN -o1 -DNOREDUCE's count
+    assert all(r.stats.extra["process_slots_added"] > 0 for r in result.results)

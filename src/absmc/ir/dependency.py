@@ -19,8 +19,9 @@ conditions C0–C2): every command of the process at that location
   conditions, whose guard has a conjunct ``pc_P == k`` with ``k`` not this location is disabled
   there and does not count (that is how process creation and SPIN's death order, which read and
   write a process's ``pc`` and locals only while it is not running, leave its locations safe);
-* is not a ``timeout`` command and starts no exclusive (atomic) chain, and no command of another
-  process hands exclusive control to this process;
+* is not a ``timeout`` command nor a ``priority`` one (its guard asks whether processes of a
+  higher priority are enabled: Promela's process priorities), starts no exclusive (atomic)
+  chain, and no command of another process hands exclusive control to this process;
 * writes no variable a *visible* expression reads (the checked state properties: invariants,
   unreachable conditions).
 
@@ -798,7 +799,7 @@ class _Context:
         targets: set[int] | None = set()  # the locations the commands lead to (None: unknown)
         for d in here:
             c = system.commands[d.index]
-            if "timeout" in c.flags:
+            if "timeout" in c.flags or "priority" in c.flags:
                 return False, []
             to = c.update_map().get(pc) if pc is not None else None
             if to is not None and targets is not None:

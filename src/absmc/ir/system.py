@@ -80,7 +80,9 @@ class Command:
 
     * ``flags``: ``"timeout"`` — the command is considered only in states where no command
       without this flag is enabled (SPIN's ``timeout``: the guard was written with ``timeout``
-      true). Other strings are free-form markers.
+      true). ``"priority"`` — the guard also requires that no process of a higher priority is
+      enabled (Promela's process priorities): partial-order reduction treats no location of
+      such a command as safe. Other strings are free-form markers.
     * ``exclusive``: after executing the command, the named process holds exclusive control
       (Promela's ``atomic``): the next step must be one of its commands; the state in between is
       *not* a stored state; only when that process has no enabled command there does the state

@@ -11,7 +11,7 @@ from absmc.errors import OptionError
 from absmc.ir.ltl import LtlProperty
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.graph import bounded_graph
-from absmc.kernel.explore.por import POR, AmpleSets
+from absmc.kernel.explore.por import POR, PRIORITY_NOTE, AmpleSets, kept_off_by_priorities
 from absmc.kernel.explore.search import Violation, search
 from absmc.kernel.explore.store import (
     BitStateStore,
@@ -90,6 +90,22 @@ def check_explicit(
     ``OptionError`` for unknown property names or an unsupported combination, ``ValueError``
     for a bad bitstate size.
     """
+    result = _check(system, options, backend, workers, ray, ltl_search, safety_search)
+    if options.reduce and kept_off_by_priorities(system):
+        result = replace(result, notes=(*result.notes, PRIORITY_NOTE))
+    return result
+
+
+def _check(
+    system: System,
+    options: CheckOptions,
+    backend: Backend,
+    workers: int,
+    ray: str | None,
+    ltl_search: LtlSearch | None,
+    safety_search: SafetySearch | None,
+) -> Result:
+    """:func:`check_explicit` without the result's notes."""
     selection = select_properties(system, options)
     if backend == "native" and ray is not None:
         raise OptionError("--ray runs on the Python back end (use --backend python)", "backend")
@@ -104,9 +120,7 @@ def check_explicit(
             options,
             selection,
             backend,
-            lambda o, w=1, ltl=None, safety=None: check_explicit(
-                system, o, "python", w, ltl_search=ltl, safety_search=safety
-            ),
+            lambda o, w=1, ltl=None, safety=None: _check(system, o, "python", w, None, ltl, safety),
             workers,
         )
     if ltl_search is not None and selection.ltl and not selection.ctl:

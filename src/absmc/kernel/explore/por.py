@@ -31,10 +31,24 @@ from absmc.ir.expr import TRUE
 from absmc.ir.steps import State, Successors
 from absmc.ir.system import Property, System
 
-__all__ = ["POR", "AmpleSets"]
+__all__ = ["POR", "PRIORITY_NOTE", "AmpleSets", "kept_off_by_priorities"]
 
 #: the name of the reduction in ``--json`` statistics (``"reductions"``)
 POR = "partial-order"
+
+#: the result's note when the model's process priorities keep the reduction off
+PRIORITY_NOTE = (
+    "partial-order reduction is off: with the model's process priorities every command depends"
+    " on whether a process of a higher priority is enabled (pan, too, compiles such models with"
+    " NOREDUCE)"
+)
+
+
+def kept_off_by_priorities(system: System) -> bool:
+    """Does the System have commands whose guards depend on process priorities (the
+    ``"priority"`` flag, :class:`absmc.ir.system.Command`)? No location of theirs is safe."""
+    return any("priority" in c.flags for c in system.commands)
+
 
 #: at most this many candidate ample sets per state (the C search's POR_GROUPS)
 MAX_GROUPS = 120

@@ -62,14 +62,22 @@ def has_global(n: Node | None, b: FSMBuilder, gl: Any) -> bool:
     if k == "len":
         return (_xu(b, n.args[0]) & 7) != 3
     if k == "var":
-        if n.name in ("_pid", "_"):
+        if n.name in ("_pid", "_", "_priority"):
             return False
         if gl(n.name):
             return True
         return has_global(n.args[0], b, gl) or has_global(n.args[1], b, gl)
     if k == "run":
         return True
-    if k in ("enabled", "pc_value", "np_", "timeout", "remote_label", "get_priority"):
+    if k in (
+        "enabled",
+        "pc_value",
+        "np_",
+        "timeout",
+        "remote_label",
+        "get_priority",
+        "set_priority",
+    ):
         return True
     return any(has_global(a, b, gl) for a in n.args if isinstance(a, Node))
 
@@ -220,6 +228,7 @@ class Analyzer:
                 "c",
                 "r",
                 "s",
+                "set_priority",  # SPIN: "to prevent multiple set_p merges"
             )
             or el.labels
         ):

@@ -15,6 +15,8 @@
   ``timeout`` gives commands with the ``timeout`` flag; ``else`` is the negation of the other
   transitions' executability at the same location; ``assert`` adds an ``assert`` property;
   array indices out of bounds are model errors; valid end states are ``System.valid_end``.
+* Process priorities (:mod:`.lower_prio`): when they can differ, each command also requires
+  that no process of a higher priority is enabled.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from absmc.lang.promela.lower_base import (
     select,
 )
 from absmc.lang.promela.lower_cmds import Commands
+from absmc.lang.promela.lower_prio import declared_priority
 from absmc.lang.promela.simplify import conj, disj, mk
 from absmc.lang.promela.types import (
     bool_of,
@@ -65,7 +68,7 @@ __all__ = [
 class Lowerer(Commands):
     """Turns a :class:`Model` into a :class:`System` (see the module docstring). Its parts, in
     the order they build on each other: :class:`~absmc.lang.promela.lower_base.LowererBase`
-    (state), ``lower_decls.Declarations``, ``lower_exprs.Expressions``,
+    (state), ``lower_decls.Declarations``, ``lower_prio.Priorities``, ``lower_exprs.Expressions``,
     ``lower_stmts.Statements``, ``lower_procs.Processes``, ``lower_cmds.Commands``."""
 
     # -- the system -------------------------------------------------------------------------
@@ -83,6 +86,7 @@ class Lowerer(Commands):
         self.proc_types()
         self.auto_hide()
         self.allocate_slots()
+        self.plan_priorities()
         self.channel_claims()
         # initial state: active processes
         init_env: dict[str, Expr] = {v.name: Const(v.init) for v in self.vars}
@@ -92,7 +96,12 @@ class Lowerer(Commands):
             for _ in range(pd.active):
                 s = self.slots[k]
                 self.start_process(
-                    s, self.ptypes[pd.name], [Const(0)] * len(pd.params), p, initial=True
+                    s,
+                    self.ptypes[pd.name],
+                    [Const(0)] * len(pd.params),
+                    p,
+                    initial=True,
+                    priority=declared_priority(pd),
                 )
                 k += 1
         init_vals: dict[str, int] = {}
@@ -120,6 +129,7 @@ class Lowerer(Commands):
             processes.append(Process(s.name, s.pc))
             for t in s.types:
                 self.commands_for(s, t)
+        self.priority_guards()
         preds = [bool_of(self.ev(e, Path({}, []), _Ctx(None, None), [])) for e in self.m.preds]
         for s in self.slots:
             for t in s.types:

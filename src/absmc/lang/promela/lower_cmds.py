@@ -76,6 +76,7 @@ class Commands(Processes):
             nxt = self.slots[s.pid + 1]
             q.conds.append(mk("==", Var(nxt.pc, self.var_sorts[nxt.pc]), Const(0)))
         q.env[s.pc] = Const(0)
+        self.end_priority(s, q)
         for lay in s.layouts[t.decl.name].values():
             for lf in lay.leaves():
                 q.env[lf.name] = Const(0)

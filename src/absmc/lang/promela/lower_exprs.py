@@ -16,7 +16,7 @@ from absmc.lang.promela.lower_base import (
     claim_message,
     select,
 )
-from absmc.lang.promela.lower_decls import Declarations
+from absmc.lang.promela.lower_prio import Priorities
 from absmc.lang.promela.simplify import conj, disj, mk, neg
 from absmc.lang.promela.types import (
     Layout,
@@ -27,7 +27,7 @@ from absmc.lang.promela.types import (
 )
 
 
-class Expressions(Declarations):
+class Expressions(Priorities):
     """The lowering's expressions."""
 
     # -- expressions ----------------------------------------------------------------------
@@ -203,7 +203,9 @@ class Expressions(Declarations):
                 return Const(ctx.slot.pid)
             if name == "_nr_pr":
                 return self.nr_pr()
-            if name in ("_", "_last", "_priority"):
+            if name == "_priority" and self.lookup(name, ctx) is None:
+                return self.own_priority(n, p, ctx)
+            if name in ("_", "_last"):
                 raise self.err(f"'{name}' is not supported in expressions", n)
             if name in self.remote_vars:
                 return self.remote_var(n, p, ctx, evc)
@@ -275,7 +277,9 @@ class Expressions(Declarations):
         if k == "np_":
             progress = self.progress_expr()
             return neg(progress) if progress is not None else TRUE
-        if k in ("enabled", "pc_value", "get_priority"):
+        if k == "get_priority":
+            return self.get_priority(n, p, ctx, evc)
+        if k in ("enabled", "pc_value"):
             raise self.err(f"'{k}' is not supported yet", n)
         raise self.err(f"unsupported expression '{k}'", n)
 
@@ -406,6 +410,9 @@ class Expressions(Declarations):
             return
         if lhs.kind != "var":
             raise self.err("can only assign to a variable", lhs)
+        if lhs.name == "_priority" and self.lookup("_priority", ctx) is None:
+            self.assign_priority(lhs, value, p, ctx)
+            return
         if lhs.name in self.mtypes and self.lookup(lhs.name or "", ctx) is None:
             raise self.err(f"cannot assign to the mtype constant '{lhs.name}'", lhs)
         choices = self.leaf_choices(lhs, p, ctx, evc)

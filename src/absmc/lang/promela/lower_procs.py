@@ -178,8 +178,12 @@ class Processes(Statements):
                 types_at.append(ts)
         a = len(actives)
         if self.extra_slots:
+            # a repeated check (engines.registry.run_growing): the dry run's slots are opened
+            # to every proctype a run names too, since a run may have met a lowest free slot
+            # the dry run had not opened to its proctype (a choice between runs in a loop)
             named = set().union(*(_run_names(t.decl.body) for t in self.ptypes.values()))
             open_to = [t for t in self.ptypes.values() if t.decl.name in named]
+            types_at = [[*ts, *(t for t in open_to if t not in ts)] for ts in types_at]
             room = max(MAX_PROCESSES - a - len(types_at), 0) if open_to else 0
             types_at += [list(open_to) for _ in range(min(self.extra_slots, room))]
         if a + len(types_at) > MAX_PROCESSES:
@@ -362,8 +366,9 @@ class Processes(Statements):
                 stack.append((tr.target, env3, runs + created, [*trace, (tr, len(created))]))
         self.slots = saved_slots
         # chained: from the first run to the last one, the creator keeps exclusive control
+        # (not with priorities: a process it starts with a higher priority takes control)
         idx = [i for i, (_tr, n) in enumerate(best_trace) if n]
-        chained = True
+        chained = not self.priorities_may_differ()
         if idx:
             for tr, _n in best_trace[idx[0] : idx[-1]]:
                 if not (tr.atomic or tr.d_step):

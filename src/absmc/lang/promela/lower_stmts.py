@@ -87,6 +87,8 @@ class Statements(Expressions):
             return self.exec_recv(n, p, ctx, first)
         if k == "d_step":
             return self.exec_dstep(el, p, ctx)
+        if k == "set_priority":
+            return self.exec_set_priority(n, p, ctx)
         if k == "@":
             return [p]
         raise self.err(f"unsupported statement '{k}'", n)
@@ -387,25 +389,35 @@ class Statements(Expressions):
             q = p.copy()
             if free != TRUE:
                 q.conds.append(free)
-            self.start_process(s, pt, vals, q)
+            self.start_process(s, pt, vals, q, priority=max(e.val, 1))
             self.claim_conflicts(s, pt, q)
             if pid_to is not None:
                 self.assign(pid_to, Const(s.pid), q, ctx, [])
             out.append(q)
         bad = neg(disj(frees))
         if bad != FALSE:
-            r = p.copy()
-            r.conds.append(bad)
             n = len(self.slots)
-            # below SPIN's limit the slot count is absmc's (its dry run): a check that meets
-            # this error is unknown (engines.registry.slots_exhausted), not a violation
-            limit = (
-                f"absmc allocated {n}; SPIN allows {MAX_PROCESSES}"
-                if n < MAX_PROCESSES
-                else (f"SPIN's limit of {MAX_PROCESSES} processes")
+            # SPIN's limit is met only when all its 255 slots are taken; otherwise the slot
+            # SPIN would give (the lowest free) is one absmc's dry run did not open to this
+            # proctype, or there are fewer slots than SPIN's: absmc's own limit, which makes
+            # the check unknown and repeated with more (and open) slots
+            # (engines.registry.slots_exhausted, run_growing), never a violation
+            full = (
+                conj([mk("!=", p.val(s.pc, self.var_sorts[s.pc]), Const(0)) for s in self.slots])
+                if n >= MAX_PROCESSES
+                else FALSE
             )
-            r.error = f"no free process slot for 'run {pt.decl.name}' ({limit})"
-            out.append(r)
+            own = f"absmc allocated {n}; SPIN allows {MAX_PROCESSES}"
+            for cond, limit in (
+                (conj([bad, neg(full)]), own),
+                (conj([bad, full]), f"SPIN's limit of {MAX_PROCESSES} processes"),
+            ):
+                if cond == FALSE:
+                    continue
+                r = p.copy()
+                r.conds.append(cond)
+                r.error = f"no free process slot for 'run {pt.decl.name}' ({limit})"
+                out.append(r)
         return out
 
     def claim_conflicts(self, s: Slot, pt: ProcType, q: Path) -> None:
@@ -425,9 +437,16 @@ class Statements(Expressions):
                     q.errors.append((cond, claim_message(cl.kind, "", 0, other.process)))
 
     def start_process(
-        self, s: Slot, pt: ProcType, args: list[Expr], p: Path, initial: bool = False
+        self,
+        s: Slot,
+        pt: ProcType,
+        args: list[Expr],
+        p: Path,
+        initial: bool = False,
+        priority: int = 1,
     ) -> None:
         p.env[s.pc] = Const(s.offsets[pt.decl.name] + pt.fsm.start)
+        self.start_priority(s, p, priority)
         ctx = _Ctx(s, pt)
         lays = s.layouts[pt.decl.name]
         for d, v in zip(pt.decl.params, args, strict=True):

@@ -203,7 +203,10 @@ class _Builder:
             count,
             "proctype",
             self.expr(prov.children[0]) if prov is not None else None,
-            self.expr(prio.children[0]) if prio is not None else None,
+            # SPIN checks the range when it starts an active process only
+            Node("const", val=self.priority_value(prio, 1 if count else 0), span=self.span(prio))
+            if prio is not None
+            else None,
             self.span(name),
             self.order,
         )
@@ -213,11 +216,18 @@ class _Builder:
         self.model.procs.append(pd)
 
     def u_init(self, t: Tree[Any]) -> None:
-        _prio, body = t.children
+        prio, body = t.children
         if any(p.kind == "init" for p in self.model.procs):
             raise self.err("a model has at most one init process", t)
+        pnode = (
+            Node("const", val=self.priority_value(prio, 1), span=self.span(prio))
+            if prio is not None
+            else None
+        )
         self.model.procs.append(
-            ProcDecl(":init:", [], self.body(body), 1, "init", None, None, self.span(t), self.order)
+            ProcDecl(
+                ":init:", [], self.body(body), 1, "init", None, pnode, self.span(t), self.order
+            )
         )
         self.order += 1
 
@@ -338,6 +348,16 @@ class _Builder:
             return "unsigned"
         return _tok(t.children[0])
 
+    def priority_value(self, t: Tree[Any], lowest: int) -> int:
+        """The constant of a ``priority N`` clause: ``lowest`` (1 for an active proctype or
+        ``init``, whose priority 0 SPIN refuses; 0 for a ``run``, where 0 means 1, and for a
+        proctype without active instances, whose priority SPIN ignores) to 255 (SPIN: "bad
+        process priority, valid range: 1..255"). Raises ``ModelError``."""
+        v = self.const_int(self.expr(t.children[0]), t)
+        if not lowest <= v <= 255:
+            raise self.err(f"bad process priority {v}, valid range: 1..255", t)
+        return v
+
     def const_int(self, e: Node, where: Tree[Any] | Token) -> int:
         v = const_value(e)
         if v is None:
@@ -416,8 +436,11 @@ class _Builder:
             return Node("printm", [self.expr(ch[0])], span=sp)
         if d == "inline_call":
             iname, *iargs = ch
-            if _tok(iname) == "set_priority":  # SPIN 6.2's built-in (get_priority too)
-                raise self.err("'set_priority' is not supported (priorities are ignored)", iname)
+            if _tok(iname) == "set_priority":  # SPIN 6.2's built-in: set_priority(pid, pr)
+                pargs = [self.expr(a) for a in iargs if a is not None]
+                if len(pargs) != 2:
+                    raise self.err("set_priority takes two arguments (pid, priority)", iname)
+                return Node("set_priority", pargs, span=self.span(iname))
             return Node(
                 "inline_call",
                 [self.expr(a) for a in iargs if a is not None],
@@ -538,9 +561,14 @@ class _Builder:
             )
             if args and args[-1] is None:
                 args.pop()
-            del prio
+            # SPIN's `run P() priority N` (N a constant, 1..255; 0 and none: 1) in ``val``
+            pval = self.priority_value(prio, 0) if prio is not None else 0
             return Node(
-                "run", [self.expr(a) for a in args if a is not None], name=_tok(name), span=sp
+                "run",
+                [self.expr(a) for a in args if a is not None],
+                name=_tok(name),
+                val=pval,
+                span=sp,
             )
         if d == "len_":
             return Node("len", [self.varref(ch[0])], span=sp)

@@ -40,8 +40,9 @@ def expr_text(n: Any, prec: int = 0) -> str:
     if k == "cond":
         return f"({expr_text(n.args[0])} -> {expr_text(n.args[1])} : {expr_text(n.args[2])})"
     if k == "run":
-        return f"run {n.name}({', '.join(expr_text(a) for a in n.args)})"
-    if k in ("len", "full", "nfull", "empty", "nempty", "enabled", "pc_value"):
+        prio = f" priority {n.val}" if n.val else ""
+        return f"run {n.name}({', '.join(expr_text(a) for a in n.args)}){prio}"
+    if k in ("len", "full", "nfull", "empty", "nempty", "enabled", "pc_value", "get_priority"):
         return f"{k}({expr_text(n.args[0])})"
     if k == "poll":
         op = "??" if n.val else "?"
@@ -80,6 +81,8 @@ def node_text(n: Node | None) -> str:
         return f"printf({n.name})"
     if k == "printm":
         return f"printm({expr_text(n.args[0])})"
+    if k == "set_priority":
+        return f"set_priority({expr_text(n.args[0])}, {expr_text(n.args[1])})"
     if k in ("else", "break"):
         return k
     if k == "goto":
