@@ -15,6 +15,8 @@
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples
     python benchmarks/ltl_vs_spin.py --backend native --spin-examples --only petersonN.pml
     python benchmarks/ltl_vs_spin.py --spin-examples --only leader.pml --no-fair  # no -f rows
+    # ... and SPIN's default build too (pan with partial-order reduction, no -DNOREDUCE)
+    python benchmarks/ltl_vs_spin.py --spin-examples --only leader.pml --no-fair --spin-por
 
 Model-to-verdict (``--run-spin``): absmc's whole ``absmc check MODEL -N NAME [--fairness weak]
 --backend B`` as a process (start-up, parsing, C generation and compilation in a fresh cache
@@ -26,7 +28,8 @@ Python, with the fallback reason counted in the summary).
 With ``--spin-examples`` the rows are every ``ltl`` block of every model in SPIN's
 ``Examples/LTL`` (names as absmc reads them, else as the source spells them), without and with
 weak fairness; SPIN always runs here, and a model SPIN itself rejects (``spin -a`` or ``gcc``
-fails) is a row saying so, not a claim SPIN checks. ``--timeout`` ends a tool's run of a row.
+fails) is a row saying so, not a claim SPIN checks; ``refused``: pan did not search (its
+default build refuses ``-f`` on models with rendezvous). ``--timeout`` ends a tool's run of a row.
 The ``visited`` columns count the states of both searches: pan's "visited" (pan stores one
 entry per product state ``(s, q)``, its "states, stored", and with ``-f`` marks in it the
 fairness copies and the searches that visited it, so that with ``-f`` "stored" is the count
@@ -163,9 +166,10 @@ def absmc_to_verdict(
 
 
 def spin_to_verdict(
-    model: Path, name: str | None, fair: bool, timeout: float | None = None
+    model: Path, name: str | None, fair: bool, timeout: float | None = None, reduce: bool = False
 ) -> Timed:
-    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all.
+    """``spin -a``, ``gcc -O2``, ``pan -a [-f] -N NAME`` from scratch: wall and CPU of all
+    (``reduce``: SPIN's default build, partial-order reduction on; else ``-DNOREDUCE``).
     Verdict ``rejected`` when ``spin -a`` or ``gcc`` fails (SPIN does not check the claim),
     ``timeout`` past ``timeout`` seconds of pan."""
     wd = Path(tempfile.mkdtemp(prefix="ltlspin"))
@@ -175,8 +179,9 @@ def spin_to_verdict(
     )
     if spin.returncode != 0 or not (wd / "pan.c").exists():
         return Timed("rejected", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
+    flags = [] if reduce else ["-DNOREDUCE"]
     cc = subprocess.run(
-        ["gcc", "-O2", "-DNOREDUCE", "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
+        ["gcc", "-O2", *flags, "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
         cwd=wd,
         capture_output=True,
     )
@@ -188,7 +193,10 @@ def spin_to_verdict(
     except subprocess.TimeoutExpired:
         return Timed("timeout", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
     wall, cpu = time.monotonic() - t0, _child_cpu() - c0
-    states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
+    stored = re.search(r"(\d+) states, stored", out)
+    if stored is None:  # pan refused to search (its default build: POR with -f and rendezvous)
+        return Timed("refused", 0, wall, cpu, "pan")
+    states = int(stored.group(1))
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)
     secs = float(m.group(1)) if m else 0.0
@@ -269,6 +277,12 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, help="a checkout's Examples/LTL directory instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool and row")
     ap.add_argument(
+        "--spin-por",
+        action="store_true",
+        help="model-to-verdict tables: also SPIN's default build (partial-order reduction on, "
+        "no -DNOREDUCE) in columns of its own",
+    )
+    ap.add_argument(
         "--workers",
         help="absmc's --workers, a comma-separated list: one absmc run (and line) per value, "
         "SPIN once per row (e.g. 1,2: the one-thread nested DFS against CNDFS in 2 threads)",
@@ -294,7 +308,13 @@ def main() -> int:
                     if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only
                 ]
             return model_to_verdict(
-                rows, args.backend or "native", args.warm, root, args.timeout, workers
+                rows,
+                args.backend or "native",
+                args.warm,
+                root,
+                args.timeout,
+                workers,
+                args.spin_por,
             )
     rows = list(csv.DictReader((CORPUS / "expected.csv").open()))
     if args.no_fair:
@@ -302,7 +322,9 @@ def main() -> int:
     if args.only:
         rows = [r for r in rows if f"{r['file']}:{r['ltl']}" in args.only or r["file"] in args.only]
     if args.backend is not None:
-        return model_to_verdict(rows, args.backend, args.warm, CORPUS, args.timeout, workers)
+        return model_to_verdict(
+            rows, args.backend, args.warm, CORPUS, args.timeout, workers, args.spin_por
+        )
     print(
         f"{'model':26s} {'ltl':6s} {'fair':4s} | {'SPIN':8s} {'absmc':8s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'st/s absmc':>10s} {'pan':>10s} | "
@@ -343,16 +365,23 @@ def model_to_verdict(
     root: Path,
     timeout: float,
     workers: list[int | None] | None = None,
+    spin_por: bool = False,
 ) -> int:
     """The model-to-verdict table of the models under ``root`` (see the module docstring);
-    SPIN runs here, once per row; absmc once per value of ``workers`` (column ``w``; ``-``:
-    the option left out)."""
+    SPIN runs here, once per row (``-DNOREDUCE``; with ``spin_por`` once more as built by
+    default, partial-order reduction on: the ``POR`` columns); absmc once per value of
+    ``workers`` (column ``w``; ``-``: the option left out)."""
     print(
         f"{'model':26s} {'ltl':14s} {'fair':4s} {'w':>2s} | "
         f"{'SPIN':8s} {'absmc':8s} {'where':5s} | "
         f"{'states SPIN':>11s} {'absmc':>9s} | {'visited SPIN':>12s} {'absmc':>10s} | "
         f"{'wall absmc':>10s} {'SPIN':>6s} | "
         f"{'cpu absmc':>9s} {'SPIN':>6s} | {'st/s absmc':>10s} {'pan':>10s} big"
+        + (
+            f" | {'POR: SPIN':9s} {'states':>9s} {'visited':>10s} {'wall':>6s} {'cpu':>6s}"
+            if spin_por
+            else ""
+        )
     )
     agree = checked = 0
     for row in rows:
@@ -365,6 +394,7 @@ def model_to_verdict(
             for w in (workers or [None])
         ]
         spin = spin_to_verdict(model, row["ltl"] or None, fair, timeout)
+        por = spin_to_verdict(model, row["ltl"] or None, fair, timeout, True) if spin_por else None
         for w, ours in runs:
             if spin.verdict in ("holds", "violated"):
                 checked += 1
@@ -376,7 +406,13 @@ def model_to_verdict(
                 f"{ours.verdict:8s} {ours.where:5s} | {spin.states:11,d} {ours.states:9,d} | "
                 f"{spin.visited:12,d} {ours.visited:10,d} | "
                 f"{ours.wall_s:10.2f} {spin.wall_s:6.2f} | {ours.cpu_s:9.2f} {spin.cpu_s:6.2f} | "
-                f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big}",
+                f"{ours.rate:10,.0f} {spin.rate:10,.0f} {big:3s}"
+                + (
+                    f" | {por.verdict:9s} {por.states:9,d} {por.visited:10,d} "
+                    f"{por.wall_s:6.2f} {por.cpu_s:6.2f}"
+                    if por is not None
+                    else ""
+                ),
                 flush=True,
             )
     print(f"verdicts equal to SPIN's: {agree} of the {checked} runs SPIN checks ({len(rows)} rows)")

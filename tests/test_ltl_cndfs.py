@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -56,7 +57,8 @@ def _assert_agree(
     violation of any kind ends the run) a safety violation met first leaves the claim unknown
     in one run where another thread met the lasso first: then the other says violated.
     Returns the runs by thread count (1: one C thread, 0: Python)."""
-    runs = {0: _run(system, opts, "python"), 1: _run(system, opts, "native", 1)}
+    # the one-thread search unreduced (CNDFS does not reduce; test_ltl_por.py covers it)
+    runs = {0: _run(system, opts, "python"), 1: _run(system, replace(opts, reduce=False), "native")}
     for w in workers:
         runs[w] = _run(system, opts, "native", w)
     ref = runs[1]
@@ -205,7 +207,7 @@ def test_corpus_verdicts_with_threads(row: dict[str, str]) -> None:
     name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
     fair = row["weak_fairness"] == "1"
     opts = CheckOptions(ltl=name, fairness="weak" if fair else "none")
-    one = _run(system, opts, "native", 1)[name]
+    one = _run(system, replace(opts, reduce=False), "native", 1)[name]  # CNDFS: unreduced
     for w in (2, 4):
         got = _run(system, opts, "native", w)[name]
         assert got.verdict.value == row["verdict"] == one.verdict.value

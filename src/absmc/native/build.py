@@ -74,6 +74,7 @@ int64_t l_stat(ltl_t *L, int which);
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
 int l_lasso_counter(ltl_t *L, int64_t k);
 void l_set_fair(ltl_t *L, int on);
+int l_set_reduce(ltl_t *L, int on);
 typedef struct cn_s cn_t;
 cn_t *cn_new(int claim, int stutter, int safety, int deadlock, int state_checks, int fair,
              int64_t max_states, int threads);

@@ -776,18 +776,24 @@ class CGen:
         self.emit(0, "}")
         self.ample_tables()
 
-    def ample_tables(self) -> None:
+    def ample_tables(self, prefix: str = "m_por", visible: frozenset[str] | None = None) -> None:
         """The safe locations of partial-order reduction (:mod:`absmc.ir.dependency`; used by
         ``por_order`` in runtime_tail.c when the search reduces): per candidate process in order,
         its index, the slot of its pc (-1: none, every state counts as safe) and its safe pc
         values (``m_por_locs[m_por_off[r] .. m_por_off[r + 1])``); ``m_por_cond(j, v, C)``: the
         condition under which the location ``m_por_locs[j]`` is safe (SPIN's conditional safety
         of ``xr``/``xs`` channels, :func:`absmc.ir.dependency.safe_conditions`; 1 when
-        unconditional)."""
+        unconditional). ``prefix`` names the tables (``m_por``: the safety search's;
+        ``m_lpor``: the LTL product search's, :meth:`ltl_ample_source`); ``visible``: the
+        variables no step of an ample set may write (default: those of the selected state
+        properties, :func:`~absmc.ir.dependency.visible_variables`)."""
         sys = self.system
         # none without ``por``: a library for searches that never reduce (the LTL product
         # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
-        safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
+        if visible is None:
+            safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
+        else:
+            safe = safe_conditions(sys, visible)
         procs: list[str] = []
         slots: list[str] = []
         offs: list[str] = ["0"]
@@ -806,7 +812,7 @@ class CGen:
                         conds.append((len(locs), safe[p.name][k]))
                     locs.append(c_const(k))
             offs.append(str(len(locs)))
-        self.emit(0, "static int m_por_cond(int j, const int64_t *v, ctx_t *C) {")
+        self.emit(0, f"static int {prefix}_cond(int j, const int64_t *v, ctx_t *C) {{")
         if conds:
             self.emit(1, "switch (j) {")
             for j, e in conds:
@@ -818,11 +824,24 @@ class CGen:
         self.emit(1, "(void)v; (void)C; (void)j;")
         self.emit(1, "return 1;")
         self.emit(0, "}")
-        self.emit(0, f"#define POR_ROWS {len(procs)}")
-        self.emit(0, f"static const int32_t m_por_proc[] = {{{', '.join(procs) or '0'}}};")
-        self.emit(0, f"static const int32_t m_por_slot[] = {{{', '.join(slots) or '0'}}};")
-        self.emit(0, f"static const int32_t m_por_off[] = {{{', '.join(offs)}}};")
-        self.emit(0, f"static const int64_t m_por_locs[] = {{{', '.join(locs) or '0'}}};")
+        self.emit(0, f"#define {prefix.upper()[2:]}_ROWS {len(procs)}")
+        self.emit(0, f"static const int32_t {prefix}_proc[] = {{{', '.join(procs) or '0'}}};")
+        self.emit(0, f"static const int32_t {prefix}_slot[] = {{{', '.join(slots) or '0'}}};")
+        self.emit(0, f"static const int32_t {prefix}_off[] = {{{', '.join(offs)}}};")
+        self.emit(0, f"static const int64_t {prefix}_locs[] = {{{', '.join(locs) or '0'}}};")
+
+    def ltl_ample_source(self, visible: frozenset[str]) -> str:
+        """C for the LTL product search's safe locations (``m_lpor_*``, ``LPOR_ROWS``; as
+        :meth:`ample_tables` with ``visible``: the variables the selected state properties and
+        the automata's guards read, SPIN's visibility condition C2 for the never claim). Call
+        after :meth:`source` (it uses the same translator)."""
+        kept = self.lines
+        self.lines = []
+        try:
+            self.ample_tables("m_lpor", visible)
+            return "\n".join(self.lines) + "\n"
+        finally:
+            self.lines = kept
 
     # -- properties, end states, packing ---------------------------------------------------
     def properties(self) -> None:

@@ -35,7 +35,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
+from absmc.ir.dependency import reads_of, visible_variables
+from absmc.ir.ltl import NON_PROGRESS, Automaton, Ltl, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
@@ -53,7 +54,15 @@ from absmc.native.driver import SLICE_S, drive_slices
 from absmc.native.search import NativeOverflow
 from absmc.native.semantics import NativeSemantics
 
-__all__ = ["CNDFS_MAX_THREADS", "NativeLtl", "SafetyMet", "claim_source", "lasso_labels"]
+__all__ = [
+    "CNDFS_MAX_THREADS",
+    "POR",
+    "NativeLtl",
+    "SafetyMet",
+    "claim_source",
+    "lasso_labels",
+    "reduction_refusal",
+]
 
 (
     _RUNNING,
@@ -69,6 +78,45 @@ __all__ = ["CNDFS_MAX_THREADS", "NativeLtl", "SafetyMet", "claim_source", "lasso
 
 #: the most threads a CNDFS search runs (its flag word per state: 2 + 2 bits per thread)
 CNDFS_MAX_THREADS = 31
+
+
+#: the name of the product search's reduction in the ``--json`` statistics
+POR = "partial-order"
+
+#: the C library's tables when the product search never reduces (``LPOR_ROWS`` 0)
+_NO_LTL_POR = (
+    "static int m_lpor_cond(int j, const int64_t *v, ctx_t *C) {"
+    " (void)j; (void)v; (void)C; return 1; }\n"
+    "#define LPOR_ROWS 0\n"
+    "static const int32_t m_lpor_proc[] = {0};\n"
+    "static const int32_t m_lpor_slot[] = {0};\n"
+    "static const int32_t m_lpor_off[] = {0};\n"
+    "static const int64_t m_lpor_locs[] = {0};\n"
+)
+
+
+def _uses_next(f: Ltl) -> bool:
+    return f.op == "X" or any(_uses_next(g) for g in f.args)
+
+
+def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str | None:
+    """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
+    reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
+    claims (not known to be stutter-invariant) and formulas with ``X`` stay unreduced, as do the
+    non-progress property (its progress labels are read by every step), weak fairness (no proof
+    for the counter construction) and CNDFS (``threads`` >= 2: its threads would need one
+    reduced graph)."""
+    if prop.name == NON_PROGRESS:
+        return "non-progress cycles are searched unreduced"
+    if prop.formula is None:
+        return "a never claim is searched unreduced (not known to be stutter-invariant)"
+    if _uses_next(prop.formula):
+        return "a formula with X is searched unreduced (not stutter-invariant)"
+    if weakly_fair:
+        return "weak fairness: the product is searched unreduced"
+    if threads > 1:
+        return "CNDFS (--workers >= 2) searches the product unreduced"
+    return None
 
 
 class SafetyMet(Exception):
@@ -158,7 +206,10 @@ class NativeLtl:
     automata of ``ltl`` compiled into one library (``opt``: as
     :class:`~absmc.native.semantics.NativeSemantics`; ``on_compile``: as
     :func:`~absmc.native.build.load_library`; ``por=False``: without the partial-order tables,
-    for a library whose ``sem`` never runs a reduced safety search). Raises
+    for a library whose ``sem`` never runs a reduced safety search; ``ltl_por``: with the
+    product search's partial-order tables, whose visible variables are the state properties'
+    and those the guards of the automata of the properties that may reduce read,
+    :func:`reduction_refusal`). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -169,6 +220,7 @@ class NativeLtl:
         opt: str | None = None,
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
         por: bool = True,
+        ltl_por: bool = False,
     ) -> None:
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
@@ -177,6 +229,7 @@ class NativeLtl:
         source = (
             gen.source(head, tail)
             + claim_source(gen, [self.automata[p.name] for p in ltl])
+            + self._ltl_tables(gen, properties, ltl, ltl_por)
             + _runtime_ltl()
         )
         opt = opt or default_opt(len(source))
@@ -184,6 +237,26 @@ class NativeLtl:
         self.sem = NativeSemantics(system, properties, opt, prepared=(gen, source))
         self.lib: Any = self.sem.lib
         self.ffi: Any = self.sem._ffi
+
+    def _ltl_tables(
+        self,
+        gen: CGen,
+        properties: Sequence[Property],
+        ltl: Sequence[LtlProperty],
+        on: bool,
+    ) -> str:
+        """The product search's safe locations (C2: the automata's guards are visible)."""
+        self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
+        if not self.ltl_por:
+            return _NO_LTL_POR
+        guards = [
+            e.guard
+            for p in ltl
+            if reduction_refusal(p, False, 1) is None
+            for edges in self.automata[p.name].edges
+            for e in edges
+        ]
+        return gen.ltl_ample_source(visible_variables(properties) | reads_of(guards))
 
     def search(
         self,
@@ -197,6 +270,7 @@ class NativeLtl:
         spin_order: bool = True,
         weakly_fair: bool = False,
         workers: int = 1,
+        reduce: bool = False,
     ) -> LtlOutcome:
         """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with an
         exact store (``stutter``: SPIN's stuttering at terminal states, never for the
@@ -209,7 +283,11 @@ class NativeLtl:
         bound (``limits.max_depth``) the one-thread search runs, with the reason in
         ``extra["workers_note"]``. The lasso is in the labels of ``python`` × the automaton
         (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
-        used) and with CNDFS ``blue_per_worker`` (states each thread expanded in its blue
+        used), ``reductions`` (``["partial-order"]`` when the product search reduced: ``reduce``,
+        a library built with ``ltl_por`` and no :func:`reduction_refusal`; then
+        ``reduced_states``, the product states expanded by an ample set only, else
+        ``reduction_note`` with the reason when ``reduce`` was asked) and with CNDFS
+        ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
         ``MemoryError`` (the store could not be allocated)."""
@@ -253,8 +331,16 @@ class NativeLtl:
         if handle == ffi.NULL:
             raise MemoryError("the native LTL search could not allocate its store")
         handle = ffi.gc(handle, api.free)
+        why = reduction_refusal(prop, weakly_fair, threads) if reduce else None
+        if reduce and why is None and not self.ltl_por:
+            why = "the product search's library has no partial-order tables"
+        reduced = False
         if threads == 1:
             lib.l_set_fair(handle, int(weakly_fair))
+            if reduce and why is None:
+                reduced = bool(lib.l_set_reduce(handle, 1))
+                if not reduced:
+                    why = "no location is safe for the property"
         slots = sem.layout.to_slots(sem.initial)
         if slots is None:
             raise NativeOverflow("the initial state does not fit its variables")
@@ -311,6 +397,11 @@ class NativeLtl:
             "store_bytes": int(api.stat(handle, 7)),
             "workers": threads,
         }
+        if reduced:
+            found.extra["reductions"] = [POR]
+            found.extra["reduced_states"] = int(api.stat(handle, 9))
+        elif why is not None:
+            found.extra["reduction_note"] = why
         if threads > 1:  # the states each thread expanded in its blue search
             found.extra["blue_per_worker"] = [
                 int(lib.cn_stat(handle, 16 + p)) for p in range(threads)

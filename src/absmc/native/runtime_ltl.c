@@ -44,6 +44,11 @@ typedef struct ltl_s {
     ctx_t *C;
     int64_t v[NVA];
     int32_t *order, *targets;
+    int last_ns, last_nt;  /* l_expand: the system steps and claim moves of its last state */
+    int por;               /* partial-order reduction (l_set_reduce) */
+    int32_t *amp;          /* per state with por: 0 expanded fully, else 1 + the process of
+                              its ample set (the outer search's choice, kept for the nested) */
+    int64_t por_reduced;
 } ltl_t;
 
 /* the automaton state and the weak-fairness counter of a product state's last word */
@@ -123,11 +128,17 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
         uint8_t *f = (uint8_t *)realloc(L->flags, (size_t)nc);
         if (!f) return L_NOMEM;
         L->flags = f;
+        if (L->por) {
+            int32_t *a = (int32_t *)realloc(L->amp, (size_t)nc * sizeof(int32_t));
+            if (!a) return L_NOMEM;
+            L->amp = a;
+        }
         L->cap = nc;
     }
     int64_t id = L->nstates++;
     memcpy(L->arena + id * LW, w, sizeof(uint64_t) * LW);
     L->flags[id] = 0;
+    if (L->por) L->amp[id] = 0;
     L->table[p] = g << 32 | (uint64_t)(id + 1);
     return -2 - id;
 }
@@ -198,6 +209,7 @@ static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t 
     m_unpack(w, L->v);
     ctx_reset(C);
     int q = L_Q(w[NW]), c = L_C(w[NW]);
+    L->last_ns = L->last_nt = 0;
     int nt = m_claim(C, L->v, L->claim, q, L->targets);
     if (C->ovf) return -L_OVERFLOW;
     if (nt == 0) return 0;
@@ -267,7 +279,69 @@ static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t 
         }
     }
     *n += (int64_t)nt * ns;
+    L->last_ns = ns;
+    L->last_nt = nt;
     return (int64_t)nt * ns;
+}
+
+/* Partial-order reduction of the product (docs/reductions.md, "LTL"): whether the process of
+ * row r of m_lpor_proc is at a location safe for the claim (visibility C2: its steps write
+ * nothing the automaton's guards read) in the unpacked state L->v */
+static int l_por_safe(ltl_t *L, int r) {
+    int sl = m_lpor_slot[r];
+    if (sl < 0) return 1;
+    int64_t x = L->v[sl];
+    for (int j = m_lpor_off[r]; j < m_lpor_off[r + 1]; j++)
+        if (m_lpor_locs[j] == x) return m_lpor_cond(j, L->v, L->C);
+    return 0;
+}
+
+/* the process of the i-th system step (in l_expand's order) of the last expansion */
+static inline int l_step_proc(ltl_t *L, int i) {
+    return m_fn_of[L->C->ch[L->C->soff[L->order[i]]]];
+}
+
+/* keeps of the n successors at buf[off..] of the last expansion (claim move k, step i at
+ * k * ns + i) those whose system step is one of process p, in order; returns their number */
+static int64_t l_keep(ltl_t *L, uint64_t *buf, int64_t off, int64_t n, int p) {
+    int ns = L->last_ns;
+    int64_t m = 0;
+    for (int64_t j = 0; j < n; j++) {
+        if (l_step_proc(L, (int)(j % ns)) != p) continue;
+        if (m != j) memcpy(buf + (off + m) * LW, buf + (off + j) * LW, sizeof(uint64_t) * LW);
+        m++;
+    }
+    return m;
+}
+
+/* the outer search's ample set of state id, just expanded fully into osucc[off..off + n):
+ * the first process at a safe location (youngest first, as pan's do_reach) that has some but
+ * not every step, none of whose successors is on the outer stack (the cycle proviso C3 as the
+ * stack condition of Peled 1994 / Holzmann, Peled, Yannakakis 1996; id itself is on the
+ * stack already); the successors are cut down to it and amp[id] records it. Returns the
+ * number of successors kept (n: expanded fully) */
+static int64_t l_ample(ltl_t *L, int64_t id, int64_t off, int64_t n) {
+    int ns = L->last_ns;
+    if (!L->por || ns < 2 || L->last_nt == 0) return n;
+    for (int r = LPOR_ROWS - 1; r >= 0; r--) {
+        if (!l_por_safe(L, r)) continue;
+        int p = m_lpor_proc[r], c = 0;
+        for (int i = 0; i < ns; i++) c += l_step_proc(L, i) == p;
+        if (c == 0) continue;
+        if (c == ns) return n; /* the process has every step: nothing to leave out */
+        int ok = 1;
+        for (int64_t j = 0; j < n && ok; j++) {
+            if (l_step_proc(L, (int)(j % ns)) != p) continue;
+            const uint64_t *w = L->osucc + (off + j) * LW;
+            int64_t t = l_find(L, w, l_hash(w), 0);
+            if (t >= 0 && (L->flags[t] & 1)) ok = 0;
+        }
+        if (!ok) continue;
+        L->amp[id] = p + 1;
+        L->por_reduced++;
+        return l_keep(L, L->osucc, off, n, p);
+    }
+    return n;
 }
 
 static int l_push_outer(ltl_t *L, int64_t id) {
@@ -276,6 +350,11 @@ static int l_push_outer(ltl_t *L, int64_t id) {
     int64_t depth = L->nos;
     int64_t n = l_expand(L, L->arena + id * LW, &L->osucc, &L->nosucc, &L->caposucc, 1);
     if (n < 0) return (int)n;
+    L->flags[id] |= 1;
+    if (L->por) {
+        n = l_ample(L, id, off, n);
+        L->nosucc = off + n;
+    }
     if (depth > L->deepest) L->deepest = depth;
     if (L->max_depth >= 0 && depth == L->max_depth) {
         if (n > 0) L->truncated = 1;
@@ -290,7 +369,6 @@ static int l_push_outer(ltl_t *L, int64_t id) {
     f->off = off;
     f->n = (int32_t)n;
     f->i = 0;
-    L->flags[id] |= 1;
     return 0;
 }
 
@@ -319,6 +397,10 @@ static int l_start_nested(ltl_t *L, int64_t seed) {
     if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
     int64_t n = l_expand(L, L->arena + seed * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
+    if (L->por && L->amp[seed]) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, 0, n, L->amp[seed] - 1);
+        L->nnsucc = n;
+    }
     L->ns[0].id = seed;
     L->ns[0].off = 0;
     L->ns[0].n = (int32_t)n;
@@ -357,6 +439,10 @@ static int l_nested_step(ltl_t *L) {
     int64_t off = L->nnsucc;
     int64_t n = l_expand(L, L->arena + id * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
+    if (L->por && L->amp[id]) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, off, n, L->amp[id] - 1);
+        L->nnsucc = off + n;
+    }
     lframe_t *g = &L->ns[L->nns++];
     g->id = id;
     g->off = off;
@@ -425,6 +511,7 @@ void l_free(ltl_t *L) {
     ctx_free(L->C);
     free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
     free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
+    free(L->amp);
     free(L);
 }
 
@@ -467,8 +554,9 @@ int64_t l_stat(ltl_t *L, int which) {
     case 4: return L->nested_states;
     case 5: return L->nlasso;
     case 6: return L->cycle_start;
-    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap);
+    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap + (L->amp ? L->cap * 4 : 0));
     case 8: return L->nos;
+    case 9: return L->por_reduced;
     default: return 0;
     }
 }
@@ -487,3 +575,15 @@ int l_lasso_counter(ltl_t *L, int64_t k) {
 
 /* weak fairness (SPIN's -f): before the first l_run */
 void l_set_fair(ltl_t *L, int on) { L->fair = on; }
+
+/* partial-order reduction of the product (one thread, no weak fairness) on (1) or off (0),
+ * before the first l_run; returns whether it is on (0 when no location is safe) */
+int l_set_reduce(ltl_t *L, int on) {
+    if (L->started || L->fair || L->nstates > 1) return L->por = 0;
+    L->por = on && LPOR_ROWS > 0;
+    if (L->por && L->cap) {
+        L->amp = (int32_t *)calloc((size_t)L->cap, sizeof(int32_t));
+        if (!L->amp) return L->por = 0;
+    }
+    return L->por;
+}

@@ -343,7 +343,9 @@ def check_ltl_with_backend(
             options,
             workers,
             python,
-            lambda opt, started: NativeLtl(system, selection.user, claims, opt, started, por),
+            lambda opt, started: NativeLtl(
+                system, selection.user, claims, opt, started, por, options.reduce
+            ),
         )
         if isinstance(got, Result):
             return got
@@ -351,7 +353,11 @@ def check_ltl_with_backend(
     try:
         if built and isinstance(built[0], Exception):
             raise built[0]
-        native = built[0] if built else NativeLtl(system, selection.user, claims, por=por)
+        native = (
+            built[0]
+            if built
+            else NativeLtl(system, selection.user, claims, por=por, ltl_por=options.reduce)
+        )
         assert isinstance(native, NativeLtl)
 
         def ltl_search(
@@ -366,6 +372,7 @@ def check_ltl_with_backend(
                 deadlock=deadlock,
                 weakly_fair=options.fairness == "weak",
                 workers=workers,
+                reduce=options.reduce,
             )
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:

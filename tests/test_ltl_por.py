@@ -1,0 +1,196 @@
+"""Partial-order reduction of the LTL product search in C (runtime_ltl.c ``l_ample``; visibility
+for the automaton's guards, the stack proviso, the nested search on the outer search's ample
+sets; docs/reductions.md "LTL"): the same verdicts as the unreduced search on generated cyclic
+Promela models and on the shared LTL corpus (SPIN's verdicts), violated properties with lassos
+replayed on the concrete semantics, strictly fewer product states on some models, and the
+cases left unreduced (``X``, never claims, weak fairness, CNDFS) saying so."""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+import pytest
+
+from absmc.engines.explicit.check import check_explicit
+from absmc.ir.ltl import NON_PROGRESS
+from absmc.kernel.run.options import CheckOptions
+from absmc.kernel.run.result import PropertyResult, Verdict
+from absmc.lang.loader import load_model
+from absmc.native import native_available
+from absmc.native.build import OPT_ENV
+from absmc.native.ltl import POR
+
+from .conftest import SHARED, needs_shared
+
+CORPUS = SHARED / "benchmarks" / "ltl"
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="no C compiler")
+
+
+@pytest.fixture(autouse=True)
+def _quick_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(OPT_ENV, "-O0")  # the tests compare outcomes, not speed
+
+
+_OPTIONS = [
+    "l = (l + 1) % 3",
+    "l > 0 -> l--; l = (l + 2) % 3",
+    "l == 2 -> l = 0; l++",
+    "l = 1; l = l + 1; g0 = (g0 + l) % 3; l = 0",
+    "g1 == l -> l = (l + 2) % 3; l = l % 2",
+    "l = 2; l = l - 1; c!l; l = 0",
+    "c?l; l = l % 3; l++; l = 0",
+    "l = 1; atomic { l = (l + 1) % 3; g1 = l }; l = 0",
+    "g0 == 2 -> g0 = 0",
+    "atomic { l < 2 -> l++; l++ }; l--",
+]
+
+_ATOMS = [
+    "g0 == 0",
+    "g1 > 0",
+    "len(c) == 0",
+    "g0 != 1",
+    "g1 == 2",
+    "len(c) < 2",
+    "g0 < 3",
+    "g1 < 3 && len(c) <= 2",
+]
+
+_TEMPLATES = [
+    "[] <> ({a})",
+    "<> [] ({a})",
+    "[] (({a}) -> <> ({b}))",
+    "({a}) U ({b})",
+    "[] ({a})",
+    "<> ({a})",
+    "[] <> ({a}) -> [] <> ({b})",
+]
+
+
+def cyclic_promela(seed: int) -> str:
+    """Two or three process types (one with two instances sometimes), each a ``do`` loop over
+    2-4 options from local steps (safe locations: the reduction's ample sets), global writes
+    and reads, sends and receives on a buffered channel and ``atomic`` blocks, and 3 next-free
+    LTL properties over the globals and the channel's length (some hold, some are violated)."""
+    rng = random.Random(seed)
+    lines = ["byte g0, g1;", f"chan c = [{rng.choice([1, 2])}] of {{ byte }};"]
+    for k in range(rng.choice([2, 3])):
+        n = rng.choice(["", "", " [2]"])
+        opts = rng.sample(_OPTIONS, rng.randint(2, 4))
+        body = " ".join(f":: {o}" for o in opts)
+        lines.append(f"active{n} proctype P{k}() {{ byte l; do {body} od }}")
+    for m in range(3):
+        a, b = rng.sample(_ATOMS, 2)
+        lines.append(f"ltl f{m} {{ {rng.choice(_TEMPLATES).format(a=a, b=b)} }}")
+    return "\n".join(lines) + "\n"
+
+
+def _one(path: Path, name: str, reduce: bool, **kw: object) -> PropertyResult:
+    system = load_model(path)
+    opts = CheckOptions(ltl=name, reduce=reduce, **kw)  # type: ignore[arg-type]
+    result = check_explicit(system, opts, "native")
+    return next(r for r in result.results if r.property == name)
+
+
+def _compare(path: Path, name: str, **kw: object) -> tuple[PropertyResult, PropertyResult]:
+    """The property with and without reduction: the same verdict, a violation's lasso replayed
+    (the check replays every lasso on the concrete semantics before it reports it), a reduced
+    search that says so and stores no more product states than the full one when it holds."""
+    red, full = _one(path, name, True, **kw), _one(path, name, False, **kw)
+    assert red.verdict is full.verdict, (path.name, name)
+    for r in (red, full):
+        if r.verdict is Verdict.VIOLATED:
+            assert r.trace is not None and r.trace.cycle_start is not None, (path.name, name)
+    assert POR not in full.stats.extra.get("reductions", [])
+    if POR in red.stats.extra.get("reductions", []) and red.verdict is Verdict.HOLDS:
+        assert red.stats.states <= full.stats.states, (path.name, name)
+    return red, full
+
+
+def _differential(tmp: Path, seeds: range) -> tuple[int, int, int]:
+    """Returns (properties compared, violated ones, ones with strictly fewer states)."""
+    compared = violated = fewer = 0
+    for seed in seeds:
+        path = tmp / f"c{seed}.pml"
+        path.write_text(cyclic_promela(seed))
+        for name in ("f0", "f1", "f2"):
+            red, full = _compare(path, name)
+            compared += 1
+            violated += red.verdict is Verdict.VIOLATED
+            if red.verdict is Verdict.HOLDS and red.stats.states < full.stats.states:
+                assert POR in red.stats.extra["reductions"]
+                assert red.stats.extra["reduced_states"] > 0
+                fewer += 1
+    return compared, violated, fewer
+
+
+def test_generated_cyclic_models_same_verdicts(tmp_path: Path) -> None:
+    compared, violated, fewer = _differential(tmp_path, range(4, 8))
+    print(f"LTL POR differential: {compared} properties, {violated} violated, {fewer} fewer")
+    assert compared == 12 and violated >= 2 and fewer >= 1
+
+
+@pytest.mark.slow
+def test_generated_cyclic_models_same_verdicts_many(tmp_path: Path) -> None:
+    compared, violated, fewer = _differential(tmp_path, range(8, 208))
+    print(f"LTL POR differential: {compared} properties, {violated} violated, {fewer} fewer")
+    assert violated >= 100 and fewer >= 50
+
+
+_LOCAL_LOOP = """
+byte g;
+active proctype A() { byte l; do :: l = 1; l = 2; l = 3; g = 1; l = 0 od }
+active proctype B() { byte m; do :: m = 1; m = 2; m = 3; g = 0; m = 0 od }
+ltl holds { [] (g < 2) }
+ltl stays { <> [] (g == 1) }
+ltl next { [] (g == 1 -> X (g < 2)) }
+never { do :: g == 1 -> break :: true od; accept: do :: g == 1 od }
+"""
+
+
+def test_reduction_and_its_refusals(tmp_path: Path) -> None:
+    """Independent local loops: the reduced product is strictly smaller and the verdicts stay;
+    ``X``, a never claim and weak fairness search unreduced and say why."""
+    path = tmp_path / "loops.pml"
+    path.write_text(_LOCAL_LOOP)
+    red, full = _compare(path, "holds")
+    assert red.verdict is Verdict.HOLDS and red.stats.states < full.stats.states
+    assert red.stats.extra["reduced_states"] > 0
+    red, _ = _compare(path, "stays")
+    assert red.verdict is Verdict.VIOLATED
+    for name, why in (("next", "with X"), ("never_0", "never claim")):
+        red, full = _compare(path, name)
+        assert why in red.stats.extra["reduction_note"]
+        assert red.stats.states == full.stats.states
+    red, full = _compare(path, "holds", fairness="weak")
+    assert "weak fairness" in red.stats.extra["reduction_note"]
+    assert red.stats.states == full.stats.states
+
+
+def _corpus_rows() -> list[dict[str, str]]:
+    with (CORPUS / "expected.csv").open() as f:
+        return [r for r in csv.DictReader(f) if r["weak_fairness"] == "0"]
+
+
+_CHEAP = {"ltl_always_eventually.pml", "ltl_example.pml", "zune.pml", "diskhead.pml"}
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(
+            r,
+            id=f"{r['file']}-{r['ltl'] or 'ltl'}",
+            marks=[] if r["file"] in _CHEAP else [pytest.mark.slow],
+        )
+        for r in (_corpus_rows() if CORPUS.is_dir() else [])
+    ],
+)
+def test_corpus_verdicts_reduced_equal_spin(row: dict[str, str]) -> None:
+    system = load_model(CORPUS / row["file"])
+    name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
+    red, _ = _compare(CORPUS / row["file"], name)
+    assert red.verdict.value == row["verdict"]
