@@ -6,7 +6,6 @@ states stored; limits that stop every thread with partial statistics."""
 
 from __future__ import annotations
 
-import csv
 import random
 from dataclasses import replace
 
@@ -24,7 +23,7 @@ from absmc.native.build import OPT_ENV
 
 from .conftest import EXAMPLES, SHARED, needs_shared
 from .test_ltl_abstraction import random_ltl_system
-from .test_ltl_native import _RESPONSE  # P counts 0..3, Q toggles; inf3, stable, bounded
+from .test_ltl_native import _RESPONSE, corpus_params  # _RESPONSE: inf3, stable, bounded
 
 CORPUS = SHARED / "benchmarks" / "ltl"
 
@@ -180,26 +179,11 @@ def test_non_progress_cycles_with_threads(model: str, verdict: Verdict) -> None:
     assert runs[2][NON_PROGRESS].stats.extra["workers"] == 2
 
 
-def _corpus_rows() -> list[dict[str, str]]:
-    with (CORPUS / "expected.csv").open() as f:
-        return list(csv.DictReader(f))
-
-
 _CHEAP = {"ltl_always_eventually.pml", "zune.pml"}
 
 
 @needs_shared
-@pytest.mark.parametrize(
-    "row",
-    [
-        pytest.param(
-            r,
-            id=f"{r['file']}-{r['ltl'] or 'ltl'}{'-fair' if r['weak_fairness'] == '1' else ''}",
-            marks=[] if r["file"] in _CHEAP else [pytest.mark.slow],
-        )
-        for r in (_corpus_rows() if CORPUS.is_dir() else [])
-    ],
-)
+@pytest.mark.parametrize("row", corpus_params(_CHEAP))
 def test_corpus_verdicts_with_threads(row: dict[str, str]) -> None:
     """SPIN's verdict (the corpus's) at 2 and 4 threads; a property that holds stores the
     product states of the one-thread search."""

@@ -75,18 +75,24 @@ def _corpus_rows() -> list[dict[str, str]]:
 _CHEAP = {"ltl_always_eventually.pml", "ltl_example.pml", "zune.pml", "diskhead.pml"}
 
 
-@needs_shared
-@pytest.mark.parametrize(
-    "row",
-    [
+def corpus_params(cheap: set[str], fair: bool = True) -> list[object]:
+    """The LTL corpus's rows (``expected.csv``) as test parameters, named FILE-LTL[-fair]:
+    the ``cheap`` files in CI, the others under ``-m slow``; without ``fair``, the rows with
+    weak fairness are left out (none when the corpus is absent)."""
+    rows = _corpus_rows() if CORPUS.is_dir() else []
+    return [
         pytest.param(
             r,
             id=f"{r['file']}-{r['ltl'] or 'ltl'}{'-fair' if r['weak_fairness'] == '1' else ''}",
-            marks=[] if r["file"] in _CHEAP else [pytest.mark.slow],
+            marks=[] if r["file"] in cheap else [pytest.mark.slow],
         )
-        for r in (_corpus_rows() if CORPUS.is_dir() else [])
-    ],
-)
+        for r in rows
+        if fair or r["weak_fairness"] == "0"
+    ]
+
+
+@needs_shared
+@pytest.mark.parametrize("row", corpus_params(_CHEAP))
 def test_corpus_c_equals_python_equals_spin(row: dict[str, str]) -> None:
     system = load_model(CORPUS / row["file"])
     name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)

@@ -7,7 +7,6 @@ cases left unreduced (``X``, never claims, weak fairness, CNDFS) saying so."""
 
 from __future__ import annotations
 
-import csv
 import random
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from absmc.native.build import OPT_ENV
 from absmc.native.ltl import POR
 
 from .conftest import SHARED, needs_shared
+from .test_ltl_native import corpus_params
 
 CORPUS = SHARED / "benchmarks" / "ltl"
 
@@ -169,26 +169,11 @@ def test_reduction_and_its_refusals(tmp_path: Path) -> None:
     assert red.stats.states == full.stats.states
 
 
-def _corpus_rows() -> list[dict[str, str]]:
-    with (CORPUS / "expected.csv").open() as f:
-        return [r for r in csv.DictReader(f) if r["weak_fairness"] == "0"]
-
-
 _CHEAP = {"ltl_always_eventually.pml", "ltl_example.pml", "zune.pml", "diskhead.pml"}
 
 
 @needs_shared
-@pytest.mark.parametrize(
-    "row",
-    [
-        pytest.param(
-            r,
-            id=f"{r['file']}-{r['ltl'] or 'ltl'}",
-            marks=[] if r["file"] in _CHEAP else [pytest.mark.slow],
-        )
-        for r in (_corpus_rows() if CORPUS.is_dir() else [])
-    ],
-)
+@pytest.mark.parametrize("row", corpus_params(_CHEAP, fair=False))
 def test_corpus_verdicts_reduced_equal_spin(row: dict[str, str]) -> None:
     system = load_model(CORPUS / row["file"])
     name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
