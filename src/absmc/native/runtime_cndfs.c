@@ -237,20 +237,13 @@ static int cn_pop_blue(cw_t *W) {
 /* the lasso: the blue stack, with `nested` the red stack after its seed, then `close` (a
  * state on the blue stack: the cycle starts at its first place there) */
 static int cn_lasso(cw_t *W, int nested, int64_t close) {
-    int64_t n = W->nbs + (nested ? W->nrs - 1 : 0) + 1;
-    int64_t *p = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+    int64_t n, start;
+    int64_t *p = l_lasso_path(W->bs, W->nbs, W->rs, nested ? W->nrs : 0, close, &n, &start);
     if (!p) return L_MEMORY;
-    int64_t k = 0;
-    for (int64_t i = 0; i < W->nbs; i++) p[k++] = W->bs[i].id;
-    if (nested)
-        for (int64_t i = 1; i < W->nrs; i++) p[k++] = W->rs[i].id;
-    p[k++] = close;
-    W->cycle_start = -1;
-    for (int64_t i = 0; i < W->nbs; i++)
-        if (W->bs[i].id == close) { W->cycle_start = i; break; }
     free(W->lasso);
     W->lasso = p;
-    W->nlasso = k;
+    W->nlasso = n;
+    W->cycle_start = start;
     return L_FOUND;
 }
 

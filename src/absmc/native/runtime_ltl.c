@@ -372,22 +372,34 @@ static int l_push_outer(ltl_t *L, int64_t id) {
     return 0;
 }
 
-static int l_lasso(ltl_t *L, int nested, int64_t close) {
-    int64_t top = nested ? L->seed_depth + 1 : L->nos;
-    int64_t n = top + (nested ? L->nns - 1 : 0) + 1;
+/* a lasso's states: outer[0..nouter), then inner[1..ninner) (the nested stack after its
+ * seed; ninner 0 for none), then `close`; *len their number, *cycle_start close's first place
+ * in outer (-1: none). NULL when out of memory. Serves l_lasso and CNDFS's cn_lasso. */
+static int64_t *l_lasso_path(const lframe_t *outer, int64_t nouter, const lframe_t *inner,
+                             int64_t ninner, int64_t close, int64_t *len,
+                             int64_t *cycle_start) {
+    int64_t n = nouter + (ninner ? ninner - 1 : 0) + 1;
     int64_t *p = (int64_t *)malloc((size_t)n * sizeof(int64_t));
-    if (!p) return L_MEMORY;
+    if (!p) return NULL;
     int64_t k = 0;
-    for (int64_t i = 0; i < top; i++) p[k++] = L->os[i].id;
-    if (nested)
-        for (int64_t i = 1; i < L->nns; i++) p[k++] = L->ns[i].id;
+    for (int64_t i = 0; i < nouter; i++) p[k++] = outer[i].id;
+    for (int64_t i = 1; i < ninner; i++) p[k++] = inner[i].id;
     p[k++] = close;
-    L->cycle_start = -1;
-    for (int64_t i = 0; i < top; i++)
-        if (L->os[i].id == close) { L->cycle_start = i; break; }
+    *cycle_start = -1;
+    for (int64_t i = 0; i < nouter; i++)
+        if (outer[i].id == close) { *cycle_start = i; break; }
+    *len = k;
+    return p;
+}
+
+static int l_lasso(ltl_t *L, int nested, int64_t close) {
+    int64_t top = nested ? L->seed_depth + 1 : L->nos, n, start;
+    int64_t *p = l_lasso_path(L->os, top, L->ns, nested ? L->nns : 0, close, &n, &start);
+    if (!p) return L_MEMORY;
     free(L->lasso);
     L->lasso = p;
-    L->nlasso = k;
+    L->nlasso = n;
+    L->cycle_start = start;
     return L_FOUND;
 }
 
