@@ -123,13 +123,13 @@ class SafetyMet(Exception):
     """The C product search met a safety violation (the Python back end reports it)."""
 
 
-def _runtime_ltl() -> str:
+def _runtime_ltl(cndfs: bool = True) -> str:
+    """runtime_ltl.c, then (``cndfs``) runtime_cndfs.c."""
     from importlib import resources
 
     pkg = resources.files("absmc.native")
-    return "".join(
-        pkg.joinpath(f).read_text(encoding="utf-8") for f in ("runtime_ltl.c", "runtime_cndfs.c")
-    )
+    files = ("runtime_ltl.c", "runtime_cndfs.c") if cndfs else ("runtime_ltl.c",)
+    return "".join(pkg.joinpath(f).read_text(encoding="utf-8") for f in files)
 
 
 def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
@@ -209,7 +209,9 @@ class NativeLtl:
     for a library whose ``sem`` never runs a reduced safety search; ``ltl_por``: with the
     product search's partial-order tables, whose visible variables are the state properties'
     and those the guards of the automata of the properties that may reduce read,
-    :func:`reduction_refusal`). Raises
+    :func:`reduction_refusal`; ``cndfs=False``: without the multi-core search, for a library
+    whose :meth:`search` runs one thread; ``por=False`` also leaves out the safety search,
+    :func:`~absmc.native.build.runtime_sources`: less C to compile). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -221,16 +223,18 @@ class NativeLtl:
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
         por: bool = True,
         ltl_por: bool = False,
+        cndfs: bool = True,
     ) -> None:
+        self.cndfs = cndfs
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
         gen = CGen(system, properties, por)
-        head, tail = runtime_sources()
+        head, tail = runtime_sources(search=por)
         source = (
             gen.source(head, tail)
             + claim_source(gen, [self.automata[p.name] for p in ltl])
             + self._ltl_tables(gen, properties, ltl, ltl_por)
-            + _runtime_ltl()
+            + _runtime_ltl(cndfs)
         )
         opt = opt or default_opt(len(source))
         load_library(source, opt, on_compile)  # compiled and cached once for both handles below
@@ -290,7 +294,8 @@ class NativeLtl:
         ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
-        ``MemoryError`` (the store could not be allocated)."""
+        ``MemoryError`` (the store could not be allocated), ``ValueError`` for ``workers`` >= 2
+        on a library built without CNDFS."""
         limits = limits or Limits()
         stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
@@ -302,6 +307,8 @@ class NativeLtl:
         threads = min(max(workers, 1), CNDFS_MAX_THREADS)
         if threads > 1 and limits.max_depth is not None:
             threads, note = 1, "one thread: the multi-core search (CNDFS) takes no depth bound"
+        if threads > 1 and not self.cndfs:
+            raise ValueError("this library was built without the multi-core search (cndfs)")
         max_states = -1 if limits.max_states is None else limits.max_states
         api: Any
         if threads > 1:
