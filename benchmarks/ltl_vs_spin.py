@@ -279,6 +279,7 @@ def example_rows(root: Path) -> list[dict[str, str]]:
 
 
 def main() -> int:
+    global SRC, PYCACHE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--run-spin", action="store_true", help="run SPIN here (else expected.csv)")
     ap.add_argument("--backend", choices=("auto", "native", "python"), default=None)
@@ -313,7 +314,6 @@ def main() -> int:
         help="keep $PYTHONDONTWRITEBYTECODE (every absmc run compiles its modules)",
     )
     args = ap.parse_args()
-    global SRC, PYCACHE
     SRC, PYCACHE = args.src.resolve(), None if args.no_bytecode else args.pycache
     if PYCACHE is not None:  # compiled once here, not in the first row's timed run
         subprocess.run(
