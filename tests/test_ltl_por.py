@@ -194,6 +194,45 @@ def test_reduction_and_its_refusals(tmp_path: Path, backend: str) -> None:
     assert red.stats.states == full.stats.states
 
 
+_NO_SAFE = """
+byte g;
+active proctype A() { do :: g = 1; g = 0 od }
+active proctype B() { do :: g = 2; g = 0 od }
+ltl small { [] (g < 3) }
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_safe_location_is_noted(tmp_path: Path, backend: str) -> None:
+    """Every step writes the atom's variable: no location is safe, the search is the full
+    one and says why."""
+    path = tmp_path / "nosafe.pml"
+    path.write_text(_NO_SAFE)
+    red, full = _compare(path, "small", backend)
+    assert red.verdict is Verdict.HOLDS and red.stats.states == full.stats.states == 7
+    assert red.stats.extra["reduction_note"] == "no location is safe for the property"
+
+
+def test_python_reduces_with_every_store(tmp_path: Path) -> None:
+    """The Python product search reduces with the hash-compact and bitstate stores too (the
+    stack proviso reads the outer stack, not the store): the reduced exact search's states on
+    this small model, and the violation found and replayed."""
+    path = tmp_path / "loops.pml"
+    path.write_text(_LOCAL_LOOP)
+    exact = _one(path, "holds", True, "python")
+    for store in ("hash-compact", "bitstate"):
+        red = _one(path, "holds", True, "python", store=store)
+        assert POR in red.stats.extra["reductions"]
+        assert red.verdict is Verdict.UNKNOWN  # not a proof
+        assert (
+            red.stats.states
+            == exact.stats.states
+            < _one(path, "holds", False, "python").stats.states
+        )
+        bad = _one(path, "stays", True, "python", store=store)
+        assert bad.verdict is Verdict.VIOLATED and bad.trace is not None
+
+
 _CHEAP = {"ltl_always_eventually.pml", "ltl_example.pml", "zune.pml", "diskhead.pml"}
 
 
