@@ -176,7 +176,8 @@ def _linear_time(
     ordinary safety search decides them (:func:`_safety`, run before the product searches'
     results as before). ``ltl_search``: the product search to use (default
     :func:`~absmc.kernel.ltl.ltl.search_ltl`), ``safety_search`` the safety search (default
-    :func:`_safety`)."""
+    :func:`_safety`). With ``options.reduce`` the Python product searches use partial-order
+    reduction (:mod:`absmc.kernel.ltl.por`; the safe locations computed once, on first use)."""
     from absmc.kernel.ltl.ltl import ltl_result, search_ltl
     from absmc.kernel.ltl.product import covers_every_state
 
