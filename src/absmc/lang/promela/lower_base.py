@@ -163,6 +163,7 @@ class LowererBase:
         #: apply SPIN's dead-variable reset (:mod:`.deadvars`); SPIN turns it off when the
         #: model refers to a remote variable
         self.dead_variables = False
+        self.enabled_refs: dict[str, tuple[int, Node]] = {}
         #: the model's statements read a remote variable ``P[e]:v``
         self.remote_refs = any(
             n.kind == "remote_var"

@@ -281,7 +281,9 @@ class Expressions(Priorities):
             return neg(progress) if progress is not None else TRUE
         if k == "get_priority":
             return self.get_priority(n, p, ctx, evc)
-        if k in ("enabled", "pc_value"):
+        if k == "enabled":
+            return self.enabled_of(n, p, ctx, evc)
+        if k == "pc_value":
             raise self.err(f"'{k}' is not supported yet", n)
         raise self.err(f"unsupported expression '{k}'", n)
 
