@@ -92,6 +92,13 @@ _NO_LTL_POR = (
     "static const int32_t m_lpor_slot[] = {0};\n"
     "static const int32_t m_lpor_off[] = {0};\n"
     "static const int64_t m_lpor_locs[] = {0};\n"
+    "static int m_lfpor_cond(int j, const int64_t *v, ctx_t *C) {"
+    " (void)j; (void)v; (void)C; return 1; }\n"
+    "#define LFPOR_ROWS 0\n"
+    "static const int32_t m_lfpor_proc[] = {0};\n"
+    "static const int32_t m_lfpor_slot[] = {0};\n"
+    "static const int32_t m_lfpor_off[] = {0};\n"
+    "static const int64_t m_lfpor_locs[] = {0};\n"
 )
 
 
@@ -103,17 +110,16 @@ def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str
     """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
     reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
     claims (not known to be stutter-invariant) and formulas with ``X`` stay unreduced, as do the
-    non-progress property (its progress labels are read by every step), weak fairness (no proof
-    for the counter construction) and CNDFS (``threads`` >= 2: its threads would need one
-    reduced graph)."""
+    non-progress property (its progress labels are read by every step) and CNDFS (``threads``
+    >= 2: its threads would need one reduced graph). ``weakly_fair`` reduces with its own safe
+    locations (:mod:`absmc.native.fairpor`; the argument: docs/reductions.md, "Weak
+    fairness")."""
     if prop.name == NON_PROGRESS:
         return "non-progress cycles are searched unreduced"
     if prop.formula is None:
         return "a never claim is searched unreduced (not known to be stutter-invariant)"
     if _uses_next(prop.formula):
         return "a formula with X is searched unreduced (not stutter-invariant)"
-    if weakly_fair:
-        return "weak fairness: the product is searched unreduced"
     if threads > 1:
         return "CNDFS (--workers >= 2) searches the product unreduced"
     return None
@@ -285,7 +291,9 @@ class NativeLtl:
         (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
         used), ``reductions`` (``["partial-order"]`` when the product search reduced: ``reduce``,
         a library built with ``ltl_por`` and no :func:`reduction_refusal`; then
-        ``reduced_states``, the product states expanded by an ample set only, else
+        ``reduced_states``, the product states expanded by an ample set only (with
+        ``weakly_fair``: the ample sets of :mod:`absmc.native.fairpor`, one choice per
+        ``(s, q)`` for every counter copy), else
         ``reduction_note`` with the reason when ``reduce`` was asked) and with CNDFS
         ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
