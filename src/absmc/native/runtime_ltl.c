@@ -54,7 +54,7 @@ typedef struct ltl_s {
      * whose amp and flag bit 2 (chosen) hold the choice and pstk the number of its copies on
      * the outer stack (the stack proviso asks about (s, q)); ptable finds the first copy of a
      * (s, q) as table finds a product state */
-    int32_t *rep, *pstk;
+    uint32_t *rep; int32_t *pstk;
     uint64_t *ptable; uint64_t ptcap; int64_t npairs;
 } ltl_t;
 
@@ -183,12 +183,12 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
             L->amp = a;
         }
         if (L->por && L->fair) {
-            int32_t *r = (int32_t *)realloc(L->rep, (size_t)nc * sizeof(int32_t));
+            uint32_t *r = (uint32_t *)realloc(L->rep, (size_t)nc * sizeof(uint32_t));
             if (!r) return L_NOMEM;
             L->rep = r;
-            r = (int32_t *)realloc(L->pstk, (size_t)nc * sizeof(int32_t));
-            if (!r) return L_NOMEM;
-            L->pstk = r;
+            int32_t *k = (int32_t *)realloc(L->pstk, (size_t)nc * sizeof(int32_t));
+            if (!k) return L_NOMEM;
+            L->pstk = k;
         }
         L->cap = nc;
     }
@@ -199,7 +199,7 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
     if (L->por && L->fair) {
         int64_t r = l_pair(L, w, id);
         if (r == L_NOMEM) { L->nstates--; return L_NOMEM; }
-        L->rep[id] = (int32_t)r;
+        L->rep[id] = (uint32_t)r;
         L->pstk[id] = 0;
     }
     L->table[p] = g << 32 | (uint64_t)(id + 1);
