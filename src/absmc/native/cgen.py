@@ -837,18 +837,19 @@ class CGen:
         self.emit(0, f"static const int32_t {prefix}_off[] = {{{', '.join(offs)}}};")
         self.emit(0, f"static const int64_t {prefix}_locs[] = {{{', '.join(locs) or '0'}}};")
 
-    def ltl_ample_source(self, visible: frozenset[str]) -> str:
+    def ltl_ample_source(self, visible: frozenset[str], fair: bool = False) -> str:
         """C for the LTL product search's safe locations (``m_lpor_*``, ``LPOR_ROWS``; as
         :meth:`ample_tables` with ``visible``: the variables the selected state properties and
         the automata's guards read, SPIN's visibility condition C2 for the never claim) and,
-        under weak fairness, ``m_lfpor_*`` (:func:`~absmc.native.fairpor.fair_safe_conditions`).
+        with ``fair``, ``m_lfpor_*`` for weak fairness (:mod:`~absmc.native.fairpor`; else none).
         Call after :meth:`source` (it uses the same translator)."""
         kept = self.lines
         self.lines = []
         try:
-            safe = safe_conditions(self.system, visible)
+            sys = self.system
+            safe = safe_conditions(sys, visible)
             self.ample_tables("m_lpor", visible, safe)
-            self.ample_tables("m_lfpor", visible, fair_safe_conditions(self.system, safe))
+            self.ample_tables("m_lfpor", visible, fair_safe_conditions(sys, safe) if fair else {})
             return "\n".join(self.lines) + "\n"
         finally:
             self.lines = kept

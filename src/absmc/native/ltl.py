@@ -215,7 +215,8 @@ class NativeLtl:
     for a library whose ``sem`` never runs a reduced safety search; ``ltl_por``: with the
     product search's partial-order tables, whose visible variables are the state properties'
     and those the guards of the automata of the properties that may reduce read,
-    :func:`reduction_refusal`). Raises
+    :func:`reduction_refusal`; ``fair_por``: also those of the search under weak fairness,
+    :mod:`absmc.native.fairpor`, else that search runs unreduced). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -227,6 +228,7 @@ class NativeLtl:
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
         por: bool = True,
         ltl_por: bool = False,
+        fair_por: bool = False,
     ) -> None:
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
@@ -235,7 +237,7 @@ class NativeLtl:
         source = (
             gen.source(head, tail)
             + claim_source(gen, [self.automata[p.name] for p in ltl])
-            + self._ltl_tables(gen, properties, ltl, ltl_por)
+            + self._ltl_tables(gen, properties, ltl, ltl_por, fair_por)
             + _runtime_ltl()
         )
         opt = opt or default_opt(len(source))
@@ -250,9 +252,12 @@ class NativeLtl:
         properties: Sequence[Property],
         ltl: Sequence[LtlProperty],
         on: bool,
+        fair: bool,
     ) -> str:
-        """The product search's safe locations (C2: the automata's guards are visible)."""
+        """The product search's safe locations (C2: the automata's guards are visible); with
+        ``fair`` also those of its search under weak fairness."""
         self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
+        self.fair_por = self.ltl_por and fair
         if not self.ltl_por:
             return _NO_LTL_POR
         guards = [
@@ -262,7 +267,7 @@ class NativeLtl:
             for edges in self.automata[p.name].edges
             for e in edges
         ]
-        return gen.ltl_ample_source(visible_variables(properties) | reads_of(guards))
+        return gen.ltl_ample_source(visible_variables(properties) | reads_of(guards), fair)
 
     def search(
         self,
@@ -342,6 +347,8 @@ class NativeLtl:
         why = reduction_refusal(prop, weakly_fair, threads) if reduce else None
         if reduce and why is None and not self.ltl_por:
             why = "the product search's library has no partial-order tables"
+        if reduce and why is None and weakly_fair and not self.fair_por:
+            why = "the product search's library has no weak-fairness partial-order tables"
         reduced = False
         if threads == 1:
             lib.l_set_fair(handle, int(weakly_fair))
