@@ -100,7 +100,7 @@ def _differential(tmp: Path, seeds: range) -> tuple[int, int, int]:
         path = tmp / f"f{seed}.pml"
         path.write_text(fair_promela(seed))
         for name in ("f0", "f1", "f2"):
-            red, full = _compare(path, name, fairness="weak")
+            red, full = _compare(path, name, "native", fairness="weak")
             compared += 1
             violated += red.verdict is Verdict.VIOLATED
             if red.verdict is Verdict.HOLDS and red.stats.states < full.stats.states:
@@ -133,7 +133,7 @@ _CHEAP = {"ltl_always_eventually.pml", "ltl_example.pml", "zune.pml", "diskhead.
 def test_corpus_fair_verdicts_reduced_equal_spin(row: dict[str, str]) -> None:
     system = load_model(CORPUS / row["file"])
     name = row["ltl"] or next(p.name for p in system.ltl if p.name != NON_PROGRESS)
-    red, _ = _compare(CORPUS / row["file"], name, fairness="weak")
+    red, _ = _compare(CORPUS / row["file"], name, "native", fairness="weak")
     assert red.verdict.value == row["verdict"]
 
 
@@ -152,7 +152,7 @@ def test_spin_leader_fair_reduced_equals_pan(name: str, tmp_path: Path) -> None:
         pytest.skip("no SPIN mirror")
     path = tmp_path / "leader.pml"
     path.write_text(source)
-    red = _one(path, name, True, fairness="weak")
+    red = _one(path, name, True, "native", fairness="weak")
     assert red.verdict.value == _LEADER_PAN[name]
     assert POR in red.stats.extra["reductions"] and red.stats.extra["reduced_states"] > 0
 
@@ -203,9 +203,9 @@ def test_receives_that_unblock_a_sender_are_not_ample_under_fairness(
     # T's receive location (its only one: the local steps merge into the receive) is
     # conditionally safe, but not under weak fairness
     assert [n for n in safe if n.startswith("T")] and not fair
-    red, full = _compare(path, "p", fairness="weak")
+    red, full = _compare(path, "p", "native", fairness="weak")
     assert full.verdict is Verdict.VIOLATED and red.verdict is Verdict.VIOLATED
     # the same search with every safe location (pan's choice) misses the weakly fair cycle
     monkeypatch.setattr(cgen, "fair_safe_conditions", lambda s, c: c)
-    wrong = _one(path, "p", True, fairness="weak")
+    wrong = _one(path, "p", True, "native", fairness="weak")
     assert wrong.verdict is Verdict.HOLDS

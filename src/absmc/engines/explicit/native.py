@@ -346,7 +346,15 @@ def check_ltl_with_backend(
             workers,
             python,
             lambda opt, started: NativeLtl(
-                system, selection.user, claims, opt, started, por, options.reduce, fair_por
+                system,
+                selection.user,
+                claims,
+                opt,
+                started,
+                por,
+                options.reduce,
+                workers > 1,
+                fair_por,
             ),
         )
         if isinstance(got, Result):
@@ -359,7 +367,13 @@ def check_ltl_with_backend(
             built[0]
             if built
             else NativeLtl(
-                system, selection.user, claims, por=por, ltl_por=options.reduce, fair_por=fair_por
+                system,
+                selection.user,
+                claims,
+                por=por,
+                ltl_por=options.reduce,
+                cndfs=workers > 1,
+                fair_por=fair_por,
             )
         )
         assert isinstance(native, NativeLtl)
