@@ -293,7 +293,12 @@ def test_progress_and_ctrl_c_in_the_native_search(tmp_path: Path) -> None:
     assert line.startswith("states ") and "states/s" in line
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()  # a search of 10^10 states must not outlive the test
+        proc.communicate()
+        raise
     assert proc.returncode == 3
     first = json.loads(out)["results"][0]
     assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
