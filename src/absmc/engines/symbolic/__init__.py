@@ -82,6 +82,18 @@ OPTIONS = (
         show_default=True,
         group=_GROUP,
     ),
+    Option(
+        "composite",
+        ("--composite",),
+        "[symbolic] Representation of the sets: one isl set per control valuation (split) "
+        "or BDDs of the control valuations beside polyhedra over the integers (bdd, ALV's "
+        "composite representation). CEGAAR's rounds (--refine) always use split.",
+        default=_DEFAULT.composite,
+        kind="choice",
+        choices=("split", "bdd"),
+        show_default=True,
+        group=_GROUP,
+    ),
 )
 
 #: the registry entry (:mod:`absmc.engines.registry`)

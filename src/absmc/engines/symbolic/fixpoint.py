@@ -29,11 +29,15 @@ import islpy as isl
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import Deadline, IslBudget
 from absmc.engines.symbolic.composite import CSet, Split
+from absmc.engines.symbolic.composite_bdd import BddSplit, BSet
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import widen_location
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
 
 __all__ = ["Deadline", "Fixpoints", "Solution"]
+
+#: a composite set of either representation (``--composite split`` or ``bdd``)
+AnySet = CSet | BSet
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ class Solution:
     """A solution set (composite, :mod:`~absmc.engines.symbolic.composite`) and whether it is
     exact (on the states within ``Reach⁺``)."""
 
-    states: CSet
+    states: AnySet
     exact: bool
 
 
@@ -65,7 +69,7 @@ class Fixpoints:
 
     def __init__(
         self,
-        enc: Encoding | PartialAbstraction | Split,
+        enc: Encoding | PartialAbstraction | Split | BddSplit,
         widen_delay: int = 2,
         eg_bound: int = 20,
         restrict: bool = True,
@@ -73,7 +77,7 @@ class Fixpoints:
         deadline: float | None = None,
         heartbeat: Callable[[int], None] | None = None,
     ) -> None:
-        self.enc = enc if isinstance(enc, Split) else Split(enc)
+        self.enc: Split | BddSplit = enc if isinstance(enc, (Split, BddSplit)) else Split(enc)
         #: called between isl operations with the reachability iterations so far
         #: (``--progress``)
         self.heartbeat = heartbeat
@@ -90,15 +94,28 @@ class Fixpoints:
         self._size: int | str | None = None
         self.budget = IslBudget(deadline)
 
-    def widen(self, old: CSet, new: CSet, iteration: int, within: CSet | None = None) -> CSet:
+    def widen(
+        self, old: AnySet, new: AnySet, iteration: int, within: AnySet | None = None
+    ) -> AnySet:
         """``old ∇ new`` per control location (each part of ``new`` that grew, against the
         same location's part of ``old``; see
         :func:`~absmc.engines.symbolic.widen.widen_location`): disjunct by disjunct in the
         first ``disjunctive_rounds`` widenings, then convex. A widened part is intersected
         with ``within``'s part (the others lie inside it already), or with the domain's when
-        the predicate bits are dimensions of the parts (:attr:`Split.loose_bits`)."""
+        the predicate bits are dimensions of the parts (:attr:`Split.loose_bits`). On
+        :class:`BSet` sets the same, once per pair of polyhedra that meet
+        (:meth:`BSet.widen_with`)."""
         disjunctive = iteration <= self.widen_delay + self.disjunctive_rounds
         self.stats.widenings += 1
+        if isinstance(new, BSet):
+            assert isinstance(old, BSet) and (within is None or isinstance(within, BSet))
+
+            def pair(q: isl.Set, p: isl.Set) -> isl.Set:
+                self.tick()
+                return widen_location(q, p, disjunctive, self.tick)
+
+            return new.widen_with(old, pair, within)
+        assert isinstance(old, CSet) and (within is None or isinstance(within, CSet))
         o = old.parts
         if within is None and self.enc.loose_bits:
             within = self.enc.domain  # the bits of a widened part stay 0/1
@@ -122,13 +139,13 @@ class Fixpoints:
             self.heartbeat(self.stats.reach_iterations)
 
     # -- images ----------------------------------------------------------------------------
-    def post(self, s: CSet) -> CSet:
+    def post(self, s: AnySet) -> AnySet:
         """Successors (exact)."""
-        return s.apply(self.enc.transition)
+        return s.apply(self.enc.transition)  # type: ignore[arg-type]
 
-    def pre(self, s: CSet) -> CSet:
+    def pre(self, s: AnySet) -> AnySet:
         """Predecessors under the totalized relation (exact)."""
-        return s.apply(self.enc.inverse)
+        return s.apply(self.enc.inverse)  # type: ignore[arg-type]
 
     # -- reachability ----------------------------------------------------------------------
     def reachable(self) -> Solution:
@@ -172,12 +189,14 @@ class Fixpoints:
         return self._size
 
     @staticmethod
-    def _count(r: CSet, max_operations: int) -> int | str:
+    def _count(r: AnySet, max_operations: int) -> int | str:
         # the parts lie at distinct locations: the count is their sum
         ctx = isl.DEFAULT_CONTEXT
         try:
             ctx.reset_operations()
             ctx.set_max_operations(max_operations)
+            if isinstance(r, BSet):
+                return r.count(max_operations)
             if not all(p.is_bounded() for p in r.parts.values()):
                 return "unbounded"
             return sum(int(p.count_val().to_python()) for p in r.parts.values())
@@ -186,7 +205,7 @@ class Fixpoints:
         finally:
             ctx.set_max_operations(0)
 
-    def restriction(self) -> CSet:
+    def restriction(self) -> AnySet:
         return self.reachable().states if self.restrict else self.enc.domain
 
     # -- CTL -------------------------------------------------------------------------------
@@ -200,7 +219,7 @@ class Fixpoints:
         self.tick()
         r = self.restriction()
         if isinstance(f, Atom):
-            sol = Solution(self.enc.atom(f.expr, over, r).coalesce(), self.enc.exact)
+            sol = Solution(self.enc.atom(f.expr, over, r).coalesce(), self.enc.exact)  # type: ignore[arg-type]
         elif isinstance(f, Not):
             inner = self.solve(f.arg, not over)
             sol = Solution(r.subtract(inner.states).coalesce(), inner.exact)
@@ -220,7 +239,7 @@ class Fixpoints:
         self._memo[key] = sol
         return sol
 
-    def _eu(self, f: Until, over: bool, r: CSet) -> Solution:
+    def _eu(self, f: Until, over: bool, r: AnySet) -> Solution:
         a, b = self.solve(f.left, over), self.solve(f.right, over)
         z = b.states
         front = z
@@ -248,19 +267,19 @@ class Fixpoints:
         self.stats.count("EU", i)
         return Solution(z, exact)
 
-    def _eg(self, f: Temporal, over: bool, r: CSet) -> Solution:
+    def _eg(self, f: Temporal, over: bool, r: AnySet) -> Solution:
         a = self.solve(f.arg, over)
         z = a.states
         exact = a.exact
-        removed: CSet | None = None
+        removed: AnySet | None = None
         i = 0
         while True:
             self.tick()
             i += 1
-            if removed is None:
+            if removed is None or isinstance(z, BSet):
                 nxt = z.intersect(self.pre(z)).coalesce()
             else:
-                nxt = self._eg_step(z, removed)
+                nxt = self._eg_step(z, removed)  # type: ignore[arg-type]
             if z.is_subset(nxt):
                 break
             removed = z.subtract(nxt).coalesce()
@@ -270,7 +289,7 @@ class Fixpoints:
                 if over:
                     exact = False  # a decreasing iterate contains the fixpoint
                 else:
-                    z, exact = CSet({}, z.empty), False
+                    z, exact = z.subtract(z), False
                 break
         self.stats.count("EG", i)
         return Solution(z, exact)
@@ -294,7 +313,7 @@ class Fixpoints:
         return z.subtract(cand).union(keep).coalesce()
 
 
-def _frontier(new: CSet, old: CSet) -> CSet:
+def _frontier(new: AnySet, old: AnySet) -> AnySet:
     """The states of ``new`` not in ``old``: the only ones whose image the next iteration
     needs. For ``Z' = Z ∪ f(Z)`` with ``f`` distributive over union (post, pre, intersected
     with fixed sets) and every iterate containing ``Z ∪ f(Z)`` of the one before (also after a
