@@ -83,13 +83,13 @@ def _flat(s: object) -> isl.Set:
 
 
 def _same_reach(system: System) -> bool:
-    """Whether both representations compute the same reachable set (point for point in the
-    flat space) when it is exact; returns whether it was."""
+    """Both representations compute the same reachable set (point for point in the flat
+    space, with the convex widening); returns whether it was exact."""
     split, bdd = _both(system)
     a, b = split.reachable(), bdd.reachable()
     assert a.exact == b.exact
-    if a.exact:
-        assert _flat(a.states).is_equal(_flat(b.states))
+    # widened too: the convex widening per location does not depend on the representation
+    assert _flat(a.states).is_equal(_flat(b.states))
     return a.exact
 
 
@@ -167,11 +167,11 @@ def _differential(seeds: range | list[int]) -> tuple[int, int]:
 def test_bdd_and_split_agree_on_generated_systems() -> None:
     exact, total = _differential(range(6))
     assert total == 30  # 3 ctl properties, no-deadlock and no-model-error per system
-    assert exact >= 3  # most generated systems are finite and reached without widening
+    assert 0 < exact < 6  # some reached without widening, some widened
 
 
 @pytest.mark.slow
 def test_bdd_and_split_agree_on_many_generated_systems() -> None:
     exact, total = _differential(range(1000, 1200))
     assert total == 1000
-    assert exact >= 100
+    assert 0 < exact < 200

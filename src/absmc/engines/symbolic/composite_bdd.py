@@ -45,7 +45,7 @@ from absmc.ir.steps import State
 try:  # CUDD through dd's Cython binding; the pure-Python package otherwise
     from dd import cudd as _dd
 except ImportError:  # pragma: no cover - depends on the installed wheel
-    from dd import autoref as _dd  # type: ignore[no-redef]
+    from dd import autoref as _dd
 
 __all__ = ["BDD_BACKEND", "BRel", "BSet", "BddSplit", "Control"]
 
@@ -84,6 +84,7 @@ class Control:
                 self.bdd.declare(self.cur[j][i], self.nxt[j][i])
         self.n_bits = sum(self.width)
         self._cubes: dict[tuple[int, int, bool], Node] = {}
+        self._index: dict[int, list[str]] = {}
         ispace = isl.Set.universe(space)
         for i in reversed(self.ctrl):
             ispace = ispace.project_out(_SET, i, 1)
@@ -92,6 +93,37 @@ class Control:
         self.iempty: isl.Set = isl.Set.empty(ispace.get_space())
         #: memo of unions of two polyhedra (by their keys)
         self.unions: dict[tuple[str, str], tuple[str, isl.Set]] = {}
+
+    @cached_property
+    def all_cur(self) -> list[str]:
+        """Every current-state control bit."""
+        return [n for names in self.cur for n in names]
+
+    def _index_vars(self, side: int, width: int) -> list[str]:
+        names = self._index.setdefault(side, [])
+        while len(names) < width:
+            names.append(f"i{side}_{len(names)}")
+            self.bdd.declare(names[-1])
+        return names[:width]
+
+    def index_cube(self, side: int, i: int, n: int) -> Node:
+        """Index bits of ``side`` spell ``i`` (of ``n`` indices)."""
+        names = self._index_vars(side, max(1, (n - 1).bit_length()))
+        out = self.bdd.true
+        for k, name in enumerate(names):
+            v = self.bdd.var(name)
+            out &= v if (i >> k) & 1 else ~v
+        return out
+
+    def index_pairs(self, both: Node, na: int, nb: int) -> Iterator[tuple[int, int]]:
+        """The ``(i, j)`` index pairs (of ``na`` and ``nb`` indices) in ``both``, a BDD over
+        the index bits of sides 0 and 1."""
+        wa = self._index_vars(0, max(1, (na - 1).bit_length()))
+        wb = self._index_vars(1, max(1, (nb - 1).bit_length()))
+        for m in self.bdd.pick_iter(both, care_vars=set(wa) | set(wb)):
+            i = sum(1 << k for k, n in enumerate(wa) if m[n])
+            j = sum(1 << k for k, n in enumerate(wb) if m[n])
+            yield i, j
 
     @cached_property
     def valid(self) -> Node:
@@ -259,18 +291,21 @@ def _key(p: isl.Set) -> str:
 
 class BSet:
     """A set of states as disjoint ``(BDD, polyhedron)`` pairs (see the module doc), keyed
-    by the polyhedron's text. ``pairs`` holds no false BDD and no empty polyhedron."""
+    by the polyhedron's text. ``pairs`` holds no false BDD and no empty polyhedron; it is
+    not changed once the set is made (the coded forms are memoized)."""
 
-    __slots__ = ("ctl", "pairs")
+    __slots__ = ("_coded", "_support", "ctl", "pairs")
 
     def __init__(self, ctl: Control, pairs: dict[str, tuple[Node, isl.Set]]) -> None:
         self.ctl = ctl
         self.pairs = pairs
+        self._support: Node | None = None
+        self._coded: dict[int, tuple[Node, list[tuple[str, Node, isl.Set]]]] = {}
 
     @staticmethod
     def build(ctl: Control, items: Iterable[tuple[Node, isl.Set]]) -> BSet:
         """The union of ``(BDD, polyhedron)`` items that may overlap: items with equal
-        polyhedra are OR-ed first, then the rest united region by region."""
+        polyhedra are OR-ed first, then the rest united pairwise in a balanced tree."""
         false = ctl.bdd.false
         ispace = ctl.iuniverse.get_space()
         grouped: dict[str, tuple[Node, isl.Set]] = {}
@@ -282,13 +317,15 @@ class BSet:
             k = _key(p)
             got = grouped.get(k)
             grouped[k] = (b, p) if got is None else (got[0] | b, got[1])
-        out = BSet(ctl, {})
-        for k, (b, p) in grouped.items():
-            if not out.pairs:
-                out.pairs[k] = (b, p)
-                continue
-            out = out.union(BSet(ctl, {k: (b, p)}))
-        return out
+        sets = [BSet(ctl, {k: bp}) for k, bp in grouped.items()]
+        if not sets:
+            return BSet(ctl, {})
+        while len(sets) > 1:
+            sets = [
+                sets[i].union(sets[i + 1]) if i + 1 < len(sets) else sets[i]
+                for i in range(0, len(sets), 2)
+            ]
+        return sets[0]
 
     def _new(self, items: Iterable[tuple[str, Node, isl.Set]]) -> BSet:
         """Disjoint items, merged by key."""
@@ -304,10 +341,47 @@ class BSet:
     @property
     def support(self) -> Node:
         """The valuations where the set has states."""
-        out = self.ctl.bdd.false
-        for b, _ in self.pairs.values():
-            out |= b
-        return out
+        if self._support is None:
+            out = self.ctl.bdd.false
+            for b, _ in self.pairs.values():
+                out |= b
+            self._support = out
+        return self._support
+
+    def coded(self, side: int) -> tuple[Node, list[tuple[str, Node, isl.Set]]]:
+        """The pairs as one BDD over the control bits and index bits of ``side`` (0 or 1):
+        ``⋁ b_i ∧ [index = i]``, and the pairs in index order (a multi-terminal diagram
+        written with plain BDD variables: one relational operation finds which pairs of two
+        sets meet, instead of one conjunction per pair of pairs)."""
+        got = self._coded.get(side)
+        if got is None:
+            items = [(k, b, p) for k, (b, p) in self.pairs.items()]
+            ctl = self.ctl
+            out = ctl.bdd.false
+            for i, (_, b, _) in enumerate(items):
+                out |= b & ctl.index_cube(side, i, len(items))
+            got = self._coded[side] = (out, items)
+        return got
+
+    def meet(self, other: BSet) -> Iterator[tuple[str, Node, isl.Set, str, Node, isl.Set, Node]]:
+        """The pairs of ``self`` and ``other`` whose BDDs meet, with the BDD where they do:
+        ``(ka, a, p, kb, b, q, a ∧ b)``."""
+        false = self.ctl.bdd.false
+        if len(self.pairs) * len(other.pairs) <= 32:
+            for ka, (a, p) in self.pairs.items():
+                for kb, (b, q) in other.pairs.items():
+                    c = a & b
+                    if c != false:
+                        yield ka, a, p, kb, b, q, c
+            return
+        fa, la = self.coded(0)
+        fb, lb = other.coded(1)
+        ctl = self.ctl
+        both = ctl.bdd.exist(ctl.all_cur, fa & fb)
+        for i, j in ctl.index_pairs(both, len(la), len(lb)):
+            ka, a, p = la[i]
+            kb, b, q = lb[j]
+            yield ka, a, p, kb, b, q, a & b
 
     def _union_of(self, ka: str, p: isl.Set, kb: str, q: isl.Set) -> tuple[str, isl.Set]:
         memo = self.ctl.unions
@@ -332,21 +406,17 @@ class BSet:
             return other
         items: list[tuple[str, Node, isl.Set]] = []
         false = self.ctl.bdd.false
+        for ka, _, p, kb, _, q, c in self.meet(other):
+            if ka == kb:
+                items.append((ka, c, p))
+            else:
+                ku, u = self._union_of(ka, p, kb, q)
+                items.append((ku, c, u))
+        theirs, mine = other.support, self.support
         for ka, (a, p) in self.pairs.items():
-            rest = a
-            for kb, (b, q) in other.pairs.items():
-                c = a & b
-                if c == false:
-                    continue
-                rest &= ~b
-                if ka == kb:
-                    items.append((ka, c, p))
-                else:
-                    ku, u = self._union_of(ka, p, kb, q)
-                    items.append((ku, c, u))
+            rest = a & ~theirs
             if rest != false:
                 items.append((ka, rest, p))
-        mine = self.support
         for kb, (b, q) in other.pairs.items():
             rest = b & ~mine
             if rest != false:
@@ -359,19 +429,14 @@ class BSet:
 
     def intersect(self, other: BSet) -> BSet:
         items = []
-        false = self.ctl.bdd.false
-        for ka, (a, p) in self.pairs.items():
-            for kb, (b, q) in other.pairs.items():
-                c = a & b
-                if c == false:
-                    continue
-                if ka == kb:
-                    items.append((ka, c, p))
-                    continue
-                r = p.intersect(q)
-                if not r.is_empty():
-                    r = r.coalesce()
-                    items.append((_key(r), c, r))
+        for ka, _, p, kb, _, q, c in self.meet(other):
+            if ka == kb:
+                items.append((ka, c, p))
+                continue
+            r = p.intersect(q)
+            if not r.is_empty():
+                r = r.coalesce()
+                items.append((_key(r), c, r))
         return self._new(items)
 
     def subtract(self, other: BSet) -> BSet:
@@ -382,16 +447,13 @@ class BSet:
             rest = a & ~theirs
             if rest != false:
                 items.append((ka, rest, p))
-            for kb, (b, q) in other.pairs.items():
-                if ka == kb:
-                    continue
-                c = a & b
-                if c == false:
-                    continue
-                r = p.subtract(q)
-                if not r.is_empty():
-                    r = r.coalesce()
-                    items.append((_key(r), c, r))
+        for ka, _, p, kb, _, q, c in self.meet(other):
+            if ka == kb:
+                continue
+            r = p.subtract(q)
+            if not r.is_empty():
+                r = r.coalesce()
+                items.append((_key(r), c, r))
         return self._new(items)
 
     def coalesce(self) -> BSet:
@@ -404,13 +466,10 @@ class BSet:
     def is_subset(self, other: BSet) -> bool:
         false = self.ctl.bdd.false
         theirs = other.support
-        for ka, (a, p) in self.pairs.items():
+        for a, _ in self.pairs.values():
             if a & ~theirs != false:
                 return False
-            for kb, (b, q) in other.pairs.items():
-                if ka != kb and a & b != false and not p.is_subset(q):
-                    return False
-        return True
+        return all(ka == kb or p.is_subset(q) for ka, _, p, kb, _, q, _ in self.meet(other))
 
     def apply(self, rel: BRel) -> BSet:
         """The image under ``rel``."""
@@ -445,14 +504,11 @@ class BSet:
             rest = b & ~before
             if rest != false:
                 kept.append((kb, rest, q))
-            for ka, (a, p) in old.pairs.items():
-                c = a & b
-                if c == false:
-                    continue
-                if ka == kb or q.is_subset(p):
-                    kept.append((kb, c, q))
-                else:
-                    widened.append((c, f(p, q)))
+        for ka, _, p, kb, _, q, c in old.meet(self):
+            if ka == kb or q.is_subset(p):
+                kept.append((kb, c, q))
+            else:
+                widened.append((c, f(p, q)))
         out = self._new(kept)
         if widened:
             w = BSet.build(self.ctl, widened)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol, Self
 
 import islpy as isl
 
@@ -33,11 +34,54 @@ from absmc.engines.symbolic.composite_bdd import BddSplit, BSet
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import widen_location
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
+from absmc.ir.expr import Expr
+from absmc.ir.steps import State
 
 __all__ = ["Deadline", "Fixpoints", "Solution"]
 
-#: a composite set of either representation (``--composite split`` or ``bdd``)
-AnySet = CSet | BSet
+
+class AnySet(Protocol):
+    """A composite set of either representation (``--composite split``: :class:`CSet`,
+    ``bdd``: :class:`BSet`): the operations the fixpoints use."""
+
+    def union(self, other: Self) -> Self: ...
+    def extend(self, other: Self) -> Self | None: ...
+    def intersect(self, other: Self) -> Self: ...
+    def subtract(self, other: Self) -> Self: ...
+    def coalesce(self) -> Self: ...
+    def is_empty(self) -> bool: ...
+    def is_subset(self, other: Self) -> bool: ...
+    def apply(self, rel: Any) -> Self: ...
+    def n_basic_set(self) -> int: ...
+    def flat(self) -> isl.Set: ...
+
+
+class Model(Protocol):
+    """An encoding with composite sets (:class:`Split` or :class:`BddSplit`): what the
+    fixpoints, the verdicts and the witness walk use. The relations are the
+    representation's own (``apply``'s argument)."""
+
+    loose_bits: bool
+
+    @property
+    def exact(self) -> bool: ...
+    @property
+    def abstraction(self) -> PartialAbstraction | None: ...
+    @property
+    def enc(self) -> Encoding: ...
+    @property
+    def domain(self) -> AnySet: ...
+    @property
+    def initial(self) -> AnySet: ...
+    @property
+    def transition(self) -> Any: ...
+    @property
+    def inverse(self) -> Any: ...
+    @property
+    def total(self) -> Any: ...
+    def atom(self, e: Expr, over: bool, within: Any) -> AnySet: ...
+    def concretize(self, s: Any) -> isl.Set: ...
+    def contains(self, s: Any, state: State) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +121,7 @@ class Fixpoints:
         deadline: float | None = None,
         heartbeat: Callable[[int], None] | None = None,
     ) -> None:
-        self.enc: Split | BddSplit = enc if isinstance(enc, (Split, BddSplit)) else Split(enc)
+        self.enc: Model = enc if isinstance(enc, (Split, BddSplit)) else Split(enc)
         #: called between isl operations with the reachability iterations so far
         #: (``--progress``)
         self.heartbeat = heartbeat
@@ -115,10 +159,12 @@ class Fixpoints:
                 return widen_location(q, p, disjunctive, self.tick)
 
             return new.widen_with(old, pair, within)
-        assert isinstance(old, CSet) and (within is None or isinstance(within, CSet))
+        assert isinstance(old, CSet) and isinstance(new, CSet)
         o = old.parts
         if within is None and self.enc.loose_bits:
             within = self.enc.domain  # the bits of a widened part stay 0/1
+        assert within is None or isinstance(within, CSet)
+        bounds = None if within is None else within.parts
 
         def one(k: tuple[int, ...], p: isl.Set) -> isl.Set:
             q = o.get(k)
@@ -126,7 +172,7 @@ class Fixpoints:
                 return p
             self.tick()
             w = widen_location(q, p, disjunctive, self.tick)
-            bound = None if within is None else within.parts.get(k)
+            bound = None if bounds is None else bounds.get(k)
             return w if bound is None else w.intersect(bound).coalesce()
 
         return new.map_parts(one)
@@ -141,11 +187,11 @@ class Fixpoints:
     # -- images ----------------------------------------------------------------------------
     def post(self, s: AnySet) -> AnySet:
         """Successors (exact)."""
-        return s.apply(self.enc.transition)  # type: ignore[arg-type]
+        return s.apply(self.enc.transition)
 
     def pre(self, s: AnySet) -> AnySet:
         """Predecessors under the totalized relation (exact)."""
-        return s.apply(self.enc.inverse)  # type: ignore[arg-type]
+        return s.apply(self.enc.inverse)
 
     # -- reachability ----------------------------------------------------------------------
     def reachable(self) -> Solution:
@@ -197,6 +243,7 @@ class Fixpoints:
             ctx.set_max_operations(max_operations)
             if isinstance(r, BSet):
                 return r.count(max_operations)
+            assert isinstance(r, CSet)
             if not all(p.is_bounded() for p in r.parts.values()):
                 return "unbounded"
             return sum(int(p.count_val().to_python()) for p in r.parts.values())
@@ -219,7 +266,7 @@ class Fixpoints:
         self.tick()
         r = self.restriction()
         if isinstance(f, Atom):
-            sol = Solution(self.enc.atom(f.expr, over, r).coalesce(), self.enc.exact)  # type: ignore[arg-type]
+            sol = Solution(self.enc.atom(f.expr, over, r).coalesce(), self.enc.exact)
         elif isinstance(f, Not):
             inner = self.solve(f.arg, not over)
             sol = Solution(r.subtract(inner.states).coalesce(), inner.exact)
@@ -269,17 +316,18 @@ class Fixpoints:
 
     def _eg(self, f: Temporal, over: bool, r: AnySet) -> Solution:
         a = self.solve(f.arg, over)
-        z = a.states
+        z: AnySet = a.states
         exact = a.exact
         removed: AnySet | None = None
         i = 0
         while True:
             self.tick()
             i += 1
-            if removed is None or isinstance(z, BSet):
+            nxt: AnySet
+            if isinstance(z, CSet) and isinstance(removed, CSet):
+                nxt = self._eg_step(z, removed)
+            else:  # the first step, or a BDD set (no per-location edges)
                 nxt = z.intersect(self.pre(z)).coalesce()
-            else:
-                nxt = self._eg_step(z, removed)  # type: ignore[arg-type]
             if z.is_subset(nxt):
                 break
             removed = z.subtract(nxt).coalesce()
@@ -289,7 +337,7 @@ class Fixpoints:
                 if over:
                     exact = False  # a decreasing iterate contains the fixpoint
                 else:
-                    z, exact = z.subtract(z), False
+                    z, exact = a.states.subtract(a.states), False  # empty
                 break
         self.stats.count("EG", i)
         return Solution(z, exact)
@@ -299,7 +347,9 @@ class Fixpoints:
         state of ``z`` without a successor in ``removed`` keeps its successor in ``z``, so
         only the predecessors of ``removed`` need their successors looked at (the dual of
         the semi-naive least fixpoint)."""
-        cand = z.intersect(self.pre(removed)).coalesce()
+        back = self.pre(removed)
+        assert isinstance(back, CSet)
+        cand = z.intersect(back).coalesce()
         if cand.is_empty():
             return z
         parts: dict[tuple[int, ...], isl.Set] = {}
