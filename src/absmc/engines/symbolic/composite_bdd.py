@@ -99,6 +99,10 @@ class Control:
         """Every current-state control bit."""
         return [n for names in self.cur for n in names]
 
+    def index_vars(self, side: int, n: int) -> list[str]:
+        """The index bits of ``side`` for ``n`` indices."""
+        return self._index_vars(side, max(1, (n - 1).bit_length()))
+
     def _index_vars(self, side: int, width: int) -> list[str]:
         names = self._index.setdefault(side, [])
         while len(names) < width:
@@ -342,10 +346,7 @@ class BSet:
     def support(self) -> Node:
         """The valuations where the set has states."""
         if self._support is None:
-            out = self.ctl.bdd.false
-            for b, _ in self.pairs.values():
-                out |= b
-            self._support = out
+            self._support = _disjunction(self.ctl, [b for b, _ in self.pairs.values()])
         return self._support
 
     def coded(self, side: int) -> tuple[Node, list[tuple[str, Node, isl.Set]]]:
@@ -357,9 +358,10 @@ class BSet:
         if got is None:
             items = [(k, b, p) for k, (b, p) in self.pairs.items()]
             ctl = self.ctl
-            out = ctl.bdd.false
-            for i, (_, b, _) in enumerate(items):
-                out |= b & ctl.index_cube(side, i, len(items))
+            n = len(items)
+            out = _disjunction(
+                ctl, [b & ctl.index_cube(side, i, n) for i, (_, b, _) in enumerate(items)]
+            )
             got = self._coded[side] = (out, items)
         return got
 
@@ -564,6 +566,44 @@ class BRel:
         self.reversed_ = reversed_
 
     def image(self, s: BSet) -> BSet:
+        """The image (the pre-image when reversed) of ``s``, dead states' loops included.
+        Beyond a few pairs the set is taken index-coded (:meth:`BSet.coded`): one
+        relational product per group gives the targets of every pair at once."""
+        items = self._coded_images(s) if len(s.pairs) > 4 else self._images(s)
+        out = BSet.build(self.ctl, items)
+        if self.loops is not None:
+            out = out.union(self.loops(s))
+        return out
+
+    def _coded_images(self, s: BSet) -> list[tuple[Node, isl.Set]]:
+        ctl = self.ctl
+        bdd = ctl.bdd
+        false = bdd.false
+        coded, pairs = s.coded(0)
+        n = len(pairs)
+        index = ctl.index_vars(0, n)
+        items: list[tuple[Node, isl.Set]] = []
+        for f in self.factors:
+            renamed = bdd.let(f.ren_back, coded) if self.reversed_ and f.cur else coded
+            for g in f.groups:
+                if not f.cur:
+                    c = coded & g.rel
+                elif self.reversed_:
+                    c = bdd.exist(f.nxt, renamed & g.rel)
+                else:
+                    c = bdd.let(f.ren, bdd.exist(f.cur, coded & g.rel))
+                if c == false:
+                    continue
+                which = bdd.exist(ctl.all_cur, c)
+                for m in bdd.pick_iter(which, care_vars=set(index)):
+                    i = sum(1 << k for k, name in enumerate(index) if m[name])
+                    region = bdd.exist(index, c & ctl.index_cube(0, i, n))
+                    img = pairs[i][2].apply(g.back if self.reversed_ else g.m)
+                    if not img.is_empty():
+                        items.append((region, img))
+        return items
+
+    def _images(self, s: BSet) -> list[tuple[Node, isl.Set]]:
         bdd = self.ctl.bdd
         false = bdd.false
         items: list[tuple[Node, isl.Set]] = []
@@ -581,10 +621,7 @@ class BRel:
                     img = p.apply(g.back if self.reversed_ else g.m)
                     if not img.is_empty():
                         items.append((c, img))
-        out = BSet.build(self.ctl, items)
-        if self.loops is not None:
-            out = out.union(self.loops(s))
-        return out
+        return items
 
     def reverse(self) -> BRel:
         return BRel(self.ctl, self.factors, self.loops, not self.reversed_)
@@ -821,6 +858,19 @@ class BddSplit:
                     point = self.ctl.to_int(self.base.abstract_of(state))
                 return bool(point.is_subset(p))
         return False
+
+
+def _disjunction(ctl: Control, nodes: list[Node]) -> Node:
+    """The OR of ``nodes``, in a balanced tree (each OR of two small diagrams, rather than
+    one growing diagram OR-ed with every node in turn)."""
+    if not nodes:
+        return ctl.bdd.false
+    while len(nodes) > 1:
+        nodes = [
+            nodes[i] | nodes[i + 1] if i + 1 < len(nodes) else nodes[i]
+            for i in range(0, len(nodes), 2)
+        ]
+    return nodes[0]
 
 
 def _mixed(bs: isl.BasicSet, cpos: set[int], ints: list[int]) -> int | None:
