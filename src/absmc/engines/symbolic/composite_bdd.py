@@ -67,6 +67,9 @@ class Control:
 
     def __init__(self, space: isl.Space, ctrl: list[tuple[int, int, int]]) -> None:
         self.bdd = _dd.BDD()
+        # a fixed, interleaved order: CUDD's dynamic reordering cost more than it saved on
+        # these small diagrams (its sifting ran in the middle of the fixpoints)
+        self.bdd.configure(reordering=False)
         self.space = space
         self.ctrl = [i for i, _, _ in ctrl]
         self.bounds = [(lo, hi) for _, lo, hi in ctrl]
