@@ -26,18 +26,24 @@ from tests.test_symbolic_agreement import random_system
 
 SYMBOLIC = EXAMPLES / "symbolic"
 
-#: example models and predicate sets (the paper's kind: ``ai <= s``, bakery atoms)
+_SLOW = pytest.mark.slow
+
+#: example models and predicate sets (the paper's kind: ``ai <= s``, bakery atoms); the
+#: larger ones under ``-m slow``
 MODELS = [
     ("ticket2", ()),
     ("ticket2", ("a1 <= s", "a2 <= s")),
     ("ticket2_bug", ()),
     ("bakery2", ()),
-    ("bakery2", ("a2 == 0", "a1 < a2", "a1 == 0", "a2 < a1")),
-    ("airport_tic2", ()),
-    ("airport_tic2", ("w1 <= ts", "w2 <= ts")),
-    ("airport_bk2", ()),
-    ("chardrv2", ()),
-    ("chardrv2", ("lock == 1", "excl == 1")),
+    pytest.param("bakery2", ("a2 == 0", "a1 < a2", "a1 == 0", "a2 < a1"), marks=_SLOW),
+    pytest.param("airport_tic2", (), marks=_SLOW),
+    pytest.param("airport_tic2", ("w1 <= ts", "w2 <= ts"), marks=_SLOW),
+    pytest.param("airport_bk2", (), marks=_SLOW),
+    pytest.param("airport_bk2", ("b2 == 0", "b1 < b2", "b1 == 0", "b2 < b1"), marks=_SLOW),
+    pytest.param("chardrv2", (), marks=_SLOW),
+    pytest.param("chardrv2", ("lock == 1", "excl == 1"), marks=_SLOW),
+    pytest.param("ticket3", (), marks=_SLOW),
+    pytest.param("bakery3", (), marks=_SLOW),
 ]
 
 

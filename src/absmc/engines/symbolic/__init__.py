@@ -5,6 +5,9 @@ Modules, one concern each:
 
 - :mod:`~absmc.engines.symbolic.encode` — states and commands as Presburger sets and relations
   (islpy), exact post and pre;
+- :mod:`~absmc.engines.symbolic.composite` and :mod:`~absmc.engines.symbolic.composite_bdd` —
+  the composite sets (one isl set per control valuation; or ALV's BDD of the control valuations
+  beside a polyhedron over the integers, ``--composite bdd``);
 - :mod:`~absmc.engines.symbolic.widen` — H79 standard widening per control location;
 - :mod:`~absmc.engines.symbolic.fixpoint` — reachability and CTL fixpoints, over- and
   under-approximated by polarity (§2), restricted to the over-approximated reachable states;
