@@ -181,3 +181,16 @@ def test_bdd_and_split_agree_on_many_generated_systems() -> None:
     exact, total = _differential(range(1000, 1200))
     assert total == 1000
     assert 0 < exact < 200
+
+
+def test_framing_commands_without_the_consistency_restriction_give_the_same_sets() -> None:
+    """airportSM-bk2 under the taxiway's bakery atoms: the runway's commands frame every bit
+    (``PartialAbstraction.frames``); the BDD sets build them without ``consistent`` and
+    still reach the same states, with the same pre-images."""
+    system = _model("airport_bk2", ("b2 == 0", "b1 < b2", "b1 == 0", "b2 < b1"))
+    base = PartialAbstraction(Encoding(system), system.predicates)
+    assert any(base.frames(ci) for ci in range(len(system.commands)))
+    split, bdd = _both(system)
+    a, b = split.reachable().states, bdd.reachable().states
+    assert _flat(a).is_equal(_flat(b))
+    assert _flat(split.pre(a)).is_equal(_flat(bdd.pre(b)))

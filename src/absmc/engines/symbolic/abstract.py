@@ -278,11 +278,7 @@ class PartialAbstraction:
             mentioned |= set(free_vars(e))
         free = self.unconstraining
         n, k = self.enc.n, len(self.predicates)
-        if (
-            self.predicates
-            and not (self.collapsed or mentioned & self._abstracted_names)
-            and not written & self._predicate_names
-        ):
+        if self.frames(ci):
             return self._framing(ci, tick)
         rel = self.enc.relations[ci].add_dims(_IN, k).add_dims(_OUT, k)
         gates = self._gates
@@ -397,6 +393,22 @@ class PartialAbstraction:
         # by location anyway: not coalesced (airportSM-bk4: isl took 25 s of CPU to coalesce
         # its 308 points into 25 disjuncts; neither a prime-cube cover, 164 boxes, helped)
         return out.coalesce() if present else out
+
+    def frames(self, ci: int) -> bool:
+        """Whether command ``ci`` is a *framing* command (:meth:`_framing`): it mentions no
+        abstracted variable and assigns no variable of a predicate (and no bit is
+        collapsed), so every bit keeps its value and the kept variables a predicate reads
+        too: a state's image under it is consistent (:attr:`consistent`) when the state is."""
+        c = self.system.commands[ci]
+        written = {n for n, _ in c.updates}
+        mentioned = set(free_vars(c.guard)) | written
+        for _, e in c.updates:
+            mentioned |= set(free_vars(e))
+        return bool(
+            self.predicates
+            and not (self.collapsed or mentioned & self._abstracted_names)
+            and not written & self._predicate_names
+        )
 
     def _framing(self, ci: int, tick: Callable[[], None] | None) -> isl.Map:
         """:meth:`relation` for a command that mentions no abstracted variable and assigns

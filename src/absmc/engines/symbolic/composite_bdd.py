@@ -800,7 +800,9 @@ class BddSplit:
         for ci in range(len(self.system.commands)):
             if self.tick is not None:
                 self.tick()
-            if isinstance(base, PartialAbstraction):
+            if isinstance(base, PartialAbstraction) and base.frames(ci):
+                m = _framing(base, ci)
+            elif isinstance(base, PartialAbstraction):
                 m = base.relation(ci, self.tick)
             else:
                 m = base.relations[ci]
@@ -861,6 +863,27 @@ class BddSplit:
                     point = self.ctl.to_int(self.base.abstract_of(state))
                 return bool(point.is_subset(p))
         return False
+
+
+def _framing(base: PartialAbstraction, ci: int) -> isl.Map:
+    """A framing command's abstract relation (:meth:`PartialAbstraction.frames`) without the
+    restriction of its source bits to :attr:`PartialAbstraction.consistent`: ``T`` on the
+    kept variables, every bit ``0 <= b = b' <= 1``. On the states of the abstract domain it
+    is the abstract relation (a framing command keeps a consistent state consistent, both
+    ways), and the fixpoints intersect every image with the domain or the reachable states;
+    the BDDs keep the bits, so the ``2^k`` valuations of the consistency set (airportSM-bk4's
+    sixteen bakery atoms: 308) are never written out as isl disjuncts and coalesced."""
+    nk, k = len(base.kept), len(base.predicates)
+    rel = base.enc.relations[ci]
+    for i in reversed(base.abstracted):
+        rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
+    rel = rel.add_dims(_IN, k).add_dims(_OUT, k)
+    ctx = rel.get_ctx()
+    zero, one = isl.Val.int_from_si(ctx, 0), isl.Val.int_from_si(ctx, 1)
+    for j in range(k):
+        rel = rel.equate(_IN, nk + j, _OUT, nk + j)
+        rel = rel.lower_bound_val(_IN, nk + j, zero).upper_bound_val(_IN, nk + j, one)
+    return rel.coalesce()
 
 
 def _disjunction(ctl: Control, nodes: list[Node]) -> Node:
