@@ -35,8 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from absmc.ir.dependency import reads_of, visible_variables
-from absmc.ir.ltl import NON_PROGRESS, Automaton, Ltl, LtlProperty
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
@@ -44,6 +43,7 @@ from absmc.kernel.explore.search import SearchOutcome
 from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
 from absmc.kernel.ltl.irproduct import fair_product, product_of
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
+from absmc.kernel.ltl.por import product_visible, stutter_refusal
 from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.run.limits import depth_limit, state_limit
@@ -95,10 +95,6 @@ _NO_LTL_POR = (
 )
 
 
-def _uses_next(f: Ltl) -> bool:
-    return f.op == "X" or any(_uses_next(g) for g in f.args)
-
-
 def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str | None:
     """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
     reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
@@ -106,12 +102,9 @@ def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str
     non-progress property (its progress labels are read by every step), weak fairness (no proof
     for the counter construction) and CNDFS (``threads`` >= 2: its threads would need one
     reduced graph)."""
-    if prop.name == NON_PROGRESS:
-        return "non-progress cycles are searched unreduced"
-    if prop.formula is None:
-        return "a never claim is searched unreduced (not known to be stutter-invariant)"
-    if _uses_next(prop.formula):
-        return "a formula with X is searched unreduced (not stutter-invariant)"
+    why = stutter_refusal(prop)  # the Python back end's rule (kernel/ltl/por.py)
+    if why is not None:
+        return why
     if weakly_fair:
         return "weak fairness: the product is searched unreduced"
     if threads > 1:
@@ -249,14 +242,8 @@ class NativeLtl:
         self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
         if not self.ltl_por:
             return _NO_LTL_POR
-        guards = [
-            e.guard
-            for p in ltl
-            if reduction_refusal(p, False, 1) is None
-            for edges in self.automata[p.name].edges
-            for e in edges
-        ]
-        return gen.ltl_ample_source(visible_variables(properties) | reads_of(guards))
+        reducible = [self.automata[p.name] for p in ltl if reduction_refusal(p, False, 1) is None]
+        return gen.ltl_ample_source(product_visible(properties, reducible))
 
     def search(
         self,
