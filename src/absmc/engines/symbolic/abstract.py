@@ -259,7 +259,9 @@ class PartialAbstraction:
                 out.add(j)
         return out
 
-    def relation(self, ci: int, tick: Callable[[], None] | None = None) -> isl.Map:
+    def relation(
+        self, ci: int, tick: Callable[[], None] | None = None, coalesce: bool = True
+    ) -> isl.Map:
         """The abstract relation of command ``ci`` (Eq. 3): ``Alpha⁻¹ ; T ; Alpha``, the pairs
         ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. Built on the concrete
         relation ``T`` (paper 002 §3.1): ``k`` bit dimensions added on both sides, each
@@ -269,7 +271,8 @@ class PartialAbstraction:
         ``b_j' = b_j``, written out instead of derived); then the abstracted dimensions
         projected out on both sides. The same map as composing ``T`` with the
         ``2^k``-disjunct ``Alpha`` on both sides, without building that product; coalesced in
-        chunks (:func:`~absmc.engines.symbolic.coalesce.coalesce_chunked`). ``tick`` is
+        chunks (:func:`~absmc.engines.symbolic.coalesce.coalesce_chunked`) unless not
+        ``coalesce`` (the BDD sets split it by basic map anyway). ``tick`` is
         called between isl operations (it may raise to stop: the time limit)."""
         c = self.system.commands[ci]
         written = {n for n, _ in c.updates}
@@ -314,7 +317,7 @@ class PartialAbstraction:
             if tick is not None:
                 tick()
             rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
-        return coalesce_chunked(rel, tick)
+        return coalesce_chunked(rel, tick) if coalesce else rel
 
     def may_correlate(self, pos: int) -> bool:
         """Whether an abstract relation can constrain the abstract dimension ``pos`` beyond

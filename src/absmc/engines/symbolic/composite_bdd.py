@@ -803,7 +803,10 @@ class BddSplit:
             if isinstance(base, PartialAbstraction) and base.frames(ci):
                 m = _framing(base, ci)
             elif isinstance(base, PartialAbstraction):
-                m = base.relation(ci, self.tick)
+                # not coalesced: the bits' constraints of each basic map go into a BDD and
+                # its integer part is grouped by text (airportSM-bk4's first taxiway
+                # command: 167 of 205 s were the chunked coalescing of its 16 bits)
+                m = base.relation(ci, self.tick, coalesce=False)
             else:
                 m = base.relations[ci]
             f, en = self._factor(ci, m)
