@@ -92,6 +92,13 @@ _NO_LTL_POR = (
     "static const int32_t m_lpor_slot[] = {0};\n"
     "static const int32_t m_lpor_off[] = {0};\n"
     "static const int64_t m_lpor_locs[] = {0};\n"
+    "static int m_lfpor_cond(int j, const int64_t *v, ctx_t *C) {"
+    " (void)j; (void)v; (void)C; return 1; }\n"
+    "#define LFPOR_ROWS 0\n"
+    "static const int32_t m_lfpor_proc[] = {0};\n"
+    "static const int32_t m_lfpor_slot[] = {0};\n"
+    "static const int32_t m_lfpor_off[] = {0};\n"
+    "static const int64_t m_lfpor_locs[] = {0};\n"
 )
 
 
@@ -99,14 +106,13 @@ def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str
     """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
     reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
     claims (not known to be stutter-invariant) and formulas with ``X`` stay unreduced, as do the
-    non-progress property (its progress labels are read by every step), weak fairness (no proof
-    for the counter construction) and CNDFS (``threads`` >= 2: its threads would need one
-    reduced graph)."""
+    non-progress property (its progress labels are read by every step) and CNDFS (``threads``
+    >= 2: its threads would need one reduced graph). ``weakly_fair`` reduces with its own safe
+    locations (:mod:`absmc.native.fairpor`; the argument: docs/reductions.md, "Weak
+    fairness")."""
     why = stutter_refusal(prop)  # the Python back end's rule (kernel/ltl/por.py)
     if why is not None:
         return why
-    if weakly_fair:
-        return "weak fairness: the product is searched unreduced"
     if threads > 1:
         return "CNDFS (--workers >= 2) searches the product unreduced"
     return None
@@ -116,13 +122,13 @@ class SafetyMet(Exception):
     """The C product search met a safety violation (the Python back end reports it)."""
 
 
-def _runtime_ltl() -> str:
+def _runtime_ltl(cndfs: bool = True) -> str:
+    """runtime_ltl.c, then (``cndfs``) runtime_cndfs.c."""
     from importlib import resources
 
     pkg = resources.files("absmc.native")
-    return "".join(
-        pkg.joinpath(f).read_text(encoding="utf-8") for f in ("runtime_ltl.c", "runtime_cndfs.c")
-    )
+    files = ("runtime_ltl.c", "runtime_cndfs.c") if cndfs else ("runtime_ltl.c",)
+    return "".join(pkg.joinpath(f).read_text(encoding="utf-8") for f in files)
 
 
 def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
@@ -202,7 +208,11 @@ class NativeLtl:
     for a library whose ``sem`` never runs a reduced safety search; ``ltl_por``: with the
     product search's partial-order tables, whose visible variables are the state properties'
     and those the guards of the automata of the properties that may reduce read,
-    :func:`reduction_refusal`). Raises
+    :func:`reduction_refusal`; ``fair_por``: also those of the search under weak fairness,
+    :mod:`absmc.native.fairpor`, else that search runs unreduced; ``cndfs=False``: without the
+    multi-core search, for a library whose :meth:`search` runs one thread; ``por=False`` also
+    leaves out the safety search, :func:`~absmc.native.build.runtime_sources`: less C to
+    compile). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -214,16 +224,19 @@ class NativeLtl:
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
         por: bool = True,
         ltl_por: bool = False,
+        cndfs: bool = True,
+        fair_por: bool = False,
     ) -> None:
+        self.cndfs = cndfs
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
         gen = CGen(system, properties, por)
-        head, tail = runtime_sources()
+        head, tail = runtime_sources(search=por)
         source = (
             gen.source(head, tail)
             + claim_source(gen, [self.automata[p.name] for p in ltl])
-            + self._ltl_tables(gen, properties, ltl, ltl_por)
-            + _runtime_ltl()
+            + self._ltl_tables(gen, properties, ltl, ltl_por, fair_por)
+            + _runtime_ltl(cndfs)
         )
         opt = opt or default_opt(len(source))
         load_library(source, opt, on_compile)  # compiled and cached once for both handles below
@@ -237,13 +250,16 @@ class NativeLtl:
         properties: Sequence[Property],
         ltl: Sequence[LtlProperty],
         on: bool,
+        fair: bool,
     ) -> str:
-        """The product search's safe locations (C2: the automata's guards are visible)."""
+        """The product search's safe locations (C2: the automata's guards are visible); with
+        ``fair`` also those of its search under weak fairness."""
         self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
+        self.fair_por = self.ltl_por and fair
         if not self.ltl_por:
             return _NO_LTL_POR
         reducible = [self.automata[p.name] for p in ltl if reduction_refusal(p, False, 1) is None]
-        return gen.ltl_ample_source(product_visible(properties, reducible))
+        return gen.ltl_ample_source(product_visible(properties, reducible), fair)
 
     def search(
         self,
@@ -272,12 +288,15 @@ class NativeLtl:
         (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
         used), ``reductions`` (``["partial-order"]`` when the product search reduced: ``reduce``,
         a library built with ``ltl_por`` and no :func:`reduction_refusal`; then
-        ``reduced_states``, the product states expanded by an ample set only, else
+        ``reduced_states``, the product states expanded by an ample set only (with
+        ``weakly_fair``: the ample sets of :mod:`absmc.native.fairpor`, one choice per
+        ``(s, q)`` for every counter copy), else
         ``reduction_note`` with the reason when ``reduce`` was asked) and with CNDFS
         ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
-        ``MemoryError`` (the store could not be allocated)."""
+        ``MemoryError`` (the store could not be allocated), ``ValueError`` for ``workers`` >= 2
+        on a library built without CNDFS."""
         limits = limits or Limits()
         stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
@@ -289,6 +308,8 @@ class NativeLtl:
         threads = min(max(workers, 1), CNDFS_MAX_THREADS)
         if threads > 1 and limits.max_depth is not None:
             threads, note = 1, "one thread: the multi-core search (CNDFS) takes no depth bound"
+        if threads > 1 and not self.cndfs:
+            raise ValueError("this library was built without the multi-core search (cndfs)")
         max_states = -1 if limits.max_states is None else limits.max_states
         api: Any
         if threads > 1:
@@ -321,6 +342,8 @@ class NativeLtl:
         why = reduction_refusal(prop, weakly_fair, threads) if reduce else None
         if reduce and why is None and not self.ltl_por:
             why = "the product search's library has no partial-order tables"
+        if reduce and why is None and weakly_fair and not self.fair_por:
+            why = "the product search's library has no weak-fairness partial-order tables"
         reduced = False
         if threads == 1:
             lib.l_set_fair(handle, int(weakly_fair))
