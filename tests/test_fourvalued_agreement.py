@@ -81,10 +81,11 @@ def _agreement(case: tuple[System, list[Expr]]) -> None:
 
 
 def test_t_is_never_wrong_and_f_always_replays() -> None:
-    """25 random finite systems (200 under ``-m slow``), each with 1-4 random predicates over
-    its data variables."""
+    """15 random finite systems (200 under ``-m slow``), each with 1-4 random predicates over
+    its data variables (derandomized: 22 t, 5 f by the must-system and 10 ⊥ with abstraction
+    among them)."""
     SEEN.clear()
-    run_examples(_agreement, systems_with_predicates(), 25)
+    run_examples(_agreement, systems_with_predicates(), 15)
     for key in ["t with abstraction", "f by must-system with abstraction", "⊥"]:
         assert SEEN[key] >= 3, SEEN
 

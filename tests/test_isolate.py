@@ -3,6 +3,8 @@ use by ``--method symbolic`` (an isl operation that does not return in time)."""
 
 from __future__ import annotations
 
+import gc
+import os
 import time
 from pathlib import Path
 
@@ -29,6 +31,40 @@ def test_the_value_comes_back_from_the_child() -> None:
     out = run_with_deadline(lambda: [1, 2, 3], time.monotonic() + 60, 1.0)
     assert not out.killed and not out.interrupted
     assert out.get() == [1, 2, 3]
+
+
+class _Cycle:
+    """Garbage that only the cycle collector frees; its deletion writes the deleting process's
+    id to ``log``."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.me = self
+
+    def __del__(self) -> None:
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+
+
+def _collect() -> int:
+    return gc.collect()
+
+
+def test_the_child_leaves_its_parents_garbage_to_the_parent(tmp_path: Path) -> None:
+    """The child's collections never free what it inherited (each isolated check freed the
+    parent's garbage again: z3 contexts left by earlier checks took seconds)."""
+    log = tmp_path / "deleted"
+    gc.disable()  # the cycle is garbage, not yet collected, when the child forks
+    try:
+        _Cycle(log)
+        out = run_with_deadline(_collect, time.monotonic() + 60, 1.0)
+        freed_before = log.exists()
+    finally:
+        gc.enable()
+    assert not out.killed and out.get() is not None
+    assert not freed_before  # the child's full collection did not free it
+    gc.collect()
+    assert log.read_text().split() == [str(os.getpid())]
 
 
 def test_an_exception_of_the_computation_is_raised_again() -> None:

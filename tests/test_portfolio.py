@@ -5,6 +5,7 @@ portfolio's process, a disagreement is an internal error), limits and Ctrl-C."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import pickle
@@ -21,6 +22,7 @@ from absmc.engines import registry
 from absmc.engines.engine import AnyEngine, Capabilities, Engine
 from absmc.engines.portfolio import Disagreement, PortfolioOptions, check_portfolio
 from absmc.engines.portfolio import check as portfolio_check
+from absmc.engines.portfolio.workers import Pool
 from absmc.ir.system import System
 from absmc.kernel.run.options import CheckOptions, Limits
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
@@ -334,3 +336,55 @@ def test_a_lasso_the_negated_property_does_not_accept_is_not_accepted() -> None:
     rng = next(r for r in result.results if r.property == "range")
     assert rng.verdict is Verdict.UNKNOWN
     assert "accepts no run" in rng.extra["methods"]["forger"]["rejected"]
+
+
+def _collecting_check(system: System, options: CheckOptions, _own: object) -> Result:
+    """An engine that runs a full collection of the cycle collector, then knows nothing."""
+    gc.collect()
+    stats = Stats(time_s=0.0)
+    results = [
+        PropertyResult(p.name, p.kind, "collector", Verdict.UNKNOWN, "collected", stats)
+        for p in system.properties
+    ]
+    return Result(system.name, "collector", results)
+
+
+COLLECTOR: AnyEngine = Engine(
+    "collector", PortfolioOptions, Capabilities(), "collects garbage", _collecting_check
+)
+
+
+class _Cycle:
+    """Garbage that only the cycle collector frees; its deletion writes the deleting process's
+    id to ``log``."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.me = self
+
+    def __del__(self) -> None:
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+
+
+@pytest.mark.skipif(
+    sys.platform == "win32" or sys.platform == "darwin", reason="members are forked on Linux"
+)
+def test_a_member_leaves_its_parents_garbage_to_the_parent(buggy: Path, tmp_path: Path) -> None:
+    """A forked member never frees the objects it inherits (each member freed them again: a
+    z3 context in a cycle, left by an earlier check, took seconds in every member)."""
+    log = tmp_path / "deleted"
+    system = load_model(buggy)
+    gc.disable()  # the cycle is garbage, not yet collected, when the member forks
+    try:
+        _Cycle(log)
+        with Pool() as pool:
+            pool.start(COLLECTOR, system, CheckOptions(), PortfolioOptions())
+            reports = list(pool.reports(time.monotonic() + 120))
+        freed_before = log.exists()
+    finally:
+        gc.enable()
+    assert [(r.engine, r.error) for r in reports] == [("collector", None)]
+    assert not freed_before  # the member's full collection did not free it
+    gc.collect()
+    assert log.read_text().split() == [str(os.getpid())]

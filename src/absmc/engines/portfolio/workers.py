@@ -5,6 +5,7 @@ started it."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import multiprocessing
 import os
 import pickle
@@ -55,7 +56,13 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 def _member(
     engine: AnyEngine, system: System, options: CheckOptions, own: object, out: Any
 ) -> None:
-    """The body of a member process: check, pickle the report, send it."""
+    """The body of a member process: check, pickle the report, send it.
+
+    The objects a forked member inherits are its parent's, garbage among them: frozen
+    (``gc.freeze``), so that the member's collections never scan or free them (each member
+    would otherwise free the same garbage again; a z3 context in a reference cycle, left by an
+    earlier check in the same process, takes seconds to delete)."""
+    gc.freeze()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the portfolio stops it: just end
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the portfolio's to handle
     die_with_parent()

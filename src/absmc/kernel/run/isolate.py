@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import gc
 import multiprocessing
 import os
 import pickle
@@ -66,6 +67,9 @@ class Isolated(Generic[T]):
 
 def _child(fn: Callable[[], T], conn: multiprocessing.connection.Connection) -> None:
     global _IN_CHILD
+    # what the child inherits is the parent's (its garbage too: a z3 context in a reference
+    # cycle takes seconds to delete): frozen, never scanned or freed by the child's collections
+    gc.freeze()
     _IN_CHILD = True
     die_with_parent()
     try:
