@@ -20,6 +20,12 @@ the paper's POLY and PPA verification times beside ours.
     python benchmarks/symbolic_paper.py --best-of 9     # ticket2 with and without predicates
     python benchmarks/symbolic_paper.py --best-of 9 --table 3 --only bk2-S  # in-process
 
+``--composites`` runs every row without ``--refine`` (Table 2's POLY rows, and Table 3's
+POLY and PPA rows) with the split representation (``--composite split``: one isl set per
+control valuation) and ALV's (``--composite bdd``: BDDs of the valuations beside polyhedra),
+one right after the other in fresh processes:
+    python benchmarks/symbolic_paper.py --composites --timeout 120 [--only NAME]
+
 ``--best-of N`` instead times ticket2's two properties with and without the predicates
 ``a1 <= s, a2 <= s`` in this process: the symbolic engine's CPU time (``time.process_time``
 around ``check_symbolic``, the property and ``no-model-error``), best and median of N runs
@@ -234,6 +240,34 @@ def run_row(model: str, prop: str, opts: tuple[str, ...], timeout: float) -> dic
     }
 
 
+def composites(timeout: float, only: str | None) -> None:
+    """Each row without ``--refine`` with ``--composite split`` and ``--composite bdd``."""
+    rows: list[tuple[str, str, str, tuple[str, ...]]] = [
+        (inst, model, prop, opts) for inst, model, prop, opts, _ in ROWS if "--refine" not in opts
+    ]
+    for inst, model, prop, preds, _, _ in TABLE3:
+        rows.append((inst, model, prop, ()))
+        rows.append((inst, model, prop, tuple(x for p in preds for x in ("--predicate", p))))
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
+    print(
+        "| instance | property | options | split verdict | split VT / CPU (s) | bdd verdict "
+        "| bdd VT / CPU (s) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for inst, model, prop, opts in rows:
+        if (only and only not in inst) or (model, prop, opts) in seen:
+            continue
+        seen.add((model, prop, opts))
+        cells = []
+        for rep in ("split", "bdd"):
+            r = run_row(model, prop, (*opts, "--composite", rep), timeout)
+            cells.append(
+                f"{r['verdict']} | {float(str(r['time'])):.2f} / {float(str(r['cpu'])):.2f}"
+            )
+        shown = ", ".join(f"`{o}`" for o in opts if o != "--predicate") or "-"
+        print(f"| {inst} | {prop} | {shown} | {' | '.join(cells)} |", flush=True)
+
+
 def best_of(n: int) -> None:
     """ticket2's engine CPU time with and without predicates, best and median of ``n``."""
     import time
@@ -322,7 +356,15 @@ def main() -> int:
         default="all",
         help="Table 2 (POLY and CEGAAR rows), Table 3 (POLY beside PPA) or both",
     )
+    ap.add_argument(
+        "--composites",
+        action="store_true",
+        help="every row without --refine with --composite split and --composite bdd",
+    )
     args = ap.parse_args()
+    if args.composites:
+        composites(args.timeout, args.only)
+        return 0
     if args.best_of and args.table == "3":
         best_of_table3(args.best_of, args.only)
         return 0

@@ -1,5 +1,6 @@
 """``--method symbolic`` (paper 002): ``--widen-delay K``, ``--eg-bound K``, ``--no-restrict``,
-``--max-rounds N``, and ``--predicate``/``--table``/``--refine`` shared with other methods."""
+``--max-rounds N``, ``--composite split|bdd``, and ``--predicate``/``--table``/``--refine``
+shared with other methods."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ def build(args: CheckArgs) -> SymbolicOptions:
         restrict=not args.no_restrict,
         refine=args.refine,
         max_rounds=args.max_rounds,
+        composite=str(args.value("composite")),
     )
 
 

@@ -5,6 +5,9 @@ Modules, one concern each:
 
 - :mod:`~absmc.engines.symbolic.encode` — states and commands as Presburger sets and relations
   (islpy), exact post and pre;
+- :mod:`~absmc.engines.symbolic.composite` and :mod:`~absmc.engines.symbolic.composite_bdd` —
+  the composite sets (one isl set per control valuation; or ALV's BDD of the control valuations
+  beside a polyhedron over the integers, ``--composite bdd``);
 - :mod:`~absmc.engines.symbolic.widen` — H79 standard widening per control location;
 - :mod:`~absmc.engines.symbolic.fixpoint` — reachability and CTL fixpoints, over- and
   under-approximated by polarity (§2), restricted to the over-approximated reachable states;
@@ -79,6 +82,18 @@ OPTIONS = (
         kind="int",
         min=1,
         metavar="N",
+        show_default=True,
+        group=_GROUP,
+    ),
+    Option(
+        "composite",
+        ("--composite",),
+        "[symbolic] Representation of the sets: one isl set per control valuation (split) "
+        "or BDDs of the control valuations beside polyhedra over the integers (bdd, ALV's "
+        "composite representation). CEGAAR's rounds (--refine) always use split.",
+        default=_DEFAULT.composite,
+        kind="choice",
+        choices=("split", "bdd"),
         show_default=True,
         group=_GROUP,
     ),

@@ -259,7 +259,9 @@ class PartialAbstraction:
                 out.add(j)
         return out
 
-    def relation(self, ci: int, tick: Callable[[], None] | None = None) -> isl.Map:
+    def relation(
+        self, ci: int, tick: Callable[[], None] | None = None, coalesce: bool = True
+    ) -> isl.Map:
         """The abstract relation of command ``ci`` (Eq. 3): ``Alpha⁻¹ ; T ; Alpha``, the pairs
         ``(α(x), α(x'))`` of the command's concrete pairs ``(x, x')``. Built on the concrete
         relation ``T`` (paper 002 §3.1): ``k`` bit dimensions added on both sides, each
@@ -269,7 +271,8 @@ class PartialAbstraction:
         ``b_j' = b_j``, written out instead of derived); then the abstracted dimensions
         projected out on both sides. The same map as composing ``T`` with the
         ``2^k``-disjunct ``Alpha`` on both sides, without building that product; coalesced in
-        chunks (:func:`~absmc.engines.symbolic.coalesce.coalesce_chunked`). ``tick`` is
+        chunks (:func:`~absmc.engines.symbolic.coalesce.coalesce_chunked`) unless not
+        ``coalesce`` (the BDD sets split it by basic map anyway). ``tick`` is
         called between isl operations (it may raise to stop: the time limit)."""
         c = self.system.commands[ci]
         written = {n for n, _ in c.updates}
@@ -278,11 +281,7 @@ class PartialAbstraction:
             mentioned |= set(free_vars(e))
         free = self.unconstraining
         n, k = self.enc.n, len(self.predicates)
-        if (
-            self.predicates
-            and not (self.collapsed or mentioned & self._abstracted_names)
-            and not written & self._predicate_names
-        ):
+        if self.frames(ci):
             return self._framing(ci, tick)
         rel = self.enc.relations[ci].add_dims(_IN, k).add_dims(_OUT, k)
         gates = self._gates
@@ -318,7 +317,7 @@ class PartialAbstraction:
             if tick is not None:
                 tick()
             rel = rel.project_out(_IN, i, 1).project_out(_OUT, i, 1)
-        return coalesce_chunked(rel, tick)
+        return coalesce_chunked(rel, tick) if coalesce else rel
 
     def may_correlate(self, pos: int) -> bool:
         """Whether an abstract relation can constrain the abstract dimension ``pos`` beyond
@@ -397,6 +396,22 @@ class PartialAbstraction:
         # by location anyway: not coalesced (airportSM-bk4: isl took 25 s of CPU to coalesce
         # its 308 points into 25 disjuncts; neither a prime-cube cover, 164 boxes, helped)
         return out.coalesce() if present else out
+
+    def frames(self, ci: int) -> bool:
+        """Whether command ``ci`` is a *framing* command (:meth:`_framing`): it mentions no
+        abstracted variable and assigns no variable of a predicate (and no bit is
+        collapsed), so every bit keeps its value and the kept variables a predicate reads
+        too: a state's image under it is consistent (:attr:`consistent`) when the state is."""
+        c = self.system.commands[ci]
+        written = {n for n, _ in c.updates}
+        mentioned = set(free_vars(c.guard)) | written
+        for _, e in c.updates:
+            mentioned |= set(free_vars(e))
+        return bool(
+            self.predicates
+            and not (self.collapsed or mentioned & self._abstracted_names)
+            and not written & self._predicate_names
+        )
 
     def _framing(self, ci: int, tick: Callable[[], None] | None) -> isl.Map:
         """:meth:`relation` for a command that mentions no abstracted variable and assigns

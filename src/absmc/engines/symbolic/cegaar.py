@@ -158,7 +158,9 @@ class WitnessWalk:
 
     def __init__(self, fix: Fixpoints, max_depth: int = 64) -> None:
         self.fix = fix
-        self.sp = fix.enc
+        sp = fix.enc
+        assert isinstance(sp, Split)  # CEGAAR's rounds use the split sets
+        self.sp: Split = sp
         self.conc = fix.enc.enc
         absn = fix.enc.abstraction
         self.abstracted = [] if absn is None else list(absn.abstracted)
@@ -179,7 +181,9 @@ class WitnessWalk:
 
     def sol(self, f: Formula) -> CSet:
         """The round's over-approximated solution set of ``f`` (memoized by the fixpoints)."""
-        return self.fix.solve(f, True).states
+        s = self.fix.solve(f, True).states
+        assert isinstance(s, CSet)
+        return s
 
     def same_kept(self, s: isl.Set) -> isl.Set:
         """The concrete states that agree with one of ``s`` on every kept (not abstracted)
@@ -263,13 +267,16 @@ class WitnessWalk:
         then down them from the first layer holding concrete states."""
         left, right = self.sol(f.left), self.sol(f.right)
         r = self.fix.restriction()
+        assert isinstance(r, CSet)
         layers = [right]
         while True:
             self.fix.tick()
             hit = a.intersect(layers[-1])
             if not hit.is_empty() and not c.intersect(self.gamma(hit)).is_empty():
                 break
-            nxt = layers[-1].union(left.intersect(self.fix.pre(layers[-1])).intersect(r))
+            back = self.fix.pre(layers[-1])
+            assert isinstance(back, CSet)
+            nxt = layers[-1].union(left.intersect(back).intersect(r))
             nxt = nxt.coalesce()
             if len(layers) > self.max_depth or nxt.is_subset(layers[-1]):
                 # the abstract states reach the target only through widened states
@@ -338,7 +345,7 @@ def divergence(
     concrete states and no approximation was used. With approximations (widening, truncated
     ``EG``) and no divergence found: an approximation divergence (raise the bounds)."""
     walk = WitnessWalk(fix, max_depth)
-    a0 = fix.enc.initial.intersect(fix.solve(negf, True).states).coalesce()
+    a0 = absn.initial.intersect(walk.sol(negf)).coalesce()
     c0 = absn.enc.initial.intersect(walk.gamma(a0)).coalesce()
     got = walk.walk(negf, a0, c0)
     if isinstance(got, Divergence):

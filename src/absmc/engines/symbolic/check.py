@@ -29,6 +29,7 @@ from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import IslBudget
 from absmc.engines.symbolic.cegaar import default_seeds, run_cegaar
 from absmc.engines.symbolic.composite import Split
+from absmc.engines.symbolic.composite_bdd import BddSplit
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.fixpoint import Fixpoints
 from absmc.engines.symbolic.options import SymbolicOptions
@@ -194,11 +195,13 @@ def _check_all(
     # operation quota within one)
     tick = quota.tick
     beat = None if options.progress is None else _Heartbeat(options.progress)
-    split = Split(enc, tick=tick)  # one composite encoding shared by the levels
+    # one composite encoding shared by the levels
+    rep: type[Split] | type[BddSplit] = BddSplit if own.composite == "bdd" else Split
+    split = rep(enc, tick=tick)
     concrete = [_fixpoints(split, own, deadline, *level, beat) for level in LEVELS]
     abstract = concrete
     if system.predicates:
-        model = Split(
+        model = rep(
             PartialAbstraction(enc, system.predicates, observed=_observed(system, selection)),
             tick=tick,
         )
@@ -318,7 +321,7 @@ class _Heartbeat:
 
 
 def _fixpoints(
-    enc: Split,
+    enc: Split | BddSplit,
     own: SymbolicOptions,
     deadline: float | None,
     delay_factor: int,

@@ -23,17 +23,65 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol, Self
 
 import islpy as isl
 
 from absmc.engines.symbolic.abstract import PartialAbstraction
 from absmc.engines.symbolic.budget import Deadline, IslBudget
 from absmc.engines.symbolic.composite import CSet, Split
+from absmc.engines.symbolic.composite_bdd import BddSplit, BSet
 from absmc.engines.symbolic.encode import Encoding
 from absmc.engines.symbolic.widen import widen_location
 from absmc.ir.ctl import And, Atom, Formula, Not, Or, Temporal, Until
+from absmc.ir.expr import Expr
+from absmc.ir.steps import State
 
 __all__ = ["Deadline", "Fixpoints", "Solution"]
+
+
+class AnySet(Protocol):
+    """A composite set of either representation (``--composite split``: :class:`CSet`,
+    ``bdd``: :class:`BSet`): the operations the fixpoints use."""
+
+    def union(self, other: Self) -> Self: ...
+    def extend(self, other: Self) -> Self | None: ...
+    def intersect(self, other: Self) -> Self: ...
+    def subtract(self, other: Self) -> Self: ...
+    def coalesce(self) -> Self: ...
+    def is_empty(self) -> bool: ...
+    def is_subset(self, other: Self) -> bool: ...
+    def apply(self, rel: Any) -> Self: ...
+    def n_basic_set(self) -> int: ...
+    def flat(self) -> isl.Set: ...
+
+
+class Model(Protocol):
+    """An encoding with composite sets (:class:`Split` or :class:`BddSplit`): what the
+    fixpoints, the verdicts and the witness walk use. The relations are the
+    representation's own (``apply``'s argument)."""
+
+    loose_bits: bool
+
+    @property
+    def exact(self) -> bool: ...
+    @property
+    def abstraction(self) -> PartialAbstraction | None: ...
+    @property
+    def enc(self) -> Encoding: ...
+    @property
+    def domain(self) -> AnySet: ...
+    @property
+    def initial(self) -> AnySet: ...
+    @property
+    def transition(self) -> Any: ...
+    @property
+    def inverse(self) -> Any: ...
+    @property
+    def total(self) -> Any: ...
+    def atom(self, e: Expr, over: bool, within: Any) -> AnySet: ...
+    def concretize(self, s: Any) -> isl.Set: ...
+    def contains(self, s: Any, state: State) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -41,7 +89,7 @@ class Solution:
     """A solution set (composite, :mod:`~absmc.engines.symbolic.composite`) and whether it is
     exact (on the states within ``Reach⁺``)."""
 
-    states: CSet
+    states: AnySet
     exact: bool
 
 
@@ -65,7 +113,7 @@ class Fixpoints:
 
     def __init__(
         self,
-        enc: Encoding | PartialAbstraction | Split,
+        enc: Encoding | PartialAbstraction | Split | BddSplit,
         widen_delay: int = 2,
         eg_bound: int = 20,
         restrict: bool = True,
@@ -73,7 +121,7 @@ class Fixpoints:
         deadline: float | None = None,
         heartbeat: Callable[[int], None] | None = None,
     ) -> None:
-        self.enc = enc if isinstance(enc, Split) else Split(enc)
+        self.enc: Model = enc if isinstance(enc, (Split, BddSplit)) else Split(enc)
         #: called between isl operations with the reachability iterations so far
         #: (``--progress``)
         self.heartbeat = heartbeat
@@ -90,18 +138,33 @@ class Fixpoints:
         self._size: int | str | None = None
         self.budget = IslBudget(deadline)
 
-    def widen(self, old: CSet, new: CSet, iteration: int, within: CSet | None = None) -> CSet:
+    def widen(
+        self, old: AnySet, new: AnySet, iteration: int, within: AnySet | None = None
+    ) -> AnySet:
         """``old ∇ new`` per control location (each part of ``new`` that grew, against the
         same location's part of ``old``; see
         :func:`~absmc.engines.symbolic.widen.widen_location`): disjunct by disjunct in the
         first ``disjunctive_rounds`` widenings, then convex. A widened part is intersected
         with ``within``'s part (the others lie inside it already), or with the domain's when
-        the predicate bits are dimensions of the parts (:attr:`Split.loose_bits`)."""
+        the predicate bits are dimensions of the parts (:attr:`Split.loose_bits`). On
+        :class:`BSet` sets the same, once per pair of polyhedra that meet
+        (:meth:`BSet.widen_with`)."""
         disjunctive = iteration <= self.widen_delay + self.disjunctive_rounds
         self.stats.widenings += 1
+        if isinstance(new, BSet):
+            assert isinstance(old, BSet) and (within is None or isinstance(within, BSet))
+
+            def pair(q: isl.Set, p: isl.Set) -> isl.Set:
+                self.tick()
+                return widen_location(q, p, disjunctive, self.tick)
+
+            return new.widen_with(old, pair, within)
+        assert isinstance(old, CSet) and isinstance(new, CSet)
         o = old.parts
         if within is None and self.enc.loose_bits:
             within = self.enc.domain  # the bits of a widened part stay 0/1
+        assert within is None or isinstance(within, CSet)
+        bounds = None if within is None else within.parts
 
         def one(k: tuple[int, ...], p: isl.Set) -> isl.Set:
             q = o.get(k)
@@ -109,7 +172,7 @@ class Fixpoints:
                 return p
             self.tick()
             w = widen_location(q, p, disjunctive, self.tick)
-            bound = None if within is None else within.parts.get(k)
+            bound = None if bounds is None else bounds.get(k)
             return w if bound is None else w.intersect(bound).coalesce()
 
         return new.map_parts(one)
@@ -122,11 +185,11 @@ class Fixpoints:
             self.heartbeat(self.stats.reach_iterations)
 
     # -- images ----------------------------------------------------------------------------
-    def post(self, s: CSet) -> CSet:
+    def post(self, s: AnySet) -> AnySet:
         """Successors (exact)."""
         return s.apply(self.enc.transition)
 
-    def pre(self, s: CSet) -> CSet:
+    def pre(self, s: AnySet) -> AnySet:
         """Predecessors under the totalized relation (exact)."""
         return s.apply(self.enc.inverse)
 
@@ -172,12 +235,15 @@ class Fixpoints:
         return self._size
 
     @staticmethod
-    def _count(r: CSet, max_operations: int) -> int | str:
+    def _count(r: AnySet, max_operations: int) -> int | str:
         # the parts lie at distinct locations: the count is their sum
         ctx = isl.DEFAULT_CONTEXT
         try:
             ctx.reset_operations()
             ctx.set_max_operations(max_operations)
+            if isinstance(r, BSet):
+                return r.count(max_operations)
+            assert isinstance(r, CSet)
             if not all(p.is_bounded() for p in r.parts.values()):
                 return "unbounded"
             return sum(int(p.count_val().to_python()) for p in r.parts.values())
@@ -186,7 +252,7 @@ class Fixpoints:
         finally:
             ctx.set_max_operations(0)
 
-    def restriction(self) -> CSet:
+    def restriction(self) -> AnySet:
         return self.reachable().states if self.restrict else self.enc.domain
 
     # -- CTL -------------------------------------------------------------------------------
@@ -220,7 +286,7 @@ class Fixpoints:
         self._memo[key] = sol
         return sol
 
-    def _eu(self, f: Until, over: bool, r: CSet) -> Solution:
+    def _eu(self, f: Until, over: bool, r: AnySet) -> Solution:
         a, b = self.solve(f.left, over), self.solve(f.right, over)
         z = b.states
         front = z
@@ -248,19 +314,20 @@ class Fixpoints:
         self.stats.count("EU", i)
         return Solution(z, exact)
 
-    def _eg(self, f: Temporal, over: bool, r: CSet) -> Solution:
+    def _eg(self, f: Temporal, over: bool, r: AnySet) -> Solution:
         a = self.solve(f.arg, over)
-        z = a.states
+        z: AnySet = a.states
         exact = a.exact
-        removed: CSet | None = None
+        removed: AnySet | None = None
         i = 0
         while True:
             self.tick()
             i += 1
-            if removed is None:
-                nxt = z.intersect(self.pre(z)).coalesce()
-            else:
+            nxt: AnySet
+            if isinstance(z, CSet) and isinstance(removed, CSet):
                 nxt = self._eg_step(z, removed)
+            else:  # the first step, or a BDD set (no per-location edges)
+                nxt = z.intersect(self.pre(z)).coalesce()
             if z.is_subset(nxt):
                 break
             removed = z.subtract(nxt).coalesce()
@@ -270,7 +337,7 @@ class Fixpoints:
                 if over:
                     exact = False  # a decreasing iterate contains the fixpoint
                 else:
-                    z, exact = CSet({}, z.empty), False
+                    z, exact = a.states.subtract(a.states), False  # empty
                 break
         self.stats.count("EG", i)
         return Solution(z, exact)
@@ -280,7 +347,9 @@ class Fixpoints:
         state of ``z`` without a successor in ``removed`` keeps its successor in ``z``, so
         only the predecessors of ``removed`` need their successors looked at (the dual of
         the semi-naive least fixpoint)."""
-        cand = z.intersect(self.pre(removed)).coalesce()
+        back = self.pre(removed)
+        assert isinstance(back, CSet)
+        cand = z.intersect(back).coalesce()
         if cand.is_empty():
             return z
         parts: dict[tuple[int, ...], isl.Set] = {}
@@ -294,7 +363,7 @@ class Fixpoints:
         return z.subtract(cand).union(keep).coalesce()
 
 
-def _frontier(new: CSet, old: CSet) -> CSet:
+def _frontier(new: AnySet, old: AnySet) -> AnySet:
     """The states of ``new`` not in ``old``: the only ones whose image the next iteration
     needs. For ``Z' = Z ∪ f(Z)`` with ``f`` distributive over union (post, pre, intersected
     with fixed sets) and every iterate containing ``Z ∪ f(Z)`` of the one before (also after a
