@@ -214,7 +214,13 @@ class System:
     (:mod:`absmc.ir.ctl`); ``reductions`` name the state-space reductions the front end built
     into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`);
     ``channels`` and ``claims`` describe Promela's buffered channels and ``xr``/``xs``
-    declarations (:class:`Channel`, :class:`ChannelClaim`; empty for other front ends). Raises
+    declarations (:class:`Channel`, :class:`ChannelClaim`; empty for other front ends).
+    ``pids_unobserved``: the Promela front end's promise that no expression observes which pid
+    (process slot) a process gets or how many processes run (no ``_pid``, ``_nr_pr``, remote
+    reference, value of ``run``, local channel), and that no execution creates more than 255
+    processes (no ``run`` on a cycle, no recursive creation): partial-order reduction may then
+    let a process's deletion go before a ``run`` racing with it for the slot
+    (:mod:`absmc.ir.dependency`, docs/reductions.md); ``False`` for other front ends. Raises
     ``ValueError`` on internally inconsistent input (duplicate variable names, commands of
     unknown processes, updates of unknown variables); front ends report user errors before
     building a System.
@@ -234,6 +240,7 @@ class System:
     reductions: tuple[str, ...] = ()
     channels: tuple[Channel, ...] = ()
     claims: tuple[ChannelClaim, ...] = ()
+    pids_unobserved: bool = False
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

@@ -791,7 +791,9 @@ class CGen:
         # none without ``por``: a library for searches that never reduce (the LTL product
         # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
         if visible is None:
-            safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
+            safe = (
+                safe_conditions(sys, visible_variables(self.props), races=True) if self.por else {}
+            )
         else:
             safe = safe_conditions(sys, visible)
         procs: list[str] = []

@@ -68,7 +68,7 @@ class AmpleSets:
     ) -> None:
         from absmc.codegen.python import compile_expr_fn
 
-        safe = safe_conditions(system, visible_variables(properties))
+        safe = safe_conditions(system, visible_variables(properties), races=True)
         index = system.index_of
         #: (process position, pc position in the state or -1, {safe pc value: None when
         #: unconditionally safe, else the condition as a function of the state})

@@ -164,6 +164,7 @@ class Lowerer(Commands):
                 if c.cap > 0
             ),
             claims=tuple(self.claims),
+            pids_unobserved=self.pids_unobserved(),
         )
 
     def channel_claims(self) -> None:
