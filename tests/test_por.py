@@ -518,3 +518,118 @@ def test_a_chain_needs_room_for_every_send_it_makes(tmp_path: Path) -> None:
     assert sorted(format_expr(c) for c in conds["S(0)"].values()) == ["c#len < 2", "c#len < 3"]
     assert [format_expr(c) for c in conds["R(1)"].values()] == ["c#len > 0"] * 2
     _compare(p)
+
+
+#: SPIN's Examples/Book_1991 p97.1, p97.2, p96.2 and p320 (nimble-code/Spin), as text
+_BOOK = {
+    "p97.1": (
+        "byte state = 1;\n"
+        "proctype A() { atomic { (state == 1) -> state = state + 1 } }\n"
+        "proctype B() { atomic { (state == 1) -> state = state - 1 } }\n"
+        "init { run A(); run B() }\n"
+    ),
+    "p97.2": (
+        "proctype nr(short id, a, b)\n{ int res;\n"
+        'atomic { res = (a*a+b)/2*a; printf("result %d: %d\\n", id, res) }\n}\n'
+        "init { run nr(1,1,1); run nr(1,2,2); run nr(1,3,2) }\n"
+    ),
+    "p96.2": (
+        "bool x, y, t;\n"
+        "proctype A() { x = 1; t = 0; (y == 0 || t == 1); x = 0 }\n"
+        "proctype B() { y = 1; t = 1; (x == 0 || t == 0); y = 0 }\n"
+        "init { run A(); run B() }\n"
+    ),
+    "p320": (
+        "bool x, y, t;\nbool ain, bin;\n"
+        "proctype A() { x = 1; t = 1; (y == 0 || t == 0); ain = 1; assert(bin == 0);"
+        " ain = 0; x = 0 }\n"
+        "proctype B() { y = 1; t = 0; (x == 0 || t == 1); bin = 1; assert(ain == 0);"
+        " bin = 0; y = 0 }\n"
+        "init { run A(); run B() }\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "full", "spin", "before"),
+    [
+        # states: absmc --no-reduce (= SPIN 6.5.2 -o1 -DNOREDUCE), SPIN's defaults, absmc's
+        # reduction without the race rule (init's runs race with A's, B's, nr's deaths)
+        ("p97.1", 9, 6, 9),
+        ("p97.2", 41, 11, 23),
+        ("p96.2", 48, 36, 46),
+        ("p320", 81, 60, 76),
+    ],
+)
+def test_deaths_and_runs_race_as_in_spin(
+    tmp_path: Path, name: str, full: int, spin: int, before: int
+) -> None:
+    p = tmp_path / f"{name}.pml"
+    p.write_text(_BOOK[name])
+    system = load_model(str(p), reduce=True)
+    assert system.pids_unobserved and system.max_created == len(system.processes)
+    assert _compare(p) == (full, spin)
+    backends = ("python", "native") if native_available() else ("python",)
+    for backend in backends:
+        opts = CheckOptions(keep_going=True, reduce=True)
+        r = check_explicit(system, opts, backend)  # type: ignore[arg-type]
+        assert _states(r) == spin, backend
+        off = check_explicit(system.with_(pids_unobserved=False), opts, backend)  # type: ignore[arg-type]
+        assert _states(off) == before and _verdicts(off) == _verdicts(r)
+
+
+@pytest.mark.parametrize(
+    ("text", "unobserved", "created"),
+    [
+        ("proctype A() { skip }\ninit { run A(); run A() }", True, 3),
+        ("proctype A() { skip }\ninit { run A(); assert(_pid == 0) }", False, 2),
+        ("proctype A() { skip }\ninit { run A(); _nr_pr == 1 }", False, 2),
+        ("byte p;\nproctype A() { skip }\ninit { p = run A(); p > 0 }", False, 2),
+        ("proctype A() { L: skip }\ninit { run A(); A@L -> skip }", False, 2),
+        ("proctype A() { skip }\ninit { chan c = [1] of { byte }; run A(); c!1 }", False, 2),
+        # a run on a cycle, a proctype that creates itself: no bound
+        (
+            "proctype A() { skip }\n"
+            "init { byte i; do :: i < 2 -> run A(); i++ :: else -> break od }",
+            True,
+            None,
+        ),
+        (
+            "chan f = [2] of { byte };\nproctype A() { byte x; f?x; run A() }\n"
+            "init { f!1; f!2; run A() }",
+            True,
+            None,
+        ),
+        (
+            "proctype B() { skip }\nproctype A() { run B(); run B() }\ninit { run A(); run A() }",
+            True,
+            7,
+        ),
+    ],
+)
+def test_which_models_observe_pids(
+    tmp_path: Path, text: str, unobserved: bool, created: int | None
+) -> None:
+    p = tmp_path / "m.pml"
+    p.write_text(text + "\n")
+    system = load_model(str(p))
+    assert (system.pids_unobserved, system.max_created) == (unobserved, created)
+
+
+def test_a_death_goes_first_only_with_a_creation_bound(tmp_path: Path) -> None:
+    # init's run of the second A races with the first A's death: with a bound on the processes
+    # ever created the death goes first (the run's slot stays the first A's) and init's run
+    # goes first; with a run on a cycle only the run goes first. Verdicts equal either way.
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "byte g;\nproctype A() { g = (g + 1) % 3 }\n"
+        "init { byte i; do :: i < 2 -> run A(); i++ :: else -> break od;"
+        " assert(g != 2 || i == 2) }\n"
+    )
+    system = load_model(str(p))
+    assert system.pids_unobserved and system.max_created is None
+    _, red = _compare(p)
+    opts = CheckOptions(keep_going=True, reduce=True)
+    off = check_explicit(system.with_(pids_unobserved=False), opts, "python")
+    bounded = check_explicit(system.with_(max_created=3), opts, "python")
+    assert red < _states(off) and _states(bounded) <= red

@@ -341,6 +341,9 @@ MAX_CLAIM_COMBINATIONS = 512
 #: the most program-counter values a condition of :meth:`_Context.never` excludes
 MAX_BEFORE = 64
 
+#: SPIN's limit on the number of processes (the Promela front end's ``MAX_PROCESSES``)
+MAX_PROCESSES = 255
+
 
 def safe_locations(
     system: System, visible: frozenset[str] = frozenset()
@@ -375,9 +378,9 @@ def safe_conditions(
     ``q_S_check`` in a poll), are model errors (the front end's claim checks), which the reduced
     search reaches as the full one does. Polls, sorted sends
     into an ``xr`` channel and random receives by the claiming process keep the location
-    unsafe. ``races``: a process's deletion may go before a ``run`` racing with it for the slot
-    where ``System.pids_unobserved`` (the safety search only; docs/reductions.md, "A death and
-    a run racing for a slot"). A process with no safe location is left out."""
+    unsafe. ``races``: a death and a ``run`` racing for a slot may go in either order where
+    ``System.pids_unobserved`` (:meth:`_Context.raced`; the safety search only). A process
+    with no safe location is left out."""
     deps = command_dependencies(system)
     pc_of = {p.name: p.pc for p in system.processes}
     handed = {c.exclusive for c in system.commands if c.exclusive not in (None, c.process)}
@@ -534,22 +537,26 @@ class _Context:
     def raced(
         self, process: str, pc: str | None, deleting: bool
     ) -> Callable[[str, Event, str], bool] | None:
-        """In a System whose pids are unobserved (``System.pids_unobserved``, with
-        ``races``): which events of another process, touching ``v``, a location of
-        ``process`` (program counter ``pc``, pid ``k``) may leave out, as a death and a
-        ``run`` racing for a slot lead to states equal up to processes waiting at their end
-        and the pids (docs/reductions.md, "A death and a run racing for a slot"): the deletion
-        of another process, anywhere; and at a location that deletes the process (``deleting``,
-        ``k`` >= 1), on ``pc`` and the next slot's program counter only, a ``run`` into slot
-        ``k + 1`` (its condition pins that slot's pc to 0 and tests ``pc`` only as
-        ``pc != 0``), a ``run``'s "no free process slot" error, and any event of a process in
-        a later slot (there only after such a ``run``). ``None`` when the rule does not apply."""
+        """Where pids are unobserved (``System.pids_unobserved``, and ``races``): which events
+        of another process, touching ``v``, the location of ``process`` (program counter
+        ``pc``, pid ``k``) being checked may leave out, a death and a ``run`` racing for a slot
+        leading to states equal up to processes waiting at their end and the pids
+        (docs/reductions.md, "A death and a run racing for a slot"). *Run first*, in a System of
+        fewer than SPIN's 255 slots: another process's deletion. *Death first*, at a location
+        that deletes the process (``deleting``, ``k`` >= 1), when at most 255 processes are ever
+        created (``System.max_created``): on ``pc`` and the next slot's program counter only, a
+        ``run`` into slot ``k + 1`` (its condition pins that slot's pc to 0 and tests ``pc``
+        only as ``pc != 0``), a ``run``'s "no free process slot" error, and any event of a
+        process in a later slot (there only after such a ``run``). ``None``: neither applies."""
+        system = self.system
         k = self.pid.get(process, 0)
-        if not self.races or pc is None:
+        procs = system.processes
+        if not self.races or pc is None or len(procs) >= MAX_PROCESSES:
             return None
-        procs = self.system.processes
         nxt = procs[k + 1].pc if k + 1 < len(procs) else None
-        mine = frozenset(x for x in (pc, nxt) if x is not None) if deleting and k else frozenset()
+        bounded = system.max_created is not None and system.max_created <= MAX_PROCESSES
+        first = deleting and k > 0 and bounded
+        mine = frozenset(x for x in (pc, nxt) if x is not None) if first else frozenset()
 
         def raced(who: str, ev: Event, v: str) -> bool:
             if ev.death:

@@ -165,6 +165,7 @@ class Lowerer(Commands):
             ),
             claims=tuple(self.claims),
             pids_unobserved=self.pids_unobserved(),
+            max_created=self.creation_bound(),
         )
 
     def channel_claims(self) -> None:

@@ -383,19 +383,16 @@ class Processes(Statements):
         """``System.pids_unobserved``: no expression observed a pid or the number of processes
         while the commands were lowered (:attr:`pids_observed`: ``_pid``, ``_nr_pr``, a remote
         label, the value of ``run``), there is no remote variable, no process priority, no
-        ``enabled``/``pc_value``/``get_priority``/``set_priority``, no proctype declares a
+        ``enabled``/``pc_value``/``get_priority``/``set_priority``, and no proctype declares a
         local channel (its id depends on the slot, and a stale copy of it could name a later
-        process's channel), and :meth:`creation_bound` is at most SPIN's 255 processes."""
+        process's channel)."""
         if self.pids_observed or self.remote_vars or self.priorities_may_differ():
             return False
         bodies = [p.body for p in self.m.procs] + [i.body for i in self.m.inlines.values()]
         observing = ("enabled", "pc_value", "get_priority", "set_priority", "remote_label")
         if any(n.kind in observing for n in nodes(bodies)):
             return False
-        if any(isinstance(d.init, ChanInit) for t in self.ptypes.values() for d in t.locals):
-            return False
-        bound = self.creation_bound()
-        return bound is not None and bound <= MAX_PROCESSES
+        return not any(isinstance(d.init, ChanInit) for t in self.ptypes.values() for d in t.locals)
 
     def creation_bound(self) -> int | None:
         """The most processes one execution can create in all, active ones included: each
