@@ -121,3 +121,15 @@ def test_a_run_into_a_slot_the_dry_run_kept_for_another_proctype_is_not_a_violat
     assert result.verdict is Verdict.HOLDS, [r.reason for r in result.results]
     assert {r.stats.states for r in result.results} == {460}  # SPIN -o1 -DNOREDUCE's count
     assert all(r.stats.extra["process_slots_added"] > 0 for r in result.results)
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_an_assertion_that_folds_to_false_in_its_slot_shows_its_source(
+    tmp_path: Path, backend: str
+) -> None:
+    # `_pid < 3` is the constant false in pid 3: the message shows the assertion as written
+    model = tmp_path / "m.pml"
+    model.write_text("proctype Q() { assert(_pid < 3) }\ninit { run Q(); run Q(); run Q() }\n")
+    result = absmc.check(str(model), backend=backend)
+    bad = next(r for r in result.results if r.verdict is Verdict.VIOLATED)
+    assert bad.reason.startswith("assertion violated: _pid < 3"), bad.reason

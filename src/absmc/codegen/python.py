@@ -59,7 +59,6 @@ from absmc.ir.dependency import group_dependencies
 from absmc.ir.depth import ExprDepth, check_depth
 from absmc.ir.expr import Const, Expr, Op, Var, conj, conjuncts, subexpressions
 from absmc.ir.intsem import RUNTIME
-from absmc.ir.printer import format_expr
 from absmc.ir.sorts import INT, BoolSort, RangeSort
 from absmc.ir.steps import NO_FAILURES, Expansion, Failure, Failures, GroupDeps, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Command, Property, System
@@ -439,6 +438,7 @@ class _Gen:
         self.n = len(system.variables)
         self.proc_ids = {p.name: k for k, p in enumerate(system.processes)}
         self.prop_names = {p.name for p in props if p.kind == "assert"}
+        self.asserted = {p.name: p for p in props if p.kind == "assert"}
         self.uses_exclusive = any(c.exclusive for c in system.commands)
         self.n_stores = 0
 
@@ -537,7 +537,7 @@ class _Gen:
             slots[i] = tmp
         for name, cond in c.asserts:
             if name in self.prop_names:
-                shown = format_expr(cond)  # this process's instance, not the property's
+                shown = self.asserted[name].shown(cond)  # this process's instance
                 self.emit(indent, f"if not {tr(cond)}:")
                 self.emit(
                     indent + 1,

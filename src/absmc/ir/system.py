@@ -162,6 +162,19 @@ class Property:
     kind: PropertyKind
     expr: Expr
     span: SourceSpan | None = field(default=None, compare=False)
+    #: the property as its source writes it (an assertion's argument), for messages where an
+    #: instance's condition folded to a constant (Promela's ``assert(_pid < 3)`` in pid 3)
+    text: str = field(default="", compare=False)
+
+    def shown(self, instance: Expr) -> str:
+        """How a violation message shows ``instance`` (this property's condition as a command
+        checks it): the expression, or the source text where it folded to a constant."""
+        from absmc.ir.expr import Const
+        from absmc.ir.printer import format_expr
+
+        if isinstance(instance, Const) and self.text:
+            return self.text
+        return format_expr(instance)
 
     @property
     def bad(self) -> Expr:

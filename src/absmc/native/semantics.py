@@ -18,7 +18,6 @@ from typing import Any
 
 from absmc.codegen.python import CompiledSystem, compile_system, describe_commands
 from absmc.ir.dependency import group_dependencies
-from absmc.ir.printer import format_expr
 from absmc.ir.steps import Expansion, Failure, Failures, GroupDeps, State, Successors
 from absmc.ir.system import NO_MODEL_ERROR, STATE_PROPERTY_KINDS, Property, System
 from absmc.native.build import default_opt, ffi, load_library, runtime_sources
@@ -40,7 +39,7 @@ def failure_message(
         p = props[a]
         # the failing process's instance of the assertion (the command's), as in Python
         cond = next((e for n, e in system.commands[ci].asserts if n == p.name), p.expr)
-        return "assertion violated: " + format_expr(cond), p.name
+        return "assertion violated: " + p.shown(cond), p.name
     var = system.variables[a]
     lo, hi = getattr(var.sort, "lo", 0), getattr(var.sort, "hi", 0)
     return f"value {b} assigned to {var.name} is outside {lo}..{hi}", NO_MODEL_ERROR

@@ -75,6 +75,7 @@ def has_global(n: Node | None, b: FSMBuilder, gl: Any) -> bool:
         "np_",
         "timeout",
         "remote_label",
+        "remote_var",
         "get_priority",
         "set_priority",
     ):

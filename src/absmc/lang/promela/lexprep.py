@@ -168,12 +168,47 @@ def prepare(text: str) -> tuple[str, list[LtlBlock]]:
     for at in inserts:
         replaced.append(at)
     out = list(text2)
+    for at in _remote_colons(toks):
+        out[at] = REMOTE_COLON
     for at in sorted(set(replaced), reverse=True):
         if at < len(out) and out[at] in " \t":
             out[at] = ";"
         else:
             out.insert(at, ";")
     return "".join(out), ltls
+
+
+#: what the ``:`` of a remote variable reference becomes (the grammar's ``REMOTE`` terminal)
+REMOTE_COLON = "\x02"
+
+
+def _remote_colons(toks: list[tuple[int, str]]) -> list[int]:
+    """The positions of the ``:`` of each remote variable reference ``P[e]:v`` / ``P:v``, where
+    ``P`` names a proctype (SPIN's lexer reads a proctype's name as ``PNAME``, so there ``:``
+    cannot start a label or end a conditional expression's middle part: ``spinlex.c``,
+    ``spin.y`` ``varref``)."""
+    names = {
+        toks[i + 1][1] for i, (_, tok) in enumerate(toks[:-1]) if tok in ("proctype", "D_proctype")
+    }
+    out: list[int] = []
+    for i, (_, tok) in enumerate(toks):
+        if tok not in names or (i > 0 and toks[i - 1][1] in ("proctype", "D_proctype", "run")):
+            continue
+        j = i + 1
+        if j < len(toks) and toks[j][1] == "[":
+            level = 0
+            while j < len(toks):
+                level += {"[": 1, "]": -1}.get(toks[j][1], 0)
+                j += 1
+                if level == 0:
+                    break
+        if (
+            j + 1 < len(toks)
+            and toks[j][1] == ":"
+            and re.fullmatch(r"[A-Za-z_]\w*", toks[j + 1][1]) is not None
+        ):
+            out.append(toks[j][0])
+    return out
 
 
 _SIG = re.compile(

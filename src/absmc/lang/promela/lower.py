@@ -129,6 +129,7 @@ class Lowerer(Commands):
             processes.append(Process(s.name, s.pc))
             for t in s.types:
                 self.commands_for(s, t)
+        self.resolve_enabled()
         self.priority_guards()
         preds = [bool_of(self.ev(e, Path({}, []), _Ctx(None, None), [])) for e in self.m.preds]
         for s in self.slots:

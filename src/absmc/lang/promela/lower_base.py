@@ -12,6 +12,7 @@ from absmc.ir.arrays import select_chain, write_layer
 from absmc.ir.expr import FALSE, Const, Expr, Op, Var
 from absmc.ir.span import ModelError, SourceSpan
 from absmc.ir.system import ChannelClaim, Command, Print, Property, Variable
+from absmc.lang.promela.assigned import nodes
 from absmc.lang.promela.ast import Model, Node, ProcDecl, VarDecl
 from absmc.lang.promela.fsm import El, ProcFSM, Trans
 from absmc.lang.promela.simplify import conj, mk, neg
@@ -165,6 +166,15 @@ class LowererBase:
         #: apply SPIN's dead-variable reset (:mod:`.deadvars`); SPIN turns it off when the
         #: model refers to a remote variable
         self.dead_variables = False
+        self.enabled_refs: dict[str, tuple[int, Node]] = {}
+        #: the model's statements read a remote variable ``P[e]:v``
+        self.remote_refs = any(
+            n.kind == "remote_var"
+            for n in nodes(
+                [pd.body for pd in [*model.procs, *model.nevers]]
+                + [i.body for i in model.inlines.values()]
+            )
+        )
         #: process slots added after those the dry run allocates (``dynamic_slot_types``),
         #: each open to every proctype a ``run`` names: a check that ran out of slots is
         #: repeated with more (:func:`absmc.engines.registry.run_growing`)

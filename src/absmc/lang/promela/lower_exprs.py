@@ -277,12 +277,16 @@ class Expressions(Priorities):
         if k == "remote_label":
             self.pids_observed = True
             return self.remote_label(n, p, ctx, evc)
+        if k == "remote_var":
+            return self.remote_ref(n, p, ctx, evc)
         if k == "np_":
             progress = self.progress_expr()
             return neg(progress) if progress is not None else TRUE
         if k == "get_priority":
             return self.get_priority(n, p, ctx, evc)
-        if k in ("enabled", "pc_value"):
+        if k == "enabled":
+            return self.enabled_of(n, p, ctx, evc)
+        if k == "pc_value":
             raise self.err(f"'{k}' is not supported yet", n)
         raise self.err(f"unsupported expression '{k}'", n)
 
@@ -315,27 +319,74 @@ class Expressions(Priorities):
         return disj(alts) if alts else None
 
     def remote_var(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
-        """``P[pid]:v`` / ``P:v`` (recorded in :attr:`remote_vars`): the local ``v`` of the
-        process with that pid (the only process of proctype ``P`` without a pid)."""
+        """An ltl atom's ``P[pid]:v`` / ``P:v`` (recorded in :attr:`remote_vars`): the local
+        ``v`` of the process with that pid (the only process of proctype ``P`` without a pid)."""
         pname, pid, var = self.remote_vars[n.name or ""]
+        local = Node("var", n.args, name=var, span=n.span)
+        return self._remote_read(pname, None if pid is None else Const(pid), local, n, p, ctx, evc)
+
+    def remote_ref(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """A statement's ``P[e]:v`` / ``P:v`` (``v`` a variable, array element or field)."""
+        pid = None if n.args[0] is None else int_of(self.ev(n.args[0], p, ctx, evc))
+        return self._remote_read(n.name or "", pid, n.args[1], n, p, ctx, evc)
+
+    def _remote_read(
+        self,
+        pname: str,
+        pid: Expr | None,
+        local: Node,
+        n: Node,
+        p: Path,
+        ctx: _Ctx,
+        evc: list[Expr],
+    ) -> Expr:
+        """The value of ``local`` (a variable of proctype ``pname``, or an element of one) in the
+        process with pid ``pid`` (``None``: the only process of ``pname``): SPIN's remote
+        variable reference (``pangen2.c`` ``putremote``, pan's ``Pptr``). Where no process runs
+        at that pid the value is 0, as pan reads it (a free slot's locals are 0 here); a pid
+        whose process is of another proctype is the model error "remote reference to a process
+        that is not a P" (pan reads the other process's memory). Raises ``ModelError`` when no
+        process of ``pname`` can have that pid, or ``pname`` has no local of that name."""
         slots = [s for s in self.slots if any(t.decl.name == pname for t in s.types)]
-        if pid is not None:
-            slots = [s for s in slots if s.pid == pid]
-        if len(slots) != 1:
-            which = f"{pname}[{pid}]" if pid is not None else pname
+        if isinstance(pid, Const):
+            slots = [s for s in slots if s.pid == pid.value]
+        var = local.name or ""
+        if not slots or (pid is None and len(slots) != 1):
+            which = pname if pid is None else f"{pname}[{pid}]"
             many = "no process" if not slots else "several processes"
             raise self.err(f"{many} for the remote reference '{which}:{var}'", n)
-        lay = slots[0].layouts.get(pname, {}).get(var)
-        if lay is None:
-            raise self.err(f"proctype '{pname}' has no local variable '{var}'", n)
-        local = Node("var", n.args, name=var, span=n.span)
-        ch = self._descend(lay, local, p, ctx, evc, TRUE)
-        if not ch:
-            return Const(0)
-        out = self.read_leaf(ch[-1][1], p)
-        for c, lf in reversed(ch[:-1]):
-            out = mk("ite", c, self.read_leaf(lf, p), out)
+        if pid is None:
+            pid = Const(slots[0].pid)
+        vals: list[tuple[Expr, Expr]] = []
+        for k, s in enumerate(slots):
+            lay = s.layouts.get(pname, {}).get(var)
+            if lay is None:
+                raise self.err(f"proctype '{pname}' has no local variable '{var}'", n)
+            ch = self._descend(lay, local, p if k == 0 else p.copy(), ctx, evc, TRUE)
+            val: Expr = Const(0)
+            if ch:
+                val = self.read_leaf(ch[-1][1], p)
+                for c, lf in reversed(ch[:-1]):
+                    val = mk("ite", c, self.read_leaf(lf, p), val)
+            vals.append((mk("==", pid, Const(s.pid)), val))
+        for s in self.slots:
+            others = [self.type_running(s, t) for t in s.types if t.decl.name != pname]
+            wrong = conj([mk("==", pid, Const(s.pid)), disj(others)])
+            if wrong != FALSE:
+                msg = f"remote reference to a process that is not a {pname}"
+                p.errors.append((conj([*p.conds, *evc, wrong]), msg))
+        out: Expr = Const(0)
+        for c, v in reversed(vals):
+            out = mk("ite", c, v, out)
         return out
+
+    def type_running(self, s: Slot, t: ProcType) -> Expr:
+        """Slot ``s`` holds a process of proctype ``t`` (its program counter is in ``t``'s
+        range; 0 is a free slot)."""
+        lo = s.offsets[t.decl.name]
+        hi = lo + max(t.fsm.trans.keys() | {t.fsm.end, t.fsm.start})
+        pc = Var(s.pc, self.var_sorts[s.pc])
+        return conj([mk(">=", pc, Const(max(lo, 1))), mk("<=", pc, Const(hi))])
 
     def state_expr(self, n: Node) -> Expr:
         """A Promela expression over the global state (remote references allowed), lowered

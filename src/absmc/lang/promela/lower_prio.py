@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from absmc.ir.expr import FALSE, Const, Expr, conjuncts
+from absmc.ir.expr import FALSE, Const, Expr, Var, conjuncts, free_vars, substitute
+from absmc.ir.sorts import BOOL
 from absmc.ir.span import SourceSpan
 from absmc.ir.system import Command
 from absmc.lang.promela.assigned import nodes, written_names
@@ -76,6 +77,10 @@ class Priorities(Declarations):
     #: runs of ``Processes.allocate_slots`` see an unknown priority)
     priorities: PriorityPlan | None = None
     _may_differ: bool | None = None
+    #: ``enabled()`` placeholders of the commands built so far: name -> (pid, node)
+    enabled_refs: dict[str, tuple[int, Node]]
+    #: every command is built and its ``enabled()`` resolved (:meth:`resolve_enabled`)
+    enabled_done = False
 
     def priorities_may_differ(self) -> bool:
         """Can two processes ever have different priorities? Read from the model alone (the
@@ -233,6 +238,98 @@ class Priorities(Declarations):
         if plan is not None and s.pid in plan.variables:
             p.env[plan.variables[s.pid]] = Const(0)
 
+    def readiness(self) -> dict[tuple[str, bool], Expr]:
+        """``{(process slot, timeout): condition}``: the states where the slot has an
+        executable command (``timeout``: among its ``timeout`` commands, else among the others),
+        as pan's ``TstOnly`` pass asks it: a command's guard, or one of its model-error
+        conditions (pan evaluates a transition up to its first effect and meets the error
+        there). Exclusive control (``atomic``) is not asked, as pan's ``TstOnly`` does not."""
+        enabled: dict[tuple[str, bool], list[Expr]] = {}
+        for c in self.commands:
+            rows = enabled.setdefault((c.process, "timeout" in c.flags), [])
+            if FALSE not in conjuncts(c.guard):  # not a model error only
+                rows.append(c.guard)
+            rows.extend(k for k, _ in c.errors)
+        return {k: disj(v) for k, v in enabled.items()}
+
+    def enabled_of(self, n: Node, p: Path, ctx: _Ctx, evc: list[Expr]) -> Expr:
+        """Promela's ``enabled(pid)`` (pan's ``enabled``, ``Src/pangen1.h``): the process with
+        that pid has an executable transition (:meth:`readiness`; 0 where no process runs).
+        In a process it stands for a placeholder until every command is built
+        (:meth:`resolve_enabled`); in a never claim or an ``ltl`` atom, read after the
+        commands, it is the condition itself. Refused with a located ``ModelError``: with
+        rendezvous channels (pan: "use of enabled() cannot be combined with rendezvous"), a pid
+        that is not a constant, the asking process's own pid (pan: "used:
+        enabled(pid=thisproc)"), and the pid of a process that itself uses ``enabled()``."""
+        if any(c.cap == 0 for c in self.chans):
+            raise self.err("use of enabled() cannot be combined with rendezvous (as in pan)", n)
+        pid = int_of(self.ev(n.args[0], p, ctx, evc))
+        if not isinstance(pid, Const):
+            raise self.err("enabled() of a pid that is not a constant is not supported", n)
+        if ctx.slot is not None and pid.value == ctx.slot.pid:
+            raise self.err("enabled() of the process's own pid (pan: enabled(pid=thisproc))", n)
+        if self.enabled_done:
+            ready = self.readiness()
+            nothing = neg(disj([e for (_, tmo), e in ready.items() if not tmo]))
+            return self._enabled_now(pid.value, ready, nothing)
+        name = f"$enabled{len(self.enabled_refs)}"
+        self.enabled_refs[name] = (pid.value, n)
+        return Var(name, BOOL)
+
+    def _enabled_now(self, pid: int, ready: dict[tuple[str, bool], Expr], nothing: Expr) -> Expr:
+        alts = [
+            disj(
+                [
+                    ready.get((q.name, False), FALSE),
+                    conj([nothing, ready.get((q.name, True), FALSE)]),
+                ]
+            )
+            for q in self.slots
+            if q.pid == pid
+        ]
+        return disj(alts)
+
+    def resolve_enabled(self) -> None:
+        """Replace the placeholders of :meth:`enabled_of` in every command by the asked
+        process's :meth:`readiness` under the asking command's ``timeout`` flag (pan's
+        ``TstOnly`` evaluates ``timeout`` as the step's own timeout mode)."""
+        refs = self.enabled_refs
+        if refs:
+            ready = self.readiness()
+            by_pid = {s.pid: s.name for s in self.slots}
+            asking = {
+                c.process
+                for c in self.commands
+                if any(v.startswith("$enabled") for v in free_vars(c.guard))
+            }
+            for pid, n in refs.values():
+                if by_pid.get(pid) in asking:
+                    raise self.err(
+                        "enabled() of a process that itself uses enabled() is not supported", n
+                    )
+            out: list[Command] = []
+            for c in self.commands:
+                tmo = "timeout" in c.flags
+                mapping = {
+                    name: ready.get((by_pid[pid], tmo), FALSE) if pid in by_pid else FALSE
+                    for name, (pid, _) in refs.items()
+                }
+                out.append(
+                    replace(
+                        c,
+                        guard=substitute(c.guard, mapping),
+                        updates=tuple((x, substitute(e, mapping)) for x, e in c.updates),
+                        asserts=tuple((a, substitute(e, mapping)) for a, e in c.asserts),
+                        errors=tuple((substitute(k, mapping), m) for k, m in c.errors),
+                        prints=tuple(
+                            replace(pr, args=tuple(substitute(a, mapping) for a in pr.args))
+                            for pr in c.prints
+                        ),
+                    )
+                )
+            self.commands = out
+        self.enabled_done = True
+
     def priority_guards(self) -> None:
         """Add to every command of process ``p`` the condition that no other process of a
         higher priority is enabled (see the module docstring); nothing when the priorities
@@ -243,13 +340,7 @@ class Priorities(Declarations):
         # pan asks each transition of the other process whether it is executable, evaluating
         # its expressions up to its first effect: a model error met there (an index out of
         # bounds in a condition, a d_step that would block inside) counts as enabled too
-        enabled: dict[tuple[str, bool], list[Expr]] = {}
-        for c in self.commands:
-            rows = enabled.setdefault((c.process, "timeout" in c.flags), [])
-            if FALSE not in conjuncts(c.guard):  # not a model error only
-                rows.append(c.guard)
-            rows.extend(k for k, _ in c.errors)
-        ready = {k: disj(v) for k, v in enabled.items()}
+        ready = self.readiness()
         empty = Path({}, [])
         slot_of = {s.name: s for s in self.slots}
         cache: dict[tuple[str, bool], Expr] = {}

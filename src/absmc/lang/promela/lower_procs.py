@@ -96,7 +96,10 @@ class Processes(Statements):
             def xu_of(name: str, loc: set[str] = loc, pn: str = pd.name) -> int:
                 return xu.get(name if name not in loc else f"{pn}.{name}", 0)
 
+            # SPIN 6.4.9 and later turn statement merging off in a model with a remote
+            # variable reference (`main.c` `rem_var`: `merger = 0`)
             merge = not pd.provided and not any(p.provided for p in self.m.procs)
+            merge = merge and not self.remote_vars and not self.remote_refs
             sizes = {d.name: d.size for d in [*self.m.globals, *locs[pd.name]] if d.size}
 
             def array_size(name: str, sizes: dict[str, Any] = sizes) -> int | None:
@@ -108,7 +111,7 @@ class Processes(Statements):
             self.ptypes[pd.name] = ProcType(
                 pd, fsm, [d for d in locs[pd.name] if d not in pd.params], i
             )
-            if self.dead_variables and not self.remote_vars:
+            if self.dead_variables and not self.remote_vars and not self.remote_refs:
                 cands = candidates(locs[pd.name], self.m.typedefs, pd.provided)
                 self.ptypes[pd.name].dead = dead_resets(fsm.graph, cands)
 

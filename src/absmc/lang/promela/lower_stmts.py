@@ -24,6 +24,7 @@ from absmc.lang.promela.lower_base import (
 )
 from absmc.lang.promela.lower_exprs import Expressions
 from absmc.lang.promela.simplify import conj, disj, mk, neg
+from absmc.lang.promela.text import expr_text
 from absmc.lang.promela.types import (
     bool_of,
     int_of,
@@ -101,7 +102,7 @@ class Statements(Expressions):
             base = f"assert@{key[1]}"
             name = base if all(pn.name != base for pn in self.props) else f"{base}:{key[2]}"
             self.prop_names[key] = name
-            self.props.append(Property(name, "assert", cond, sp))
+            self.props.append(Property(name, "assert", cond, sp, expr_text(n.args[0])))
         return name
 
     def refs_for(self, n: Node, nfields: int, p: Path, ctx: _Ctx) -> list[tuple[Expr, Chan]]:

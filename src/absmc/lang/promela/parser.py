@@ -116,6 +116,7 @@ _NESTING = frozenset(
         "enabled",
         "pc_value",
         "remote_label",
+        "remote_var",
         "get_priority",
         "eval_arg",
         "expr_stmt",
@@ -593,6 +594,9 @@ class _Builder:
                     "remote_label", [self.expr(ch[1])], name=_tok(ch[0]), span=sp, text=_tok(ch[2])
                 )
             return Node("remote_label", [None], name=_tok(ch[0]), span=sp, text=_tok(ch[1]))
+        if d == "remote_var":  # P[pid]:v (ch: P, pid, REMOTE, v) or P:v (ch: P, REMOTE, v)
+            pid = self.expr(ch[1]) if len(ch) == 4 else None
+            return Node("remote_var", [pid, self.varref(ch[-1])], name=_tok(ch[0]), span=sp)
         raise self.err(f"unsupported expression ({d})", t)  # pragma: no cover
 
 
