@@ -586,6 +586,8 @@ def test_deaths_and_runs_race_as_in_spin(
         ("proctype A() { skip }\ninit { run A(); _nr_pr == 1 }", False, 2),
         ("byte p;\nproctype A() { skip }\ninit { p = run A(); p > 0 }", False, 2),
         ("proctype A() { L: skip }\ninit { run A(); A@L -> skip }", False, 2),
+        ("proctype A() { byte x; x = 1 }\ninit { run A(); A[1]:x == 0 }", False, 2),
+        ("proctype A() { skip }\ninit { run A(); enabled(1) -> skip }", False, 2),
         ("proctype A() { skip }\ninit { chan c = [1] of { byte }; run A(); c!1 }", False, 2),
         # a run on a cycle, a proctype that creates itself: no bound
         (

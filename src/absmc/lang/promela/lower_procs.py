@@ -389,10 +389,19 @@ class Processes(Statements):
         ``enabled``/``pc_value``/``get_priority``/``set_priority``, and no proctype declares a
         local channel (its id depends on the slot, and a stale copy of it could name a later
         process's channel)."""
-        if self.pids_observed or self.remote_vars or self.priorities_may_differ():
+        if self.pids_observed or self.remote_vars or self.remote_refs:
+            return False
+        if self.priorities_may_differ():
             return False
         bodies = [p.body for p in self.m.procs] + [i.body for i in self.m.inlines.values()]
-        observing = ("enabled", "pc_value", "get_priority", "set_priority", "remote_label")
+        observing = (
+            "enabled",
+            "pc_value",
+            "get_priority",
+            "set_priority",
+            "remote_label",
+            "remote_var",
+        )
         if any(n.kind in observing for n in nodes(bodies)):
             return False
         return not any(isinstance(d.init, ChanInit) for t in self.ptypes.values() for d in t.locals)
