@@ -35,6 +35,10 @@ over reduction: anything not understood makes a location unsafe.
 (``xr``/``xs``, :class:`~absmc.ir.system.ChannelClaim`; SPIN's pangen2.c ``has_global`` and
 ``valTpe``, pangen2.h ``mark_safety``/``retrans``, pan's ``q_cond``), safe in the states where
 each channel a command there receives from is non-empty and each it sends to is not full.
+With ``races`` (the safety search) and ``System.pids_unobserved``, a death and a ``run`` racing
+for a slot count as independent (:meth:`_Context.raced`): the two orders reach states equal up
+to renumbering the processes and processes waiting at their end (docs/reductions.md, "A death
+and a run racing for a slot").
 """
 
 from __future__ import annotations
