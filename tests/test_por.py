@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import absmc
 from absmc.engines.explicit.check import check_explicit
 from absmc.engines.registry import slots_exhausted
 from absmc.ir.dependency import command_dependencies, safe_conditions, safe_locations
@@ -588,7 +589,15 @@ def test_deaths_and_runs_race_as_in_spin(
         ("proctype A() { L: skip }\ninit { run A(); A@L -> skip }", False, 2),
         ("proctype A() { byte x; x = 1 }\ninit { run A(); A[1]:x == 0 }", False, 2),
         ("proctype A() { skip }\ninit { run A(); enabled(1) -> skip }", False, 2),
-        ("proctype A() { skip }\ninit { chan c = [1] of { byte }; run A(); c!1 }", False, 2),
+        # a local channel: only where channel ids flow down the creation tree (run arguments,
+        # channel operands), never where one is copied elsewhere
+        ("proctype A(chan r) { r!1 }\ninit { chan c = [1] of { byte }; run A(c); c?_ }", True, 2),
+        (
+            "chan g;\nproctype A() { skip }\ninit { chan c = [1] of { byte }; g = c; run A() }",
+            False,
+            2,
+        ),
+        ("proctype A(chan r) { r!r }\ninit { chan c = [1] of { chan }; run A(c); c?_ }", False, 2),
         # a run on a cycle, a proctype that creates itself: no bound
         (
             "proctype A() { skip }\n"
@@ -597,7 +606,7 @@ def test_deaths_and_runs_race_as_in_spin(
             None,
         ),
         (
-            "chan f = [2] of { byte };\nproctype A() { byte x; f?x; run A() }\n"
+            "chan f = [2] of { byte };\nproctype A() { byte x; f?x; f!x; run A() }\n"
             "init { f!1; f!2; run A() }",
             True,
             None,
@@ -635,3 +644,71 @@ def test_a_death_goes_first_only_with_a_creation_bound(tmp_path: Path) -> None:
     off = check_explicit(system.with_(pids_unobserved=False), opts, "python")
     bounded = check_explicit(system.with_(max_created=3), opts, "python")
     assert red < _states(off) and _states(bounded) <= red
+
+
+#: SPIN's Examples/calculator.pml (nimble-code/Spin): each calc reads a token of f and, for
+#: an operator, runs two calcs with its own rendezvous channel me and sends the result up
+_CALCULATOR = """#define N 12
+mtype = { operator, value }
+chan f = [N] of { mtype, int }
+proctype calc(chan you)
+{ int s, lft, rgt
+  chan me = [0] of { int }
+  if
+  :: f?operator(s)
+     run calc(me); me?lft
+     run calc(me); me?rgt
+     if
+     :: s == '+' -> you!(lft+rgt)
+     :: s == '-' -> you!(lft-rgt)
+     :: s == '*' -> you!(lft*rgt)
+     :: s == '/' -> assert(rgt != 0); you!(lft/rgt)
+     :: else -> assert(false)
+     fi
+  :: f?value(s) -> you!s
+  fi
+}
+init { chan me = [0] of { int }; int result
+  f!operator('+'); f!operator('/'); f!value(84); f!value(2); f!operator('-');
+  f!value(36); f!operator('*'); f!value(3); f!value(4)
+  run calc(me); me?result
+  printf("result: %d\\n", result)
+}
+"""
+
+
+def test_calculator_as_in_spin(tmp_path: Path) -> None:
+    # calc's local channel me flows only to its children (run calc(me)), and calc runs calcs
+    # only after it reads one of init's 9 tokens: at most 1 + 1 + 2 * 9 processes, so a
+    # death may go before a run racing with it. SPIN 6.5.2: 568 states with -o1 -DNOREDUCE,
+    # 52 with its defaults; absmc 530 before the race rule
+    p = tmp_path / "calculator.pml"
+    p.write_text(_CALCULATOR)
+    system = load_model(str(p))
+    assert system.pids_unobserved and system.max_created == 20
+    full = absmc.check(str(p), keep_going=True, reduce=False, backend="python")
+    red = absmc.check(str(p), keep_going=True, backend="python")
+    assert _verdicts(red) == _verdicts(full) and str(red.verdict) == "holds"
+    assert (_states(full), _states(red)) == (568, 52)
+
+
+def test_a_token_bound_needs_every_send_named(tmp_path: Path) -> None:
+    # the tokens bound the creations only when every send to the channel names it: here a
+    # worker holds f through its parameter, so its sends are not counted, and there is no bound
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "chan f = [2] of { byte };\nproctype W(chan q) { byte x; f?x; run W(q) }\n"
+        "init { f!1; run W(f) }\n"
+    )
+    assert load_model(str(p)).max_created is None  # f is passed to a run
+    q = tmp_path / "n.pml"
+    q.write_text(
+        "chan f = [2] of { byte };\nproctype W() { byte x; f?x; run W() }\n"
+        "init { f!1; f!2; run W() }\n"
+    )
+    assert load_model(str(q)).max_created == 1 + 1 + 2
+    q.write_text(
+        "chan f = [2] of { byte };\nproctype W() { byte x; f?x; f!x; run W() }\n"
+        "init { f!1; run W() }\n"
+    )
+    assert load_model(str(q)).max_created is None  # W sends to f: no bound on its tokens

@@ -9,6 +9,7 @@ from absmc.ir.expr import FALSE, Const, Expr, Var
 from absmc.ir.span import ModelError
 from absmc.lang.promela.assigned import nodes
 from absmc.lang.promela.ast import ChanInit, Node, VarDecl
+from absmc.lang.promela.creation import channels_flow_down, creation_bound
 from absmc.lang.promela.deadvars import candidates, dead_resets
 from absmc.lang.promela.fsm import ProcFSM, Trans, build_fsm
 from absmc.lang.promela.lower_base import (
@@ -387,8 +388,9 @@ class Processes(Statements):
         while the commands were lowered (:attr:`pids_observed`: ``_pid``, ``_nr_pr``, a remote
         label, the value of ``run``), there is no remote variable, no process priority, no
         ``enabled``/``pc_value``/``get_priority``/``set_priority``, and no proctype declares a
-        local channel (its id depends on the slot, and a stale copy of it could name a later
-        process's channel)."""
+        local channel unless channel ids flow only down the creation tree
+        (:func:`.creation.channels_flow_down`: a local channel's id depends on the slot, and a
+        stale copy of it could name a later process's channel)."""
         if self.pids_observed or self.remote_vars or self.remote_refs:
             return False
         if self.priorities_may_differ():
@@ -404,57 +406,13 @@ class Processes(Statements):
         )
         if any(n.kind in observing for n in nodes(bodies)):
             return False
-        return not any(isinstance(d.init, ChanInit) for t in self.ptypes.values() for d in t.locals)
+        local = any(isinstance(d.init, ChanInit) for t in self.ptypes.values() for d in t.locals)
+        return not local or channels_flow_down(self.m, self.ptypes)
 
     def creation_bound(self) -> int | None:
-        """The most processes one execution can create in all, active ones included: each
-        ``run`` statement that lies on no cycle of its proctype's automaton runs at most once
-        per process of that proctype, so the count of proctype ``T`` is its active count plus,
-        per ``run T`` in a proctype ``C``, the count of ``C``. ``None`` when a ``run`` lies on
-        a cycle, a proctype can (transitively) create itself, or a ``run`` of the source is not
-        found as a statement of the automaton's transitions (inside a ``d_step``, say)."""
-        runs: dict[str, list[str]] = {}
-        for name, pt in self.ptypes.items():
-            succ: dict[int, set[int]] = {}
-            for src, trs in pt.fsm.trans.items():
-                succ.setdefault(src, set()).update(tr.target for tr in trs)
-            found: list[str] = []
-            for trs in pt.fsm.trans.values():
-                for tr in trs:
-                    for el in tr.steps:
-                        rn = _run_of(el)
-                        if rn is None:
-                            continue
-                        if _reaches(succ, tr.target, tr.source):
-                            return None
-                        found.append(str(rn.name))
-            if len(found) != _count_runs(pt.decl.body):
-                return None
-            runs[name] = found
-        count: dict[str, int] = {}
-
-        def instances(name: str, path: tuple[str, ...]) -> int | None:
-            if name in path:
-                return None  # a proctype that (transitively) creates itself
-            if name not in count:
-                pt = self.ptypes.get(name)
-                n = pt.decl.active if pt is not None else 0
-                for creator, made in runs.items():
-                    for _ in range(made.count(name)):
-                        k = instances(creator, (*path, name))
-                        if k is None:
-                            return None
-                        n += k
-                count[name] = n
-            return count[name]
-
-        total = 0
-        for name in self.ptypes:
-            k = instances(name, ())
-            if k is None:
-                return None
-            total += k
-        return total
+        """``System.max_created``: :func:`.creation.creation_bound` (with the receives of
+        tokens as fuel where the channels flow down the creation tree)."""
+        return creation_bound(self.m, self.ptypes, channels_flow_down(self.m, self.ptypes))
 
     def check_label_names(self, fsm: ProcFSM, local_names: set[str]) -> None:
         """SPIN's "bad label-name": a label may not have the name of a local variable of its
@@ -469,18 +427,3 @@ class Processes(Statements):
                     clash = True
             if clash:
                 raise self.err(f"bad label-name '{name}' (a variable has this name)", span=where)
-
-
-def _reaches(succ: dict[int, set[int]], start: int, goal: int) -> bool:
-    """Does the automaton (``succ``: location -> successors) lead from ``start`` to ``goal``?"""
-    seen = {start}
-    todo = [start]
-    while todo:
-        pc = todo.pop()
-        if pc == goal:
-            return True
-        for nxt in succ.get(pc, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return False
