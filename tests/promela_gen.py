@@ -34,7 +34,10 @@ and blocking statements give violations and deadlocks. The same seed always give
   places of its sequence (none in a loop), a worker may run one of the other type, workers read
   and write globals and a global channel (buffered or rendezvous) or none, assert on globals,
   block, and end (so their deaths race with the runs); now and then a model with a ``run`` in
-  a loop, where the rule is off.
+  a loop, where only part of the rule applies; and SPIN's calculator.pml in small: workers
+  that read a token of a global channel, may run a worker of their own with a local channel
+  and send their result to their creator's (local channels, recursive creation bounded by the
+  tokens).
 """
 
 from __future__ import annotations
@@ -309,8 +312,29 @@ class _RacesGen(_PorGen):
         self.helper = self.xu = False
         self.chans = ["c"]
 
+    def tokens(self) -> str:
+        """SPIN's calculator.pml in small: a worker T reads a token of ``tok`` and may then run
+        a T of its own with its local channel ``me`` (rendezvous or buffered), whose result it
+        receives; it sends its own result to its creator's channel. Local channels and
+        recursive creation, bounded by the tokens ``init`` sends."""
+        r = self.rng
+        me = f"chan me = [{r.choice([0, 0, 1])}] of {{ byte }}"
+        lines = ["byte g0, g1;", "chan tok = [3] of { byte };"]
+        if self.chan:
+            lines.append(f"chan c = [{0 if self.rendezvous else r.randint(1, 2)}] of {{ byte }};")
+        lines.append(
+            f"proctype T(chan up) {{ byte l0, l1; {me}; if :: tok?l0 -> run T(me); me?l1"
+            f" :: tok?l0 -> {self.stmt(0)} fi; {self.seq(1, 2)}; up!l0 }}"
+        )
+        sends = "; ".join(f"tok!{r.randint(0, 3)}" for _ in range(r.randint(1, 3)))
+        sets = "; ".join(f"{r.choice(self.globals)} = {self.expr()}" for _ in range(2))
+        lines.append(f"init {{ byte l0, l1; {me}; {sends}; run T(me); me?l0; {sets} }}")
+        return "\n".join(lines) + "\n"
+
     def model(self) -> str:
         r = self.rng
+        if r.random() < 0.3:
+            return self.tokens()
         lines = ["byte g0, g1;"]
         if self.chan:
             lines.append(f"chan c = [{0 if self.rendezvous else r.randint(1, 2)}] of {{ byte }};")

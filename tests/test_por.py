@@ -152,6 +152,9 @@ def _races(
         p.write_text(random_promela_races(seed))
         try:
             system = load_model(str(p))
+            more = (system.max_created or 0) - len(system.processes)
+            if more > 0:  # as many slots as processes are ever created (recursive workers)
+                system = load_model(str(p), extra_slots=more)
         except ModelError:  # a generated model the front end refuses is no test
             continue
         opts = CheckOptions(keep_going=True, reduce=True, order=order)  # type: ignore[arg-type]
