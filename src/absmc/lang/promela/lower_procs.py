@@ -406,7 +406,11 @@ class Processes(Statements):
         )
         if any(n.kind in observing for n in nodes(bodies)):
             return False
-        local = any(isinstance(d.init, ChanInit) for t in self.ptypes.values() for d in t.locals)
+        local = any(
+            isinstance(d.init, ChanInit) or d.type in self.m.typedefs
+            for t in self.ptypes.values()
+            for d in t.locals
+        )
         return not local or channels_flow_down(self.m, self.ptypes)
 
     def creation_bound(self) -> int | None:
