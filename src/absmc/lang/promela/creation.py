@@ -27,8 +27,8 @@ def channels_flow_down(model: Model, ptypes: Mapping[str, ProcType]) -> bool:
     or as an argument of ``run`` (no assignment, no receive into it, no message, comparison,
     index or ``printf`` of it), with no ``inline`` and no channel field in a ``typedef``? Then
     a process holds only global channels, its own and those its creator passed it, which
-    belong to its ancestors: processes older than it, alive while it is (a process dies only when it is the youngest), so no process
-    ever holds the channel of a dead process."""
+    belong to its ancestors: processes older than it, alive while it is (a process dies only
+    when it is the youngest), so no process ever holds the channel of a dead process."""
     if model.inlines or any(f.type == "chan" for t in model.typedefs.values() for f in t.fields):
         return False  # inline parameters and structure fields are not followed
     gl = _chan_names(model.globals)
