@@ -35,8 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from absmc.ir.dependency import reads_of, visible_variables
-from absmc.ir.ltl import NON_PROGRESS, Automaton, Ltl, LtlProperty
+from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
@@ -44,6 +43,7 @@ from absmc.kernel.explore.search import SearchOutcome
 from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
 from absmc.kernel.ltl.irproduct import fair_product, product_of
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
+from absmc.kernel.ltl.por import product_visible, stutter_refusal
 from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.run.limits import depth_limit, state_limit
@@ -95,10 +95,6 @@ _NO_LTL_POR = (
 )
 
 
-def _uses_next(f: Ltl) -> bool:
-    return f.op == "X" or any(_uses_next(g) for g in f.args)
-
-
 def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str | None:
     """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
     reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
@@ -106,12 +102,9 @@ def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str
     non-progress property (its progress labels are read by every step), weak fairness (no proof
     for the counter construction) and CNDFS (``threads`` >= 2: its threads would need one
     reduced graph)."""
-    if prop.name == NON_PROGRESS:
-        return "non-progress cycles are searched unreduced"
-    if prop.formula is None:
-        return "a never claim is searched unreduced (not known to be stutter-invariant)"
-    if _uses_next(prop.formula):
-        return "a formula with X is searched unreduced (not stutter-invariant)"
+    why = stutter_refusal(prop)  # the Python back end's rule (kernel/ltl/por.py)
+    if why is not None:
+        return why
     if weakly_fair:
         return "weak fairness: the product is searched unreduced"
     if threads > 1:
@@ -123,13 +116,13 @@ class SafetyMet(Exception):
     """The C product search met a safety violation (the Python back end reports it)."""
 
 
-def _runtime_ltl() -> str:
+def _runtime_ltl(cndfs: bool = True) -> str:
+    """runtime_ltl.c, then (``cndfs``) runtime_cndfs.c."""
     from importlib import resources
 
     pkg = resources.files("absmc.native")
-    return "".join(
-        pkg.joinpath(f).read_text(encoding="utf-8") for f in ("runtime_ltl.c", "runtime_cndfs.c")
-    )
+    files = ("runtime_ltl.c", "runtime_cndfs.c") if cndfs else ("runtime_ltl.c",)
+    return "".join(pkg.joinpath(f).read_text(encoding="utf-8") for f in files)
 
 
 def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
@@ -209,7 +202,9 @@ class NativeLtl:
     for a library whose ``sem`` never runs a reduced safety search; ``ltl_por``: with the
     product search's partial-order tables, whose visible variables are the state properties'
     and those the guards of the automata of the properties that may reduce read,
-    :func:`reduction_refusal`). Raises
+    :func:`reduction_refusal`; ``cndfs=False``: without the multi-core search, for a library
+    whose :meth:`search` runs one thread; ``por=False`` also leaves out the safety search,
+    :func:`~absmc.native.build.runtime_sources`: less C to compile). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -221,16 +216,18 @@ class NativeLtl:
         on_compile: Callable[[subprocess.Popen[str]], None] | None = None,
         por: bool = True,
         ltl_por: bool = False,
+        cndfs: bool = True,
     ) -> None:
+        self.cndfs = cndfs
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
         gen = CGen(system, properties, por)
-        head, tail = runtime_sources()
+        head, tail = runtime_sources(search=por)
         source = (
             gen.source(head, tail)
             + claim_source(gen, [self.automata[p.name] for p in ltl])
             + self._ltl_tables(gen, properties, ltl, ltl_por)
-            + _runtime_ltl()
+            + _runtime_ltl(cndfs)
         )
         opt = opt or default_opt(len(source))
         load_library(source, opt, on_compile)  # compiled and cached once for both handles below
@@ -249,14 +246,8 @@ class NativeLtl:
         self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
         if not self.ltl_por:
             return _NO_LTL_POR
-        guards = [
-            e.guard
-            for p in ltl
-            if reduction_refusal(p, False, 1) is None
-            for edges in self.automata[p.name].edges
-            for e in edges
-        ]
-        return gen.ltl_ample_source(visible_variables(properties) | reads_of(guards))
+        reducible = [self.automata[p.name] for p in ltl if reduction_refusal(p, False, 1) is None]
+        return gen.ltl_ample_source(product_visible(properties, reducible))
 
     def search(
         self,
@@ -290,7 +281,8 @@ class NativeLtl:
         ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
-        ``MemoryError`` (the store could not be allocated)."""
+        ``MemoryError`` (the store could not be allocated), ``ValueError`` for ``workers`` >= 2
+        on a library built without CNDFS."""
         limits = limits or Limits()
         stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
@@ -302,6 +294,8 @@ class NativeLtl:
         threads = min(max(workers, 1), CNDFS_MAX_THREADS)
         if threads > 1 and limits.max_depth is not None:
             threads, note = 1, "one thread: the multi-core search (CNDFS) takes no depth bound"
+        if threads > 1 and not self.cndfs:
+            raise ValueError("this library was built without the multi-core search (cndfs)")
         max_states = -1 if limits.max_states is None else limits.max_states
         api: Any
         if threads > 1:

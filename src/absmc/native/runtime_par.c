@@ -128,17 +128,7 @@ typedef struct par_s {
 #endif
 } par_t;
 
-/* more threads than CPUs: a lock holder may be descheduled, so a waiter yields its CPU after a
- * while instead of spinning out its time slice */
-static inline void spin_lock(volatile int *l) {
-    int n = 0;
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-            if (++n < 256) __builtin_ia32_pause();
-            else sched_yield();
-        }
-}
-static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+/* spin_lock, spin_unlock: runtime_tail.c (CNDFS takes them too) */
 
 /* the queues hold elements of EW words: exact store: id | depth << 32 (EW = 1); hash-compact:
  * depth, then the packed state (EW = 1 + NWA: the state exists nowhere else) */

@@ -175,6 +175,32 @@ int32_t *api_fkind(ctx_t *C) { return C->fkind; }
 int64_t *api_fa(ctx_t *C) { return C->fa; }
 int64_t *api_fb(ctx_t *C) { return C->fb; }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* the threads' locks (runtime_par.c, runtime_cndfs.c); more threads than CPUs: a lock holder
+ * may be descheduled, so a waiter yields its CPU after a while instead of spinning out its
+ * time slice */
+static inline void spin_lock(volatile int *l) {
+    int n = 0;
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++n < 256) __builtin_ia32_pause();
+            else sched_yield();
+        }
+}
+static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+/* A library that runs no safety search (the LTL product with -N, the state graph of CTL) is
+ * built with NO_SAFETY_SEARCH defined (absmc.native.build.runtime_sources): it leaves out
+ * what follows, and runtime_tree.c and runtime_par.c, which only the safety search uses. The
+ * compiler takes an undeclared function (-w), so a library missing a part fails only when it
+ * is loaded (undefined symbol): tests/test_native_cache.py loads each combination. */
+#ifndef NO_SAFETY_SEARCH
+
 /* ---- breadth-first search ------------------------------------------------------------------ */
 
 #define SLOT_MODEL_ERROR NPROP
@@ -266,12 +292,6 @@ typedef struct search_s {
     int ordcap;
     uint64_t packed[NWA];
 } search_t;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static inline uint64_t hash_packed(const uint64_t *w) {
     uint64_t h = 0x243F6A8885A308D3ULL;
@@ -1139,3 +1159,5 @@ int64_t s_chain(search_t *S, int64_t k, int32_t *buf, int64_t cap) {
     memcpy(buf, S->chains + S->choff[k], (size_t)len * sizeof(int32_t));
     return len;
 }
+
+#endif /* NO_SAFETY_SEARCH */

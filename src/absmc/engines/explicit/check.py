@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from absmc.codegen.python import CompiledSystem, compile_system
@@ -175,9 +176,22 @@ def _linear_time(
     ordinary safety search decides them (:func:`_safety`, run before the product searches'
     results as before). ``ltl_search``: the product search to use (default
     :func:`~absmc.kernel.ltl.ltl.search_ltl`), ``safety_search`` the safety search (default
-    :func:`_safety`)."""
+    :func:`_safety`). With ``options.reduce`` the Python product searches use partial-order
+    reduction (:mod:`absmc.kernel.ltl.por`; the safe locations computed once, on first use)."""
     from absmc.kernel.ltl.ltl import ltl_result, search_ltl
     from absmc.kernel.ltl.product import covers_every_state
+
+    @cache
+    def product_ample() -> AmpleSets:
+        """The product searches' safe locations (docs/reductions.md, "The LTL product
+        search"): visible are the selected state properties' variables and those the guards of
+        every ltl block of the model that may reduce read, as in the C back end's library."""
+        from absmc.kernel.ltl.ltl import automaton_of
+        from absmc.kernel.ltl.por import product_visible, stutter_refusal
+
+        automata = [automaton_of(p) for p in system.ltl if stutter_refusal(p) is None]
+        visible = product_visible(selection.user, automata)
+        return AmpleSets(system, selection.user, compiled.commands_of, visible)
 
     claim_only = options.ltl is not None
     ltl_results: list[PropertyResult] = []
@@ -203,6 +217,7 @@ def _linear_time(
                 deadlock=deadlock,
                 keep_going=options.keep_going or not claim_only,
                 spin_order=True,
+                reduce=product_ample if options.reduce else None,
             )
         out = found.outcome
         used += out.states
@@ -337,7 +352,9 @@ def _safety(
         }
     else:
         ample = (
-            AmpleSets(system, compiled.properties, compiled.commands_of) if options.reduce else None
+            AmpleSets(system, compiled.properties, compiled.commands_of, races=True)
+            if options.reduce
+            else None
         )
         outcome = search(
             compiled,

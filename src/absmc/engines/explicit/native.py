@@ -344,7 +344,7 @@ def check_ltl_with_backend(
             workers,
             python,
             lambda opt, started: NativeLtl(
-                system, selection.user, claims, opt, started, por, options.reduce
+                system, selection.user, claims, opt, started, por, options.reduce, workers > 1
             ),
         )
         if isinstance(got, Result):
@@ -356,7 +356,14 @@ def check_ltl_with_backend(
         native = (
             built[0]
             if built
-            else NativeLtl(system, selection.user, claims, por=por, ltl_por=options.reduce)
+            else NativeLtl(
+                system,
+                selection.user,
+                claims,
+                por=por,
+                ltl_por=options.reduce,
+                cndfs=workers > 1,
+            )
         )
         assert isinstance(native, NativeLtl)
 

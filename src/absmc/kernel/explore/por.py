@@ -23,7 +23,7 @@ model-error violations (C0, C1, C3), and state properties (visibility, C2).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from absmc.ir.dependency import safe_conditions, visible_variables
@@ -56,19 +56,27 @@ MAX_GROUPS = 120
 
 class AmpleSets:
     """The ample-set choice for ``system`` when ``properties`` are checked (their state
-    properties are the visible ones). ``commands_of(label)`` gives a step label's commands (a
-    chain's first command decides its process). ``active``: some location is safe (when not,
-    :meth:`ample` never reduces)."""
+    properties are the visible ones; ``visible``, when given, names the visible variables
+    instead, e.g. with an LTL product's guards, :func:`absmc.kernel.ltl.por.product_visible`).
+    ``commands_of(label)`` gives a step label's commands (a chain's first command decides its
+    process). ``races``: deaths and runs racing for a slot may go in either order (the safety
+    search only: :func:`absmc.ir.dependency.safe_conditions`, docs/reductions.md, "A death and
+    a run racing for a slot"). ``active``: some location is safe (when not, :meth:`ample`
+    never reduces)."""
 
     def __init__(
         self,
         system: System,
         properties: tuple[Property, ...],
         commands_of: Callable[[int], tuple[int, ...]],
+        visible: frozenset[str] | None = None,
+        races: bool = False,
     ) -> None:
         from absmc.codegen.python import compile_expr_fn
 
-        safe = safe_conditions(system, visible_variables(properties), races=True)
+        if visible is None:
+            visible = visible_variables(properties)
+        safe = safe_conditions(system, visible, races=races)
         index = system.index_of
         #: (process position, pc position in the state or -1, {safe pc value: None when
         #: unconditionally safe, else the condition as a function of the state})
@@ -100,6 +108,18 @@ class AmpleSets:
             p = self._chain_proc[label] = self._proc_of_cmd[first]
         return p
 
+    def safe_processes(self, state: State) -> Iterator[int]:
+        """The positions (in ``System.processes``) of the processes at a location safe in
+        ``state`` (its condition holds there), youngest first (pan's ``do_reach`` order)."""
+        for proc, at, locs in self.rows:
+            loc = state[at] if at >= 0 else None
+            if loc not in locs:
+                continue
+            cond = locs[loc]
+            if cond is not None and not cond(state):
+                continue
+            yield proc
+
     def ample(self, state: State, succ: Successors) -> list[Successors] | None:
         """The groups of ``state``'s enabled steps ``succ`` in the order pan tries them: one
         group per process at a safe location (whose condition holds) with an enabled step,
@@ -111,15 +131,9 @@ class AmpleSets:
             return None
         groups: list[Successors] = []
         taken: set[int] = set()
-        for proc, at, locs in self.rows:
+        for proc in self.safe_processes(state):
             if len(groups) == MAX_GROUPS:
                 break
-            loc = state[at] if at >= 0 else None
-            if loc not in locs:
-                continue
-            cond = locs[loc]
-            if cond is not None and not cond(state):
-                continue
             mine = [s for s in succ if self.process_of(s[0]) == proc]
             if not mine:
                 continue

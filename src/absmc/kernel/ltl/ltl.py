@@ -13,12 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
+from absmc.ir.steps import Expansion, State
 from absmc.kernel.explore.nested import Lasso, NestedDfs
+from absmc.kernel.explore.por import POR, AmpleSets
 from absmc.kernel.explore.search import SearchOutcome, Violation, search
 from absmc.kernel.explore.store import Store
 from absmc.kernel.ltl.buchi import violation_automaton
 from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
 from absmc.kernel.ltl.irproduct import fair_product, product_of
+from absmc.kernel.ltl.por import ReducedProduct, product_refusal
 from absmc.kernel.ltl.product import ProductSemantics, system_path
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.replay.trace import replay_lasso
@@ -74,6 +77,7 @@ def search_ltl(
     deadlock: bool = False,
     keep_going: bool = False,
     spin_order: bool = False,
+    reduce: Callable[[], AmpleSets] | None = None,
 ) -> LtlOutcome:
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
@@ -86,7 +90,12 @@ def search_ltl(
     stopping at the first such violation unless ``keep_going`` (SPIN's ``-c1``; the first
     cycle stops it either way). ``spin_order``: SPIN's order of the steps (highest process
     first) and its early cycle detection in the outer search (:class:`NestedDfs` ``early``),
-    which find SPIN's short lassos sooner."""
+    which find SPIN's short lassos sooner. ``reduce``: partial-order reduction of the product
+    (:mod:`absmc.kernel.ltl.por`) with the safe locations ``reduce()`` gives (called only when
+    :func:`~absmc.kernel.ltl.por.product_refusal` does not refuse ``prop``; their visible
+    variables :func:`~absmc.kernel.ltl.por.product_visible`'s); ``extra`` then has
+    ``reductions`` (``["partial-order"]``) and ``reduced_states`` (states expanded by an ample
+    set only), or ``reduction_note``, why the search ran unreduced."""
     aut = automaton_of(prop)
     product = product_of(
         sem,
@@ -96,16 +105,30 @@ def search_ltl(
         deadlock=deadlock,
         spin_ordered=spin_order,
     )
-    searched: ProductSemantics | FairSemantics = product
+    searched: ProductSemantics | FairSemantics | ReducedProduct = product
     if weakly_fair:
         searched = fair_product(product, sem)
+    extra: dict[str, object] = {}
+    nested: Callable[[State], Expansion] = searched.successors
+    on_stack: dict[State, int] = {}
+    if reduce is not None:
+        why = product_refusal(prop, weakly_fair)
+        ample = reduce() if why is None else None
+        if ample is not None and not ample.active:
+            why = "no location is safe for the property"
+        if why is None and ample is not None:
+            searched = ReducedProduct(product, ample, on_stack)
+            nested = searched.nested_successors
+        else:
+            extra["reduction_note"] = why
     hooks = NestedDfs(
-        searched.successors,
+        nested,
         searched.is_accepting,
         prop.name,
         f"ltl '{prop.name}' violated: an accepting cycle",
         nested_store,
         early=spin_order,
+        on_stack=on_stack,
     )
     outcome = search(
         searched,
@@ -130,7 +153,10 @@ def search_ltl(
         if isinstance(searched, FairSemantics):
             path = [fair_decode(label, searched.k)[0] for label in path]
         found[name] = Violation(name, system_path(path, aut.size), v.message, v.count)
-    return LtlOutcome(outcome, lasso, hooks.states, aut, weakly_fair, found)
+    if isinstance(searched, ReducedProduct):
+        extra["reductions"] = [POR]
+        extra["reduced_states"] = searched.reduced
+    return LtlOutcome(outcome, lasso, hooks.states, aut, weakly_fair, found, extra)
 
 
 def ltl_result(
