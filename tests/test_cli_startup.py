@@ -47,6 +47,32 @@ def test_a_command_imports_only_its_own_module() -> None:
     assert out[-2:] == ["0", "absmc.cli.common absmc.cli.simulate"]
 
 
+def test_a_safety_check_of_promela_imports_no_solver_nor_rich(tmp_path: Path) -> None:
+    """The explicit check of a Promela model without ltl, its verdict piped: neither the
+    solvers (z3, islpy), nor Spot (ltl only), nor rich (terminals and tables only) are loaded."""
+    model = tmp_path / "counter.pml"
+    model.write_text(
+        "byte x;\n"
+        "active proctype p() { do :: x < 3 -> x++ :: x == 3 -> break od; assert(x == 3) }\n"
+    )
+    probe = (
+        "import sys\n"
+        "from absmc.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(model)!r}, '--no-trail'])\n"
+        "except SystemExit as e:\n"
+        "    print(e.code)\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'z3', 'islpy', 'spot', 'rich', 'jinja2', 'networkx'})) or '-')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT
+    ).stdout.splitlines()
+    assert out[-3:] == ["verdict: holds", "0", "-"]
+    assert "states 10," in out[-4]  # x = 0..3, each with the loop and the guard taken
+
+
 def test_ctrl_c_before_loading_is_one_line_and_130(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
-from rich.text import Text
 
 from absmc.cli.common import (
     CONTEXT,
@@ -153,6 +152,8 @@ def run_replay(
             default=0,
         )
         system = load(model, defs, reduce=reduced, extra_slots=added)
+        from rich.text import Text  # rich only when a trace is shown, not for check's trails
+
         sem = compile_system(system)
         con = console(out)
         what = f"trace of '{chosen.property}'" if chosen.property else "random run"

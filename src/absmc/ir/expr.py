@@ -259,6 +259,11 @@ class Op(Expr):
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple[type[Op], tuple[Operator, tuple[Expr, ...], SourceSpan | None]]:
+        # rebuilt by the constructor: the cached hash is of strings, whose hashes differ from
+        # one process to the next (PYTHONHASHSEED), so a pickled one would be wrong elsewhere
+        return (Op, (self.op, self.args, self.span))
+
     def __repr__(self) -> str:
         from absmc.ir.printer import format_expr
 

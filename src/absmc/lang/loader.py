@@ -31,9 +31,24 @@ def load_model(
     ``UsageError`` for an unknown extension or options the front end does not take. A model
     whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a located
     ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
-    (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`).
+    (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`). A model
+    loaded before from the same bytes by the same absmc comes from the model cache
+    (:mod:`absmc.lang.modelcache`).
     """
-    system = _load(Path(path), defines, reduce, extra_slots)
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if (suffix in GCL_SUFFIXES or suffix in PROMELA_SUFFIXES) and not defines:
+        from absmc.lang.modelcache import cached_system
+
+        options = f"reduce={reduce} extra_slots={extra_slots}"
+        system = cached_system(
+            p,
+            suffix in PROMELA_SUFFIXES,
+            options,
+            lambda: _load(p, defines, reduce, extra_slots),
+        )
+    else:
+        system = _load(p, defines, reduce, extra_slots)
     check_depth(system)
     return system
 

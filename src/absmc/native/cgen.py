@@ -45,6 +45,7 @@ from absmc.ir.expr import TRUE, Const, Expr, Op, Var, conj, conjuncts
 from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
+from absmc.native.fairpor import SafeConditions, fair_safe_conditions
 from absmc.native.shapes import (
     SHARE_MIN_CHARS,
     SHARE_MIN_COMMANDS,
@@ -776,7 +777,12 @@ class CGen:
         self.emit(0, "}")
         self.ample_tables()
 
-    def ample_tables(self, prefix: str = "m_por", visible: frozenset[str] | None = None) -> None:
+    def ample_tables(
+        self,
+        prefix: str = "m_por",
+        visible: frozenset[str] | None = None,
+        safe: SafeConditions | None = None,
+    ) -> None:
         """The safe locations of partial-order reduction (:mod:`absmc.ir.dependency`; used by
         ``por_order`` in runtime_tail.c when the search reduces): per candidate process in order,
         its index, the slot of its pc (-1: none, every state counts as safe) and its safe pc
@@ -786,16 +792,18 @@ class CGen:
         unconditional). ``prefix`` names the tables (``m_por``: the safety search's;
         ``m_lpor``: the LTL product search's, :meth:`ltl_ample_source`); ``visible``: the
         variables no step of an ample set may write (default: those of the selected state
-        properties, :func:`~absmc.ir.dependency.visible_variables`)."""
+        properties, :func:`~absmc.ir.dependency.visible_variables`); ``safe``: the locations
+        and conditions, when computed already."""
         sys = self.system
         # none without ``por``: a library for searches that never reduce (the LTL product
         # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
-        if visible is None:
+        if safe is None and visible is None:
+            # the safety search: deaths and runs racing for a slot may go in either order
             safe = (
                 safe_conditions(sys, visible_variables(self.props), races=True) if self.por else {}
             )
-        else:
-            safe = safe_conditions(sys, visible)
+        elif safe is None:
+            safe = safe_conditions(sys, visible or frozenset())
         procs: list[str] = []
         slots: list[str] = []
         offs: list[str] = ["0"]
@@ -832,15 +840,19 @@ class CGen:
         self.emit(0, f"static const int32_t {prefix}_off[] = {{{', '.join(offs)}}};")
         self.emit(0, f"static const int64_t {prefix}_locs[] = {{{', '.join(locs) or '0'}}};")
 
-    def ltl_ample_source(self, visible: frozenset[str]) -> str:
+    def ltl_ample_source(self, visible: frozenset[str], fair: bool = False) -> str:
         """C for the LTL product search's safe locations (``m_lpor_*``, ``LPOR_ROWS``; as
         :meth:`ample_tables` with ``visible``: the variables the selected state properties and
-        the automata's guards read, SPIN's visibility condition C2 for the never claim). Call
-        after :meth:`source` (it uses the same translator)."""
+        the automata's guards read, SPIN's visibility condition C2 for the never claim) and,
+        with ``fair``, ``m_lfpor_*`` for weak fairness (:mod:`~absmc.native.fairpor`; else none).
+        Call after :meth:`source` (it uses the same translator)."""
         kept = self.lines
         self.lines = []
         try:
-            self.ample_tables("m_lpor", visible)
+            sys = self.system
+            safe = safe_conditions(sys, visible)
+            self.ample_tables("m_lpor", visible, safe)
+            self.ample_tables("m_lfpor", visible, fair_safe_conditions(sys, safe) if fair else {})
             return "\n".join(self.lines) + "\n"
         finally:
             self.lines = kept

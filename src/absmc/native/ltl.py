@@ -92,6 +92,13 @@ _NO_LTL_POR = (
     "static const int32_t m_lpor_slot[] = {0};\n"
     "static const int32_t m_lpor_off[] = {0};\n"
     "static const int64_t m_lpor_locs[] = {0};\n"
+    "static int m_lfpor_cond(int j, const int64_t *v, ctx_t *C) {"
+    " (void)j; (void)v; (void)C; return 1; }\n"
+    "#define LFPOR_ROWS 0\n"
+    "static const int32_t m_lfpor_proc[] = {0};\n"
+    "static const int32_t m_lfpor_slot[] = {0};\n"
+    "static const int32_t m_lfpor_off[] = {0};\n"
+    "static const int64_t m_lfpor_locs[] = {0};\n"
 )
 
 
@@ -99,14 +106,13 @@ def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str
     """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
     reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
     claims (not known to be stutter-invariant) and formulas with ``X`` stay unreduced, as do the
-    non-progress property (its progress labels are read by every step), weak fairness (no proof
-    for the counter construction) and CNDFS (``threads`` >= 2: its threads would need one
-    reduced graph)."""
+    non-progress property (its progress labels are read by every step) and CNDFS (``threads``
+    >= 2: its threads would need one reduced graph). ``weakly_fair`` reduces with its own safe
+    locations (:mod:`absmc.native.fairpor`; the argument: docs/reductions.md, "Weak
+    fairness")."""
     why = stutter_refusal(prop)  # the Python back end's rule (kernel/ltl/por.py)
     if why is not None:
         return why
-    if weakly_fair:
-        return "weak fairness: the product is searched unreduced"
     if threads > 1:
         return "CNDFS (--workers >= 2) searches the product unreduced"
     return None
@@ -202,9 +208,11 @@ class NativeLtl:
     for a library whose ``sem`` never runs a reduced safety search; ``ltl_por``: with the
     product search's partial-order tables, whose visible variables are the state properties'
     and those the guards of the automata of the properties that may reduce read,
-    :func:`reduction_refusal`; ``cndfs=False``: without the multi-core search, for a library
-    whose :meth:`search` runs one thread; ``por=False`` also leaves out the safety search,
-    :func:`~absmc.native.build.runtime_sources`: less C to compile). Raises
+    :func:`reduction_refusal`; ``fair_por``: also those of the search under weak fairness,
+    :mod:`absmc.native.fairpor`, else that search runs unreduced; ``cndfs=False``: without the
+    multi-core search, for a library whose :meth:`search` runs one thread; ``por=False`` also
+    leaves out the safety search, :func:`~absmc.native.build.runtime_sources`: less C to
+    compile). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -217,6 +225,7 @@ class NativeLtl:
         por: bool = True,
         ltl_por: bool = False,
         cndfs: bool = True,
+        fair_por: bool = False,
     ) -> None:
         self.cndfs = cndfs
         self.automata = {p.name: automaton_of(p) for p in ltl}
@@ -226,7 +235,7 @@ class NativeLtl:
         source = (
             gen.source(head, tail)
             + claim_source(gen, [self.automata[p.name] for p in ltl])
-            + self._ltl_tables(gen, properties, ltl, ltl_por)
+            + self._ltl_tables(gen, properties, ltl, ltl_por, fair_por)
             + _runtime_ltl(cndfs)
         )
         opt = opt or default_opt(len(source))
@@ -241,13 +250,16 @@ class NativeLtl:
         properties: Sequence[Property],
         ltl: Sequence[LtlProperty],
         on: bool,
+        fair: bool,
     ) -> str:
-        """The product search's safe locations (C2: the automata's guards are visible)."""
+        """The product search's safe locations (C2: the automata's guards are visible); with
+        ``fair`` also those of its search under weak fairness."""
         self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
+        self.fair_por = self.ltl_por and fair
         if not self.ltl_por:
             return _NO_LTL_POR
         reducible = [self.automata[p.name] for p in ltl if reduction_refusal(p, False, 1) is None]
-        return gen.ltl_ample_source(product_visible(properties, reducible))
+        return gen.ltl_ample_source(product_visible(properties, reducible), fair)
 
     def search(
         self,
@@ -276,7 +288,9 @@ class NativeLtl:
         (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
         used), ``reductions`` (``["partial-order"]`` when the product search reduced: ``reduce``,
         a library built with ``ltl_por`` and no :func:`reduction_refusal`; then
-        ``reduced_states``, the product states expanded by an ample set only, else
+        ``reduced_states``, the product states expanded by an ample set only (with
+        ``weakly_fair``: the ample sets of :mod:`absmc.native.fairpor`, one choice per
+        ``(s, q)`` for every counter copy), else
         ``reduction_note`` with the reason when ``reduce`` was asked) and with CNDFS
         ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
@@ -328,6 +342,8 @@ class NativeLtl:
         why = reduction_refusal(prop, weakly_fair, threads) if reduce else None
         if reduce and why is None and not self.ltl_por:
             why = "the product search's library has no partial-order tables"
+        if reduce and why is None and weakly_fair and not self.fair_por:
+            why = "the product search's library has no weak-fairness partial-order tables"
         reduced = False
         if threads == 1:
             lib.l_set_fair(handle, int(weakly_fair))

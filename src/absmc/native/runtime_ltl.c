@@ -49,6 +49,13 @@ typedef struct ltl_s {
     int32_t *amp;          /* per state with por: 0 expanded fully, else 1 + the process of
                               its ample set (the outer search's choice, kept for the nested) */
     int64_t por_reduced;
+    /* with por and weak fairness, the choice is made once per (s, q), for every counter copy
+     * (docs/reductions.md, "Weak fairness"): rep[id] is the first stored copy of id's (s, q),
+     * whose amp and flag bit 2 (chosen) hold the choice and pstk the number of its copies on
+     * the outer stack (the stack proviso asks about (s, q)); ptable finds the first copy of a
+     * (s, q) as table finds a product state */
+    uint32_t *rep; int32_t *pstk;
+    uint64_t *ptable; uint64_t ptcap; int64_t npairs;
 } ltl_t;
 
 /* the automaton state and the weak-fairness counter of a product state's last word */
@@ -105,9 +112,51 @@ static int l_table_grow(ltl_t *L) {
     return 1;
 }
 
+/* The (s, q) of product state w: w with the fairness counter (the high half of the last word)
+ * cleared; l_pair gives the id of its first stored copy (the representative), or -1; with
+ * add >= 0 and none stored yet, add becomes it. L_NOMEM on no memory. */
+#define L_NOMEM INT64_MIN
+static int l_ptable_grow(ltl_t *L) {
+    uint64_t nc = L->ptcap ? L->ptcap * 2 : (1u << 16);
+    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
+    if (!t) return 0;
+    for (uint64_t k = 0; k < L->ptcap; k++) {
+        uint64_t e = L->ptable[k];
+        if (!e) continue;
+        uint64_t p = l_slot(e >> 32, nc);
+        while (t[p]) p = (p + 1) & (nc - 1);
+        t[p] = e;
+    }
+    free(L->ptable);
+    L->ptable = t;
+    L->ptcap = nc;
+    return 1;
+}
+
+static int64_t l_pair(ltl_t *L, const uint64_t *w, int64_t add) {
+    uint64_t key[LW];
+    memcpy(key, w, sizeof key);
+    key[NW] = (uint64_t)(uint32_t)key[NW];
+    if (add >= 0 && (uint64_t)(L->npairs + 1) * 2 > L->ptcap && !l_ptable_grow(L))
+        return L_NOMEM;
+    uint64_t g = l_hash(key) >> 32, m = L->ptcap - 1, p = l_slot(g, L->ptcap), e;
+    while ((e = L->ptable[p]) != 0) {
+        if (e >> 32 == g) {
+            int64_t id = (int64_t)(uint32_t)e - 1;
+            const uint64_t *a = L->arena + id * LW;
+            if (memcmp(a, key, sizeof(uint64_t) * NW) == 0 && (uint32_t)a[NW] == (uint32_t)key[NW])
+                return id;
+        }
+        p = (p + 1) & m;
+    }
+    if (add < 0) return -1;
+    L->ptable[p] = g << 32 | (uint64_t)(add + 1);
+    L->npairs++;
+    return add;
+}
+
 /* the id of product state w (hash h: l_hash(w)), or -1; with add, a new state is stored (its
  * id returned as -2 - id, so that the caller tells new from old); L_NOMEM on no memory */
-#define L_NOMEM INT64_MIN
 static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
     if (add && (uint64_t)(L->nstates + 1) * 2 > L->tcap && !l_table_grow(L)) return L_NOMEM;
     uint64_t g = h >> 32, m = L->tcap - 1, p = l_slot(g, L->tcap), e;
@@ -133,12 +182,26 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
             if (!a) return L_NOMEM;
             L->amp = a;
         }
+        if (L->por && L->fair) {
+            uint32_t *r = (uint32_t *)realloc(L->rep, (size_t)nc * sizeof(uint32_t));
+            if (!r) return L_NOMEM;
+            L->rep = r;
+            int32_t *k = (int32_t *)realloc(L->pstk, (size_t)nc * sizeof(int32_t));
+            if (!k) return L_NOMEM;
+            L->pstk = k;
+        }
         L->cap = nc;
     }
     int64_t id = L->nstates++;
     memcpy(L->arena + id * LW, w, sizeof(uint64_t) * LW);
     L->flags[id] = 0;
     if (L->por) L->amp[id] = 0;
+    if (L->por && L->fair) {
+        int64_t r = l_pair(L, w, id);
+        if (r == L_NOMEM) { L->nstates--; return L_NOMEM; }
+        L->rep[id] = (uint32_t)r;
+        L->pstk[id] = 0;
+    }
     L->table[p] = g << 32 | (uint64_t)(id + 1);
     return -2 - id;
 }
@@ -288,12 +351,43 @@ static int64_t l_expand(ltl_t *L, const uint64_t *src, uint64_t **succ, int64_t 
  * row r of m_lpor_proc is at a location safe for the claim (visibility C2: its steps write
  * nothing the automaton's guards read) in the unpacked state L->v */
 static int l_por_safe(ltl_t *L, int r) {
+    if (L->fair) {  /* under weak fairness: m_lfpor, native/fairpor.py */
+        int sl = m_lfpor_slot[r];
+        if (sl < 0) return 1;
+        int64_t x = L->v[sl];
+        for (int j = m_lfpor_off[r]; j < m_lfpor_off[r + 1]; j++)
+            if (m_lfpor_locs[j] == x) return m_lfpor_cond(j, L->v, L->C);
+        return 0;
+    }
     int sl = m_lpor_slot[r];
     if (sl < 0) return 1;
     int64_t x = L->v[sl];
     for (int j = m_lpor_off[r]; j < m_lpor_off[r + 1]; j++)
         if (m_lpor_locs[j] == x) return m_lpor_cond(j, L->v, L->C);
     return 0;
+}
+
+/* the id whose amp holds id's choice: id, or under weak fairness its (s, q)'s first copy */
+static inline int64_t l_amp_id(ltl_t *L, int64_t id) {
+    return L->fair ? (int64_t)L->rep[id] : id;
+}
+
+/* whether product state w is on the outer stack (under weak fairness: any copy of its
+ * (s, q), the stack proviso of the (s, q) graph) */
+static int l_on_stack(ltl_t *L, const uint64_t *w) {
+    if (L->fair) {
+        int64_t r = l_pair(L, w, -1);
+        return r >= 0 && L->pstk[r] > 0;
+    }
+    int64_t t = l_find(L, w, l_hash(w), 0);
+    return t >= 0 && (L->flags[t] & 1);
+}
+
+/* id enters (+1) or leaves (-1) the outer stack */
+static inline void l_stack_mark(ltl_t *L, int64_t id, int d) {
+    if (d > 0) L->flags[id] |= 1;
+    else L->flags[id] &= (uint8_t)~1;
+    if (L->por && L->fair) L->pstk[L->rep[id]] += d;
 }
 
 /* the process of the i-th system step (in l_expand's order) of the last expansion */
@@ -323,18 +417,34 @@ static int64_t l_keep(ltl_t *L, uint64_t *buf, int64_t off, int64_t n, int p) {
 static int64_t l_ample(ltl_t *L, int64_t id, int64_t off, int64_t n) {
     int ns = L->last_ns;
     if (!L->por || ns < 2 || L->last_nt == 0) return n;
-    for (int r = LPOR_ROWS - 1; r >= 0; r--) {
+    if (L->fair) {  /* the choice of the (s, q), once for all its counter copies */
+        int64_t a = L->rep[id];
+        if (L->flags[a] & 4) {
+            if (!L->amp[a]) return n;
+            L->por_reduced++;
+            return l_keep(L, L->osucc, off, n, L->amp[a] - 1);
+        }
+        L->flags[a] |= 4;
+        id = a;
+    }
+    for (int r = (L->fair ? LFPOR_ROWS : LPOR_ROWS) - 1; r >= 0; r--) {
         if (!l_por_safe(L, r)) continue;
-        int p = m_lpor_proc[r], c = 0;
-        for (int i = 0; i < ns; i++) c += l_step_proc(L, i) == p;
+        int p = L->fair ? m_lfpor_proc[r] : m_lpor_proc[r], c = 0, single = 1;
+        for (int i = 0; i < ns; i++) {
+            if (l_step_proc(L, i) != p) continue;
+            c++;
+            /* under weak fairness, no step that moves another process too (a rendezvous) */
+            int st = L->order[i];
+            for (int m = 1; m < L->C->slen[st]; m++)
+                if (m_fn_of[L->C->ch[L->C->soff[st] + m]] != p) single = 0;
+        }
         if (c == 0) continue;
         if (c == ns) return n; /* the process has every step: nothing to leave out */
+        if (L->fair && !single) continue;
         int ok = 1;
         for (int64_t j = 0; j < n && ok; j++) {
             if (l_step_proc(L, (int)(j % ns)) != p) continue;
-            const uint64_t *w = L->osucc + (off + j) * LW;
-            int64_t t = l_find(L, w, l_hash(w), 0);
-            if (t >= 0 && (L->flags[t] & 1)) ok = 0;
+            if (l_on_stack(L, L->osucc + (off + j) * LW)) ok = 0;
         }
         if (!ok) continue;
         L->amp[id] = p + 1;
@@ -350,7 +460,7 @@ static int l_push_outer(ltl_t *L, int64_t id) {
     int64_t depth = L->nos;
     int64_t n = l_expand(L, L->arena + id * LW, &L->osucc, &L->nosucc, &L->caposucc, 1);
     if (n < 0) return (int)n;
-    L->flags[id] |= 1;
+    l_stack_mark(L, id, 1);
     if (L->por) {
         n = l_ample(L, id, off, n);
         L->nosucc = off + n;
@@ -409,8 +519,8 @@ static int l_start_nested(ltl_t *L, int64_t seed) {
     if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
     int64_t n = l_expand(L, L->arena + seed * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
-    if (L->por && L->amp[seed]) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, 0, n, L->amp[seed] - 1);
+    if (L->por && L->amp[l_amp_id(L, seed)]) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, 0, n, L->amp[l_amp_id(L, seed)] - 1);
         L->nnsucc = n;
     }
     L->ns[0].id = seed;
@@ -432,7 +542,7 @@ static int l_nested_step(ltl_t *L) {
             L->in_nested = 0;
             /* the seed leaves the outer stack */
             lframe_t *o = &L->os[L->nos - 1];
-            L->flags[o->id] &= (uint8_t)~1;
+            l_stack_mark(L, o->id, -1);
             L->nosucc = o->off;
             L->nos--;
             return L->nos ? L_RUNNING : L_DONE;
@@ -451,8 +561,8 @@ static int l_nested_step(ltl_t *L) {
     int64_t off = L->nnsucc;
     int64_t n = l_expand(L, L->arena + id * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
-    if (L->por && L->amp[id]) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, off, n, L->amp[id] - 1);
+    if (L->por && L->amp[l_amp_id(L, id)]) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, off, n, L->amp[l_amp_id(L, id)] - 1);
         L->nnsucc = off + n;
     }
     lframe_t *g = &L->ns[L->nns++];
@@ -468,7 +578,7 @@ static int l_outer_step(ltl_t *L) {
     lframe_t *f = &L->os[L->nos - 1];
     if (f->i == f->n) {
         if (l_accepting(L, L->arena + f->id * LW)) return l_start_nested(L, f->id);
-        L->flags[f->id] &= (uint8_t)~1;
+        l_stack_mark(L, f->id, -1);
         L->nosucc = f->off;
         L->nos--;
         return L->nos ? L_RUNNING : L_DONE;
@@ -523,7 +633,7 @@ void l_free(ltl_t *L) {
     ctx_free(L->C);
     free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
     free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
-    free(L->amp);
+    free(L->amp); free(L->rep); free(L->pstk); free(L->ptable);
     free(L);
 }
 
@@ -566,7 +676,8 @@ int64_t l_stat(ltl_t *L, int which) {
     case 4: return L->nested_states;
     case 5: return L->nlasso;
     case 6: return L->cycle_start;
-    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap + (L->amp ? L->cap * 4 : 0));
+    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap + (L->amp ? L->cap * 4 : 0) +
+                             (L->rep ? L->cap * 8 + L->ptcap * 8 : 0));
     case 8: return L->nos;
     case 9: return L->por_reduced;
     default: return 0;
@@ -588,14 +699,12 @@ int l_lasso_counter(ltl_t *L, int64_t k) {
 /* weak fairness (SPIN's -f): before the first l_run */
 void l_set_fair(ltl_t *L, int on) { L->fair = on; }
 
-/* partial-order reduction of the product (one thread, no weak fairness) on (1) or off (0),
- * before the first l_run; returns whether it is on (0 when no location is safe) */
+/* partial-order reduction of the product (one thread; with weak fairness, l_set_fair first,
+ * the tables m_lfpor) on (1) or off (0), before the first l_run; returns whether it is on (0
+ * when no location is safe) */
 int l_set_reduce(ltl_t *L, int on) {
-    if (L->started || L->fair || L->nstates > 1) return L->por = 0;
-    L->por = on && LPOR_ROWS > 0;
-    if (L->por && L->cap) {
-        L->amp = (int32_t *)calloc((size_t)L->cap, sizeof(int32_t));
-        if (!L->amp) return L->por = 0;
-    }
+    if (L->started || L->nstates > 0) return L->por = 0;
+    L->por = on && (L->fair ? LFPOR_ROWS : LPOR_ROWS) > 0;
+    if (L->por && L->fair && !l_ptable_grow(L)) return L->por = 0;
     return L->por;
 }

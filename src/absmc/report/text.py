@@ -1,14 +1,19 @@
-"""Human-readable rendering of results and traces (rich tables; plain text when piped)."""
+"""Human-readable rendering of results and traces (rich tables; plain text when piped).
+
+rich is imported only where it is used (a terminal, a table, a line plain text cannot carry):
+piped, a verdict is written without it (:class:`PlainConsole`), saving a run ~0.07 s of start-up.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from absmc.kernel.run.result import PropertyResult, Result, StateValue, Stats, Trace, Verdict
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 _STYLE = {Verdict.HOLDS: "bold green", Verdict.VIOLATED: "bold red", Verdict.UNKNOWN: "bold yellow"}
 _MARK = {Verdict.HOLDS: "✓", Verdict.VIOLATED: "✗", Verdict.UNKNOWN: "?"}
@@ -35,6 +40,9 @@ def format_assignments(values: Mapping[str, StateValue]) -> str:
 def trace_table(trace: Trace, title: str | None = None) -> Table:
     """The step table of a trace: step, process, command, source line, changed variables
     (cells are plain text: brackets such as ``a[i]`` or ``[choose]`` are not rich markup)."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=title, title_justify="left", show_lines=False, expand=False)
     table.add_column("step", justify="right")
     table.add_column("process")
@@ -96,36 +104,87 @@ def format_stats(stats: Stats) -> str:
     return ", ".join(parts)
 
 
-def _verdict_line(r: PropertyResult) -> Text:
-    t = Text()
-    t.append(f"{_MARK[r.verdict]} ", style=_STYLE[r.verdict])
-    t.append(f"{r.property}", style="bold")
-    t.append(f" ({r.kind}): ")
-    t.append(r.verdict.value, style=_STYLE[r.verdict])
+class PlainConsole:
+    """What :func:`render_result` prints to on a stream that is no terminal: the bytes of
+    ``rich.console.Console(file=file, highlight=False, width=100_000, soft_wrap=True,
+    color_system=None)`` (:func:`absmc.cli.common.console`'s console for pipes and files).
+    A line of printable characters (``str.isprintable``) is written as it is; anything else (a
+    table, a tab or control character, which rich expands or drops) goes through that rich
+    console, made on first use."""
+
+    def __init__(self, file: TextIO) -> None:
+        self.file = file
+        self._rich: Console | None = None
+
+    def rich(self) -> Console:
+        """The rich console for what plain lines cannot carry (made once)."""
+        if self._rich is None:
+            from rich.console import Console
+
+            self._rich = Console(
+                file=self.file, highlight=False, width=100_000, soft_wrap=True, color_system=None
+            )
+        return self._rich
+
+    def print(self, renderable: object) -> None:
+        """Print a rich renderable (a table) as the rich console does."""
+        self.rich().print(renderable)
+
+
+Segments = list[tuple[str, str | None]]
+
+
+def _line(console: Console | PlainConsole, segments: Segments) -> None:
+    """Print one line made of (text, rich style or ``None``) segments."""
+    if isinstance(console, PlainConsole):
+        plain = "".join(text for text, _ in segments)
+        if plain.isprintable():  # rich writes such a line unchanged (styles need no codes)
+            console.file.write(plain + "\n")
+            console.file.flush()
+            return
+        console = console.rich()
+    from rich.text import Text
+
+    line = Text()
+    for text, style in segments:
+        line.append(text, style=style)
+    console.print(line)
+
+
+def _verdict_line(r: PropertyResult) -> Segments:
+    seg: Segments = [
+        (f"{_MARK[r.verdict]} ", _STYLE[r.verdict]),
+        (f"{r.property}", "bold"),
+        (f" ({r.kind}): ", None),
+        (r.verdict.value, _STYLE[r.verdict]),
+    ]
     if r.violations > 1:
-        t.append(f" ×{r.violations}")
-    t.append(f" — {r.reason}")
-    return t
+        seg.append((f" ×{r.violations}", None))
+    seg.append((f" — {r.reason}", None))
+    return seg
 
 
-def render_result(result: Result, console: Console, show_iterations: bool = False) -> None:
-    """Print verdict lines, statistics, per-iteration tables and counterexample tables."""
-    console.print(Text(f"{result.model}: method {result.method}", style="bold"))
+def render_result(
+    result: Result, console: Console | PlainConsole, show_iterations: bool = False
+) -> None:
+    """Print verdict lines, statistics, per-iteration tables and counterexample tables on
+    ``console`` (a rich console, or a :class:`PlainConsole` for a pipe or file)."""
+    _line(console, [(f"{result.model}: method {result.method}", "bold")])
     for r in result.results:
-        console.print(_verdict_line(r))
+        _line(console, _verdict_line(r))
         cert = r.extra.get("certificate")
         if isinstance(cert, dict) and r.verdict is Verdict.HOLDS:
-            console.print(Text(f"    inductive invariant (checked): {cert.get('invariant')}"))
+            _line(console, [(f"    inductive invariant (checked): {cert.get('invariant')}", None)])
         for line in method_lines(r):
-            console.print(Text(line, style="dim"))
+            _line(console, [(line, "dim")])
     groups: dict[int, tuple[Stats, list[str]]] = {}  # one line per search, its properties
     for r in result.results:
         groups.setdefault(id(r.stats), (r.stats, []))[1].append(r.property)
     for stats, names in groups.values():
         which = f" ({', '.join(names)})" if len(groups) > 1 else ""
-        console.print(Text(f"statistics{which}: " + format_stats(stats), style="dim"))
+        _line(console, [(f"statistics{which}: " + format_stats(stats), "dim")])
     for note in result.notes:
-        console.print(Text(f"note: {note}", style="dim"))
+        _line(console, [(f"note: {note}", "dim")])
     if show_iterations:
         tables: list[object] = []  # one table per distinct row list (methods may share one)
         for r in result.results:
@@ -140,21 +199,26 @@ def render_result(result: Result, console: Console, show_iterations: bool = Fals
             title += ", replayed on the concrete semantics)" if r.trace.replayed else ")"
             console.print(trace_table(r.trace, title))
             if r.trace.cycle_start is not None:
-                console.print(
-                    Text(
-                        f"⟲ the cycle starts at step {r.trace.cycle_start}: the last step "
-                        "returns to that state, and the steps after it repeat forever",
-                        style="dim",
-                    )
+                _line(
+                    console,
+                    [
+                        (
+                            f"⟲ the cycle starts at step {r.trace.cycle_start}: the last step "
+                            "returns to that state, and the steps after it repeat forever",
+                            "dim",
+                        )
+                    ],
                 )
             if r.trace.note:
-                console.print(Text(r.trace.note, style="red"))
+                _line(console, [(r.trace.note, "red")])
     overall = result.verdict
-    console.print(Text(f"verdict: {overall.value}", style=_STYLE[overall]))
+    _line(console, [(f"verdict: {overall.value}", _STYLE[overall])])
 
 
 def iterations_table(rows: Sequence[dict[str, object]], title: str) -> Table:
     """A per-iteration table (columns from the rows' keys, in order)."""
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     keys: list[str] = []
     for row in rows:

@@ -336,6 +336,8 @@ def check_ltl_with_backend(
     # with -N no safety search runs beside the product search (docs/ltl.md): the library
     # needs no partial-order tables
     por = options.ltl is None
+    # the weak-fairness tables only for a fair search (their analysis costs ~1 s on mobile1)
+    fair_por = options.reduce and options.fairness == "weak"
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
@@ -344,7 +346,15 @@ def check_ltl_with_backend(
             workers,
             python,
             lambda opt, started: NativeLtl(
-                system, selection.user, claims, opt, started, por, options.reduce, workers > 1
+                system,
+                selection.user,
+                claims,
+                opt,
+                started,
+                por,
+                options.reduce,
+                workers > 1,
+                fair_por,
             ),
         )
         if isinstance(got, Result):
@@ -363,6 +373,7 @@ def check_ltl_with_backend(
                 por=por,
                 ltl_por=options.reduce,
                 cndfs=workers > 1,
+                fair_por=fair_por,
             )
         )
         assert isinstance(native, NativeLtl)

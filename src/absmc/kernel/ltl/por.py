@@ -68,8 +68,9 @@ def stutter_refusal(prop: LtlProperty) -> str | None:
 
 def product_refusal(prop: LtlProperty, weakly_fair: bool) -> str | None:
     """Why the Python back end's product search for ``prop`` runs unreduced (``None``: it may
-    reduce): :func:`stutter_refusal`, or weak fairness (no proof that the counter
-    construction's accepting cycles survive the reduction, docs/ltl.md)."""
+    reduce): :func:`stutter_refusal`, or weak fairness (its search has no fair-safe locations;
+    the C search reduces with them, :mod:`absmc.native.fairpor`, docs/reductions.md "Weak
+    fairness")."""
     why = stutter_refusal(prop)
     if why is None and weakly_fair:
         why = FAIRNESS_REFUSAL

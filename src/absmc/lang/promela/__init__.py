@@ -45,8 +45,10 @@ def _with_ltl(
     progress labels also gets the non-progress property (checked with ``non_progress``)."""
     from absmc.lang.promela.claim import claim_property
     from absmc.lang.promela.lower import Lowerer
-    from absmc.lang.promela.ltl import FormulaError, atom_nodes, parse_formula, to_ltl
-    from absmc.lang.promela.parser import atom_builder
+
+    if model.ltl:  # the formula parser only for a model with ltl blocks
+        from absmc.lang.promela.ltl import FormulaError, atom_nodes, parse_formula, to_ltl
+        from absmc.lang.promela.parser import atom_builder
 
     blocks = []
     seen: set[str] = set()

@@ -1,0 +1,104 @@
+"""A cache of loaded models: the ``System`` a front end built, pickled, keyed by everything it
+was built from (issue 25 item 6, the fixed cost of a run).
+
+A hit skips the front end's work and imports (lark, its grammar tables and lexers, parsing and
+lowering: ~0.1 s of every run on a 10^3-state Promela model), as the native back end's
+library cache skips the C compiler. The key is a SHA-256 of the model file's bytes, the path as
+given (spans and the System's name come from it), the loader's options (``reduce``,
+``extra_slots``), the Python version and a fingerprint of absmc's own source files (each
+``.py``/``.lark`` file's path, size and modification time under the package: any edit of absmc
+is a miss). Only inputs that the file's bytes fully determine are cached: a Promela model with
+``-D`` definitions or any ``#`` directive (``#include`` reads other files, the C preprocessor
+has its own predefined macros) is loaded afresh every time, as are models that fail to load
+(their errors are reported as before).
+
+Entries live in ``$ABSMC_CACHE_DIR/models`` (else ``$XDG_CACHE_HOME/absmc/models``, else
+``~/.cache/absmc/models``), written atomically; an unreadable or corrupt entry is a miss.
+``ABSMC_MODEL_CACHE=0`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import sys
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from absmc.ir.system import System
+
+__all__ = ["ENV", "cached_system", "model_cache_dir"]
+
+#: ``0`` turns the cache off
+ENV = "ABSMC_MODEL_CACHE"
+
+#: the entry format: raised when what is pickled changes shape in a way the fingerprint misses
+_FORMAT = b"absmc-model-cache 1"
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#", re.M)
+
+
+def model_cache_dir() -> Path:
+    """``$ABSMC_CACHE_DIR/models``, else ``$XDG_CACHE_HOME/absmc/models``, else
+    ``~/.cache/absmc/models`` (beside the native back end's libraries)."""
+    env = os.environ.get("ABSMC_CACHE_DIR")
+    if env:
+        return Path(env) / "models"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "absmc" / "models"
+
+
+@cache
+def _source_fingerprint() -> bytes:
+    """Path, size and modification time (ns) of every ``.py``/``.lark`` file of absmc."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".lark")):
+                st = os.stat(os.path.join(folder, name))
+                h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.digest()
+
+
+def cached_system(
+    path: Path, preprocessed: bool, options: str, build: Callable[[], System]
+) -> System:
+    """The System ``build()`` makes of the model file ``path``, from the cache when an entry
+    for the same inputs is there (else built and stored). ``preprocessed``: the front end runs
+    a preprocessor over the file (Promela), so a file with a ``#`` directive is not cached;
+    ``options``: the loader's options in words (part of the key). Raises what ``build`` raises
+    (nothing is stored then)."""
+    if os.environ.get(ENV, "") == "0":
+        return build()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return build()  # the front end reports it
+    if preprocessed and _DIRECTIVE.search(data):
+        return build()
+    h = hashlib.sha256(_FORMAT)
+    for part in (sys.version.encode(), _source_fingerprint(), str(path).encode(), options.encode()):
+        h.update(len(part).to_bytes(8, "little") + part)
+    h.update(data)
+    entry = model_cache_dir() / f"{h.hexdigest()}.pickle"
+    try:
+        system = pickle.loads(entry.read_bytes())
+        if isinstance(system, System):
+            return system
+    except Exception:  # missing, unreadable or corrupt: a miss
+        pass
+    system = build()
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, entry)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        pass  # a read-only cache, a model that does not pickle: loaded afresh next time
+    return system
