@@ -28,13 +28,23 @@ and blocking statements give violations and deadlocks. The same seed always give
   to its creator and dies (so ``run``s race with deaths for process slots); some workers never
   end, some assert on ``_pid`` (so a reduction that fixes which slot a ``run`` takes would miss
   a violation).
+* :func:`random_promela_races` (the same, for the rule that lets a death and a ``run`` racing
+  for a slot go in either order, docs/reductions.md: :mod:`tests.test_por`): models that
+  observe no pid, so the rule applies: ``init`` or an active spawner runs one to three workers at
+  places of its sequence (none in a loop), a worker may run one of the other type, workers read
+  and write globals and a global channel (buffered or rendezvous) or none, assert on globals,
+  block, and end (so their deaths race with the runs); now and then a model with a ``run`` in
+  a loop, where only part of the rule applies; and SPIN's calculator.pml in small: workers
+  that read a token of a global channel, may run a worker of their own with a local channel
+  and send their result to their creator's (local channels, recursive creation bounded by the
+  tokens).
 """
 
 from __future__ import annotations
 
 import random
 
-__all__ = ["random_promela", "random_promela_por", "random_promela_runs"]
+__all__ = ["random_promela", "random_promela_por", "random_promela_races", "random_promela_runs"]
 
 
 class _Gen:
@@ -290,3 +300,66 @@ class _RunsGen(_PorGen):
 def random_promela_runs(seed: int) -> str:
     """The Promela text of ``seed`` for the process-creation reduction tests (deterministic)."""
     return _RunsGen(random.Random(seed)).model()
+
+
+class _RacesGen(_PorGen):
+    """:func:`random_promela_races`: _PorGen's statements over locals, globals and a global
+    channel (no ``xr``/``xs``, no helper), with process creation and death and no pid
+    observed."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.helper = self.xu = False
+        self.chans = ["c"]
+
+    def tokens(self) -> str:
+        """SPIN's calculator.pml in small: a worker T reads a token of ``tok`` and may then run
+        a T of its own with its local channel ``me`` (rendezvous or buffered), whose result it
+        receives; it sends its own result to its creator's channel. Local channels and
+        recursive creation, bounded by the tokens ``init`` sends."""
+        r = self.rng
+        me = f"chan me = [{r.choice([0, 0, 1])}] of {{ byte }}"
+        lines = ["byte g0, g1;", "chan tok = [3] of { byte };"]
+        if self.chan:
+            lines.append(f"chan c = [{0 if self.rendezvous else r.randint(1, 2)}] of {{ byte }};")
+        lines.append(
+            f"proctype T(chan up) {{ byte l0, l1; {me}; if :: tok?l0 -> run T(me); me?l1"
+            f" :: tok?l0 -> {self.stmt(0)} fi; {self.seq(1, 2)}; up!l0 }}"
+        )
+        sends = "; ".join(f"tok!{r.randint(0, 3)}" for _ in range(r.randint(1, 3)))
+        sets = "; ".join(f"{r.choice(self.globals)} = {self.expr()}" for _ in range(2))
+        lines.append(f"init {{ byte l0, l1; {me}; {sends}; run T(me); me?l0; {sets} }}")
+        return "\n".join(lines) + "\n"
+
+    def model(self) -> str:
+        r = self.rng
+        if r.random() < 0.3:
+            return self.tokens()
+        lines = ["byte g0, g1;"]
+        if self.chan:
+            lines.append(f"chan c = [{0 if self.rendezvous else r.randint(1, 2)}] of {{ byte }};")
+        lines.append(f"proctype V() {{ byte l0, l1; {self.seq(1, 3)} }}")
+        if r.random() < 0.4:
+            # a worker that runs a worker: the front end asks that its runs not depend on its
+            # choices, so it only assigns
+            sets = [f"{self.var()} = {self.expr()}" for _ in range(3)]
+            w = f"{sets[0]}; run V(); {sets[1]}; {sets[2]}"
+        else:
+            w = self.seq(1, 3)
+        lines.append(f"proctype W() {{ byte l0, l1; {w} }}")
+        parts = [self.seq(1, 2) for _ in range(r.randint(1, 3))]
+        for _ in range(r.randint(1, 3)):
+            parts.insert(r.randint(0, len(parts)), f"run {r.choice('VW')}()")
+        if r.random() < 0.1:  # a run in a loop: no creation bound, the rule is off
+            parts.append("do :: g1 < 2 -> g1++; run V() :: else -> break od")
+        body = f"byte l0, l1; {'; '.join(parts)}"
+        # the spawner is init or an active process (with no init: one that died before the
+        # spawner's run would give the new process a pid absmc's slots cannot hold)
+        name = "init" if r.random() < 0.6 else "active proctype S()"
+        lines.append(f"{name} {{ {body} }}")
+        return "\n".join(lines) + "\n"
+
+
+def random_promela_races(seed: int) -> str:
+    """The Promela text of ``seed`` for the death-and-run race tests (deterministic)."""
+    return _RacesGen(random.Random(seed)).model()

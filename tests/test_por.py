@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import absmc
 from absmc.engines.explicit.check import check_explicit
+from absmc.engines.registry import slots_exhausted
 from absmc.ir.dependency import command_dependencies, safe_conditions, safe_locations
 from absmc.ir.printer import format_expr
+from absmc.ir.span import ModelError
 from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import Result
 from absmc.lang.loader import load_model
@@ -20,7 +24,7 @@ from absmc.native import native_available
 
 from .conftest import SHARED, run_cli
 from .generators import random_model
-from .promela_gen import random_promela_por, random_promela_runs
+from .promela_gen import random_promela_por, random_promela_races, random_promela_runs
 
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
@@ -39,12 +43,19 @@ def _states(r: Result) -> int:
 def _compare(path: Path, backend: str = "python", order: str = "bfs") -> tuple[int, int]:
     """Check ``path`` with and without reduction (keep going; ``order``: the reduced search's);
     assert equal verdicts (hence equal violated property names) and that the reduced search
-    stores no more states. Returns (full, reduced) state counts."""
+    stores no more states. Returns (full, reduced) state counts. A search that meets absmc's
+    own process-slot limit gives no verdict (``unknown``, as ``absmc check`` reports it:
+    :func:`~absmc.engines.registry.slots_exhausted`), and what it found past that point is
+    not compared: a reduced search meets it only where the full one does, but the full one
+    may meet it where the reduced one, creating processes in another order, does not."""
     system = load_model(str(path))
     full = check_explicit(system, CheckOptions(keep_going=True, reduce=False), backend)  # type: ignore[arg-type]
     opts = CheckOptions(keep_going=True, reduce=True, order=order)  # type: ignore[arg-type]
     red = check_explicit(system, opts, backend)  # type: ignore[arg-type]
-    assert _verdicts(red) == _verdicts(full), path.read_text()
+    if str(slots_exhausted(red).verdict) == "unknown":
+        assert str(slots_exhausted(full).verdict) == "unknown", path.read_text()
+    elif str(slots_exhausted(full).verdict) != "unknown":
+        assert _verdicts(red) == _verdicts(full), path.read_text()
     assert _states(red) <= _states(full)
     for p in red.results:
         if str(p.verdict) == "violated":
@@ -123,6 +134,77 @@ def test_promela_differential_runs(tmp_path: Path) -> None:
         r = check_explicit(system, CheckOptions(keep_going=True, reduce=True), "python")
         violated += any(str(x.verdict) == "violated" for x in r.results)
     assert reduced >= 20 and violated >= 5
+
+
+def _races(
+    tmp: Path, seeds: range, backend: str = "python", order: str = "bfs"
+) -> tuple[int, int, int]:
+    """random_promela_races over ``seeds``: the verdicts of the reduced search with the race
+    rule equal the full search's and the reduced search's without the rule (the same System
+    with ``pids_unobserved`` off), it stores no more states than either, and its violations
+    have replayed traces. A model whose search meets absmc's own process-slot limit (a pid
+    SPIN would give that the slots absmc allocated cannot hold: ``unknown``,
+    :func:`~absmc.engines.registry.slots_exhausted`) is no test. Returns (models the rule
+    applies to, models it reduced further, models with a violation)."""
+    on = fewer = violated = 0
+    for seed in seeds:
+        p = tmp / f"x{seed}.pml"
+        p.write_text(random_promela_races(seed))
+        try:
+            system = load_model(str(p))
+            more = (system.max_created or 0) - len(system.processes)
+            if more > 0:  # as many slots as processes are ever created (recursive workers)
+                system = load_model(str(p), extra_slots=more)
+        except ModelError:  # a generated model the front end refuses is no test
+            continue
+        opts = CheckOptions(keep_going=True, reduce=True, order=order)  # type: ignore[arg-type]
+        runs = [
+            slots_exhausted(check_explicit(s, o, backend))  # type: ignore[arg-type]
+            for s, o in (
+                (system, replace(opts, reduce=False)),
+                (system, opts),
+                (system.with_(pids_unobserved=False), opts),
+            )
+        ]
+        if any(str(r.verdict) == "unknown" for r in runs):
+            continue
+        full, red, off = runs
+        assert _verdicts(red) == _verdicts(full) == _verdicts(off), p.read_text()
+        assert _states(red) <= _states(off) <= _states(full), p.read_text()
+        for x in red.results:
+            if str(x.verdict) == "violated":
+                assert x.trace is not None  # replayed on the concrete semantics
+                violated += 1
+        on += system.pids_unobserved
+        fewer += _states(red) < _states(off)
+    return on, fewer, violated
+
+
+def test_promela_differential_races(tmp_path: Path) -> None:
+    # a death and a run racing for a slot (random_promela_races: no pid observed, so the rule
+    # of docs/reductions.md applies to most models): verdicts equal the full search's
+    on, fewer, violated = _races(tmp_path, range(30))
+    assert on >= 18 and fewer >= 9 and violated >= 8
+
+
+def test_promela_differential_races_dfs(tmp_path: Path) -> None:
+    on, fewer, _ = _races(tmp_path, range(100, 110), order="dfs")
+    assert on >= 4 and fewer >= 2
+
+
+@needs_cc
+def test_promela_differential_races_native(tmp_path: Path) -> None:
+    on, fewer, _ = _races(tmp_path, range(200, 204), "native")
+    assert on >= 2 and fewer >= 1
+
+
+@pytest.mark.slow
+def test_promela_differential_races_many(tmp_path: Path) -> None:
+    on, fewer, violated = _races(tmp_path, range(1000, 1300))
+    assert on >= 200 and fewer >= 100 and violated >= 40
+    assert _races(tmp_path, range(1300, 1400), order="dfs")[0] >= 60
+    if native_available():
+        assert _races(tmp_path, range(1400, 1450), "native")[0] >= 30
 
 
 def test_a_run_is_independent_of_the_created_process(tmp_path: Path) -> None:
@@ -287,9 +369,10 @@ def test_exclusive_channels_in_c(native_fast_compile: None) -> None:
 def test_spin_proviso_and_process_deletion_on_snoopy_and_p117(native_fast_compile: None) -> None:
     # SPIN 6.5.2's default run stores 9,343 (snoopy) and 152 (p117) states; the proviso that
     # keeps a group when one step reaches a later state and pan's Resume (snoopy: 15,697 before),
-    # and the conditional safety of process deletion (p117: 202 before); both back ends alike
+    # and the conditional safety of process deletion (p117: 202 before; 162 before the race of
+    # deaths and runs, docs/reductions.md); both back ends alike
     backends = ("python", "native") if native_available() else ("python",)
-    for name, most in (("snoopy.pml", 11_000), ("p117.pml", 170)):
+    for name, most in (("snoopy.pml", 11_000), ("p117.pml", 152)):
         system = load_model(str(CORPUS / name), reduce=True)  # with the dead-variable reset
         counts = set()
         for backend in backends:
@@ -440,3 +523,196 @@ def test_a_chain_needs_room_for_every_send_it_makes(tmp_path: Path) -> None:
     assert sorted(format_expr(c) for c in conds["S(0)"].values()) == ["c#len < 2", "c#len < 3"]
     assert [format_expr(c) for c in conds["R(1)"].values()] == ["c#len > 0"] * 2
     _compare(p)
+
+
+#: SPIN's Examples/Book_1991 p97.1, p97.2, p96.2 and p320 (nimble-code/Spin), as text
+_BOOK = {
+    "p97.1": (
+        "byte state = 1;\n"
+        "proctype A() { atomic { (state == 1) -> state = state + 1 } }\n"
+        "proctype B() { atomic { (state == 1) -> state = state - 1 } }\n"
+        "init { run A(); run B() }\n"
+    ),
+    "p97.2": (
+        "proctype nr(short id, a, b)\n{ int res;\n"
+        'atomic { res = (a*a+b)/2*a; printf("result %d: %d\\n", id, res) }\n}\n'
+        "init { run nr(1,1,1); run nr(1,2,2); run nr(1,3,2) }\n"
+    ),
+    "p96.2": (
+        "bool x, y, t;\n"
+        "proctype A() { x = 1; t = 0; (y == 0 || t == 1); x = 0 }\n"
+        "proctype B() { y = 1; t = 1; (x == 0 || t == 0); y = 0 }\n"
+        "init { run A(); run B() }\n"
+    ),
+    "p320": (
+        "bool x, y, t;\nbool ain, bin;\n"
+        "proctype A() { x = 1; t = 1; (y == 0 || t == 0); ain = 1; assert(bin == 0);"
+        " ain = 0; x = 0 }\n"
+        "proctype B() { y = 1; t = 0; (x == 0 || t == 1); bin = 1; assert(ain == 0);"
+        " bin = 0; y = 0 }\n"
+        "init { run A(); run B() }\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "full", "spin", "before"),
+    [
+        # states: absmc --no-reduce (= SPIN 6.5.2 -o1 -DNOREDUCE), SPIN's defaults, absmc's
+        # reduction without the race rule (init's runs race with A's, B's, nr's deaths)
+        ("p97.1", 9, 6, 9),
+        ("p97.2", 41, 11, 23),
+        ("p96.2", 48, 36, 46),
+        ("p320", 81, 60, 76),
+    ],
+)
+def test_deaths_and_runs_race_as_in_spin(
+    tmp_path: Path, name: str, full: int, spin: int, before: int
+) -> None:
+    p = tmp_path / f"{name}.pml"
+    p.write_text(_BOOK[name])
+    system = load_model(str(p), reduce=True)
+    assert system.pids_unobserved and system.max_created == len(system.processes)
+    assert _compare(p) == (full, spin)
+    backends = ("python", "native") if native_available() else ("python",)
+    for backend in backends:
+        opts = CheckOptions(keep_going=True, reduce=True)
+        r = check_explicit(system, opts, backend)  # type: ignore[arg-type]
+        assert _states(r) == spin, backend
+        off = check_explicit(system.with_(pids_unobserved=False), opts, backend)  # type: ignore[arg-type]
+        assert _states(off) == before and _verdicts(off) == _verdicts(r)
+
+
+@pytest.mark.parametrize(
+    ("text", "unobserved", "created"),
+    [
+        ("proctype A() { skip }\ninit { run A(); run A() }", True, 3),
+        ("proctype A() { skip }\ninit { run A(); assert(_pid == 0) }", False, 2),
+        ("proctype A() { skip }\ninit { run A(); _nr_pr == 1 }", False, 2),
+        ("byte p;\nproctype A() { skip }\ninit { p = run A(); p > 0 }", False, 2),
+        ("proctype A() { L: skip }\ninit { run A(); A@L -> skip }", False, 2),
+        ("proctype A() { byte x; x = 1 }\ninit { run A(); A[1]:x == 0 }", False, 2),
+        ("proctype A() { skip }\ninit { run A(); enabled(1) -> skip }", False, 2),
+        # a local channel: only where channel ids flow down the creation tree (run arguments,
+        # channel operands), never where one is copied elsewhere
+        ("proctype A(chan r) { r!1 }\ninit { chan c = [1] of { byte }; run A(c); c?_ }", True, 2),
+        (
+            "chan g;\nproctype A() { skip }\ninit { chan c = [1] of { byte }; g = c; run A() }",
+            False,
+            2,
+        ),
+        ("proctype A(chan r) { r!r }\ninit { chan c = [1] of { chan }; run A(c); c?_ }", False, 2),
+        # a run on a cycle, a proctype that creates itself: no bound
+        (
+            "proctype A() { skip }\n"
+            "init { byte i; do :: i < 2 -> run A(); i++ :: else -> break od }",
+            True,
+            None,
+        ),
+        (
+            "chan f = [2] of { byte };\nproctype A() { byte x; f?x; f!x; run A() }\n"
+            "init { f!1; f!2; run A() }",
+            True,
+            None,
+        ),
+        (
+            "proctype B() { skip }\nproctype A() { run B(); run B() }\ninit { run A(); run A() }",
+            True,
+            7,
+        ),
+    ],
+)
+def test_which_models_observe_pids(
+    tmp_path: Path, text: str, unobserved: bool, created: int | None
+) -> None:
+    p = tmp_path / "m.pml"
+    p.write_text(text + "\n")
+    system = load_model(str(p))
+    assert (system.pids_unobserved, system.max_created) == (unobserved, created)
+
+
+def test_a_death_goes_first_only_with_a_creation_bound(tmp_path: Path) -> None:
+    # init's run of the second A races with the first A's death: with a bound on the processes
+    # ever created the death goes first (the run's slot stays the first A's) and init's run
+    # goes first; with a run on a cycle only the run goes first. Verdicts equal either way.
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "byte g;\nproctype A() { g = (g + 1) % 3 }\n"
+        "init { byte i; do :: i < 2 -> run A(); i++ :: else -> break od;"
+        " assert(g != 2 || i == 2) }\n"
+    )
+    system = load_model(str(p))
+    assert system.pids_unobserved and system.max_created is None
+    _, red = _compare(p)
+    opts = CheckOptions(keep_going=True, reduce=True)
+    off = check_explicit(system.with_(pids_unobserved=False), opts, "python")
+    bounded = check_explicit(system.with_(max_created=3), opts, "python")
+    assert red < _states(off) and _states(bounded) <= red
+
+
+#: SPIN's Examples/calculator.pml (nimble-code/Spin): each calc reads a token of f and, for
+#: an operator, runs two calcs with its own rendezvous channel me and sends the result up
+_CALCULATOR = """#define N 12
+mtype = { operator, value }
+chan f = [N] of { mtype, int }
+proctype calc(chan you)
+{ int s, lft, rgt
+  chan me = [0] of { int }
+  if
+  :: f?operator(s)
+     run calc(me); me?lft
+     run calc(me); me?rgt
+     if
+     :: s == '+' -> you!(lft+rgt)
+     :: s == '-' -> you!(lft-rgt)
+     :: s == '*' -> you!(lft*rgt)
+     :: s == '/' -> assert(rgt != 0); you!(lft/rgt)
+     :: else -> assert(false)
+     fi
+  :: f?value(s) -> you!s
+  fi
+}
+init { chan me = [0] of { int }; int result
+  f!operator('+'); f!operator('/'); f!value(84); f!value(2); f!operator('-');
+  f!value(36); f!operator('*'); f!value(3); f!value(4)
+  run calc(me); me?result
+  printf("result: %d\\n", result)
+}
+"""
+
+
+def test_calculator_as_in_spin(tmp_path: Path) -> None:
+    # calc's local channel me flows only to its children (run calc(me)), and calc runs calcs
+    # only after it reads one of init's 9 tokens: at most 1 + 1 + 2 * 9 processes, so a
+    # death may go before a run racing with it. SPIN 6.5.2: 568 states with -o1 -DNOREDUCE,
+    # 52 with its defaults; absmc 530 before the race rule
+    p = tmp_path / "calculator.pml"
+    p.write_text(_CALCULATOR)
+    system = load_model(str(p))
+    assert system.pids_unobserved and system.max_created == 20
+    full = absmc.check(str(p), keep_going=True, reduce=False, backend="python")
+    red = absmc.check(str(p), keep_going=True, backend="python")
+    assert _verdicts(red) == _verdicts(full) and str(red.verdict) == "holds"
+    assert (_states(full), _states(red)) == (568, 52)
+
+
+def test_a_token_bound_needs_every_send_named(tmp_path: Path) -> None:
+    # the tokens bound the creations only when every send to the channel names it: here a
+    # worker holds f through its parameter, so its sends are not counted, and there is no bound
+    p = tmp_path / "m.pml"
+    p.write_text(
+        "chan f = [2] of { byte };\nproctype W(chan q) { byte x; f?x; run W(q) }\n"
+        "init { f!1; run W(f) }\n"
+    )
+    assert load_model(str(p)).max_created is None  # f is passed to a run
+    q = tmp_path / "n.pml"
+    q.write_text(
+        "chan f = [2] of { byte };\nproctype W() { byte x; f?x; run W() }\n"
+        "init { f!1; f!2; run W() }\n"
+    )
+    assert load_model(str(q)).max_created == 1 + 1 + 2
+    q.write_text(
+        "chan f = [2] of { byte };\nproctype W() { byte x; f?x; f!x; run W() }\n"
+        "init { f!1; run W() }\n"
+    )
+    assert load_model(str(q)).max_created is None  # W sends to f: no bound on its tokens

@@ -35,6 +35,10 @@ over reduction: anything not understood makes a location unsafe.
 (``xr``/``xs``, :class:`~absmc.ir.system.ChannelClaim`; SPIN's pangen2.c ``has_global`` and
 ``valTpe``, pangen2.h ``mark_safety``/``retrans``, pan's ``q_cond``), safe in the states where
 each channel a command there receives from is non-empty and each it sends to is not full.
+With ``races`` (the safety search) and ``System.pids_unobserved``, a death and a ``run`` racing
+for a slot count as independent (:meth:`_Context.raced`): the two orders reach states equal up
+to renumbering the processes and processes waiting at their end (docs/reductions.md, "A death
+and a run racing for a slot").
 """
 
 from __future__ import annotations
@@ -136,6 +140,10 @@ class Event:
     tests: Mapping[str, tuple[tuple[str, int], ...]]
     #: for the model error of an access against an ``xr``/``xs`` claim: (kind, channel id)
     claim: tuple[str, int] | None = None
+    #: the model error of a ``run`` that finds no free process slot
+    slot: bool = False
+    #: the execution of a command that deletes its process (sets its pc to 0)
+    death: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,12 +309,16 @@ def _deps(
 ) -> CommandDeps:
     more = [*(e for _, e in c.updates), *(e for _, e in c.asserts)]
     main = _event(c.guard, more, c.assigned, pcs, values)
+    if pc is not None and _is_zero(c.update_map().get(pc)):
+        main = replace(main, death=True)
     events = [main]
     for cond, msg in c.errors:
         ev = _event(cond, [], frozenset(), pcs, values)
         m = _CLAIM.match(msg)
         if m is not None:
             ev = replace(ev, claim=(m.group(1), int(m.group(2))))
+        if msg.startswith("no free process slot for 'run "):
+            ev = replace(ev, slot=True)
         events.append(ev)
     location = main.pcs.get(pc) if pc is not None else None
     reads = frozenset().union(*(e.reads | e.tests.keys() for e in events))
@@ -333,6 +345,9 @@ MAX_CLAIM_COMBINATIONS = 512
 #: the most program-counter values a condition of :meth:`_Context.never` excludes
 MAX_BEFORE = 64
 
+#: SPIN's limit on the number of processes (the Promela front end's ``MAX_PROCESSES``)
+MAX_PROCESSES = 255
+
 
 def safe_locations(
     system: System, visible: frozenset[str] = frozenset()
@@ -350,7 +365,7 @@ def safe_locations(
 
 
 def safe_conditions(
-    system: System, visible: frozenset[str] = frozenset()
+    system: System, visible: frozenset[str] = frozenset(), races: bool = False
 ) -> dict[str, dict[int | None, Expr]]:
     """Per process name, its safe locations, each with the condition on the state under which
     it is safe: ``TRUE`` for a safe location (see the module docstring), else SPIN's
@@ -367,7 +382,9 @@ def safe_conditions(
     ``q_S_check`` in a poll), are model errors (the front end's claim checks), which the reduced
     search reaches as the full one does. Polls, sorted sends
     into an ``xr`` channel and random receives by the claiming process keep the location
-    unsafe. A process with no safe location is left out."""
+    unsafe. ``races``: a death and a ``run`` racing for a slot may go in either order where
+    ``System.pids_unobserved`` (:meth:`_Context.raced`; the safety search only). A process
+    with no safe location is left out."""
     deps = command_dependencies(system)
     pc_of = {p.name: p.pc for p in system.processes}
     handed = {c.exclusive for c in system.commands if c.exclusive not in (None, c.process)}
@@ -384,6 +401,7 @@ def safe_conditions(
             for v in ev.tests:
                 testers.setdefault(v, []).append((d.process, ev, d.index))
     ctx = _Context(system, deps, visible, (writers, readers, testers))
+    ctx.races = races and system.pids_unobserved
     out: dict[str, dict[int | None, Expr]] = {}
     for proc in system.processes:
         if proc.name in handed:
@@ -445,6 +463,8 @@ class _Context:
         self._before: dict[tuple[str, int], frozenset[int] | None] = {}
         self._pc_edges: dict[str, list[tuple[int | None, int]] | None] = {}
         self._never: dict[tuple[str, int], Expr | None] = {}
+        self.races = False
+        self.pid = {p.name: k for k, p in enumerate(system.processes)}
         self._explained: dict[tuple[int, int, frozenset[str]], bool] = {}
 
     def values(self) -> dict[str, frozenset[int]]:
@@ -518,6 +538,46 @@ class _Context:
                 None if vals is None else conj([Op("!=", (x, Const(v))) for v in sorted(vals)])
             )
         return self._never[key]
+
+    def raced(
+        self, process: str, pc: str | None, deleting: bool
+    ) -> Callable[[str, Event, str], bool] | None:
+        """Where pids are unobserved (``System.pids_unobserved``, and ``races``): which events
+        of another process, touching ``v``, the location of ``process`` (program counter
+        ``pc``, pid ``k``) being checked may leave out, a death and a ``run`` racing for a slot
+        leading to states equal up to processes waiting at their end and the pids
+        (docs/reductions.md, "A death and a run racing for a slot"). *Run first*, in a System of
+        fewer than SPIN's 255 slots: another process's deletion. *Death first*, at a location
+        that deletes the process (``deleting``, ``k`` >= 1), when at most 255 processes are ever
+        created (``System.max_created``): on ``pc`` and the next slot's program counter only, a
+        ``run`` into slot ``k + 1`` (its condition pins that slot's pc to 0 and tests ``pc``
+        only as ``pc != 0``), a ``run``'s "no free process slot" error, and any event of a
+        process in a later slot (there only after such a ``run``). ``None``: neither applies."""
+        system = self.system
+        k = self.pid.get(process, 0)
+        procs = system.processes
+        if not self.races or pc is None or len(procs) >= MAX_PROCESSES:
+            return None
+        nxt = procs[k + 1].pc if k + 1 < len(procs) else None
+        bounded = system.max_created is not None and system.max_created <= MAX_PROCESSES
+        first = deleting and k > 0 and bounded
+        mine = frozenset(x for x in (pc, nxt) if x is not None) if first else frozenset()
+
+        def raced(who: str, ev: Event, v: str) -> bool:
+            if ev.death:
+                return True
+            if v not in mine:
+                return False
+            if self.pid[who] > k or ev.slot:
+                return True
+            return (
+                nxt is not None
+                and ev.pcs.get(nxt) == 0
+                and ev.tests.get(pc) == (("!=", 0),)
+                and pc not in ev.reads | ev.writes
+            )
+
+        return raced
 
     def explained(self, i: int, cid: int, kinds: frozenset[str]) -> bool:
         """Does command ``i`` touch channel ``cid`` only by operations of ``kinds``, and every
@@ -885,6 +945,9 @@ class _Context:
         )
         behind: dict[int, Expr] = {}
 
+        # a deletion racing with a run for the slot: see :meth:`raced`
+        raced = self.raced(process, pc, deleting)
+
         def left_behind(who: str, ev: Event) -> bool:
             if not deleting:
                 return False
@@ -903,6 +966,7 @@ class _Context:
                     and possible(ev)
                     and not excused(v, i)
                     and not self.apart(parts, who, ev, i, v)
+                    and not (raced is not None and raced(who, ev, v))
                     and not left_behind(who, ev)
                 ):
                     return False, []
@@ -913,6 +977,7 @@ class _Context:
                     and possible(ev)
                     and not excused(v, i)
                     and not self.apart(parts, who, ev, i, v)
+                    and not (raced is not None and raced(who, ev, v))
                     and not left_behind(who, ev)
                 ):
                     return False, []
@@ -925,6 +990,8 @@ class _Context:
                     and targets is not None
                     and not any(k == loc or k in targets for _, k in ev.tests[v])
                 ):
+                    continue
+                if raced is not None and raced(who, ev, v):
                     continue
                 if not self.apart(parts, who, ev, i, v) and not left_behind(who, ev):
                     return False, []

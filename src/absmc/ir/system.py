@@ -227,7 +227,15 @@ class System:
     (:mod:`absmc.ir.ctl`); ``reductions`` name the state-space reductions the front end built
     into the commands (``"dead-variable-reset"``: :mod:`absmc.lang.promela.deadvars`);
     ``channels`` and ``claims`` describe Promela's buffered channels and ``xr``/``xs``
-    declarations (:class:`Channel`, :class:`ChannelClaim`; empty for other front ends). Raises
+    declarations (:class:`Channel`, :class:`ChannelClaim`; empty for other front ends).
+    ``pids_unobserved``: the Promela front end's promise that no expression observes which pid
+    (process slot) a process gets or how many processes run (no ``_pid``, ``_nr_pr``, remote
+    reference, value of ``run``, local channel): partial-order reduction may then let a death
+    and a ``run`` racing for a slot go in either order (:mod:`absmc.ir.dependency`,
+    docs/reductions.md); ``False`` for other front ends. ``max_created``: at most this many
+    processes are created in one execution, the initial ones included (``None``: no bound
+    known; the Promela front end's when no ``run`` lies on a cycle and no proctype creates
+    itself). Raises
     ``ValueError`` on internally inconsistent input (duplicate variable names, commands of
     unknown processes, updates of unknown variables); front ends report user errors before
     building a System.
@@ -247,6 +255,8 @@ class System:
     reductions: tuple[str, ...] = ()
     channels: tuple[Channel, ...] = ()
     claims: tuple[ChannelClaim, ...] = ()
+    pids_unobserved: bool = False
+    max_created: int | None = None
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

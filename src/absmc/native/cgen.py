@@ -798,7 +798,10 @@ class CGen:
         # none without ``por``: a library for searches that never reduce (the LTL product
         # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
         if safe is None and visible is None:
-            safe = safe_conditions(sys, visible_variables(self.props)) if self.por else {}
+            # the safety search: deaths and runs racing for a slot may go in either order
+            safe = (
+                safe_conditions(sys, visible_variables(self.props), races=True) if self.por else {}
+            )
         elif safe is None:
             safe = safe_conditions(sys, visible or frozenset())
         procs: list[str] = []

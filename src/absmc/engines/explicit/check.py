@@ -352,7 +352,9 @@ def _safety(
         }
     else:
         ample = (
-            AmpleSets(system, compiled.properties, compiled.commands_of) if options.reduce else None
+            AmpleSets(system, compiled.properties, compiled.commands_of, races=True)
+            if options.reduce
+            else None
         )
         outcome = search(
             compiled,

@@ -59,7 +59,10 @@ class AmpleSets:
     properties are the visible ones; ``visible``, when given, names the visible variables
     instead, e.g. with an LTL product's guards, :func:`absmc.kernel.ltl.por.product_visible`).
     ``commands_of(label)`` gives a step label's commands (a chain's first command decides its
-    process). ``active``: some location is safe (when not, :meth:`ample` never reduces)."""
+    process). ``races``: deaths and runs racing for a slot may go in either order (the safety
+    search only: :func:`absmc.ir.dependency.safe_conditions`, docs/reductions.md, "A death and
+    a run racing for a slot"). ``active``: some location is safe (when not, :meth:`ample`
+    never reduces)."""
 
     def __init__(
         self,
@@ -67,12 +70,13 @@ class AmpleSets:
         properties: tuple[Property, ...],
         commands_of: Callable[[int], tuple[int, ...]],
         visible: frozenset[str] | None = None,
+        races: bool = False,
     ) -> None:
         from absmc.codegen.python import compile_expr_fn
 
         if visible is None:
             visible = visible_variables(properties)
-        safe = safe_conditions(system, visible)
+        safe = safe_conditions(system, visible, races=races)
         index = system.index_of
         #: (process position, pc position in the state or -1, {safe pc value: None when
         #: unconditionally safe, else the condition as a function of the state})

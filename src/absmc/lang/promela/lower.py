@@ -165,6 +165,8 @@ class Lowerer(Commands):
                 if c.cap > 0
             ),
             claims=tuple(self.claims),
+            pids_unobserved=self.pids_unobserved(),
+            max_created=self.creation_bound(),
         )
 
     def channel_claims(self) -> None:

@@ -160,6 +160,9 @@ class LowererBase:
         self.ltl_reads: list[Node] = []
         #: names standing for remote variable references in ltl atoms: (proctype, pid, var)
         self.remote_vars: dict[str, tuple[str, int | None, str]] = {}
+        #: an expression or statement observes pids or the number of processes (``_pid``,
+        #: ``_nr_pr``, a remote label, the value of ``run``): ``System.pids_unobserved`` is off
+        self.pids_observed = False
         #: apply SPIN's dead-variable reset (:mod:`.deadvars`); SPIN turns it off when the
         #: model refers to a remote variable
         self.dead_variables = False

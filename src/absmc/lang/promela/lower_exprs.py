@@ -198,10 +198,12 @@ class Expressions(Priorities):
             if name in self.mtypes and self.lookup(name, ctx) is None:
                 return Const(self.mtypes[name])
             if name == "_pid":
+                self.pids_observed = True
                 if ctx.slot is None:
                     raise self.err("_pid outside a process", n)
                 return Const(ctx.slot.pid)
             if name == "_nr_pr":
+                self.pids_observed = True
                 return self.nr_pr()
             if name == "_priority" and self.lookup(name, ctx) is None:
                 return self.own_priority(n, p, ctx)
@@ -273,6 +275,7 @@ class Expressions(Priorities):
         if k == "run":
             raise self.err("'run' can only be used as a statement here", n)
         if k == "remote_label":
+            self.pids_observed = True
             return self.remote_label(n, p, ctx, evc)
         if k == "remote_var":
             return self.remote_ref(n, p, ctx, evc)

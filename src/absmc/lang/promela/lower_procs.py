@@ -7,7 +7,9 @@ from typing import Any
 
 from absmc.ir.expr import FALSE, Const, Expr, Var
 from absmc.ir.span import ModelError
+from absmc.lang.promela.assigned import nodes
 from absmc.lang.promela.ast import ChanInit, Node, VarDecl
+from absmc.lang.promela.creation import channels_flow_down, creation_bound
 from absmc.lang.promela.deadvars import candidates, dead_resets
 from absmc.lang.promela.fsm import ProcFSM, Trans, build_fsm
 from absmc.lang.promela.lower_base import (
@@ -380,6 +382,41 @@ class Processes(Statements):
 
     def total_runs(self, t: ProcType) -> int:
         return _count_runs(t.decl.body)
+
+    def pids_unobserved(self) -> bool:
+        """``System.pids_unobserved``: no expression observed a pid or the number of processes
+        while the commands were lowered (:attr:`pids_observed`: ``_pid``, ``_nr_pr``, a remote
+        label, the value of ``run``), there is no remote variable, no process priority, no
+        ``enabled``/``pc_value``/``get_priority``/``set_priority``, and no proctype declares a
+        local channel unless channel ids flow only down the creation tree
+        (:func:`.creation.channels_flow_down`: a local channel's id depends on the slot, and a
+        stale copy of it could name a later process's channel)."""
+        if self.pids_observed or self.remote_vars or self.remote_refs:
+            return False
+        if self.priorities_may_differ():
+            return False
+        bodies = [p.body for p in self.m.procs] + [i.body for i in self.m.inlines.values()]
+        observing = (
+            "enabled",
+            "pc_value",
+            "get_priority",
+            "set_priority",
+            "remote_label",
+            "remote_var",
+        )
+        if any(n.kind in observing for n in nodes(bodies)):
+            return False
+        local = any(
+            isinstance(d.init, ChanInit) or d.type in self.m.typedefs
+            for t in self.ptypes.values()
+            for d in t.locals
+        )
+        return not local or channels_flow_down(self.m, self.ptypes)
+
+    def creation_bound(self) -> int | None:
+        """``System.max_created``: :func:`.creation.creation_bound` (with the receives of
+        tokens as fuel where the channels flow down the creation tree)."""
+        return creation_bound(self.m, self.ptypes, channels_flow_down(self.m, self.ptypes))
 
     def check_label_names(self, fsm: ProcFSM, local_names: set[str]) -> None:
         """SPIN's "bad label-name": a label may not have the name of a local variable of its

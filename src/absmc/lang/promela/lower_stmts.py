@@ -393,6 +393,7 @@ class Statements(Expressions):
             self.start_process(s, pt, vals, q, priority=max(e.val, 1))
             self.claim_conflicts(s, pt, q)
             if pid_to is not None:
+                self.pids_observed = True
                 self.assign(pid_to, Const(s.pid), q, ctx, [])
             out.append(q)
         bad = neg(disj(frees))
