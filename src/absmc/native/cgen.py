@@ -795,13 +795,10 @@ class CGen:
         properties, :func:`~absmc.ir.dependency.visible_variables`); ``safe``: the locations
         and conditions, when computed already."""
         sys = self.system
-        # none without ``por``: a library for searches that never reduce (the LTL product
-        # with -N) is spared the dependency analysis (SPIN's mobile1: ~0.5 s of CPU)
-        if safe is None and visible is None:
-            # the safety search: deaths and runs racing for a slot may go in either order
-            safe = (
-                safe_conditions(sys, visible_variables(self.props), races=True) if self.por else {}
-            )
+        # none without ``por`` (the -N product library is spared the dependency analysis)
+        if safe is None and visible is None:  # the safety search: runs and deaths may race
+            visible = visible_variables(self.props)
+            safe = safe_conditions(sys, visible, races=True) if self.por else {}
         elif safe is None:
             safe = safe_conditions(sys, visible or frozenset())
         procs: list[str] = []
