@@ -100,3 +100,16 @@ def native_fast_compile(monkeypatch: pytest.MonkeyPatch) -> None:
     """The native back end compiles at ``-O0`` (about three times faster; the semantics do not
     depend on the level)."""
     monkeypatch.setenv("ABSMC_NATIVE_OPT", "-O0")
+
+
+class GarbageCycle:
+    """Garbage that only the cycle collector frees; its deletion writes the deleting process's
+    id to ``log``."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.me = self
+
+    def __del__(self) -> None:
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")

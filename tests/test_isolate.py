@@ -18,6 +18,7 @@ from absmc.kernel.run.limits import Limits
 from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import Verdict
 from absmc.lang.gcl.parser import parse_gcl_file
+from tests.conftest import GarbageCycle
 
 SYMBOLIC = Path(__file__).resolve().parent.parent / "examples" / "symbolic"
 
@@ -33,19 +34,6 @@ def test_the_value_comes_back_from_the_child() -> None:
     assert out.get() == [1, 2, 3]
 
 
-class _Cycle:
-    """Garbage that only the cycle collector frees; its deletion writes the deleting process's
-    id to ``log``."""
-
-    def __init__(self, log: Path) -> None:
-        self.log = log
-        self.me = self
-
-    def __del__(self) -> None:
-        with open(self.log, "a") as fh:
-            fh.write(f"{os.getpid()}\n")
-
-
 def _collect() -> int:
     return gc.collect()
 
@@ -56,7 +44,7 @@ def test_the_child_leaves_its_parents_garbage_to_the_parent(tmp_path: Path) -> N
     log = tmp_path / "deleted"
     gc.disable()  # the cycle is garbage, not yet collected, when the child forks
     try:
-        _Cycle(log)
+        GarbageCycle(log)
         out = run_with_deadline(_collect, time.monotonic() + 60, 1.0)
         freed_before = log.exists()
     finally:

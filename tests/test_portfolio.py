@@ -27,7 +27,7 @@ from absmc.ir.system import System
 from absmc.kernel.run.options import CheckOptions, Limits
 from absmc.kernel.run.result import PropertyResult, Result, Stats, Verdict
 from absmc.lang.loader import load_model
-from tests.conftest import GCL_EXAMPLES, ROOT, run_cli
+from tests.conftest import GCL_EXAMPLES, ROOT, GarbageCycle, run_cli
 
 BUGGY = """
 var x : 0..5;
@@ -354,19 +354,6 @@ COLLECTOR: AnyEngine = Engine(
 )
 
 
-class _Cycle:
-    """Garbage that only the cycle collector frees; its deletion writes the deleting process's
-    id to ``log``."""
-
-    def __init__(self, log: Path) -> None:
-        self.log = log
-        self.me = self
-
-    def __del__(self) -> None:
-        with open(self.log, "a") as fh:
-            fh.write(f"{os.getpid()}\n")
-
-
 @pytest.mark.skipif(
     sys.platform == "win32" or sys.platform == "darwin", reason="members are forked on Linux"
 )
@@ -377,7 +364,7 @@ def test_a_member_leaves_its_parents_garbage_to_the_parent(buggy: Path, tmp_path
     system = load_model(buggy)
     gc.disable()  # the cycle is garbage, not yet collected, when the member forks
     try:
-        _Cycle(log)
+        GarbageCycle(log)
         with Pool() as pool:
             pool.start(COLLECTOR, system, CheckOptions(), PortfolioOptions())
             reports = list(pool.reports(time.monotonic() + 120))
