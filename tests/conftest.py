@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -37,6 +38,13 @@ def run_examples(
 # a violation makes `absmc check` write MODEL.trail.json beside the model: tests (and the
 # processes they start) write none into the repository; tests of trails unset this
 os.environ["ABSMC_NO_TRAIL"] = "1"
+
+# a suite started in the background by a non-interactive shell (`bash -c 'pytest ... &'`)
+# inherits SIGINT ignored: Python then installs no Ctrl-C handler, and the tests that send
+# SIGINT to absmc (or to their own process) would wait forever; they test Ctrl-C as a terminal
+# delivers it, so the suite (and, through exec, the processes it starts) takes it as Python's
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
