@@ -16,7 +16,12 @@ import time
 from collections.abc import Callable
 
 from absmc.kernel.explore.search import HANDED_OVER
-from absmc.kernel.run.limits import INTERRUPTED, memory_limit, time_limit
+from absmc.kernel.run.limits import (
+    INTERRUPTED,
+    handle_pending_signals,
+    memory_limit,
+    time_limit,
+)
 from absmc.kernel.run.memory import current_rss_mb
 from absmc.kernel.run.options import Limits, Progress
 
@@ -49,6 +54,7 @@ def drive_slices(
     try:
         while True:
             status = run_slice()
+            handle_pending_signals()  # a Ctrl-C whose handler CPython has not run yet
             if status != slice_status:
                 return status, None
             if hand_over is not None and hand_over():
