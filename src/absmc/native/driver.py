@@ -5,7 +5,8 @@
 
 The C loop runs for about :data:`SLICE_S` seconds and returns; between two slices Python
 checks, in this order, a hand-over request, the deadline, the resident memory against
-``--max-memory`` and Ctrl-C (which Python raises between two calls), and reports
+``--max-memory`` and Ctrl-C (which Python raises between two calls; pending signal handlers
+are run explicitly each slice, :func:`~absmc.kernel.run.limits.handle_pending_signals`), and reports
 ``--progress`` at most once a second. So every C search stops on the same limits, with the
 same reasons, as the kernel's searches (:mod:`absmc.kernel.run.limits`).
 """
