@@ -4,10 +4,13 @@ lines that name their properties, seconds with their unit."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-from .conftest import EXAMPLES, GCL_EXAMPLES, run_cli
+from .conftest import EXAMPLES, GCL_EXAMPLES, ROOT, run_cli
 
 RAX = str(GCL_EXAMPLES / "rax.gcl")
 
@@ -48,3 +51,21 @@ def test_statistics_lines_name_their_properties_and_seconds_their_unit() -> None
     stats = next(ln for ln in py.out.splitlines() if ln.startswith("statistics"))
     assert "env time s" not in stats
     assert re.search(r"env time \d+\.\d{3} s", stats), stats
+
+
+def test_a_closed_output_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    # `absmc check m.pml | head -1`: the reader goes before absmc has written its report
+    model = tmp_path / "m.gcl"
+    model.write_text("var x : 0..3;\nprocess P { x < 3 -> x := x + 1; }\ninvariant x < 3;\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "ABSMC_NO_TRAIL": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "absmc.cli", "check", str(model)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""

@@ -368,6 +368,7 @@ class CheckArgs:
     eg_bound: int = _D["eg_bound"]
     no_restrict: bool = _D["no_restrict"]
     max_rounds: int = _D["max_rounds"]
+    composite: str = _D["composite"]
     trail: str | None = _D["trail"]
     no_trail: bool = _D["no_trail"]
     engine_args: tuple[tuple[str, Any], ...] = ()

@@ -5,7 +5,8 @@ Exit codes (stable, for scripts): 0 every checked property holds, 1 some propert
 2 usage error or error in the model (only typed errors: :class:`~absmc.errors.UsageError` and
 its kinds, :class:`~absmc.ir.span.ModelError`, a file that cannot be read), 3 unknown, 4
 internal error (any other exception: a bug in absmc; ``--debug`` or ``ABSMC_DEBUG=1`` prints
-the traceback).
+the traceback); 130 Ctrl-C before loading began; 141, silently, when the reader of standard
+output went away (``| head``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ EXIT_USAGE: Final = 2
 EXIT_UNKNOWN: Final = 3
 EXIT_INTERNAL: Final = 4
 EXIT_INTERRUPTED: Final = 130
+#: the reader of standard output went away (a shell's code for a process SIGPIPE ended)
+EXIT_BROKEN_PIPE: Final = 141
 
 CONTEXT: Final = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -150,6 +153,13 @@ def guarded(
     except UsageError as e:
         message, code = phrase(e), EXIT_USAGE
         echo(err, f"absmc: error: {message}")
+    except BrokenPipeError:
+        # the reader went away (``absmc check m.pml | head``): end quietly, as a process that
+        # SIGPIPE ended (the shell's 128 + 13); stdout goes to /dev/null so that the
+        # interpreter's own flush at exit does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except OSError as e:
         name = f" '{e.filename}'" if e.filename else ""
         message, code = f"cannot read{name}: {e.strerror or e}", EXIT_USAGE
