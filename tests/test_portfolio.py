@@ -253,6 +253,46 @@ def test_ctrl_c_ends_the_portfolio_without_orphans(endless: Path) -> None:
     assert left == []
 
 
+def _sleeping_member(*args: object) -> None:
+    time.sleep(120)  # a member that never answers (ended by Pool.stop)
+
+
+def test_a_ctrl_c_that_cuts_a_member_start_short_still_stops_that_member(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Pool.start blocks SIGINT only in its own thread: a Ctrl-C delivered to another thread
+    raises KeyboardInterrupt in the main thread anywhere in ``Process.start()``, after the
+    fork. Before, that member was missing from ``Pool.running``: ``stop()`` left it running
+    and multiprocessing's exit handler waited for it forever (the portfolio never ended)."""
+    import multiprocessing.process
+
+    from absmc.engines.portfolio import workers
+
+    monkeypatch.setattr(workers, "_member", _sleeping_member)
+    start = multiprocessing.process.BaseProcess.start
+
+    def start_then_ctrl_c(self: multiprocessing.process.BaseProcess) -> None:
+        start(self)  # forked and registered with multiprocessing
+        raise KeyboardInterrupt  # the Ctrl-C handled at the end of start()
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start_then_ctrl_c)
+    model = tmp_path / "endless.gcl"
+    model.write_text(ENDLESS, encoding="utf-8")
+    system = load_model(model)
+    engine = registry.get("explicit")
+    forked = []
+    try:
+        with Pool() as pool, pytest.raises(KeyboardInterrupt):
+            pool.start(engine, system, CheckOptions(), None)
+        forked = [c for c in multiprocessing.active_children() if c.name == "absmc-explicit"]
+        assert forked == []  # stopped and joined by the pool, not left to the exit handler
+    finally:
+        for c in multiprocessing.active_children():
+            if c.name == "absmc-explicit":
+                c.kill()
+                c.join()
+
+
 def _group_members(pgid: int) -> list[str]:
     """The processes of process group ``pgid`` (from /proc)."""
     left = []

@@ -5,7 +5,8 @@
 
 The C loop runs for about :data:`SLICE_S` seconds and returns; between two slices Python
 checks, in this order, a hand-over request, the deadline, the resident memory against
-``--max-memory`` and Ctrl-C (which Python raises between two calls), and reports
+``--max-memory`` and Ctrl-C (which Python raises between two calls; pending signal handlers
+are run explicitly each slice, :func:`~absmc.kernel.run.limits.handle_pending_signals`), and reports
 ``--progress`` at most once a second. So every C search stops on the same limits, with the
 same reasons, as the kernel's searches (:mod:`absmc.kernel.run.limits`).
 """
@@ -16,7 +17,12 @@ import time
 from collections.abc import Callable
 
 from absmc.kernel.explore.search import HANDED_OVER
-from absmc.kernel.run.limits import INTERRUPTED, memory_limit, time_limit
+from absmc.kernel.run.limits import (
+    INTERRUPTED,
+    handle_pending_signals,
+    memory_limit,
+    time_limit,
+)
 from absmc.kernel.run.memory import current_rss_mb
 from absmc.kernel.run.options import Limits, Progress
 
@@ -49,6 +55,7 @@ def drive_slices(
     try:
         while True:
             status = run_slice()
+            handle_pending_signals()  # a Ctrl-C whose handler CPython has not run yet
             if status != slice_status:
                 return status, None
             if hand_over is not None and hand_over():

@@ -23,6 +23,7 @@ from absmc.ir.span import ModelError
 from absmc.ir.system import System
 from absmc.kernel.model.initial import check_per_initial_state
 from absmc.kernel.run.isolate import die_with_parent
+from absmc.kernel.run.limits import handle_pending_signals
 from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import PropertyResult, Result
 
@@ -128,11 +129,19 @@ class Pool:
             # portfolio (die_with_parent)
             daemon=False,
         )
+        # known to stop() before the fork: blocking the signals holds them off only in this
+        # thread, and a Ctrl-C another thread receives may raise KeyboardInterrupt anywhere in
+        # start(), after the fork; a forked member missing from ``running`` would outlive the
+        # portfolio, and multiprocessing's exit handler would wait for it forever
+        self.running[engine.name] = p
+        self.started[engine.name] = time.monotonic()
         old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
             p.start()
-            self.running[engine.name] = p
-            self.started[engine.name] = time.monotonic()
+        except BaseException:
+            if p.pid is None:  # not forked: nothing to stop
+                self.running.pop(engine.name, None)
+            raise
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
@@ -141,6 +150,7 @@ class Pool:
         seconds) passes. A process that ends without an answer yields an ``internal`` report
         naming its exit code."""
         while self.running:
+            handle_pending_signals()  # a Ctrl-C whose handler CPython has not run yet
             wait = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
             if wait <= 0:
                 return
@@ -162,7 +172,7 @@ class Pool:
     def stop_one(self, name: str) -> None:
         """End the process of engine ``name`` (SIGTERM, SIGKILL after a second)."""
         p = self.running.pop(name, None)
-        if p is None:
+        if p is None or p.pid is None:  # none, or never forked (start() cut short)
             return
         if p.is_alive():
             p.terminate()
@@ -174,10 +184,11 @@ class Pool:
     def stop(self) -> list[str]:
         """End every running process (SIGTERM, SIGKILL after a second); their names."""
         names = list(self.running)
-        for p in self.running.values():
+        started = [p for p in self.running.values() if p.pid is not None]  # forked
+        for p in started:
             if p.is_alive():
                 p.terminate()
-        for p in self.running.values():
+        for p in started:
             p.join(timeout=1)
             if p.is_alive() and p.pid is not None:
                 os.kill(p.pid, signal.SIGKILL)

@@ -15,6 +15,8 @@ here only: :func:`time_limit`, :func:`state_limit`, :func:`depth_limit`, :func:`
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Final
@@ -119,3 +121,19 @@ def depth_limit(max_depth: int | None) -> str:
 def memory_limit(max_memory_mb: float) -> str:
     """``memory limit of M MB reached``."""
     return f"memory limit of {max_memory_mb:g} MB reached"
+
+
+def handle_pending_signals() -> None:
+    """Run the Python handlers of signals that arrived but were not handled yet (raising
+    ``KeyboardInterrupt`` after a Ctrl-C, or SIGTERM in the CLI); does nothing outside the main
+    thread or where ``signal.pthread_sigmask`` is missing.
+
+    CPython runs a handler when the main thread next checks its "eval breaker" flag. A signal
+    that the kernel delivers to another thread (any thread, while the main thread blocks it;
+    or when another Python thread recomputes the flag, CPython 3.11's ``COMPUTE_EVAL_BREAKER``)
+    can leave the flag clear: the handler then waits for the next explicit check, and a loop of
+    C calls (a native search's slices, a portfolio waiting for its members) may never make one.
+    ``pthread_sigmask`` makes that check (``PyErr_CheckSignals``) after setting the mask; an
+    empty ``SIG_BLOCK`` changes nothing else. Loops that poll for Ctrl-C call this each round."""
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, ())
