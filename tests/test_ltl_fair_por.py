@@ -17,7 +17,6 @@ from absmc.ir.ltl import NON_PROGRESS
 from absmc.kernel.run.result import Verdict
 from absmc.lang.loader import load_model
 from absmc.native import native_available
-from absmc.native.build import OPT_ENV
 from absmc.native.ltl import POR
 
 from .conftest import SHARED, needs_shared
@@ -26,12 +25,10 @@ from .test_ltl_por import _ATOMS, _TEMPLATES, _compare, _one
 
 CORPUS = SHARED / "benchmarks" / "ltl"
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="no C compiler")
-
-
-@pytest.fixture(autouse=True)
-def _quick_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(OPT_ENV, "-O0")  # the tests compare outcomes, not speed
+pytestmark = [
+    pytest.mark.skipif(not native_available(), reason="no C compiler"),
+    pytest.mark.usefixtures("native_fast_compile"),  # outcomes, not speed
+]
 
 
 #: options of every process type: local steps (safe locations), guards that block on the

@@ -17,7 +17,6 @@ from absmc.kernel.run.result import PropertyResult, Verdict
 from absmc.lang.gcl import parse_gcl
 from absmc.lang.loader import load_model
 from absmc.native import native_available
-from absmc.native.build import OPT_ENV
 from absmc.native.ltl import POR
 
 from .conftest import EXAMPLES, SHARED, needs_shared
@@ -25,12 +24,10 @@ from .test_ltl_abstraction import random_ltl_system
 
 CORPUS = SHARED / "benchmarks" / "ltl"
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="no C compiler")
-
-
-@pytest.fixture(autouse=True)
-def _quick_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(OPT_ENV, "-O0")  # the tests compare outcomes, not speed
+pytestmark = [
+    pytest.mark.skipif(not native_available(), reason="no C compiler"),
+    pytest.mark.usefixtures("native_fast_compile"),  # outcomes, not speed
+]
 
 
 def _by_name(system: System, opts: CheckOptions, backend: str) -> dict[str, PropertyResult]:

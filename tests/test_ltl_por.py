@@ -21,7 +21,6 @@ from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import PropertyResult, Verdict
 from absmc.lang.loader import load_model
 from absmc.native import native_available
-from absmc.native.build import OPT_ENV
 from absmc.native.ltl import POR
 
 from .conftest import SHARED, needs_shared
@@ -29,13 +28,10 @@ from .test_ltl_native import corpus_params
 
 CORPUS = SHARED / "benchmarks" / "ltl"
 
+pytestmark = pytest.mark.usefixtures("native_fast_compile")  # outcomes, not speed
+
 #: the back ends compared (the Python one alone where no C compiler is installed)
 BACKENDS = ("python", "native") if native_available() else ("python",)
-
-
-@pytest.fixture(autouse=True)
-def _quick_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(OPT_ENV, "-O0")  # the tests compare outcomes, not speed
 
 
 _OPTIONS = [
