@@ -64,11 +64,24 @@ def test_counts_and_verdicts_are_pans(tmp_path: Path, text: str) -> None:
         assert reduced.verdict is plain.verdict
 
 
-def test_ltl_verdicts_are_pans(tmp_path: Path) -> None:
+#: pan's enabled() does not ask priorities: B, held back while A can move, is still enabled
+PRIORITIES = """\
+byte x;
+active proctype A() priority 2 { do :: x < 2 -> x++ :: x == 2 -> break od }
+active proctype B() priority 1 { do :: x < 5 -> x = x + 3 :: else -> break od }
+ltl p { [] (x < 2 -> enabled(1)) }
+ltl q { [] enabled(1) }
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "names"), [(LTL, "pq"), (PRIORITIES, "pq")], ids=["plain", "priorities"]
+)
+def test_ltl_verdicts_are_pans(tmp_path: Path, text: str, names: str) -> None:
     model = tmp_path / "m.pml"
-    model.write_text(LTL)
+    model.write_text(text)
     compile_spin_ltl(model, tmp_path)
-    for name in ("p", "q"):
+    for name in names:
         pan = run_pan_ltl(tmp_path, name, depth=10_000, log2_table=16)
         ours = absmc.check(str(model), ltl=name)
         assert (ours.verdict is Verdict.VIOLATED) == (pan.errors > 0), name
@@ -92,8 +105,13 @@ def test_ltl_verdicts_are_pans(tmp_path: Path) -> None:
             "active proctype B() { enabled(0) -> skip }\n",
             "itself uses enabled()",
         ),
+        (  # B's enabled() sits in a model-error condition (an index), which A's enabled() asks
+            "active proctype A() { enabled(1) -> skip }\n"
+            "active proctype B() { byte b[1]; b[enabled(2)] = 1 }\nactive proctype C() { skip }\n",
+            "itself uses enabled()",
+        ),
     ],
-    ids=["rendezvous", "variable", "own", "nested"],
+    ids=["rendezvous", "variable", "own", "nested", "nested-in-an-error"],
 )
 def test_refused_uses_are_located_errors(tmp_path: Path, text: str, message: str) -> None:
     model = tmp_path / "m.pml"

@@ -34,6 +34,7 @@ priorities cannot be combined with rendezvous"); so does absmc when the prioriti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from absmc.ir.expr import FALSE, Const, Expr, Var, conjuncts, free_vars, substitute
@@ -79,8 +80,10 @@ class Priorities(Declarations):
     _may_differ: bool | None = None
     #: ``enabled()`` placeholders of the commands built so far: name -> (pid, node)
     enabled_refs: dict[str, tuple[int, Node]]
-    #: every command is built and its ``enabled()`` resolved (:meth:`resolve_enabled`)
-    enabled_done = False
+    #: every command, built and its ``enabled()`` resolved, before priorities are added
+    #: (:meth:`resolve_enabled`; ``None`` until then)
+    tst_commands: Sequence[Command] | None = None
+    _tst_ready: dict[tuple[str, bool], Expr] | None = None
 
     def priorities_may_differ(self) -> bool:
         """Can two processes ever have different priorities? Read from the model alone (the
@@ -238,14 +241,15 @@ class Priorities(Declarations):
         if plan is not None and s.pid in plan.variables:
             p.env[plan.variables[s.pid]] = Const(0)
 
-    def readiness(self) -> dict[tuple[str, bool], Expr]:
+    def readiness(self, commands: Sequence[Command] | None = None) -> dict[tuple[str, bool], Expr]:
         """``{(process slot, timeout): condition}``: the states where the slot has an
-        executable command (``timeout``: among its ``timeout`` commands, else among the others),
-        as pan's ``TstOnly`` pass asks it: a command's guard, or one of its model-error
-        conditions (pan evaluates a transition up to its first effect and meets the error
-        there). Exclusive control (``atomic``) is not asked, as pan's ``TstOnly`` does not."""
+        executable command of ``commands`` (default: the commands built so far; ``timeout``:
+        among its ``timeout`` commands, else among the others), as pan's ``TstOnly`` pass asks
+        it: a command's guard, or one of its model-error conditions (pan evaluates a transition
+        up to its first effect and meets the error there). Exclusive control (``atomic``) is
+        not asked, as pan's ``TstOnly`` does not."""
         enabled: dict[tuple[str, bool], list[Expr]] = {}
-        for c in self.commands:
+        for c in self.commands if commands is None else commands:
             rows = enabled.setdefault((c.process, "timeout" in c.flags), [])
             if FALSE not in conjuncts(c.guard):  # not a model error only
                 rows.append(c.guard)
@@ -268,8 +272,10 @@ class Priorities(Declarations):
             raise self.err("enabled() of a pid that is not a constant is not supported", n)
         if ctx.slot is not None and pid.value == ctx.slot.pid:
             raise self.err("enabled() of the process's own pid (pan: enabled(pid=thisproc))", n)
-        if self.enabled_done:
-            ready = self.readiness()
+        if self.tst_commands is not None:
+            if self._tst_ready is None:
+                self._tst_ready = self.readiness(self.tst_commands)
+            ready = self._tst_ready
             nothing = neg(disj([e for (_, tmo), e in ready.items() if not tmo]))
             return self._enabled_now(pid.value, ready, nothing)
         name = f"$enabled{len(self.enabled_refs)}"
@@ -297,13 +303,9 @@ class Priorities(Declarations):
         if refs:
             ready = self.readiness()
             by_pid = {s.pid: s.name for s in self.slots}
-            asking = {
-                c.process
-                for c in self.commands
-                if any(v.startswith("$enabled") for v in free_vars(c.guard))
-            }
             for pid, n in refs.values():
-                if by_pid.get(pid) in asking:
+                asked = [ready.get((by_pid.get(pid, ""), tmo), FALSE) for tmo in (False, True)]
+                if any(v.startswith("$enabled") for e in asked for v in free_vars(e)):
                     raise self.err(
                         "enabled() of a process that itself uses enabled() is not supported", n
                     )
@@ -328,7 +330,9 @@ class Priorities(Declarations):
                     )
                 )
             self.commands = out
-        self.enabled_done = True
+        # what a never claim's or an ltl atom's enabled() asks (pan's TstOnly does not ask
+        # priorities: the commands before priority_guards)
+        self.tst_commands = self.commands
 
     def priority_guards(self) -> None:
         """Add to every command of process ``p`` the condition that no other process of a
