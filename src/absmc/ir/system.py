@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Final, Literal
 
 from absmc.ir.ctl import CtlProperty
-from absmc.ir.expr import TRUE, Expr, Var
+from absmc.ir.expr import TRUE, Const, Expr, Var
 from absmc.ir.ltl import LtlProperty
 from absmc.ir.printer import format_expr
 from absmc.ir.sorts import BoolSort, RangeSort, Sort, is_control
@@ -169,9 +169,6 @@ class Property:
     def shown(self, instance: Expr) -> str:
         """How a violation message shows ``instance`` (this property's condition as a command
         checks it): the expression, or the source text where it folded to a constant."""
-        from absmc.ir.expr import Const
-        from absmc.ir.printer import format_expr
-
         if isinstance(instance, Const) and self.text:
             return self.text
         return format_expr(instance)

@@ -154,6 +154,12 @@ class ProcFSM:
     builder: Any = None
     graph: dict[int, list[Any]] = field(default_factory=dict)  # pangen5.c's (ana_seq)
 
+    @property
+    def last_location(self) -> int:
+        """The highest location number (a slot holding several proctypes gives each
+        ``last_location + 1`` program-counter values)."""
+        return max(self.trans.keys() | {self.end, self.start})
+
     def reachable(self) -> list[int]:
         """States reachable from the start state, in DFS order."""
         seen: list[int] = []

@@ -185,7 +185,7 @@ class Lowerer(Commands):
                     s.offsets[o.decl.name] + k
                     for o in s.types
                     if o is not t
-                    for k in range(max(o.fsm.trans.keys() | {o.fsm.end, o.fsm.start}) + 1)
+                    for k in range(o.fsm.last_location + 1)
                 ]
                 alive = conj([mk("!=", pcv, Const(k)) for k in sorted({0, *other})])
                 lays = s.layouts[t.decl.name]

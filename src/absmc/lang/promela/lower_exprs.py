@@ -384,7 +384,7 @@ class Expressions(Priorities):
         """Slot ``s`` holds a process of proctype ``t`` (its program counter is in ``t``'s
         range; 0 is a free slot)."""
         lo = s.offsets[t.decl.name]
-        hi = lo + max(t.fsm.trans.keys() | {t.fsm.end, t.fsm.start})
+        hi = lo + t.fsm.last_location
         pc = Var(s.pc, self.var_sorts[s.pc])
         return conj([mk(">=", pc, Const(max(lo, 1))), mk("<=", pc, Const(hi))])
 

@@ -131,7 +131,7 @@ class Processes(Statements):
             off = 0
             for t in ts:
                 s.offsets[t.decl.name] = off
-                off += max(t.fsm.trans.keys() | {t.fsm.end, t.fsm.start}) + 1
+                off += t.fsm.last_location + 1
                 lays: dict[str, Layout] = {}
                 prefix = f"{name}." if single else f"{name}.{_pname(t.decl)}."
                 for d in [*t.decl.params, *t.locals]:
@@ -402,7 +402,6 @@ class Processes(Statements):
             "get_priority",
             "set_priority",
             "remote_label",
-            "remote_var",
         )
         if any(n.kind in observing for n in nodes(bodies)):
             return False
