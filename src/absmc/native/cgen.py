@@ -821,12 +821,12 @@ class CGen:
             offs.append(str(len(locs)))
         self.emit(0, f"static int {prefix}_cond(int j, const int64_t *v, ctx_t *C) {{")
         if conds:
+            same: dict[Expr, list[str]] = {}  # the locations with one condition: one case
+            for j, e in conds:  # each conjunct once (pc tests repeat: 0.9 MB of C on mobile1)
+                same.setdefault(conj(list(dict.fromkeys(conjuncts(e)))), []).append(f"case {j}:")
             self.emit(1, "switch (j) {")
-            for j, e in conds:
-                # each conjunct once (the dependency analysis repeats the same pc tests: on
-                # SPIN's mobile1 example, 0.9 MB of C without this)
-                e = conj(list(dict.fromkeys(conjuncts(e))))
-                self.emit(1, f"case {j}: return {self.tr.cb(e)};")
+            for e, js in same.items():
+                self.emit(1, f"{' '.join(js)} return {self.tr.cb(e)};")
             self.emit(1, "}")
         self.emit(1, "(void)v; (void)C; (void)j;")
         self.emit(1, "return 1;")
