@@ -2,9 +2,11 @@
 runtime_ltl.c ``l_ample`` with the tables of native/fairpor.py, one choice per ``(s, q)`` for
 every counter copy; docs/reductions.md "Weak fairness"): the same verdicts as the unreduced
 fair search on generated Promela models whose processes block (guards on globals, full and
-empty channels, ``xr``/``xs`` channels, rendezvous), every violation a replayed weakly fair
-lasso, strictly fewer product states on some; the shared LTL corpus's fair rows (SPIN's
-verdicts); SPIN's leader.pml with ``-f`` against pan's verdicts (slow)."""
+empty channels, ``xr``/``xs`` channels, point-to-point channels, rendezvous), every violation a
+replayed weakly fair lasso, strictly fewer product states on some; the shared LTL corpus's
+fair rows (SPIN's verdicts); SPIN's leader.pml with ``-f`` against pan's verdicts (slow);
+point-to-point channels' receives and sends in the fair tables where one sender and one
+receiver use them (also by channel parameters), not where two senders do."""
 
 from __future__ import annotations
 

@@ -19,7 +19,9 @@ finitely often more (at most its capacity), so the steps that could unblock ``P`
 many (docs/reductions.md, "Point-to-point channels"). Such a condition is a state predicate
 that no step can make false again: on SPIN's leader.pml every node's commands statically touch
 every channel of the ring, and only the values of its channel parameters (which nothing assigns
-once ``init`` can no longer ``run``) make the ring point to point.
+once ``init`` can no longer ``run``) make the ring point to point. The reduction is Peled's
+ample sets (Peled 1996; Clarke, Grumberg & Peled, *Model Checking*, §10.5) with SPIN's
+conditional safety (Holzmann & Peled 1994, §4); the weak-fairness argument is absmc's own.
 """
 
 from __future__ import annotations
