@@ -50,8 +50,11 @@ from absmc.native.shapes import (
     SHARE_MIN_CHARS,
     SHARE_MIN_COMMANDS,
     Shapes,
+    cond_switch,
+    factored,
     shape_functions,
     share,
+    weaken,
 )
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
@@ -500,11 +503,11 @@ class CGen:
             self.emit(i, "C->err = 0;")
         # shared code is called only where the guard or an error condition holds (tested in
         # place; none of them may divide by zero: no side effect)
-        tests: list[str] | None = []
+        tests: list[Expr] | None = []
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
             if tests is not None:
-                tests = None if self.raises(cnd) else [*tests, tr.cb(cnd)]
+                tests = None if self.raises(cnd) else [*tests, weaken(cnd)]
             fail = f"{{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}"
             if self.raises(cnd):
                 self.emit(i, f"x = {tr.cb(cnd)};")
@@ -514,7 +517,7 @@ class CGen:
                 self.emit(i, f"if ({tr.cb(cnd)}) {fail}")
         g = tr.cb(guard)
         if tests is not None:
-            tests = None if g == "1" or self.raises(guard) else [*tests, g]
+            tests = None if g == "1" or self.raises(guard) else [*tests, guard]
         if g != "1":
             if self.raises(guard):
                 self.emit(i, f"x = {g};")
@@ -616,7 +619,7 @@ class CGen:
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
         if self.share:
-            enabled = None if tests is None else " || ".join(f"({x})" for x in tests)
+            enabled = None if tests is None else tr.cb(factored(tests))
             share(self.lines, start, ind, done, mode, self.shapes, enabled)
 
     def split_writes(
@@ -820,14 +823,10 @@ class CGen:
                     locs.append(c_const(k))
             offs.append(str(len(locs)))
         self.emit(0, f"static int {prefix}_cond(int j, const int64_t *v, ctx_t *C) {{")
-        if conds:
-            self.emit(1, "switch (j) {")
-            for j, e in conds:
-                # each conjunct once (the dependency analysis repeats the same pc tests: on
-                # SPIN's mobile1 example, 0.9 MB of C without this)
-                e = conj(list(dict.fromkeys(conjuncts(e))))
-                self.emit(1, f"case {j}: return {self.tr.cb(e)};")
-            self.emit(1, "}")
+        # each conjunct once (the dependency analysis repeats the same pc tests: on SPIN's
+        # mobile1 example, 0.9 MB of C without this), each distinct condition once
+        tr = self.tr
+        self.lines += cond_switch([(j, tr.cb(conj(dict.fromkeys(conjuncts(e))))) for j, e in conds])
         self.emit(1, "(void)v; (void)C; (void)j;")
         self.emit(1, "return 1;")
         self.emit(0, "}")

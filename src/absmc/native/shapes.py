@@ -16,7 +16,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SHARE_MIN_CHARS", "SHARE_MIN_COMMANDS", "Shapes", "shape_functions", "share"]
+from absmc.ir.expr import Expr, Op, conj, conjuncts, disj
+
+__all__ = [
+    "SHARE_MIN_CHARS",
+    "SHARE_MIN_COMMANDS",
+    "Shapes",
+    "cond_switch",
+    "factored",
+    "shape_functions",
+    "share",
+    "weaken",
+]
 
 #: a System of at least this many commands has its commands' code shared by shape; below,
 #: each command's code keeps its constants in place (faster code at ``-O2``)
@@ -103,4 +114,64 @@ def shape_functions(shapes: Shapes, slots: int) -> list[str]:
         out.append("    (void)C; (void)v; (void)flags; (void)q; (void)t; (void)x;")
         out += ["    " + x for x in shape.split("\n")]
         out.append("}")
+    return out
+
+
+def weaken(e: Expr) -> Expr:
+    """A condition that holds wherever boolean ``e`` does, in less code: each conjunction of
+    more than two conjuncts keeps its first and last (through ``||`` and ``&&`` only, never
+    under a negation), equal disjuncts once. For the in-place test of a shared command's error
+    conditions (:func:`share`'s ``enabled``; the shape function tests them in full): the claims
+    of SPIN's ``xr``/``xs`` channels and the channel-variable expansion of SPIN's leader example
+    repeat ``own == c && running(p) && other(p) == c`` for each other process ``p``."""
+    if isinstance(e, Op) and e.op == "||":
+        return disj(dict.fromkeys(weaken(a) for a in e.args))
+    parts = conjuncts(e)
+    if len(parts) == 1:
+        return e
+    if len(parts) > 2:
+        parts = (parts[0], parts[-1])
+    return conj(weaken(a) for a in parts)
+
+
+def factored(tests: list[Expr]) -> Expr:
+    """The disjunction of ``tests``, each distinct disjunct once, consecutive disjuncts with
+    the same first conjunct ``a`` (of two or more) as ``a && (rest || ...)``: the same
+    condition, its common test once (the joint commands of a channel variable test
+    ``ch == c`` in each of their guards' and error conditions' disjuncts)."""
+    flat = list(dict.fromkeys(d for t in tests for d in _disjuncts(t)))
+    out: list[Expr] = []
+    k = 0
+    while k < len(flat):
+        head = conjuncts(flat[k])
+        j = k + 1
+        if len(head) > 1:
+            while j < len(flat) and len(c := conjuncts(flat[j])) > 1 and c[0] == head[0]:
+                j += 1
+        if j - k == 1:
+            out.append(flat[k])
+        else:
+            rest = disj(conj(conjuncts(flat[i])[1:]) for i in range(k, j))
+            out.append(conj((head[0], rest)))
+        k = j
+    return disj(out)
+
+
+def _disjuncts(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Op) and e.op == "||":
+        return tuple(d for a in e.args for d in _disjuncts(a))
+    return (e,)
+
+
+def cond_switch(conds: list[tuple[int, str]]) -> list[str]:
+    """The lines of a ``switch (j)`` returning C condition ``c`` for each ``(j, c)`` of
+    ``conds``, one ``return`` per distinct condition (its ``case`` labels together): SPIN's
+    leader example repeats a few channel conditions for every location of every process."""
+    groups: dict[str, list[int]] = {}
+    for j, c in conds:
+        groups.setdefault(c, []).append(j)
+    out = ["    switch (j) {"]
+    for c, js in groups.items():
+        out.append("    " + " ".join(f"case {j}:" for j in js) + f" return {c};")
+    out.append("    }")
     return out
