@@ -54,6 +54,7 @@ from absmc.native.shapes import (
     factored,
     shape_functions,
     share,
+    share_processes,
     weaken,
 )
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
@@ -979,6 +980,7 @@ class CGen:
         if not self.share and sum(map(len, self.lines)) > SHARE_MIN_CHARS:
             self.share, self.lines = True, []  # again, with the commands' code shared by shape
             self.functions()
+        self.lines = share_processes(self.lines) if self.share else self.lines
         self.properties()
         self.packing()
         if self.tr.past128:  # values past 128 bits in expressions only: again with big_t

@@ -26,6 +26,7 @@ __all__ = [
     "factored",
     "shape_functions",
     "share",
+    "share_processes",
     "weaken",
 ]
 
@@ -93,7 +94,7 @@ def share(
     k, rows = shapes.setdefault(shape, (len(shapes), []))
     rows.append(row)
     flags = "flags" if mode != "main" else "0"
-    table = f"K{k}[{len(rows) - 1}]" if row else "0"
+    table = f"K{k}[{len(rows) - 1}]" if row else "NULL"
     call = f"S{k}(C, v, {flags}, {table});"
     lines[start:] = ["    " * ind + (call if enabled is None else f"if ({enabled}) {call}")]
 
@@ -175,3 +176,71 @@ def cond_switch(conds: list[tuple[int, str]]) -> list[str]:
         out.append("    " + " ".join(f"case {j}:" for j in js) + f" return {c};")
     out.append("    }")
     return out
+
+
+#: the first line of a process function (:meth:`absmc.native.cgen.CGen.functions`)
+_FN_HEAD = re.compile(r"static void fn(\d+)\(ctx_t \*C, const int64_t \*v, int flags\) \{$")
+
+#: what stays in place in a process function's shape: ``case`` labels, ``big_t`` words and the
+#: sizes of its local arrays (the ``int64_t t[N]`` line, kept whole)
+_KEPT = re.compile(r"(UINT64_C\([^)]*\)|case -?\d+:|\w+ \w+\[\d+\];)|(?<![\w.])\d+(?![\w.])")
+
+
+def share_processes(lines: list[str]) -> list[str]:
+    """``lines`` (the model's C) with the process functions ``fn<k>`` whose code differs only
+    in integer literals sharing one function ``P<j>(C, v, flags, q)``, each literal ``q[i]``
+    of a row of ``static const int64_t PK<j>[][n]`` (``fn<k>`` calls it with its row): the
+    instances of one proctype (SPIN's leader example: five ``nnode`` processes, each function
+    a copy of the others but for slots, channel numbers and table rows). Functions with a
+    ``switch`` on literals other than ``case`` labels, wide or suffixed constants keep their
+    own code."""
+    spans: list[tuple[int, int, int]] = []  # (fn number, first line, last line)
+    k = 0
+    while k < len(lines):
+        m = _FN_HEAD.match(lines[k])
+        if m is None:
+            k += 1
+            continue
+        end = lines.index("}", k)
+        spans.append((int(m.group(1)), k, end))
+        k = end + 1
+    groups: dict[str, list[tuple[int, list[str]]]] = {}
+    for fn, a, b in spans:
+        body = "\n".join(lines[a + 1 : b])
+        if _UNSHARED.search(body):
+            continue
+        row: list[str] = []
+
+        def param(m: re.Match[str], row: list[str] = row) -> str:
+            if m.group(1) is not None:
+                return m.group(0)
+            row.append(m.group(0))
+            return f"q[{len(row) - 1}]"
+
+        shape = _KEPT.sub(param, body)
+        if any(int(x) > _INT64_MAX for x in row):
+            continue
+        groups.setdefault(shape, []).append((fn, row))
+    calls: dict[int, str] = {}
+    head: list[str] = []
+    for j, (shape, members) in enumerate(x for x in groups.items() if len(x[1]) > 1):
+        width = max(len(members[0][1]), 1)
+        rows = ",\n".join("{" + ", ".join(r or ["0"]) + "}" for _, r in members)
+        head.append(f"static const int64_t PK{j}[][{width}] = {{\n{rows}}};")
+        head.append(f"static void P{j}(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{")
+        head.append(shape)
+        head.append("}")
+        for r, (fn, _) in enumerate(members):
+            calls[fn] = f"P{j}(C, v, flags, PK{j}[{r}]);"
+    out: list[str] = []
+    last = 0
+    for fn, a, b in spans:
+        if fn in calls:
+            out += lines[last:a]
+            out += [lines[a], "    " + calls[fn], "}"]
+            last = b + 1
+    out += lines[last:]
+    if not head:
+        return lines
+    first = spans[0][1]
+    return out[:first] + head + out[first:]
