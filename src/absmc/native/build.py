@@ -125,6 +125,7 @@ def compiler_flags(opt: str) -> tuple[str, ...]:
     :data:`LEVEL_FLAGS` of it, then the flags of every level (a shared library)."""
     return (opt, *LEVEL_FLAGS.get(opt, ()), *_FLAGS)
 
+
 #: the optimization levels :func:`load_library` accepts
 OPT_LEVELS = ("-O0", "-Og", "-O1", "-O2", "-O3")
 
