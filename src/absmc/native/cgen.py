@@ -52,6 +52,7 @@ from absmc.native.shapes import (
     Shapes,
     cond_switch,
     factored,
+    render,
     shape_functions,
     share,
     share_processes,
@@ -620,7 +621,7 @@ class CGen:
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
         if self.share:
-            enabled = None if tests is None else tr.cb(factored(tests))
+            enabled = None if tests is None else render(factored(tests), tr.cb)
             share(self.lines, start, ind, done, mode, self.shapes, enabled)
 
     def split_writes(
@@ -826,8 +827,7 @@ class CGen:
         self.emit(0, f"static int {prefix}_cond(int j, const int64_t *v, ctx_t *C) {{")
         # each conjunct once (the dependency analysis repeats the same pc tests: on SPIN's
         # mobile1 example, 0.9 MB of C without this), each distinct condition once
-        tr = self.tr
-        self.lines += cond_switch([(j, tr.cb(conj(dict.fromkeys(conjuncts(e))))) for j, e in conds])
+        self.lines += cond_switch(conds, self.tr.cb)
         self.emit(1, "(void)v; (void)C; (void)j;")
         self.emit(1, "return 1;")
         self.emit(0, "}")

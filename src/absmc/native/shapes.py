@@ -15,6 +15,7 @@ from 6.1 s to 1.1 s of CPU.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from absmc.ir.expr import Expr, Op, conj, conjuncts, disj
 
@@ -24,6 +25,7 @@ __all__ = [
     "Shapes",
     "cond_switch",
     "factored",
+    "render",
     "shape_functions",
     "share",
     "share_processes",
@@ -158,19 +160,29 @@ def factored(tests: list[Expr]) -> Expr:
     return disj(out)
 
 
+def render(e: Expr, cb: Callable[[Expr], str]) -> str:
+    """C for boolean ``e``: its ``&&`` and ``||`` spelled out, each other part by ``cb`` (the
+    translator, whose memo the parts of :func:`weaken` and :func:`factored`, the model's own
+    expressions, hit: a new expression would be translated and compared anew)."""
+    if isinstance(e, Op) and e.op in ("&&", "||"):
+        return "(" + f" {e.op} ".join(render(a, cb) for a in e.args) + ")"
+    return f"({cb(e)})"
+
+
 def _disjuncts(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, Op) and e.op == "||":
         return tuple(d for a in e.args for d in _disjuncts(a))
     return (e,)
 
 
-def cond_switch(conds: list[tuple[int, str]]) -> list[str]:
-    """The lines of a ``switch (j)`` returning C condition ``c`` for each ``(j, c)`` of
-    ``conds``, one ``return`` per distinct condition (its ``case`` labels together): SPIN's
-    leader example repeats a few channel conditions for every location of every process."""
+def cond_switch(conds: list[tuple[int, Expr]], cb: Callable[[Expr], str]) -> list[str]:
+    """The lines of a ``switch (j)`` returning condition ``e`` (C by ``cb``) for each ``(j, e)``
+    of ``conds``, each conjunct of ``e`` once and one ``return`` per distinct condition (its
+    ``case`` labels together): SPIN's leader example repeats a few channel conditions for every
+    location of every process."""
     groups: dict[str, list[int]] = {}
-    for j, c in conds:
-        groups.setdefault(c, []).append(j)
+    for j, e in conds:
+        groups.setdefault(cb(conj(dict.fromkeys(conjuncts(e)))), []).append(j)
     out = ["    switch (j) {"]
     for c, js in groups.items():
         out.append("    " + " ".join(f"case {j}:" for j in js) + f" return {c};")
