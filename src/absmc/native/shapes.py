@@ -161,12 +161,33 @@ def factored(tests: list[Expr]) -> Expr:
 
 
 def render(e: Expr, cb: Callable[[Expr], str]) -> str:
-    """C for boolean ``e``: its ``&&`` and ``||`` spelled out, each other part by ``cb`` (the
-    translator, whose memo the parts of :func:`weaken` and :func:`factored`, the model's own
-    expressions, hit: a new expression would be translated and compared anew)."""
-    if isinstance(e, Op) and e.op in ("&&", "||"):
+    """C for boolean ``e``: its ``&&`` and ``||`` spelled out (a ``||`` of other parts only
+    whole), each other part by ``cb`` (the translator, whose memo the parts of :func:`weaken`
+    and :func:`factored`, the model's own expressions, hit: a new expression would be
+    translated and compared anew)."""
+    # a disjunction of atoms whole: the translator writes x == 3 || ... || x == 7 as a range
+    if isinstance(e, Op) and (
+        e.op == "&&" or (e.op == "||" and any(_connective(a) for a in e.args))
+    ):
         return "(" + f" {e.op} ".join(render(a, cb) for a in e.args) + ")"
-    return f"({cb(e)})"
+    c = cb(e)
+    return c if _grouped(c) else f"({c})"
+
+
+def _connective(e: Expr) -> bool:
+    return isinstance(e, Op) and e.op in ("&&", "||")
+
+
+def _grouped(c: str) -> bool:
+    """Whether C expression ``c`` is one parenthesized group (its first ``(`` closes last)."""
+    if not c.startswith("("):
+        return False
+    depth = 0
+    for k, ch in enumerate(c):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return k == len(c) - 1
+    return False
 
 
 def _disjuncts(e: Expr) -> tuple[Expr, ...]:
