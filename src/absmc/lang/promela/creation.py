@@ -270,15 +270,17 @@ def swappable_types(model: Model, ptypes: Mapping[str, ProcType]) -> frozenset[s
     place in SPIN's death order), read no ``_pid``, declare no channel (no local channel id,
     which depends on the slot) and no ``xr``/``xs`` claim, in a model where no statement names a
     process by its pid (no remote reference, remote label, ``enabled``, ``pc_value``,
-    ``get_priority``, ``set_priority``; no ``_pid`` in an ``inline``). The value of ``run``
-    (``x = run P()``) may be stored: :mod:`absmc.ir.dependency` asks that nothing reads the
-    variable. Empty when the model's statements name processes."""
+    ``get_priority``, ``set_priority``; no ``_pid`` in an ``inline``) and the value of ``run``
+    (``x = run P()``) is stored only in plain variables that no statement reads
+    (:func:`_pids_unread`). Empty when the model's statements name processes."""
     bodies: list[Any] = [pt.decl.body for pt in ptypes.values()]
     bodies += [i.body for i in model.inlines.values()]
     if any(n.kind in _SLOT_OBSERVERS for n in nodes(bodies)):
         return frozenset()
     inlined = nodes([i.body for i in model.inlines.values()])
     if any(n.kind == "var" and n.name == "_pid" for n in inlined):
+        return frozenset()
+    if not _pids_unread(model, ptypes):
         return frozenset()
     out: set[str] = set()
     for name, pt in ptypes.items():
@@ -301,6 +303,32 @@ def swappable_types(model: Model, ptypes: Mapping[str, ProcType]) -> frozenset[s
             continue
         out.add(name)
     return frozenset(out)
+
+
+def _pids_unread(model: Model, ptypes: Mapping[str, ProcType]) -> bool:
+    """Is every ``x = run P()`` a store into a plain variable ``x`` (no index, no field) whose
+    name occurs nowhere else in the processes' statements, local initialisers, ``provided``
+    clauses and ``inline`` bodies (so nothing reads the pid it holds)?"""
+    every: list[Any] = [i.body for i in model.inlines.values()]
+    for pt in ptypes.values():
+        every.append(pt.decl.body)
+        every.extend(d.init for d in [*model.globals, *pt.locals] if isinstance(d.init, Node))
+        if pt.decl.provided is not None:
+            every.append(pt.decl.provided)
+    stores: set[int] = set()
+    names: set[str] = set()
+    for n in nodes(every):
+        if n.kind == "asgn" and isinstance(n.args[1], Node) and n.args[1].kind == "run":
+            x = n.args[0]
+            if not (
+                isinstance(x, Node) and x.kind == "var" and not any(a is not None for a in x.args)
+            ):
+                return False
+            stores.add(id(x))
+            names.add(str(x.name))
+    return not any(
+        n.kind == "var" and n.name in names and id(n) not in stores for n in nodes(every)
+    )
 
 
 def _can_end(pt: ProcType) -> bool:
