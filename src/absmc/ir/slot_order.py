@@ -283,6 +283,10 @@ def swapped(ctx: _Context, chain: list[CommandDeps], process: str) -> _Skip | No
         got = fills(d.index)
         if got is None or any(x not in ok for x in got):
             return None
+        own = ctx.pc_of.get(process)
+        to = system.commands[d.index].update_map().get(own) if own is not None else None
+        if isinstance(to, Const) and to.value == 0:
+            return None  # a step that ends the process: its death is no run
         found = found or bool(got)
     if not found:
         return None
