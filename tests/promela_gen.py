@@ -363,3 +363,50 @@ class _RacesGen(_PorGen):
 def random_promela_races(seed: int) -> str:
     """The Promela text of ``seed`` for the death-and-run race tests (deterministic)."""
     return _RacesGen(random.Random(seed)).model()
+
+
+def random_promela_swaps(seed: int) -> str:
+    """The Promela text of ``seed`` for the run-and-run race tests (deterministic): two
+    creators start workers that never end (``do`` loops without ``break``) over globals and a
+    global channel, one of them storing a worker's pid (``wid = run W()``); now and then the
+    stored pid is read (an assertion), a worker reads ``_pid`` or ends, so that the rule
+    (docs/reductions.md, "Two runs racing for a slot") is off, and assertions over the
+    globals may fail."""
+    r = random.Random(seed)
+    cap = r.choice([0, 1, 2])
+    opts = [
+        "atomic { g0 < 2 -> g0++ }",
+        "atomic { g0 > 0 -> g0-- }",
+        "g1 = 1 - g1",
+        "l0 = g1",
+        "l0 == 1 -> g1 = 0",
+        "c!g1",
+        "c?l0",
+        f"assert(g0 + g1 < {r.randint(2, 4)})",
+        "atomic { g0 == 1 -> g1 = 1 }",
+    ]
+    lines = ["byte g0, g1, wid;", f"chan c = [{cap}] of {{ byte }};"]
+    for name in ("W", "U"):
+        alts = r.sample(opts, r.randint(2, 3))
+        if r.random() < 0.1:
+            alts.append("_pid == 6 -> g1 = 1")  # reads its pid: not swappable
+        end = "; g0 = 0" if r.random() < 0.1 else ""
+        body = " ".join(f":: {a}" for a in alts)
+        brk = " :: g1 == 1 -> break" if end else ""
+        lines.append(f"proctype {name}() {{ byte l0; do {body}{brk} od{end} }}")
+    # the creators may go on forever (then they never die and their deaths do not race)
+    first = "run W(); run U()"
+    first = f"atomic {{ {first} }}" if r.random() < 0.6 else first
+    loop = "; do :: skip od" if r.random() < 0.5 else ""
+    lines.append(f"proctype A() {{ {first}{loop} }}")
+    second = r.choice(["wid = run W()", "wid = run U(); run W()", "run U()"])
+    if r.random() < 0.6:  # a global written in the same step: B's location is not safe
+        second = f"atomic {{ g1 = 1; {second} }}"
+    loop = "; do :: skip od" if r.random() < 0.5 else ""
+    lines.append(f"proctype B() {{ {second}; {r.choice(['g0 = 1', 'skip', 'g1 = 0'])}{loop} }}")
+    start = "run A(); run B()"
+    # reads the stored pid (the rule is off): B first gives its worker slot 3 or 4
+    tail = f"; g1 == 1; assert(wid != {r.randint(3, 5)})" if r.random() < 0.4 else ""
+    init = f"atomic {{ {start} }}" if r.random() < 0.5 else start
+    lines.append(f"init {{ {init}{tail} }}")
+    return "\n".join(lines) + "\n"

@@ -220,6 +220,24 @@ def test_a_long_c_search_in_auto_moves_to_better_compiled_code(
     assert [b._opt for b in builds] == ["-O0", "-O1"] and builds[1]._sem is not None
 
 
+@pytest.mark.parametrize(
+    ("cpus", "load", "waits"), [(2, 0.9, False), (2, 9.5, True), (1, 0.0, True)]
+)
+def test_auto_starts_the_compiler_at_once_only_beside_a_spare_cpu(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cpus: int, load: float, waits: bool
+) -> None:
+    import absmc.engines.explicit.native as nat
+
+    monkeypatch.setattr(nat, "default_workers", lambda: cpus)
+    monkeypatch.setattr(nat.os, "getloadavg", lambda: (load, load, load))
+    assert nat.spare_cpus() == min(cpus - 1, cpus - max(load, 1.0))
+    builds = _recorded(monkeypatch)
+    code, res = cli_json("check", _counter(tmp_path, 300), "--backend", "auto")
+    assert code == 1 and res["results"][0]["stats"]["states"] == 301
+    # the ski-rental wait (a share of the compiler's estimated time) where no CPU is spare
+    assert [b._ratio for b in builds] == [nat.AUTO_COMPILE_RATIO if waits else 0.0]
+
+
 def test_auto_never_waits_for_the_compiler(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import absmc.engines.explicit.native as nat
     from absmc.native.background import BackgroundBuild

@@ -95,7 +95,7 @@ def test_shared_commands_that_may_divide_by_zero_keep_pythons_results(
         for k, x in enumerate(lines)
         if x.startswith("/* p(0):")
     }
-    assert calls["n < 5"] == "if (((v[2] < 5))) S0(C, v, flags, K0[0]);"
+    assert calls["n < 5"] == "if ((v[2] < 5)) S0(C, v, flags, K0[0]);"
     assert calls["n++"].startswith("S")
     assert all(v.startswith("S") for k, v in calls.items() if "x / y" in k)
     code, nat = cli_json("check", str(model), "--backend", "native", "--keep-going")

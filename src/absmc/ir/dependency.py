@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import product
 
+from absmc.ir import slot_order
 from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, as_const, conj, conjuncts, disj
 from absmc.ir.steps import GroupDeps
 from absmc.ir.system import STATE_PROPERTY_KINDS, ChannelClaim, Command, Property, System
@@ -402,6 +403,7 @@ def safe_conditions(
                 testers.setdefault(v, []).append((d.process, ev, d.index))
     ctx = _Context(system, deps, visible, (writers, readers, testers))
     ctx.races = races and system.pids_unobserved
+    ctx.races_swaps = races
     out: dict[str, dict[int | None, Expr]] = {}
     for proc in system.processes:
         if proc.name in handed:
@@ -466,6 +468,11 @@ class _Context:
         self.races = False
         self.pid = {p.name: k for k, p in enumerate(system.processes)}
         self._explained: dict[tuple[int, int, frozenset[str]], bool] = {}
+        self._prefix: bool | None = None
+        self.races_swaps = False
+        self.event_command = {id(ev): d.index for d in deps for ev in d.events}
+        self.tested = frozenset(v for d in deps for ev in d.events for v in ev.tests)
+        self.slot_of = {p.pc: k for k, p in enumerate(system.processes) if p.pc is not None}
 
     def values(self) -> dict[str, frozenset[int]]:
         """:func:`value_sets` of the system (computed once, when a claim asks)."""
@@ -477,7 +484,10 @@ class _Context:
         """The values of the program counter ``pc`` from which it can come to ``k`` (``k``
         among them) by any command of any process (a command that sets ``pc`` to a constant
         from the value its guard pins, or from any value when the guard does not pin it);
-        ``None`` when that is every value or cannot be told (an update that is no constant)."""
+        ``None`` when that is every value or cannot be told (an update that is no constant).
+        A slot filled at most once (``System.once``) comes from 0 (free) only before it was
+        filled, and is not filled again after its process ended: 0 is among the values,
+        and no move to or from 0 counts."""
         key = (pc, k)
         if key in self._before:
             return self._before[key]
@@ -485,18 +495,10 @@ class _Context:
         if edges is None:
             self._before[key] = None
             return None
-        out = {k}
-        grew = True
-        while grew:
-            grew = False
-            for a, b in edges:
-                if b in out:
-                    if a is None:
-                        self._before[key] = None
-                        return None
-                    if a not in out:
-                        out.add(a)
-                        grew = True
+        out = slot_order.closure(edges, k, pc in self.system.once)
+        if out is None:
+            self._before[key] = None
+            return None
         res = frozenset(out) if len(out) <= MAX_BEFORE else None
         self._before[key] = res
         return res
@@ -507,16 +509,7 @@ class _Context:
         ``pc`` (:meth:`before` asks for many targets)."""
         if pc in self._pc_edges:
             return self._pc_edges[pc]
-        edges: list[tuple[int | None, int]] | None = []
-        for c in self.system.commands:
-            to = next((e for n, e in c.updates if n == pc), None)
-            if to is None:
-                continue
-            if not isinstance(to, Const):
-                edges = None
-                break
-            assert edges is not None
-            edges.append((pc_conjuncts(c.guard, frozenset([pc])).get(pc), int(to.value)))
+        edges = slot_order.pc_edges(self.system, pc)
         self._pc_edges[pc] = edges
         return edges
 
@@ -542,42 +535,18 @@ class _Context:
     def raced(
         self, process: str, pc: str | None, deleting: bool
     ) -> Callable[[str, Event, str], bool] | None:
-        """Where pids are unobserved (``System.pids_unobserved``, and ``races``): which events
-        of another process, touching ``v``, the location of ``process`` (program counter
-        ``pc``, pid ``k``) being checked may leave out, a death and a ``run`` racing for a slot
-        leading to states equal up to processes waiting at their end and the pids
-        (docs/reductions.md, "A death and a run racing for a slot"). *Run first*, in a System of
-        fewer than SPIN's 255 slots: another process's deletion. *Death first*, at a location
-        that deletes the process (``deleting``, ``k`` >= 1), when at most 255 processes are ever
-        created (``System.max_created``): on ``pc`` and the next slot's program counter only, a
-        ``run`` into slot ``k + 1`` (its condition pins that slot's pc to 0 and tests ``pc``
-        only as ``pc != 0``), a ``run``'s "no free process slot" error, and any event of a
-        process in a later slot (there only after such a ``run``). ``None``: neither applies."""
-        system = self.system
-        k = self.pid.get(process, 0)
-        procs = system.processes
-        if not self.races or pc is None or len(procs) >= MAX_PROCESSES:
+        """A death and a run racing for a slot: :func:`absmc.ir.slot_order.raced`."""
+        if not self.races:
             return None
-        nxt = procs[k + 1].pc if k + 1 < len(procs) else None
-        bounded = system.max_created is not None and system.max_created <= MAX_PROCESSES
-        first = deleting and k > 0 and bounded
-        mine = frozenset(x for x in (pc, nxt) if x is not None) if first else frozenset()
+        return slot_order.raced(self.system, self.pid, process, pc, deleting)
 
-        def raced(who: str, ev: Event, v: str) -> bool:
-            if ev.death:
-                return True
-            if v not in mine:
-                return False
-            if self.pid[who] > k or ev.slot:
-                return True
-            return (
-                nxt is not None
-                and ev.pcs.get(nxt) == 0
-                and ev.tests.get(pc) == (("!=", 0),)
-                and pc not in ev.reads | ev.writes
-            )
-
-        return raced
+    def swapped(
+        self, chain: list[CommandDeps], process: str
+    ) -> Callable[[str, Event, str], bool] | None:
+        """Two creators' runs racing for a slot: :func:`absmc.ir.slot_order.swapped`."""
+        if not self.races_swaps or not self.prefix():
+            return None
+        return slot_order.swapped(self, chain, process)
 
     def explained(self, i: int, cid: int, kinds: frozenset[str]) -> bool:
         """Does command ``i`` touch channel ``cid`` only by operations of ``kinds``, and every
@@ -790,7 +759,7 @@ class _Context:
         enabled by the command's guard), and each of its model errors alone."""
         out: list[tuple[Event, list[Event]]] = []
         for d in here:
-            chain = self.chain([d], process, pc) or [d]
+            chain = self.chain([d], process, pc, self.after_taken(d)) or [d]
             main = d.events[0]
             rest = [ev for e in chain if e.index != d.index for ev in e.events]
             out.append((main, [main, *rest]))
@@ -827,9 +796,28 @@ class _Context:
                 if x in ev.pcs
             ):
                 continue
+            if self.ordered_apart(pin, ev, cmd):
+                continue
             if not all(self.preserves(ev, i, v, e) for e in touched):
                 return False
         return True
+
+    def prefix(self) -> bool:
+        """:func:`absmc.ir.slot_order.slots_prefix` of the system (computed once)."""
+        if self._prefix is None:
+            self._prefix = slot_order.slots_prefix(self.system)
+        return self._prefix
+
+    def after_taken(self, d: CommandDeps) -> Callable[[CommandDeps], bool] | None:
+        """:func:`absmc.ir.slot_order.after_taken` of command ``d`` (``None`` unless the
+        taken slots are a prefix)."""
+        if not self.prefix():
+            return None
+        return slot_order.after_taken(self.system.commands[d.index], self.slot_of)
+
+    def ordered_apart(self, pin: Event, ev: Event, cmd: Mapping[str, Expr]) -> bool:
+        """:func:`absmc.ir.slot_order.ordered_apart` where the taken slots are a prefix."""
+        return self.prefix() and slot_order.ordered_apart(self.slot_of, pin.pcs, ev.pcs, cmd)
 
     def preserves(self, ev: Event, i: int, v: str, e: Event) -> bool:
         """Does ``ev`` (of command ``i``) keep every ``pc == k``/``pc != k`` test of ``e`` on
@@ -926,9 +914,17 @@ class _Context:
             )
         )
 
+        alone = slot_order.alone(system, pc, loc)
+
         def possible(ev: Event) -> bool:
             # an event of another process that cannot happen while this process is at ``loc``
-            return pc is None or loc is None or ev.pcs.get(pc, loc) == loc
+            # (nor while it is a process of a proctype created at most once, which the
+            # event's process is too)
+            if pc is None or loc is None:
+                return True
+            return ev.pcs.get(pc, loc) == loc and not any(
+                lo <= ev.pcs.get(x, -1) <= hi for x, lo, hi in alone
+            )
 
         def excused(v: str, i: int) -> bool:
             cid = self.chan_of_var.get(v)
@@ -947,9 +943,13 @@ class _Context:
 
         # a deletion racing with a run for the slot: see :meth:`raced`
         raced = self.raced(process, pc, deleting)
+        # two creators' runs racing for a slot: see :meth:`swapped`
+        swapped = self.swapped(here, process)
+        if swapped is not None:
+            raced = swapped if raced is None else slot_order.either(raced, swapped)
 
         def left_behind(who: str, ev: Event) -> bool:
-            if not deleting:
+            if not deleting and swapped is None:
                 return False
             if id(ev) in behind:
                 return True
@@ -995,4 +995,4 @@ class _Context:
                     continue
                 if not self.apart(parts, who, ev, i, v) and not left_behind(who, ev):
                     return False, []
-        return True, [*need, *behind.values()]
+        return True, [*need, *dict.fromkeys(behind.values())]

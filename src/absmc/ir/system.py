@@ -232,7 +232,17 @@ class System:
     docs/reductions.md); ``False`` for other front ends. ``max_created``: at most this many
     processes are created in one execution, the initial ones included (``None``: no bound
     known; the Promela front end's when no ``run`` lies on a cycle and no proctype creates
-    itself). Raises
+    itself). ``swappable``: pairs ``(pc variable, value)``: the program-counter values a
+    ``run`` gives a slot when it starts a process that may trade slots with another such
+    process (the Promela front end's :func:`absmc.lang.promela.creation.swappable_types`: it
+    never ends, reads no ``_pid``, owns no channel, and no statement names a process by its
+    pid): partial-order reduction may then let two creators' ``run`` statements of such
+    processes go in either order (docs/reductions.md, "Two runs racing for a slot"). ``once``: the
+    program-counter variables of slots a process fills at most once per execution (the
+    proctypes the slot can hold are created at most once in all). ``singles``: tuples ``(pc
+    variable, proctype, first, last)``: the program-counter values (``first`` to ``last``)
+    of a proctype that is created at most once in all, in that slot (two slots never hold
+    such a process at once). Raises
     ``ValueError`` on internally inconsistent input (duplicate variable names, commands of
     unknown processes, updates of unknown variables); front ends report user errors before
     building a System.
@@ -254,6 +264,9 @@ class System:
     claims: tuple[ChannelClaim, ...] = ()
     pids_unobserved: bool = False
     max_created: int | None = None
+    swappable: frozenset[tuple[str, int]] = frozenset()
+    once: frozenset[str] = frozenset()
+    singles: frozenset[tuple[str, str, int, int]] = frozenset()
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variables]

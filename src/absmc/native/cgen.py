@@ -50,8 +50,13 @@ from absmc.native.shapes import (
     SHARE_MIN_CHARS,
     SHARE_MIN_COMMANDS,
     Shapes,
+    cond_switch,
+    factored,
+    render,
     shape_functions,
     share,
+    share_processes,
+    weaken,
 )
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
 
@@ -500,11 +505,11 @@ class CGen:
             self.emit(i, "C->err = 0;")
         # shared code is called only where the guard or an error condition holds (tested in
         # place; none of them may divide by zero: no side effect)
-        tests: list[str] | None = []
+        tests: list[Expr] | None = []
         for k, (cond, _msg) in enumerate(c.errors):
             cnd = cond if var is None else strip_dispatch(cond, var, value)
             if tests is not None:
-                tests = None if self.raises(cnd) else [*tests, tr.cb(cnd)]
+                tests = None if self.raises(cnd) else [*tests, weaken(cnd)]
             fail = f"{{ add_fail(C, {c.index}, 1, {k}, 0); goto {done}; }}"
             if self.raises(cnd):
                 self.emit(i, f"x = {tr.cb(cnd)};")
@@ -514,7 +519,7 @@ class CGen:
                 self.emit(i, f"if ({tr.cb(cnd)}) {fail}")
         g = tr.cb(guard)
         if tests is not None:
-            tests = None if g == "1" or self.raises(guard) else [*tests, g]
+            tests = None if g == "1" or self.raises(guard) else [*tests, guard]
         if g != "1":
             if self.raises(guard):
                 self.emit(i, f"x = {g};")
@@ -616,7 +621,7 @@ class CGen:
         self.emit(ind, "}")
         self.emit(ind, f"{done}:;")
         if self.share:
-            enabled = None if tests is None else " || ".join(f"({x})" for x in tests)
+            enabled = None if tests is None else render(factored(tests), tr.cb)
             share(self.lines, start, ind, done, mode, self.shapes, enabled)
 
     def split_writes(
@@ -820,14 +825,9 @@ class CGen:
                     locs.append(c_const(k))
             offs.append(str(len(locs)))
         self.emit(0, f"static int {prefix}_cond(int j, const int64_t *v, ctx_t *C) {{")
-        if conds:
-            same: dict[Expr, list[str]] = {}  # the locations with one condition: one case
-            for j, e in conds:  # each conjunct once (pc tests repeat: 0.9 MB of C on mobile1)
-                same.setdefault(conj(list(dict.fromkeys(conjuncts(e)))), []).append(f"case {j}:")
-            self.emit(1, "switch (j) {")
-            for e, js in same.items():
-                self.emit(1, f"{' '.join(js)} return {self.tr.cb(e)};")
-            self.emit(1, "}")
+        # each conjunct once (the dependency analysis repeats the same pc tests: on SPIN's
+        # mobile1 example, 0.9 MB of C without this), each distinct condition once
+        self.lines += cond_switch(conds, self.tr.cb)
         self.emit(1, "(void)v; (void)C; (void)j;")
         self.emit(1, "return 1;")
         self.emit(0, "}")
@@ -980,6 +980,7 @@ class CGen:
         if not self.share and sum(map(len, self.lines)) > SHARE_MIN_CHARS:
             self.share, self.lines = True, []  # again, with the commands' code shared by shape
             self.functions()
+        self.lines = share_processes(self.lines) if self.share else self.lines
         self.properties()
         self.packing()
         if self.tr.past128:  # values past 128 bits in expressions only: again with big_t

@@ -15,8 +15,22 @@ from 6.1 s to 1.1 s of CPU.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["SHARE_MIN_CHARS", "SHARE_MIN_COMMANDS", "Shapes", "shape_functions", "share"]
+from absmc.ir.expr import Expr, Op, conj, conjuncts, disj
+
+__all__ = [
+    "SHARE_MIN_CHARS",
+    "SHARE_MIN_COMMANDS",
+    "Shapes",
+    "cond_switch",
+    "factored",
+    "render",
+    "shape_functions",
+    "share",
+    "share_processes",
+    "weaken",
+]
 
 #: a System of at least this many commands has its commands' code shared by shape; below,
 #: each command's code keeps its constants in place (faster code at ``-O2``)
@@ -82,7 +96,7 @@ def share(
     k, rows = shapes.setdefault(shape, (len(shapes), []))
     rows.append(row)
     flags = "flags" if mode != "main" else "0"
-    table = f"K{k}[{len(rows) - 1}]" if row else "0"
+    table = f"K{k}[{len(rows) - 1}]" if row else "NULL"
     call = f"S{k}(C, v, {flags}, {table});"
     lines[start:] = ["    " * ind + (call if enabled is None else f"if ({enabled}) {call}")]
 
@@ -104,3 +118,162 @@ def shape_functions(shapes: Shapes, slots: int) -> list[str]:
         out += ["    " + x for x in shape.split("\n")]
         out.append("}")
     return out
+
+
+def weaken(e: Expr) -> Expr:
+    """A condition that holds wherever boolean ``e`` does, in less code: each conjunction of
+    more than two conjuncts keeps its first and last (through ``||`` and ``&&`` only, never
+    under a negation), equal disjuncts once. For the in-place test of a shared command's error
+    conditions (:func:`share`'s ``enabled``; the shape function tests them in full): the claims
+    of SPIN's ``xr``/``xs`` channels and the channel-variable expansion of SPIN's leader example
+    repeat ``own == c && running(p) && other(p) == c`` for each other process ``p``."""
+    if isinstance(e, Op) and e.op == "||":
+        return disj(dict.fromkeys(weaken(a) for a in e.args))
+    parts = conjuncts(e)
+    if len(parts) == 1:
+        return e
+    if len(parts) > 2:
+        parts = (parts[0], parts[-1])
+    return conj(weaken(a) for a in parts)
+
+
+def factored(tests: list[Expr]) -> Expr:
+    """The disjunction of ``tests``, each distinct disjunct once, consecutive disjuncts with
+    the same first conjunct ``a`` (of two or more) as ``a && (rest || ...)``: the same
+    condition, its common test once (the joint commands of a channel variable test
+    ``ch == c`` in each of their guards' and error conditions' disjuncts)."""
+    flat = list(dict.fromkeys(d for t in tests for d in _disjuncts(t)))
+    out: list[Expr] = []
+    k = 0
+    while k < len(flat):
+        head = conjuncts(flat[k])
+        j = k + 1
+        if len(head) > 1:
+            while j < len(flat) and len(c := conjuncts(flat[j])) > 1 and c[0] == head[0]:
+                j += 1
+        if j - k == 1:
+            out.append(flat[k])
+        else:
+            rest = disj(conj(conjuncts(flat[i])[1:]) for i in range(k, j))
+            out.append(conj((head[0], rest)))
+        k = j
+    return disj(out)
+
+
+def render(e: Expr, cb: Callable[[Expr], str]) -> str:
+    """C for boolean ``e``: its ``&&`` and ``||`` spelled out (a ``||`` of other parts only
+    whole), each other part by ``cb`` (the translator, whose memo the parts of :func:`weaken`
+    and :func:`factored`, the model's own expressions, hit: a new expression would be
+    translated and compared anew)."""
+    # a disjunction of atoms whole: the translator writes x == 3 || ... || x == 7 as a range
+    if isinstance(e, Op) and (
+        e.op == "&&" or (e.op == "||" and any(_connective(a) for a in e.args))
+    ):
+        return "(" + f" {e.op} ".join(render(a, cb) for a in e.args) + ")"
+    c = cb(e)
+    return c if _grouped(c) else f"({c})"
+
+
+def _connective(e: Expr) -> bool:
+    return isinstance(e, Op) and e.op in ("&&", "||")
+
+
+def _grouped(c: str) -> bool:
+    """Whether C expression ``c`` is one parenthesized group (its first ``(`` closes last)."""
+    if not c.startswith("("):
+        return False
+    depth = 0
+    for k, ch in enumerate(c):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return k == len(c) - 1
+    return False
+
+
+def _disjuncts(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Op) and e.op == "||":
+        return tuple(d for a in e.args for d in _disjuncts(a))
+    return (e,)
+
+
+def cond_switch(conds: list[tuple[int, Expr]], cb: Callable[[Expr], str]) -> list[str]:
+    """The lines of a ``switch (j)`` returning condition ``e`` (C by ``cb``) for each ``(j, e)``
+    of ``conds``, each conjunct of ``e`` once and one ``return`` per distinct condition (its
+    ``case`` labels together): SPIN's leader example repeats a few channel conditions for every
+    location of every process."""
+    groups: dict[str, list[int]] = {}
+    for j, e in conds:
+        groups.setdefault(cb(conj(dict.fromkeys(conjuncts(e)))), []).append(j)
+    out = ["    switch (j) {"]
+    for c, js in groups.items():
+        out.append("    " + " ".join(f"case {j}:" for j in js) + f" return {c};")
+    out.append("    }")
+    return out
+
+
+#: the first line of a process function (:meth:`absmc.native.cgen.CGen.functions`)
+_FN_HEAD = re.compile(r"static void fn(\d+)\(ctx_t \*C, const int64_t \*v, int flags\) \{$")
+
+#: what stays in place in a process function's shape: ``case`` labels, ``big_t`` words and the
+#: sizes of its local arrays (the ``int64_t t[N]`` line, kept whole)
+_KEPT = re.compile(r"(UINT64_C\([^)]*\)|case -?\d+:|\w+ \w+\[\d+\];)|(?<![\w.])\d+(?![\w.])")
+
+
+def share_processes(lines: list[str]) -> list[str]:
+    """``lines`` (the model's C) with the process functions ``fn<k>`` whose code differs only
+    in integer literals sharing one function ``P<j>(C, v, flags, q)``, each literal ``q[i]``
+    of a row of ``static const int64_t PK<j>[][n]`` (``fn<k>`` calls it with its row): the
+    instances of one proctype (SPIN's leader example: five ``nnode`` processes, each function
+    a copy of the others but for slots, channel numbers and table rows). Functions with a
+    ``switch`` on literals other than ``case`` labels, wide or suffixed constants keep their
+    own code."""
+    spans: list[tuple[int, int, int]] = []  # (fn number, first line, last line)
+    k = 0
+    while k < len(lines):
+        m = _FN_HEAD.match(lines[k])
+        if m is None:
+            k += 1
+            continue
+        end = lines.index("}", k)
+        spans.append((int(m.group(1)), k, end))
+        k = end + 1
+    groups: dict[str, list[tuple[int, list[str]]]] = {}
+    for fn, a, b in spans:
+        body = "\n".join(lines[a + 1 : b])
+        if _UNSHARED.search(body):
+            continue
+        row: list[str] = []
+
+        def param(m: re.Match[str], row: list[str] = row) -> str:
+            if m.group(1) is not None:
+                return m.group(0)
+            row.append(m.group(0))
+            return f"q[{len(row) - 1}]"
+
+        shape = _KEPT.sub(param, body)
+        if any(int(x) > _INT64_MAX for x in row):
+            continue
+        groups.setdefault(shape, []).append((fn, row))
+    calls: dict[int, str] = {}
+    head: list[str] = []
+    for j, (shape, members) in enumerate(x for x in groups.items() if len(x[1]) > 1):
+        width = max(len(members[0][1]), 1)
+        rows = ",\n".join("{" + ", ".join(r or ["0"]) + "}" for _, r in members)
+        head.append(f"static const int64_t PK{j}[][{width}] = {{\n{rows}}};")
+        head.append(f"static void P{j}(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{")
+        head.append(shape)
+        head.append("}")
+        for r, (fn, _) in enumerate(members):
+            calls[fn] = f"P{j}(C, v, flags, PK{j}[{r}]);"
+    out: list[str] = []
+    last = 0
+    for fn, a, b in spans:
+        if fn in calls:
+            out += lines[last:a]
+            out += [lines[a], "    " + calls[fn], "}"]
+            last = b + 1
+    out += lines[last:]
+    if not head:
+        return lines
+    first = spans[0][1]
+    return out[:first] + head + out[first:]

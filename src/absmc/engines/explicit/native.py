@@ -54,9 +54,10 @@ AUTO_SWITCH_STATES = 50_000
 #: seconds): the models whose search ends sooner (most of the corpus) never start the compiler
 AUTO_COMPILE_AFTER_S = 0.05
 
-#: ... and, on a machine with one CPU, starts the compiler once the search has run this
+#: ... and, on a machine with one CPU or none spare (:func:`spare_cpus`: the load average
+#: leaves no CPU beside the search's own), starts the compiler once the search has run this
 #: fraction of the compiler's estimated time (``BackgroundBuild``'s ski-rental rule): sort.pml's
-#: source (340 KB) waits 0.55 s there. With two CPUs or more the compiler starts at once: it
+#: source (340 KB) waits 0.55 s there. With a spare CPU the compiler starts at once: it
 #: runs on a CPU the Python search does not use, the source is generated either way, and a
 #: search that ends first kills it (measured with the wait on 2 CPUs: gcc started 0.16 s into
 #: frogs.3's Python search and 0.6 s into sort.pml's, whose C was not ready before its
@@ -95,6 +96,20 @@ def default_workers() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def spare_cpus() -> float:
+    """CPUs beside the one this process searches on that no other work keeps busy: the CPUs it
+    may run on (:func:`default_workers`) minus the system's 1-minute load average
+    (``os.getloadavg``, which counts this process's own search), at most ``default_workers()
+    - 1``; ``default_workers() - 1`` where the load average is unavailable. Negative on an
+    overloaded machine."""
+    cpus = default_workers()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float(cpus - 1)
+    return min(float(cpus - 1), cpus - max(load, 1.0))
 
 
 def native_refusal(options: CheckOptions) -> str | None:
@@ -414,7 +429,8 @@ def _python_then_built(
     the search passed :data:`AUTO_SWITCH_STATES` states (the result stands, with a note), else
     ``None`` (the Python result is the answer; the build is abandoned)."""
     opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
-    ratio = AUTO_COMPILE_RATIO if default_workers() < 2 else 0.0
+    # the compiler starts at once only where it gets a CPU of its own (see AUTO_COMPILE_RATIO)
+    ratio = AUTO_COMPILE_RATIO if spare_cpus() < 1 else 0.0
     build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt, ratio)
     handed = False
 
@@ -506,4 +522,5 @@ __all__ = [
     "ltl_refusal",
     "native_refusal",
     "python_first",
+    "spare_cpus",
 ]

@@ -12,7 +12,7 @@ from absmc.lang.promela.ast import ChanInit, Model, Node, VarDecl
 from absmc.lang.promela.fsm import El, Trans
 from absmc.lang.promela.lower_base import ProcType, _count_runs, _run_of
 
-__all__ = ["channels_flow_down", "creation_bound"]
+__all__ = ["channels_flow_down", "creation_bound", "creation_counts", "swappable_types"]
 
 #: statements and expressions whose first argument is a channel operand
 _CHANNEL_OPS = frozenset({"s", "r", "len", "full", "nfull", "empty", "nempty", "poll"})
@@ -255,3 +255,136 @@ def _reaches(succ: dict[int, set[int]], start: int, goal: int) -> bool:
                 seen.add(nxt)
                 todo.append(nxt)
     return False
+
+
+#: expressions that name a process by its pid (or read its state through it)
+_SLOT_OBSERVERS = frozenset(
+    {"remote_var", "remote_label", "enabled", "pc_value", "get_priority", "set_priority"}
+)
+
+
+def swappable_types(model: Model, ptypes: Mapping[str, ProcType]) -> frozenset[str]:
+    """The proctypes whose processes may trade slots (:attr:`absmc.ir.system.System.swappable`;
+    docs/reductions.md, "Two runs racing for a slot"): processes that can never end (no path
+    of the proctype's automaton from its start reaches its end, so they never die and hold no
+    place in SPIN's death order), read no ``_pid``, declare no channel (no local channel id,
+    which depends on the slot) and no ``xr``/``xs`` claim, in a model where no statement names a
+    process by its pid (no remote reference, remote label, ``enabled``, ``pc_value``,
+    ``get_priority``, ``set_priority``; no ``_pid`` in an ``inline``) and the value of ``run``
+    (``x = run P()``) is stored only in plain variables that no statement reads
+    (:func:`_pids_unread`). Empty when the model's statements name processes."""
+    bodies: list[Any] = [pt.decl.body for pt in ptypes.values()]
+    bodies += [i.body for i in model.inlines.values()]
+    if any(n.kind in _SLOT_OBSERVERS for n in nodes(bodies)):
+        return frozenset()
+    inlined = nodes([i.body for i in model.inlines.values()])
+    if any(n.kind == "var" and n.name == "_pid" for n in inlined):
+        return frozenset()
+    if not _pids_unread(model, ptypes):
+        return frozenset()
+    out: set[str] = set()
+    for name, pt in ptypes.items():
+        if _can_end(pt) or any(
+            isinstance(d.init, ChanInit)
+            or (
+                d.type in model.typedefs
+                and any(f.type == "chan" for f in model.typedefs[d.type].fields)
+            )
+            for d in pt.locals
+        ):
+            continue
+        own: list[Any] = [pt.decl.body, *(d.init for d in pt.locals if isinstance(d.init, Node))]
+        if pt.decl.provided is not None:
+            own.append(pt.decl.provided)
+        if any(
+            (n.kind == "var" and n.name == "_pid") or n.kind in ("xr", "xs", "xu")
+            for n in nodes(own)
+        ):
+            continue
+        out.add(name)
+    return frozenset(out)
+
+
+def _pids_unread(model: Model, ptypes: Mapping[str, ProcType]) -> bool:
+    """Is every ``x = run P()`` a store into a plain variable ``x`` (no index, no field) whose
+    name occurs nowhere else in the processes' statements, local initialisers, ``provided``
+    clauses and ``inline`` bodies (so nothing reads the pid it holds)?"""
+    every: list[Any] = [i.body for i in model.inlines.values()]
+    for pt in ptypes.values():
+        every.append(pt.decl.body)
+        every.extend(d.init for d in [*model.globals, *pt.locals] if isinstance(d.init, Node))
+        if pt.decl.provided is not None:
+            every.append(pt.decl.provided)
+    stores: set[int] = set()
+    names: set[str] = set()
+    for n in nodes(every):
+        if n.kind == "asgn" and isinstance(n.args[1], Node) and n.args[1].kind == "run":
+            x = n.args[0]
+            if not (
+                isinstance(x, Node) and x.kind == "var" and not any(a is not None for a in x.args)
+            ):
+                return False
+            stores.add(id(x))
+            names.add(str(x.name))
+    return not any(
+        n.kind == "var" and n.name in names and id(n) not in stores for n in nodes(every)
+    )
+
+
+def _can_end(pt: ProcType) -> bool:
+    """Is the end of ``pt``'s automaton reachable from its start (a transition to the end
+    location, or one that ends the process)?"""
+    fsm = pt.fsm
+    seen = {fsm.start}
+    todo = [fsm.start]
+    while todo:
+        pc = todo.pop()
+        if pc == fsm.end:
+            return True
+        for tr in fsm.trans.get(pc, []):
+            if tr.is_end or tr.target in (fsm.end, 0):
+                return True
+            if tr.target not in seen:
+                seen.add(tr.target)
+                todo.append(tr.target)
+    return False
+
+
+def creation_counts(ptypes: Mapping[str, ProcType]) -> dict[str, int]:
+    """Per proctype, at most how many of its processes one execution creates (its active
+    ones included), as :func:`creation_bound` counts without fuel; a proctype without a bound
+    (a ``run`` on a cycle, a proctype that creates itself, a ``run`` not found as a statement)
+    is left out."""
+    runs: dict[str, list[tuple[str, int | None]]] = {}
+    for name, pt in ptypes.items():
+        g: dict[int, set[int]] = {}
+        for src, trs in pt.fsm.trans.items():
+            g.setdefault(src, set()).update(tr.target for tr in trs)
+        found: list[tuple[str, int | None]] = []
+        ok = True
+        live = set(pt.fsm.reachable())
+        for src, trs in pt.fsm.trans.items():
+            if src not in live:
+                continue  # a transition statement merging left behind
+            for tr in trs:
+                for el in tr.steps:
+                    rn = _run_of(el)
+                    if rn is None:
+                        continue
+                    if _reaches(g, tr.target, tr.source):
+                        ok = False
+                    found.append((str(rn.name), None))
+        if not ok or len(found) != _count_runs(pt.decl.body):
+            # every proctype this one may create is unbounded
+            found = [(str(n.name), -1) for n in nodes(pt.decl.body) if n.kind == "run"]
+        runs[name] = found
+    bounded = {c: [(t, k) for t, k in made if k != -1] for c, made in runs.items()}
+    unbounded = {t for made in runs.values() for t, k in made if k == -1}
+    todo = list(unbounded)
+    while todo:  # what an unbounded proctype creates is unbounded too
+        for t, _k in runs.get(todo.pop(), []):
+            if t not in unbounded:
+                unbounded.add(t)
+                todo.append(t)
+    counts = _instances(ptypes, bounded)
+    return {t: n for t, n in counts.items() if t not in unbounded}

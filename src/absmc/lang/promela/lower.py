@@ -167,6 +167,9 @@ class Lowerer(Commands):
             claims=tuple(self.claims),
             pids_unobserved=self.pids_unobserved(),
             max_created=self.creation_bound(),
+            swappable=self.swappable(),
+            once=self.filled_once(),
+            singles=self.singles(),
         )
 
     def channel_claims(self) -> None:

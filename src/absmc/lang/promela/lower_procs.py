@@ -9,7 +9,12 @@ from absmc.ir.expr import FALSE, Const, Expr, Var
 from absmc.ir.span import ModelError
 from absmc.lang.promela.assigned import nodes
 from absmc.lang.promela.ast import ChanInit, Node, VarDecl
-from absmc.lang.promela.creation import channels_flow_down, creation_bound
+from absmc.lang.promela.creation import (
+    channels_flow_down,
+    creation_bound,
+    creation_counts,
+    swappable_types,
+)
 from absmc.lang.promela.deadvars import candidates, dead_resets
 from absmc.lang.promela.fsm import ProcFSM, Trans, build_fsm
 from absmc.lang.promela.lower_base import (
@@ -416,6 +421,49 @@ class Processes(Statements):
         """``System.max_created``: :func:`.creation.creation_bound` (with the receives of
         tokens as fuel where the channels flow down the creation tree)."""
         return creation_bound(self.m, self.ptypes, channels_flow_down(self.m, self.ptypes))
+
+    def swappable(self) -> frozenset[tuple[str, int]]:
+        """``System.swappable``: per slot, the program-counter values of the start of each
+        proctype it can hold whose processes may trade slots
+        (:func:`.creation.swappable_types`); none with process priorities."""
+        if self.priorities_may_differ():
+            return frozenset()
+        kinds = swappable_types(self.m, self.ptypes)
+        return frozenset(
+            (s.pc, s.offsets[t.decl.name] + t.fsm.start)
+            for s in self.slots
+            for t in s.types
+            if t.decl.name in kinds
+        )
+
+    def filled_once(self) -> frozenset[str]:
+        """``System.once``: the program counters of the slots whose proctypes are created at
+        most once in all (:func:`.creation.creation_counts`), so the slot is filled at most
+        once per execution."""
+        counts = creation_counts(self.ptypes)
+        return frozenset(
+            s.pc
+            for s in self.slots
+            if all(t.decl.name in counts for t in s.types)
+            and sum(counts[t.decl.name] for t in s.types) <= 1
+        )
+
+    def singles(self) -> frozenset[tuple[str, str, int, int]]:
+        """``System.singles``: per slot and proctype created at most once in all
+        (:func:`.creation.creation_counts`), the range of program-counter values it has
+        there."""
+        counts = creation_counts(self.ptypes)
+        return frozenset(
+            (
+                s.pc,
+                t.decl.name,
+                s.offsets[t.decl.name] + 1,
+                s.offsets[t.decl.name] + t.fsm.last_location,
+            )
+            for s in self.slots
+            for t in s.types
+            if counts.get(t.decl.name, 2) <= 1
+        )
 
     def check_label_names(self, fsm: ProcFSM, local_names: set[str]) -> None:
         """SPIN's "bad label-name": a label may not have the name of a local variable of its
