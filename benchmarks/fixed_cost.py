@@ -30,6 +30,9 @@ import sys
 import time
 from pathlib import Path
 
+# a violation's trail would be written beside the model: the corpus in ../shared is read-only
+os.environ.setdefault("ABSMC_NO_TRAIL", "1")
+
 ROOT = Path(__file__).resolve().parent.parent
 PROMELA = Path("/work/shared/benchmarks/promela")
 

@@ -65,6 +65,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+# a violation's trail would be written beside the model: the corpus in ../shared is read-only
+os.environ.setdefault("ABSMC_NO_TRAIL", "1")
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
