@@ -49,7 +49,18 @@ from dataclasses import dataclass, replace
 from itertools import product
 
 from absmc.ir import slot_order
-from absmc.ir.expr import FALSE, TRUE, Const, Expr, Op, Var, as_const, conj, conjuncts, disj
+from absmc.ir.expr import (
+    FALSE,
+    TRUE,
+    Const,
+    Expr,
+    Op,
+    Var,
+    as_const,
+    conj,
+    disj,
+    var_const_test,
+)
 from absmc.ir.steps import GroupDeps
 from absmc.ir.system import STATE_PROPERTY_KINDS, ChannelClaim, Command, Property, System
 
@@ -100,29 +111,12 @@ def pc_tests(
         if isinstance(c, Op) and c.op in ("&&", "||", "!", "=>"):
             stack.extend(c.args)
             continue
-        if isinstance(c, Op) and c.op in ("==", "!=") and len(c.args) == 2:
-            a, b = c.args
-            if isinstance(b, Var) and isinstance(a, Const):
-                a, b = b, a
-            if isinstance(a, Var) and isinstance(b, Const) and a.name in pcs:
-                tests.setdefault(a.name, []).append((str(c.op), int(b.value)))
-                continue
+        test = var_const_test(c)
+        if test is not None and test[1] in pcs:
+            tests.setdefault(test[1], []).append((test[0], test[2]))
+            continue
         rest.append(c)
     return {k: tuple(v) for k, v in tests.items()}, rest
-
-
-def pc_conjuncts(e: Expr, pcs: frozenset[str]) -> dict[str, int]:
-    """The ``pc == k`` (or ``k == pc``) top-level conjuncts of ``e`` for the program counters
-    ``pcs``: ``{pc name: k}`` (a pc constrained twice to different values keeps the first)."""
-    out: dict[str, int] = {}
-    for c in conjuncts(e):
-        if isinstance(c, Op) and c.op == "==" and len(c.args) == 2:
-            a, b = c.args
-            if isinstance(b, Var) and isinstance(a, Const):
-                a, b = b, a
-            if isinstance(a, Var) and isinstance(b, Const) and a.name in pcs:
-                out.setdefault(a.name, int(b.value))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +296,9 @@ def _event(
     tests, rest = pc_tests(_pruned(cond, values), pcs)
     reads = reads_of([*rest, *(_pruned(e, values) for e in more)])
     only = {k: v for k, v in tests.items() if k not in reads}
-    return Event(reads | (tests.keys() - only.keys()), writes, pc_conjuncts(cond, pcs), only)
+    return Event(
+        reads | (tests.keys() - only.keys()), writes, slot_order.pc_conjuncts(cond, pcs), only
+    )
 
 
 def _deps(
@@ -439,7 +435,7 @@ def _is_zero(e: Expr | None) -> bool:
 def var_conjuncts(e: Expr, names: Iterable[str]) -> dict[str, int]:
     """The ``x == k`` (or ``k == x``) top-level conjuncts of ``e`` for the variables ``names``:
     ``{name: k}`` (the first when there are several)."""
-    return pc_conjuncts(e, frozenset(names))
+    return slot_order.pc_conjuncts(e, frozenset(names))
 
 
 class _Context:

@@ -421,3 +421,16 @@ def as_const(e: Expr) -> int | None:
     if isinstance(e, Op) and e.op == "neg" and isinstance(e.args[0], Const):
         return -e.args[0].value
     return None
+
+
+def var_const_test(e: Expr) -> tuple[str, str, int] | None:
+    """``(op, variable name, k)`` when ``e`` is ``v == k`` or ``v != k`` (either way round) for
+    a variable ``v`` and a constant ``k`` (a ``Const`` node), else ``None``."""
+    if not (isinstance(e, Op) and e.op in ("==", "!=") and len(e.args) == 2):
+        return None
+    a, b = e.args
+    if isinstance(b, Var) and isinstance(a, Const):
+        a, b = b, a
+    if isinstance(a, Var) and isinstance(b, Const):
+        return str(e.op), a.name, int(b.value)
+    return None

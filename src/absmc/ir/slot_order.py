@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from absmc.ir.expr import Const, Expr, Op, Var, conjuncts
+from absmc.ir.expr import Const, Expr, conjuncts, var_const_test
 from absmc.ir.system import Command, System
 
 if TYPE_CHECKING:
@@ -47,16 +47,24 @@ def either(a: _Skip, b: _Skip) -> _Skip:
     return lambda who, ev, v: a(who, ev, v) or b(who, ev, v)
 
 
+def pc_conjuncts(e: Expr, pcs: frozenset[str]) -> dict[str, int]:
+    """The ``pc == k`` (or ``k == pc``) top-level conjuncts of ``e`` for the program counters
+    ``pcs``: ``{pc name: k}`` (a pc constrained twice to different values keeps the first)."""
+    out: dict[str, int] = {}
+    for c in conjuncts(e):
+        test = var_const_test(c)
+        if test is not None and test[0] == "==" and test[1] in pcs:
+            out.setdefault(test[1], test[2])
+    return out
+
+
 def _facts(guard: Expr, slot: Mapping[str, int]) -> dict[str, list[tuple[str, int]]]:
     """The top-level conjuncts ``pc == k`` / ``pc != k`` of ``guard`` on the slots' pcs."""
     facts: dict[str, list[tuple[str, int]]] = {}
     for a in conjuncts(guard):
-        if isinstance(a, Op) and a.op in ("==", "!=") and len(a.args) == 2:
-            x, y = a.args
-            if isinstance(y, Var) and isinstance(x, Const):
-                x, y = y, x
-            if isinstance(x, Var) and isinstance(y, Const) and x.name in slot:
-                facts.setdefault(x.name, []).append((str(a.op), int(y.value)))
+        test = var_const_test(a)
+        if test is not None and test[1] in slot:
+            facts.setdefault(test[1], []).append((test[0], test[2]))
     return facts
 
 
@@ -156,7 +164,6 @@ def pc_edges(system: System, pc: str) -> list[tuple[int | None, int]] | None:
     """The moves of ``pc`` by the commands, (from, to) with from ``None`` for any value (the
     guard does not pin it); ``None`` when a command sets it to something other than a
     constant."""
-    from absmc.ir.dependency import pc_conjuncts
 
     edges: list[tuple[int | None, int]] = []
     for c in system.commands:
