@@ -30,21 +30,12 @@ def _interrupt(*args: object, **kwargs: object) -> NoReturn:
 
 
 def test_a_command_imports_only_its_own_module() -> None:
-    probe = (
-        "import sys\n"
-        "from absmc.cli import main\n"
-        "try:\n"
-        "    main(['simulate', 'examples/gcl/rax.gcl', '--steps', '1'])\n"
-        "except SystemExit as e:\n"
-        "    print(e.code)\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.startswith(('absmc.cli.', "
-        "'absmc.engines')))))\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT
-    ).stdout.splitlines()
-    assert out[-2:] == ["0", "absmc.cli.common absmc.cli.simulate"]
+    out, modules = _main_in_process(["simulate", "examples/gcl/rax.gcl", "--steps", "1"])
+    assert out[-1] == "exit 0"
+    assert sorted(m for m in modules if m.startswith(("absmc.cli.", "absmc.engines"))) == [
+        "absmc.cli.common",
+        "absmc.cli.simulate",
+    ]
 
 
 def test_a_safety_check_of_promela_imports_no_solver_nor_rich(tmp_path: Path) -> None:
@@ -55,22 +46,11 @@ def test_a_safety_check_of_promela_imports_no_solver_nor_rich(tmp_path: Path) ->
         "byte x;\n"
         "active proctype p() { do :: x < 3 -> x++ :: x == 3 -> break od; assert(x == 3) }\n"
     )
-    probe = (
-        "import sys\n"
-        "from absmc.cli import main\n"
-        "try:\n"
-        f"    main(['check', {str(model)!r}, '--no-trail'])\n"
-        "except SystemExit as e:\n"
-        "    print(e.code)\n"
-        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'z3', 'islpy', 'spot', 'rich', 'jinja2', 'networkx'})) or '-')\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT
-    ).stdout.splitlines()
-    assert out[-3:] == ["verdict: holds", "0", "-"]
-    assert "states 10," in out[-4]  # x = 0..3, each with the loop and the guard taken
+    out, modules = _main_in_process(["check", str(model), "--no-trail"])
+    assert out[-2:] == ["verdict: holds", "exit 0"]
+    assert "states 10," in out[-3]  # x = 0..3, each with the loop and the guard taken
+    heavy = {"z3", "islpy", "spot", "rich", "jinja2", "networkx"}
+    assert {m.split(".")[0] for m in modules} & heavy == set()
 
 
 def test_ctrl_c_before_loading_is_one_line_and_130(
@@ -134,23 +114,32 @@ active [2] proctype P() {
 """
 
 
-def _check_in_process(args: list[str], cache: str) -> tuple[str, set[str]]:
-    """Run ``absmc check ARGS`` in a fresh interpreter; (its exit code, the modules it held)."""
+def _main_in_process(argv: list[str], **env: str) -> tuple[list[str], set[str]]:
+    """Run ``absmc ARGV`` in a fresh interpreter (absmc from ``src``, ``env`` added to the
+    environment); (its output lines, ending with ``exit N``; the modules it held)."""
     probe = (
         "import sys\n"
         "from absmc.cli import main\n"
         "try:\n"
-        f"    main(['check', *{args!r}])\n"
+        f"    main({argv!r})\n"
         "except SystemExit as e:\n"
         "    print('exit', e.code)\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "ABSMC_CACHE_DIR": cache}
-    env["ABSMC_NATIVE_OPT"] = "-O0"
     out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), **env},
+        cwd=ROOT,
     ).stdout.splitlines()
-    return out[-2], set(out[-1].split())
+    return out[:-1], set(out[-1].split())
+
+
+def _check_in_process(args: list[str], cache: str) -> tuple[str, set[str]]:
+    """Run ``absmc check ARGS`` in a fresh interpreter; (its exit code, the modules it held)."""
+    out, modules = _main_in_process(["check", *args], ABSMC_CACHE_DIR=cache, ABSMC_NATIVE_OPT="-O0")
+    return out[-1], modules
 
 
 def _loaded(modules: set[str], name: str) -> bool:
