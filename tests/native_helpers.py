@@ -27,3 +27,18 @@ def cli_json(*args: str) -> tuple[int, dict[str, Any]]:
     r = run_cli(*args, *more, "--json")
     assert r.code in (0, 1, 3), r.err
     return r.code, json.loads(r.out)
+
+
+def assert_native_equals_python(nat: dict[str, Any], py: dict[str, Any]) -> None:
+    """The JSON results of a ``--backend native`` and a ``--backend python`` check: the same
+    properties in the same order, each with the same verdict, states and transitions, and every
+    native one searched in C."""
+    assert nat["results"] and len(nat["results"]) == len(py["results"])
+    for a, b in zip(nat["results"], py["results"], strict=True):
+        assert a["stats"]["backend"] == "native"
+        assert (a["property"], a["verdict"], a["stats"]["states"]) == (
+            b["property"],
+            b["verdict"],
+            b["stats"]["states"],
+        )
+        assert a["stats"]["transitions"] == b["stats"]["transitions"]

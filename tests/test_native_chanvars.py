@@ -16,7 +16,7 @@ from absmc.native import cgen, shapes
 from absmc.native.cgen import CGen
 
 from .conftest import SHARED
-from .native_helpers import cli_json, needs_native
+from .native_helpers import assert_native_equals_python, cli_json, needs_native
 from .spin import run_spin
 
 pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]
@@ -100,14 +100,7 @@ def test_shared_commands_that_may_divide_by_zero_keep_pythons_results(
     assert all(v.startswith("S") for k, v in calls.items() if "x / y" in k)
     code, nat = cli_json("check", str(model), "--backend", "native", "--keep-going")
     assert code == 1 and nat["verdict"] == py["verdict"] == "violated"
-    for a, b in zip(nat["results"], py["results"], strict=True):
-        assert a["stats"]["backend"] == "native"
-        assert (a["property"], a["verdict"], a["stats"]["states"]) == (
-            b["property"],
-            b["verdict"],
-            b["stats"]["states"],
-        )
-        assert a["stats"]["transitions"] == b["stats"]["transitions"]
+    assert_native_equals_python(nat, py)
 
 
 @pytest.mark.slow

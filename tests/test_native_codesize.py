@@ -23,7 +23,7 @@ from absmc.native.cgen import CGen
 from absmc.native.shapes import factored, weaken
 
 from .conftest import SHARED
-from .native_helpers import cli_json, needs_native
+from .native_helpers import assert_native_equals_python, cli_json, needs_native
 
 MODELS = Path(__file__).resolve().parent / "promela_models"
 LEADER0 = SHARED / "benchmarks" / "promela" / "leader0.pml"
@@ -82,15 +82,7 @@ def test_instances_of_a_proctype_share_a_function_and_keep_the_counts(
     args = ("check", str(model), "--keep-going", "--no-reduce")
     _, nat = cli_json(*args, "--backend", "native", "--workers", "1")
     _, py = cli_json(*args, "--backend", "python")
-    assert nat["results"] and len(nat["results"]) == len(py["results"])
-    for a, b in zip(nat["results"], py["results"], strict=True):
-        assert a["stats"]["backend"] == "native"
-        assert (a["property"], a["verdict"], a["stats"]["states"]) == (
-            b["property"],
-            b["verdict"],
-            b["stats"]["states"],
-        )
-        assert a["stats"]["transitions"] == b["stats"]["transitions"]
+    assert_native_equals_python(nat, py)
 
 
 def test_o1_leaves_out_dominator_opts_and_jump_threading() -> None:
