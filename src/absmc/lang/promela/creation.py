@@ -335,19 +335,10 @@ def _can_end(pt: ProcType) -> bool:
     """Is the end of ``pt``'s automaton reachable from its start (a transition to the end
     location, or one that ends the process)?"""
     fsm = pt.fsm
-    seen = {fsm.start}
-    todo = [fsm.start]
-    while todo:
-        pc = todo.pop()
-        if pc == fsm.end:
-            return True
-        for tr in fsm.trans.get(pc, []):
-            if tr.is_end or tr.target in (fsm.end, 0):
-                return True
-            if tr.target not in seen:
-                seen.add(tr.target)
-                todo.append(tr.target)
-    return False
+    return any(
+        pc == fsm.end or any(tr.is_end or tr.target in (fsm.end, 0) for tr in fsm.trans.get(pc, []))
+        for pc in fsm.reachable()
+    )
 
 
 def creation_counts(ptypes: Mapping[str, ProcType]) -> dict[str, int]:

@@ -343,19 +343,10 @@ def _run_of(el: El) -> Node | None:
 
 def _can_terminate(fsm: ProcFSM) -> bool:
     """Whether the process's end is reachable in its automaton."""
-    seen = {fsm.start}
-    todo = [fsm.start]
-    while todo:
-        pc = todo.pop()
-        if pc == fsm.end:
-            return True
-        for tr in fsm.trans.get(pc, []):
-            if tr.is_end or tr.target == fsm.end:
-                return True
-            if tr.target not in seen:
-                seen.add(tr.target)
-                todo.append(tr.target)
-    return False
+    return any(
+        pc == fsm.end or any(tr.is_end or tr.target == fsm.end for tr in fsm.trans.get(pc, []))
+        for pc in fsm.reachable()
+    )
 
 
 def _runs_in(body: list[Node]) -> bool:
