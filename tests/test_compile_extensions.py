@@ -132,7 +132,7 @@ def _fused_agrees_with_generic(base: System, data: st.DataObject) -> None:
     s = base.with_(commands=tuple(cmds), properties=())
     fused = compile_system(s)
     assert fused.expand_level is not None
-    generic = dataclasses.replace(compile_system(s), expand_level=None)
+    generic = dataclasses.replace(compile_system(s), make_expander=None)
     a = search(fused, keep_going=True)
     b = search(generic, keep_going=True)
     assert (a.states, a.transitions, a.max_depth) == (b.states, b.transitions, b.max_depth)

@@ -381,3 +381,65 @@ def test_a_library_loaded_from_one_cache_is_not_taken_from_another(
     load_library(source, "-O0", on_compile=started.append)
     assert len(started) == 1  # the compiler ran for the new cache
     assert list((tmp_path / "b").glob("m_*.so"))
+
+
+def test_the_background_build_generates_c_in_a_forked_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The C source comes from a forked child (no GIL taken from the search beside it): the
+    built module's source is the one generated in process; the child's ``Unsupported`` reaches
+    the caller; a cancelled build kills the child and reaps it."""
+    import os
+
+    import absmc.native.background as bg
+    from absmc.native.build import runtime_sources
+    from absmc.native.cgen import CGen, Unsupported
+
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(bg.FORK_ENV, raising=False)
+    system = parse_gcl_file(_counter(tmp_path, 100))
+    pids: list[int] = []
+
+    class Watched(bg.BackgroundBuild):
+        def _on_child(self, pid: int) -> None:
+            pids.append(pid)
+            super()._on_child(pid)
+
+    build = Watched(system, system.properties, 0.0, "-O0")
+    build.start()
+    assert build._done.wait(timeout=120) and build.ready(), build.failed()
+    assert len(pids) == 1 and pids[0] != os.getpid()
+    assert build.result().source == CGen(system, system.properties).source(*runtime_sources())
+
+    class Refused(CGen):
+        def source(self, head: str, tail: str) -> str:
+            if os.getpid() != parent:  # only the child refuses: the parent never generates
+                raise Unsupported("refused in the child")
+            raise AssertionError("the parent generated the source")
+
+    parent = os.getpid()
+    monkeypatch.setattr(bg, "CGen", Refused)
+    refused = Watched(system, system.properties, 0.0, "-O0")
+    refused.start()
+    assert refused._done.wait(timeout=120)
+    failed = refused.failed()
+    assert isinstance(failed, Unsupported) and "refused in the child" in str(failed)
+
+    class Slow(CGen):
+        def source(self, head: str, tail: str) -> str:
+            time.sleep(600)
+            raise AssertionError("not cancelled")
+
+    monkeypatch.setattr(bg, "CGen", Slow)
+    pids.clear()
+    slow = Watched(system, system.properties, 0.0, "-O0")
+    slow.start()
+    deadline = time.monotonic() + 120
+    while not pids and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pids, slow.failed()
+    slow.cancel()
+    assert slow._done.wait(timeout=30) and not slow.ready()
+    assert isinstance(slow.failed(), RuntimeError)
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(pids[0], 0)

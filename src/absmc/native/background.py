@@ -6,17 +6,30 @@ search ends sooner never start the compiler). The C compiler is a process of its
 on another core while Python searches (the thread itself only waits for it, without the GIL,
 except while the C source is generated). When the Python search ends first the build is
 cancelled: the compiler's session is killed and nobody waits for the thread.
+
+Generating the C source is Python work (~1 s for SPIN's pftp, 450 KB of C) that would hold the
+GIL against the search beside it, so where the platform forks (:func:`os.fork`) a child process
+generates it (:func:`_generate_forked`) and the thread only reads the result; the parent makes
+its own :class:`~absmc.native.cgen.CGen` (the layout, ~0.03 s), which is deterministic in the
+System. ``ABSMC_BUILD_FORK=0`` generates in the thread instead.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
+import signal
 import subprocess
+import tempfile
 import threading
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 
 from absmc.ir.system import Property, System
 from absmc.native.build import (
+    cache_dir,
     default_opt,
     estimate_compile_s,
     is_cached,
@@ -26,7 +39,68 @@ from absmc.native.build import (
 from absmc.native.cgen import CGen
 from absmc.native.semantics import NativeSemantics
 
-__all__ = ["BackgroundBuild"]
+__all__ = ["FORK_ENV", "BackgroundBuild"]
+
+#: ``0`` generates the C source in the build's thread rather than in a forked child
+FORK_ENV = "ABSMC_BUILD_FORK"
+
+
+def _generate_forked(
+    system: System, properties: tuple[Property, ...], on_child: Callable[[int], None]
+) -> tuple[CGen, str]:
+    """``(CGen(system, properties), its source)`` with the source generated in a forked child
+    process (so that the caller's interpreter keeps the GIL for its other threads); the child's
+    pid goes to ``on_child`` as it starts (killing it ends the generation; it starts no process
+    of its own). Raises what the generation raised in the child (``Unsupported``; a
+    ``RuntimeError`` for a child that died, e.g. killed by :meth:`BackgroundBuild.cancel`)."""
+    fd, path = tempfile.mkstemp(prefix="cgen-", suffix=".c", dir=_scratch_dir())
+    os.close(fd)
+    try:
+        with warnings.catch_warnings():  # 3.12+: "multi-threaded ... fork()": the child
+            warnings.simplefilter("ignore", DeprecationWarning)  # only computes and exits
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+            code = 1
+            try:
+                head, tail = runtime_sources()
+                text = CGen(system, properties).source(head, tail)
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                code = 0
+            except Exception as e:  # Unsupported: the parent re-raises it
+                with open(path, "wb") as fh:
+                    fh.write(_pickled_error(e))
+                code = 3
+            finally:
+                os._exit(code)  # no atexit handlers, no flushing of the parent's buffers
+        on_child(pid)
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        if code == 3:
+            with open(path, "rb") as fh:
+                raise pickle.loads(fh.read())
+        if code != 0:
+            raise RuntimeError(f"the C source generator ended with status {code}")
+        with open(path, encoding="utf-8") as fh:
+            source = fh.read()
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return CGen(system, properties), source
+
+
+def _pickled_error(e: Exception) -> bytes:
+    try:
+        return pickle.dumps(e)
+    except Exception:  # an exception that does not pickle: its words
+        return pickle.dumps(RuntimeError(f"{type(e).__name__}: {e}"))
+
+
+def _scratch_dir() -> str | None:
+    """The native cache directory when it exists (same file system as the libraries), else the
+    system's temporary directory."""
+    d = cache_dir()
+    return str(d) if d.is_dir() else None
 
 
 class BackgroundBuild:
@@ -58,6 +132,7 @@ class BackgroundBuild:
         self._cancelled = False
         self._done = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
+        self._child: int | None = None
         self._sem: NativeSemantics | None = None
         self._error: Exception | None = None
         self._timer = threading.Timer(delay, self._run)
@@ -86,11 +161,23 @@ class BackgroundBuild:
         if self._claim():
             self._build(wait=True)
 
+    def _on_child(self, pid: int) -> None:
+        with self._lock:
+            self._child = pid
+            cancelled = self._cancelled
+        if cancelled:
+            _kill(pid)
+
     def _build(self, wait: bool = False) -> None:
         try:
-            gen = CGen(self._system, self._properties)
-            head, tail = runtime_sources()
-            source = gen.source(head, tail)
+            if wait and hasattr(os, "fork") and os.environ.get(FORK_ENV, "") != "0":
+                gen, source = _generate_forked(self._system, self._properties, self._on_child)
+                with self._lock:
+                    self._child = None
+            else:
+                gen = CGen(self._system, self._properties)
+                head, tail = runtime_sources()
+                source = gen.source(head, tail)
             opt = self._opt or default_opt(len(source))
             if wait and not is_cached(source, opt):
                 # ski rental: compile once the search has run ratio x the compile's time
@@ -145,5 +232,13 @@ class BackgroundBuild:
         with self._lock:
             self._cancelled = True
             proc = self._proc
+            child = self._child
         if proc is not None:
             kill_compiler(proc)
+        if child is not None:
+            _kill(child)
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)

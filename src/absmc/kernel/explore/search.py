@@ -422,8 +422,9 @@ class Search:
         count = len(parent)
         size = len(seen)
         limit = self.limits.max_states if self.limits.max_states is not None else -1
-        expand = getattr(c, "expand_level", None)
-        if expand is not None and limit < 0 and self.keep_going and self.reduce is None:
+        fusable = limit < 0 and self.keep_going and self.reduce is None
+        expand = getattr(c, "expand_level", None) if fusable else None  # generated on first use
+        if expand is not None:
             # generated code puts new states straight into the store, 1024 states at a time
             for i in range(0, len(frontier), CLOCK_EVERY):
                 chunk = frontier[i : i + CLOCK_EVERY]
