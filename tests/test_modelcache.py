@@ -65,14 +65,35 @@ def test_changed_bytes_directives_and_the_switch_load_afresh(
     changed = load_model(model)  # a miss: the bytes differ
     assert len(_entries(cache)) == 2
     assert changed != first
-    pre = tmp_path / "defined.pml"
-    pre.write_text("#define N 3\n" + MODEL.replace("3", "N"))
-    load_model(pre)
-    assert len(_entries(cache)) == 2  # a # directive: the preprocessor may read other files
     monkeypatch.setenv(ENV, "0")
     monkeypatch.setattr(absmc.lang.loader, "_load", _no_front_end)
     with pytest.raises(AssertionError, match="the front end ran"):
         load_model(model)
+
+
+def test_directives_and_definitions_are_keyed_by_the_preprocessed_text(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model with ``#`` directives or ``-D`` definitions comes from the cache when the
+    preprocessor's output is the same: an edit of an included file, or another definition, is
+    a miss; the same inputs again are a hit."""
+    inc = tmp_path / "bound.h"
+    inc.write_text("#define N 3\n")
+    pre = tmp_path / "defined.pml"
+    pre.write_text('#include "bound.h"\n' + MODEL.replace("3", "N"))
+    first = load_model(pre)
+    assert len(_entries(cache)) == 1 and "x < 3" in str(first.commands[0].guard)
+    inc.write_text("#define N 2\n")  # the model file's bytes are unchanged
+    second = load_model(pre)
+    assert len(_entries(cache)) == 2 and "x < 2" in str(second.commands[0].guard)
+    plain = tmp_path / "plain.pml"
+    plain.write_text(MODEL.replace("3", "N"))
+    defined = load_model(plain, defines={"N": "4"})
+    assert len(_entries(cache)) == 3 and "x < 4" in str(defined.commands[0].guard)
+    monkeypatch.setattr(absmc.lang.loader, "_load", _no_front_end)
+    assert load_model(pre) == second and load_model(plain, defines={"N": "4"}) == defined
+    with pytest.raises(AssertionError, match="the front end ran"):
+        load_model(plain, defines={"N": "5"})
 
 
 def test_model_errors_are_not_cached(cache: Path, tmp_path: Path) -> None:

@@ -40,8 +40,10 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import CodeType
 from typing import Any
 
+from absmc.codegen.codecache import cached_compile
 from absmc.codegen.plan import (
     Interval,
     chain_holders,
@@ -293,7 +295,12 @@ def system_depth(system: System) -> int:
 
 def _compile_deep(source: str, name: str, depth: int) -> Any:
     """``compile(source)`` with Python's recursion limit raised for expressions ``depth``
-    deep (its compiler recurses on the syntax tree; long sums are deep trees)."""
+    deep (its compiler recurses on the syntax tree; long sums are deep trees); a long source
+    compiled before comes from the code cache (:mod:`absmc.codegen.codecache`)."""
+    return cached_compile(source, name, lambda: _compile_now(source, name, depth))
+
+
+def _compile_now(source: str, name: str, depth: int) -> CodeType:
     old = sys.getrecursionlimit()
     need = 4 * depth + 2000
     if need > old:

@@ -32,12 +32,13 @@ def load_model(
     whose expressions nest deeper than :data:`absmc.ir.depth.MAX_EXPR_DEPTH` is a located
     ``ModelError`` (:func:`absmc.ir.depth.check_depth`); every method takes that depth
     (``engines.registry.run`` runs it under :func:`absmc.ir.depth.deep_recursion`). A model
-    loaded before from the same bytes by the same absmc comes from the model cache
+    loaded before from the same bytes by the same absmc (a Promela model with directives or
+    ``defines``: the same preprocessed text) comes from the model cache
     (:mod:`absmc.lang.modelcache`).
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    if (suffix in GCL_SUFFIXES or suffix in PROMELA_SUFFIXES) and not defines:
+    if suffix in PROMELA_SUFFIXES or (suffix in GCL_SUFFIXES and not defines):
         from absmc.lang.modelcache import cached_system
 
         options = f"reduce={reduce} extra_slots={extra_slots}"
@@ -46,6 +47,7 @@ def load_model(
             suffix in PROMELA_SUFFIXES,
             options,
             lambda: _load(p, defines, reduce, extra_slots),
+            defines,
         )
     else:
         system = _load(p, defines, reduce, extra_slots)
