@@ -4,59 +4,99 @@ SPIN as its users run it: ``spin -a`` (dead-variable reset on), ``gcc -O2 -DSAFE
 (partial-order reduction on), ``pan -c0 -n``; absmc as its users run it: ``absmc check MODEL
 --keep-going --json`` (reductions on, ``--backend auto``, a cold compilation cache so that a
 switch to C pays the C compiler as SPIN pays gcc). Per model: states stored by each, their
-ratio, model-to-verdict wall time of each and its ratio, whether the verdicts agree, and the
-reductions absmc applied. The closing lines check the issue's goals: states <= 1.25x SPIN's on
-every model and <= 1.0x at the median; model-to-verdict <= SPIN's on every model of >= 10^4
-states.
+ratio, model-to-verdict wall time of each and its ratio, the CPU time of each (user + system of
+every process it waited for: spin, gcc and pan; absmc, its compiler and its C generator),
+whether the verdicts agree, and the reductions absmc applied. With ``repeat`` > 1 the two tools
+run in turn that many times and each row shows each tool's run of median wall time. The
+closing lines check the issue's goals: states <= 1.25x SPIN's on every model and <= 1.0x at the
+median; model-to-verdict <= SPIN's on every model of >= 10^4 states.
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from spinrun import run_absmc, run_spin
+from spinrun import AbsmcResult, SpinResult, run_absmc, run_spin
+
+T = TypeVar("T")
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed_cpu(run: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
+    """``run(*args, **kwargs)``'s result and the CPU seconds of the child processes it waited
+    for."""
+    c0 = _children_cpu()
+    out = run(*args, **kwargs)
+    return out, _children_cpu() - c0
+
+
+def _median(runs: list[tuple[T, float]], wall: Callable[[T], float]) -> tuple[T, float]:
+    return sorted(runs, key=lambda r: wall(r[0]))[(len(runs) - 1) // 2]
 
 
 def compare(
     jobs: list[tuple[str, Path, list[str]]],
     timeout: float = 300.0,
     extra_args: Callable[[Path, list[str]], tuple[str, ...]] | None = None,
+    repeat: int = 1,
 ) -> None:
     """Print one row per ``(kind, model, defines)`` job and the goal lines. ``extra_args``:
     more ``absmc check`` arguments per model and defines (e.g. ``--property`` choices);
-    ``timeout``: seconds per tool and model."""
+    ``timeout``: seconds per tool and model; ``repeat``: runs of each tool per model, in turn
+    (the row shows each tool's median-wall run)."""
     print(
         f"{'model':28s} {'SPIN st':>10s} {'absmc st':>10s} {'ratio':>6s} | {'SPIN s':>7s} "
-        f"{'absmc s':>7s} {'ratio':>6s} | same  reductions"
+        f"{'absmc s':>7s} {'ratio':>6s} | {'SPIN cpu':>8s} {'absmc cpu':>9s} | same  reductions"
     )
     ratios: list[float] = []
     over: list[str] = []
     slower: list[str] = []
     for _kind, model, defs in jobs:
         label = model.name + (f" {defs[0]}" if defs else "")
-        spin = run_spin(model, defs, timeout=timeout, defaults=True)
-        if spin.error is not None:
-            print(f"{label:28s} SPIN: {spin.error}")
+        more = extra_args(model, defs) if extra_args is not None else ()
+        spins: list[tuple[SpinResult, float]] = []
+        ourss: list[tuple[AbsmcResult, float]] = []
+        failed = False
+        for _ in range(max(1, repeat)):
+            spins.append(timed_cpu(run_spin, model, defs, timeout=timeout, defaults=True))
+            if spins[-1][0].error is not None:
+                print(f"{label:28s} SPIN: {spins[-1][0].error}")
+                failed = True
+                break
+            with tempfile.TemporaryDirectory() as cache:
+                try:
+                    ourss.append(
+                        timed_cpu(
+                            run_absmc,
+                            model,
+                            defs,
+                            env={"ABSMC_CACHE_DIR": cache},
+                            reduce=True,
+                            timeout=timeout,
+                            extra_args=more,
+                        )
+                    )
+                except subprocess.TimeoutExpired:
+                    print(
+                        f"{label:28s} {spins[-1][0].states:10,d} absmc: no verdict in {timeout:g} s"
+                    )
+                    over.append(f"{label} (no verdict)")
+                    failed = True
+                    break
+        if failed:
             continue
-        with tempfile.TemporaryDirectory() as cache:
-            more = extra_args(model, defs) if extra_args is not None else ()
-            try:
-                ours = run_absmc(
-                    model,
-                    defs,
-                    env={"ABSMC_CACHE_DIR": cache},
-                    reduce=True,
-                    timeout=timeout,
-                    extra_args=more,
-                )
-            except subprocess.TimeoutExpired:
-                print(f"{label:28s} {spin.states:10,d} absmc: no verdict in {timeout:g} s")
-                over.append(f"{label} (no verdict)")
-                continue
+        spin, spin_cpu = _median(spins, lambda r: r.wall_s)
+        ours, ours_cpu = _median(ourss, lambda r: r.wall_s)
         if ours.error:
             print(f"{label:28s} absmc error: {ours.error}")
             continue
@@ -66,6 +106,7 @@ def compare(
         print(
             f"{label:28s} {spin.states:10,d} {ours.states:10,d} {ratio:6.2f} | "
             f"{spin.wall_s:6.2f}s {ours.wall_s:6.2f}s {t_ratio:6.2f} | "
+            f"{spin_cpu:7.2f}s {ours_cpu:8.2f}s | "
             f"{'yes' if same else 'NO':4s}  {', '.join(ours.reductions) or '-'}"
         )
         ratios.append(ratio)

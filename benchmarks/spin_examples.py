@@ -80,6 +80,13 @@ def main() -> int:
     ap.add_argument("--only", metavar="REGEX", help="only the models whose path matches")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per tool and model")
     ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run SPIN and absmc N times each, in turn; rows show the median-wall runs",
+    )
+    ap.add_argument(
         "-D",
         dest="defines",
         action="append",
@@ -99,7 +106,7 @@ def main() -> int:
             per.setdefault(name, []).append(value)
         jobs = [("spin-examples", m, per.get(m.name, [])) for m in models]
         os.environ.setdefault("ABSMC_NO_TRAIL", "1")
-        compare(jobs, timeout=args.timeout, extra_args=safety_properties)
+        compare(jobs, timeout=args.timeout, extra_args=safety_properties, repeat=args.repeat)
     return 0
 
 

@@ -127,3 +127,26 @@ def test_a_pickled_operator_hashes_as_a_new_one_in_another_process() -> None:
         check=True,
     ).stdout.decode()
     assert out.split() == ["True", "True", "1"]
+
+
+def test_analyses_of_a_cached_system_are_kept_only_for_that_system(
+    cache: Path, tmp_path: Path
+) -> None:
+    """``safe_conditions`` of a System the model cache gave out is kept on disk beside it and
+    read back for the same model and arguments (a planted entry comes back: it is read, not
+    recomputed); a System derived from it, or other arguments, is analysed afresh."""
+    from absmc.ir.dependency import safe_conditions
+
+    model = tmp_path / "counter.pml"
+    model.write_text(MODEL)
+    first = load_model(model, reduce=True)
+    computed = safe_conditions(first, frozenset({"x"}))
+    entries = sorted(cache.glob("*.derived"))
+    assert len(entries) == 1 and entries[0].name.startswith(_entries(cache)[0].stem)
+    second = load_model(model, reduce=True)  # a hit: another object, the same key
+    assert second is not first and safe_conditions(second, frozenset({"x"})) == computed
+    entries[0].write_bytes(pickle.dumps({"planted": {}}))
+    assert safe_conditions(second, frozenset({"x"})) == {"planted": {}}
+    assert safe_conditions(second.with_(properties=()), frozenset({"x"})) == computed
+    assert safe_conditions(second, frozenset()) != {"planted": {}}  # other arguments
+    assert len(list(cache.glob("*.derived"))) == 2

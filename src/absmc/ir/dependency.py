@@ -49,6 +49,7 @@ from dataclasses import dataclass, replace
 from itertools import product
 
 from absmc.ir import slot_order
+from absmc.ir.derived import on_disk
 from absmc.ir.expr import (
     FALSE,
     TRUE,
@@ -361,6 +362,7 @@ def safe_locations(
     return out
 
 
+@on_disk("safe_conditions")  # kept for a System from the model cache (ir/derived.py)
 def safe_conditions(
     system: System, visible: frozenset[str] = frozenset(), races: bool = False
 ) -> dict[str, dict[int | None, Expr]]:

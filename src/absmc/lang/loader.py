@@ -42,15 +42,18 @@ def load_model(
         from absmc.lang.modelcache import cached_system
 
         options = f"reduce={reduce} extra_slots={extra_slots}"
-        system = cached_system(
+        # the depth is checked before a System is stored, so a cached one has passed it
+        return cached_system(
             p,
             suffix in PROMELA_SUFFIXES,
             options,
-            lambda: _load(p, defines, reduce, extra_slots),
+            lambda: _checked(_load(p, defines, reduce, extra_slots)),
             defines,
         )
-    else:
-        system = _load(p, defines, reduce, extra_slots)
+    return _checked(_load(p, defines, reduce, extra_slots))
+
+
+def _checked(system: System) -> System:
     check_depth(system)
     return system
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 
+from absmc.ir.derived import remember
 from absmc.ir.system import System
 
 __all__ = ["ENV", "cached_system", "model_cache_dir"]
@@ -96,10 +97,12 @@ def cached_system(
     for part in (sys.version.encode(), _source_fingerprint(), str(path).encode(), options.encode()):
         h.update(len(part).to_bytes(8, "little") + part)
     h.update(data)
-    entry = model_cache_dir() / f"{h.hexdigest()}.pickle"
+    key = h.hexdigest()
+    entry = model_cache_dir() / f"{key}.pickle"
     try:
         system = pickle.loads(entry.read_bytes())
         if isinstance(system, System):
+            remember(system, key, entry.parent)  # its analyses are kept too (ir/derived.py)
             return system
     except Exception:  # missing, unreadable or corrupt: a miss
         pass
@@ -109,6 +112,7 @@ def cached_system(
         tmp = entry.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, entry)
+        remember(system, key, entry.parent)
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         pass  # a read-only cache, a model that does not pickle: loaded afresh next time
     return system
