@@ -467,6 +467,11 @@ class _Context:
         self.pid = {p.name: k for k, p in enumerate(system.processes)}
         self._explained: dict[tuple[int, int, frozenset[str]], bool] = {}
         self._prefix: bool | None = None
+        #: (parts, its per-variable index): :meth:`touching`, for the parts last asked about
+        self._touching: (
+            tuple[list[tuple[Event, list[Event]]], dict[str, list[tuple[Event, list[Event]]]]]
+            | None
+        ) = None
         self.races_swaps = False
         self.event_command = {id(ev): d.index for d in deps for ev in d.events}
         self.tested = frozenset(v for d in deps for ev in d.events for v in ev.tests)
@@ -784,10 +789,7 @@ class _Context:
             to = cmd.get(x)
             return int(to.value) if isinstance(to, Const) else None
 
-        for pin, evs in parts:
-            touched = [e for e in evs if v in e.reads or v in e.writes or v in e.tests]
-            if not touched:
-                continue
+        for pin, touched in self.touching(parts).get(v, ()):
             if any(
                 a != ev.pcs[x] and after(x) not in (a, None)
                 for x, a in pin.pcs.items()
@@ -799,6 +801,21 @@ class _Context:
             if not all(self.preserves(ev, i, v, e) for e in touched):
                 return False
         return True
+
+    def touching(
+        self, parts: list[tuple[Event, list[Event]]]
+    ) -> dict[str, list[tuple[Event, list[Event]]]]:
+        """Per variable, the steps of ``parts`` with the events of each that touch it (read,
+        write or test; built once per ``parts``: :meth:`apart` asks per event and variable)."""
+        if self._touching is None or self._touching[0] is not parts:
+            index: dict[str, list[tuple[Event, list[Event]]]] = {}
+            for pin, evs in parts:
+                for v in sorted(set().union(*(e.reads | e.writes | e.tests.keys() for e in evs))):
+                    index.setdefault(v, []).append(
+                        (pin, [e for e in evs if v in e.reads or v in e.writes or v in e.tests])
+                    )
+            self._touching = (parts, index)
+        return self._touching[1]
 
     def prefix(self) -> bool:
         """:func:`absmc.ir.slot_order.slots_prefix` of the system (computed once)."""
