@@ -21,7 +21,6 @@ import os
 import pickle
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import warnings
@@ -29,7 +28,6 @@ from collections.abc import Callable, Sequence
 
 from absmc.ir.system import Property, System
 from absmc.native.build import (
-    cache_dir,
     default_opt,
     estimate_compile_s,
     is_cached,
@@ -49,44 +47,44 @@ def _generate_forked(
     system: System, properties: tuple[Property, ...], on_child: Callable[[int], None]
 ) -> tuple[CGen, str]:
     """``(CGen(system, properties), its source)`` with the source generated in a forked child
-    process (so that the caller's interpreter keeps the GIL for its other threads); the child's
-    pid goes to ``on_child`` as it starts (killing it ends the generation; it starts no process
-    of its own). Raises what the generation raised in the child (``Unsupported``; a
+    process (so that the caller's interpreter keeps the GIL for its other threads), which
+    writes it into a pipe (no file is left behind by a child or a parent that dies); the
+    child's pid goes to ``on_child`` as it starts (killing it ends the generation; it starts no
+    process of its own). Raises what the generation raised in the child (``Unsupported``; a
     ``RuntimeError`` for a child that died, e.g. killed by :meth:`BackgroundBuild.cancel`)."""
-    fd, path = tempfile.mkstemp(prefix="cgen-", suffix=".c", dir=_scratch_dir())
-    os.close(fd)
-    try:
-        with warnings.catch_warnings():  # 3.12+: "multi-threaded ... fork()": the child
-            warnings.simplefilter("ignore", DeprecationWarning)  # only computes and exits
-            pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
-            code = 1
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():  # 3.12+: "multi-threaded ... fork()": the child only
+        warnings.simplefilter("ignore", DeprecationWarning)  # computes, writes and exits
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+        try:
+            os.close(read_end)
             try:
                 head, tail = runtime_sources()
-                text = CGen(system, properties).source(head, tail)
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                code = 0
+                data = b"0" + CGen(system, properties).source(head, tail).encode("utf-8")
             except Exception as e:  # Unsupported: the parent re-raises it
-                with open(path, "wb") as fh:
-                    fh.write(_pickled_error(e))
-                code = 3
-            finally:
-                os._exit(code)  # no atexit handlers, no flushing of the parent's buffers
+                data = b"3" + _pickled_error(e)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view) :]
+        finally:
+            os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
+    os.close(write_end)
+    chunks: list[bytes] = []
+    try:
         on_child(pid)
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        if code == 3:
-            with open(path, "rb") as fh:
-                raise pickle.loads(fh.read())
-        if code != 0:
-            raise RuntimeError(f"the C source generator ended with status {code}")
-        with open(path, encoding="utf-8") as fh:
-            source = fh.read()
+        while chunk := os.read(read_end, 1 << 20):
+            chunks.append(chunk)
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-    return CGen(system, properties), source
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    data = b"".join(chunks)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0 or not data:
+        raise RuntimeError(f"the C source generator ended with status {code}")
+    if data[:1] == b"3":
+        raise pickle.loads(data[1:])
+    return CGen(system, properties), data[1:].decode("utf-8")
 
 
 def _pickled_error(e: Exception) -> bytes:
@@ -94,13 +92,6 @@ def _pickled_error(e: Exception) -> bytes:
         return pickle.dumps(e)
     except Exception:  # an exception that does not pickle: its words
         return pickle.dumps(RuntimeError(f"{type(e).__name__}: {e}"))
-
-
-def _scratch_dir() -> str | None:
-    """The native cache directory when it exists (same file system as the libraries), else the
-    system's temporary directory."""
-    d = cache_dir()
-    return str(d) if d.is_dir() else None
 
 
 class BackgroundBuild:
