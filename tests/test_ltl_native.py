@@ -5,6 +5,7 @@ corpus, lassos replayed, clean fallbacks to Python."""
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -183,6 +184,36 @@ def test_auto_answers_a_small_product_in_python() -> None:
     auto = _by_name(system, CheckOptions(ltl="stable"), "auto")
     assert auto["stable"].verdict is Verdict.VIOLATED
     assert "backend" not in auto["stable"].stats.extra  # decided before the 50,000-state cap
+
+
+def test_auto_makes_the_ltl_library_source_in_a_forked_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``auto``'s C build beside the Python product search makes its source in a forked child
+    (no GIL taken from the search): past the (lowered) switch the C search answers from that
+    library, with the Python back end's verdict."""
+    import os
+
+    import absmc.engines.explicit.native as nat
+    from absmc.native import background
+
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(background.FORK_ENV, raising=False)
+    calls: list[int] = []
+    parent = os.getpid()
+
+    def watched(make: object, on_child: object) -> str:
+        calls.append(os.getpid())
+        return background.run_forked(make, on_child)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nat, "run_forked", watched)
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    python = _by_name(system, CheckOptions(ltl="stable"), "python")
+    monkeypatch.setattr(nat, "AUTO_SWITCH_STATES", 2)  # the product counts as large
+    auto = _by_name(system, CheckOptions(ltl="stable"), "auto")
+    assert calls == [parent]
+    assert auto["stable"].stats.extra["backend"] == "native"
+    assert auto["stable"].verdict is python["stable"].verdict is Verdict.VIOLATED
 
 
 @needs_shared

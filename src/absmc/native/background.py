@@ -37,20 +37,24 @@ from absmc.native.build import (
 from absmc.native.cgen import CGen
 from absmc.native.semantics import NativeSemantics
 
-__all__ = ["FORK_ENV", "BackgroundBuild"]
+__all__ = ["FORK_ENV", "BackgroundBuild", "can_fork", "kill_child", "run_forked"]
 
 #: ``0`` generates the C source in the build's thread rather than in a forked child
 FORK_ENV = "ABSMC_BUILD_FORK"
 
 
-def _generate_forked(
-    system: System, properties: tuple[Property, ...], on_child: Callable[[int], None]
-) -> tuple[CGen, str]:
-    """``(CGen(system, properties), its source)`` with the source generated in a forked child
-    process (so that the caller's interpreter keeps the GIL for its other threads), which
-    writes it into a pipe (no file is left behind by a child or a parent that dies); the
-    child's pid goes to ``on_child`` as it starts (killing it ends the generation; it starts no
-    process of its own). Raises what the generation raised in the child (``Unsupported``; a
+def can_fork() -> bool:
+    """Whether :func:`run_forked` forks here (``os.fork`` exists and ``$ABSMC_BUILD_FORK`` is
+    not ``0``)."""
+    return hasattr(os, "fork") and os.environ.get(FORK_ENV, "") != "0"
+
+
+def run_forked(make: Callable[[], str], on_child: Callable[[int], None]) -> str:
+    """``make()`` (a C source generator: pure Python work) run in a forked child process, so
+    that the caller's interpreter keeps the GIL for its other threads; the child writes the
+    text into a pipe (no file is left behind by a child or a parent that dies). The child's
+    pid goes to ``on_child`` as it starts (killing it ends the generation; it starts no
+    process of its own). Raises what ``make`` raised in the child (``Unsupported``; a
     ``RuntimeError`` for a child that died, e.g. killed by :meth:`BackgroundBuild.cancel`)."""
     read_end, write_end = os.pipe()
     with warnings.catch_warnings():  # 3.12+: "multi-threaded ... fork()": the child only
@@ -60,8 +64,7 @@ def _generate_forked(
         try:
             os.close(read_end)
             try:
-                head, tail = runtime_sources()
-                data = b"0" + CGen(system, properties).source(head, tail).encode("utf-8")
+                data = b"0" + make().encode("utf-8")
             except Exception as e:  # Unsupported: the parent re-raises it
                 data = b"3" + _pickled_error(e)
             view = memoryview(data)
@@ -84,7 +87,7 @@ def _generate_forked(
         raise RuntimeError(f"the C source generator ended with status {code}")
     if data[:1] == b"3":
         raise pickle.loads(data[1:])
-    return CGen(system, properties), data[1:].decode("utf-8")
+    return data[1:].decode("utf-8")
 
 
 def _pickled_error(e: Exception) -> bytes:
@@ -157,12 +160,18 @@ class BackgroundBuild:
             self._child = pid
             cancelled = self._cancelled
         if cancelled:
-            _kill(pid)
+            kill_child(pid)
 
     def _build(self, wait: bool = False) -> None:
         try:
-            if wait and hasattr(os, "fork") and os.environ.get(FORK_ENV, "") != "0":
-                gen, source = _generate_forked(self._system, self._properties, self._on_child)
+            if wait and can_fork():
+                system, properties = self._system, self._properties
+
+                def make() -> str:
+                    return CGen(system, properties).source(*runtime_sources())
+
+                source = run_forked(make, self._on_child)
+                gen = CGen(system, properties)  # its layout: deterministic in the System
                 with self._lock:
                     self._child = None
             else:
@@ -227,9 +236,10 @@ class BackgroundBuild:
         if proc is not None:
             kill_compiler(proc)
         if child is not None:
-            _kill(child)
+            kill_child(child)
 
 
-def _kill(pid: int) -> None:
+def kill_child(pid: int) -> None:
+    """End the forked generator ``pid`` (:func:`run_forked`); nothing when it has ended."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, signal.SIGKILL)

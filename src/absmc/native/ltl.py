@@ -212,7 +212,8 @@ class NativeLtl:
     :mod:`absmc.native.fairpor`, else that search runs unreduced; ``cndfs=False``: without the
     multi-core search, for a library whose :meth:`search` runs one thread; ``por=False`` also
     leaves out the safety search, :func:`~absmc.native.build.runtime_sources`: less C to
-    compile). Raises
+    compile; ``generate(make)``: returns ``make()``'s C source, made where it chooses, e.g.
+    :func:`~absmc.native.background.run_forked`; default: here). Raises
     :class:`~absmc.native.cgen.Unsupported` and :class:`~absmc.native.build.CompilerError`."""
 
     def __init__(
@@ -226,18 +227,27 @@ class NativeLtl:
         ltl_por: bool = False,
         cndfs: bool = True,
         fair_por: bool = False,
+        generate: Callable[[Callable[[], str]], str] | None = None,
     ) -> None:
         self.cndfs = cndfs
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
+        self.ltl_por = ltl_por and any(reduction_refusal(p, False, 1) is None for p in ltl)
+        self.fair_por = self.ltl_por and fair_por
         gen = CGen(system, properties, por)
-        head, tail = runtime_sources(search=por)
-        source = (
-            gen.source(head, tail)
-            + claim_source(gen, [self.automata[p.name] for p in ltl])
-            + self._ltl_tables(gen, properties, ltl, ltl_por, fair_por)
-            + _runtime_ltl(cndfs)
-        )
+
+        def make() -> str:
+            head, tail = runtime_sources(search=por)
+            return (
+                gen.source(head, tail)
+                + claim_source(gen, [self.automata[p.name] for p in ltl])
+                + self._ltl_tables(gen, properties, ltl)
+                + _runtime_ltl(cndfs)
+            )
+
+        # ``generate(make)``: where the source is made (auto: a forked child, so that the
+        # Python search beside the build keeps the GIL; native/background.py run_forked)
+        source = make() if generate is None else generate(make)
         opt = opt or default_opt(len(source))
         load_library(source, opt, on_compile)  # compiled and cached once for both handles below
         self.sem = NativeSemantics(system, properties, opt, prepared=(gen, source))
@@ -245,21 +255,14 @@ class NativeLtl:
         self.ffi: Any = self.sem._ffi
 
     def _ltl_tables(
-        self,
-        gen: CGen,
-        properties: Sequence[Property],
-        ltl: Sequence[LtlProperty],
-        on: bool,
-        fair: bool,
+        self, gen: CGen, properties: Sequence[Property], ltl: Sequence[LtlProperty]
     ) -> str:
         """The product search's safe locations (C2: the automata's guards are visible); with
-        ``fair`` also those of its search under weak fairness."""
-        self.ltl_por = on and any(reduction_refusal(p, False, 1) is None for p in ltl)
-        self.fair_por = self.ltl_por and fair
+        :attr:`fair_por` also those of its search under weak fairness."""
         if not self.ltl_por:
             return _NO_LTL_POR
         reducible = [self.automata[p.name] for p in ltl if reduction_refusal(p, False, 1) is None]
-        return gen.ltl_ample_source(product_visible(properties, reducible), fair)
+        return gen.ltl_ample_source(product_visible(properties, reducible), self.fair_por)
 
     def search(
         self,

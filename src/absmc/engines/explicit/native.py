@@ -37,7 +37,7 @@ from absmc.kernel.replay.outcome import results_from_outcome
 from absmc.kernel.run.options import CheckOptions, Limits, Selection
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
-from absmc.native.background import BackgroundBuild
+from absmc.native.background import BackgroundBuild, can_fork, kill_child, run_forked
 from absmc.native.build import OPT_ENV, OPT_LEVELS, kill_compiler
 from absmc.native.search import (
     NativeOverflow,
@@ -355,7 +355,22 @@ def check_ltl_with_backend(
     fair_por = options.reduce and options.fairness == "weak"
     built: list[NativeLtl | Exception] = []
     if backend == "auto":
-        # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
+        # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states;
+        # the C source is made in a forked child, so that the Python search keeps the GIL
+        children: list[int] = []
+        forked = can_fork()
+        answered = threading.Event()  # Python answered: a generator forked after it ends too
+
+        def on_child(pid: int) -> None:
+            children.append(pid)
+            if answered.is_set():
+                kill_child(pid)
+
+        def cancel() -> None:
+            answered.set()
+            for pid in list(children):
+                kill_child(pid)
+
         got = python_first(
             options,
             workers,
@@ -370,7 +385,9 @@ def check_ltl_with_backend(
                 options.reduce,
                 workers > 1,
                 fair_por,
+                (lambda make: run_forked(make, on_child)) if forked else None,
             ),
+            cancel=cancel,
         )
         if isinstance(got, Result):
             return got
@@ -461,14 +478,16 @@ def python_first(
     workers: int,
     python: Any,
     build: Callable[[str | None, Callable[[subprocess.Popen[str]], None]], B],
+    cancel: Callable[[], object] | None = None,
 ) -> Result | list[B | Exception]:
     """``auto``'s rule for the LTL and CTL checks: the Python check (``python(options,
     workers)``) first, bounded by :data:`AUTO_SWITCH_STATES` states, with ``build(opt,
     started)`` compiling the C library beside it in a thread (at :data:`AUTO_OPT` unless
     ``$ABSMC_NATIVE_OPT`` sets a level; ``started`` receives each compiler process, ended when
-    Python decides). Returns the Python result when it decides (also when ``--max-states`` is
-    within the bound), else a one-element list: the built library, or the exception its build
-    raised (to be reported when C is needed)."""
+    Python decides, as is any started after; ``cancel()`` is called then too, e.g. to end a
+    forked source generator). Returns the Python result when it decides (also when
+    ``--max-states`` is within the bound), else a one-element list: the built library, or the
+    exception its build raised (to be reported when C is needed)."""
     lim = options.limits
     if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
         return python(options, workers)  # type: ignore[no-any-return]
@@ -477,9 +496,16 @@ def python_first(
     opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
     built: list[B | Exception] = []
 
+    decided = threading.Event()
+
+    def started(proc: subprocess.Popen[str]) -> None:
+        procs.append(proc)
+        if decided.is_set():  # Python decided before this compiler started
+            kill_compiler(proc)
+
     def run_build() -> None:
         try:
-            built.append(build(opt, procs.append))
+            built.append(build(opt, started))
         except Exception as e:  # reported by the caller when C is needed
             built.append(e)
 
@@ -491,8 +517,11 @@ def python_first(
     if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
         "state limit of" in r.reason for r in first.results
     ):
-        for proc in procs:
+        decided.set()
+        for proc in list(procs):
             kill_compiler(proc)
+        if cancel is not None:
+            cancel()
         return first
     builder.join()
     return built
