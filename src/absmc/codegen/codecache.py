@@ -14,6 +14,7 @@ turns it off.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -21,6 +22,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import CodeType
+
+from absmc.ir.cachefile import cache_folder, write_atomically
 
 __all__ = ["ENV", "MIN_CHARS", "cached_compile", "code_cache_dir"]
 
@@ -34,12 +37,7 @@ MIN_CHARS = 50_000
 def code_cache_dir() -> Path:
     """``$ABSMC_CACHE_DIR/python``, else ``$XDG_CACHE_HOME/absmc/python``, else
     ``~/.cache/absmc/python``."""
-    env = os.environ.get("ABSMC_CACHE_DIR")
-    if env:
-        return Path(env) / "python"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "absmc" / "python"
+    return cache_folder("python")
 
 
 def cached_compile(source: str, name: str, build: Callable[[], CodeType]) -> CodeType:
@@ -59,11 +57,6 @@ def cached_compile(source: str, name: str, build: Callable[[], CodeType]) -> Cod
     except Exception:  # missing, unreadable or corrupt: a miss
         pass
     code = build()
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(code))
-        os.replace(tmp, entry)
-    except (OSError, ValueError):
-        pass  # a read-only cache: compiled afresh next time
+    with contextlib.suppress(OSError, ValueError):  # a read-only cache: compiled afresh
+        write_atomically(entry, marshal.dumps(code))
     return code

@@ -16,13 +16,15 @@ cache (no key is remembered).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import os
 import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+from absmc.ir.cachefile import write_atomically
 
 __all__ = ["on_disk", "remember"]
 
@@ -68,12 +70,10 @@ def on_disk(name: str) -> Callable[[F], F]:
             except Exception:  # missing, unreadable or corrupt: computed
                 pass
             result = fn(system, *args, **kwargs)
-            try:
-                tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-                os.replace(tmp, entry)
-            except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
-                pass  # a read-only cache: computed again next time
+            with contextlib.suppress(  # a read-only cache: computed again next time
+                OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError
+            ):
+                write_atomically(entry, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
             return result
 
         return wrapper  # type: ignore[return-value]

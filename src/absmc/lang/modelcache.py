@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 
+from absmc.ir.cachefile import cache_folder, write_atomically
 from absmc.ir.derived import remember
 from absmc.ir.system import System
 
@@ -47,12 +48,7 @@ _DIRECTIVE = re.compile(rb"^[ \t]*#", re.M)
 def model_cache_dir() -> Path:
     """``$ABSMC_CACHE_DIR/models``, else ``$XDG_CACHE_HOME/absmc/models``, else
     ``~/.cache/absmc/models`` (beside the native back end's libraries)."""
-    env = os.environ.get("ABSMC_CACHE_DIR")
-    if env:
-        return Path(env) / "models"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "absmc" / "models"
+    return cache_folder("models")
 
 
 @cache
@@ -108,10 +104,7 @@ def cached_system(
         pass
     system = build()
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(tmp, entry)
+        write_atomically(entry, pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
         remember(system, key, entry.parent)
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         pass  # a read-only cache, a model that does not pickle: loaded afresh next time
