@@ -216,6 +216,20 @@ def test_auto_makes_the_ltl_library_source_in_a_forked_child(
     assert auto["stable"].verdict is python["stable"].verdict is Verdict.VIOLATED
 
 
+def test_auto_searches_a_weakly_fair_product_in_c_at_once() -> None:
+    """Under weak fairness only the C product search reduces, so ``auto`` does not search the
+    (unreduced) Python product first, even for a small one; without reductions it does."""
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    fair = CheckOptions(ltl="stable", fairness="weak")
+    auto = _by_name(system, fair, "auto")
+    python = _by_name(system, fair, "python")
+    assert auto["stable"].stats.extra["backend"] == "native"
+    assert auto["stable"].verdict is python["stable"].verdict
+    plain = _by_name(system, CheckOptions(ltl="stable", fairness="weak", reduce=False), "auto")
+    assert "backend" not in plain["stable"].stats.extra  # Python answered first
+    assert plain["stable"].verdict is python["stable"].verdict
+
+
 @needs_shared
 @pytest.mark.slow
 def test_auto_moves_a_large_product_to_c() -> None:
