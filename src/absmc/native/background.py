@@ -9,9 +9,10 @@ cancelled: the compiler's session is killed and nobody waits for the thread.
 
 Generating the C source is Python work (~1 s for SPIN's pftp, 450 KB of C) that would hold the
 GIL against the search beside it, so where the platform forks (:func:`os.fork`) a child process
-generates it (:func:`_generate_forked`) and the thread only reads the result; the parent makes
-its own :class:`~absmc.native.cgen.CGen` (the layout, ~0.03 s), which is deterministic in the
-System. ``ABSMC_BUILD_FORK=0`` generates in the thread instead.
+generates it (:func:`run_forked`) and the thread only reads the result; the parent's
+:class:`~absmc.native.cgen.CGen` is made before the fork and never generates (its layout, all
+the semantics needs of it, is set by its constructor and deterministic in the System).
+``ABSMC_BUILD_FORK=0`` generates in the thread instead.
 """
 
 from __future__ import annotations
@@ -164,20 +165,17 @@ class BackgroundBuild:
 
     def _build(self, wait: bool = False) -> None:
         try:
+            gen = CGen(self._system, self._properties)
+
+            def make() -> str:
+                return gen.source(*runtime_sources())
+
             if wait and can_fork():
-                system, properties = self._system, self._properties
-
-                def make() -> str:
-                    return CGen(system, properties).source(*runtime_sources())
-
-                source = run_forked(make, self._on_child)
-                gen = CGen(system, properties)  # its layout: deterministic in the System
+                source = run_forked(make, self._on_child)  # the child's gen generates
                 with self._lock:
                     self._child = None
             else:
-                gen = CGen(self._system, self._properties)
-                head, tail = runtime_sources()
-                source = gen.source(head, tail)
+                source = make()
             opt = self._opt or default_opt(len(source))
             if wait and not is_cached(source, opt):
                 # ski rental: compile once the search has run ratio x the compile's time
