@@ -359,27 +359,12 @@ def check_ltl_with_backend(
     # fair product search is unreduced: SPIN's leader.pml -f p0, 1.8 million states against
     # C's 12,113), so auto goes to C at once there
     if backend == "auto" and not (fair_por and workers <= 1):
-        # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states;
-        # the C source is made in a forked child, so that the Python search keeps the GIL
-        children: list[int] = []
-        forked = can_fork()
-        answered = threading.Event()  # Python answered: a generator forked after it ends too
-
-        def on_child(pid: int) -> None:
-            children.append(pid)
-            if answered.is_set():
-                kill_child(pid)
-
-        def cancel() -> None:
-            answered.set()
-            for pid in list(children):
-                kill_child(pid)
-
+        # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
         got = python_first(
             options,
             workers,
             python,
-            lambda opt, started: NativeLtl(
+            lambda opt, started, generate: NativeLtl(
                 system,
                 selection.user,
                 claims,
@@ -389,9 +374,8 @@ def check_ltl_with_backend(
                 options.reduce,
                 workers > 1,
                 fair_por,
-                (lambda make: run_forked(make, on_child)) if forked else None,
+                generate,
             ),
-            cancel=cancel,
         )
         if isinstance(got, Result):
             return got
@@ -476,22 +460,26 @@ def _python_then_built(
 
 B = TypeVar("B")
 
+#: where a C source generator runs: ``generate(make)`` returns ``make()``'s text
+Generate = Callable[[Callable[[], str]], str]
+
 
 def python_first(
     options: CheckOptions,
     workers: int,
     python: Any,
-    build: Callable[[str | None, Callable[[subprocess.Popen[str]], None]], B],
-    cancel: Callable[[], object] | None = None,
+    build: Callable[[str | None, Callable[[subprocess.Popen[str]], None], Generate | None], B],
 ) -> Result | list[B | Exception]:
     """``auto``'s rule for the LTL and CTL checks: the Python check (``python(options,
     workers)``) first, bounded by :data:`AUTO_SWITCH_STATES` states, with ``build(opt,
-    started)`` compiling the C library beside it in a thread (at :data:`AUTO_OPT` unless
-    ``$ABSMC_NATIVE_OPT`` sets a level; ``started`` receives each compiler process, ended when
-    Python decides, as is any started after; ``cancel()`` is called then too, e.g. to end a
-    forked source generator). Returns the Python result when it decides (also when
-    ``--max-states`` is within the bound), else a one-element list: the built library, or the
-    exception its build raised (to be reported when C is needed)."""
+    started, generate)`` compiling the C library beside it in a thread (at :data:`AUTO_OPT`
+    unless ``$ABSMC_NATIVE_OPT`` sets a level; ``started`` receives each compiler process;
+    ``generate(make)``, where the platform forks, runs the source generator ``make`` in a
+    forked child, :func:`~absmc.native.background.run_forked`, so that the Python search keeps
+    the GIL; each compiler and child is ended when Python decides, as is any started after).
+    Returns the Python result when it decides (also when ``--max-states`` is within the
+    bound), else a one-element list: the built library, or the exception its build raised (to
+    be reported when C is needed)."""
     lim = options.limits
     if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
         return python(options, workers)  # type: ignore[no-any-return]
@@ -500,6 +488,7 @@ def python_first(
     opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
     built: list[B | Exception] = []
 
+    children: list[int] = []
     decided = threading.Event()
 
     def started(proc: subprocess.Popen[str]) -> None:
@@ -507,9 +496,17 @@ def python_first(
         if decided.is_set():  # Python decided before this compiler started
             kill_compiler(proc)
 
+    def forked(pid: int) -> None:
+        children.append(pid)
+        if decided.is_set():  # ... or before this source generator started
+            kill_child(pid)
+
+    def generate(make: Callable[[], str]) -> str:
+        return run_forked(make, forked)
+
     def run_build() -> None:
         try:
-            built.append(build(opt, started))
+            built.append(build(opt, started, generate if can_fork() else None))
         except Exception as e:  # reported by the caller when C is needed
             built.append(e)
 
@@ -524,8 +521,8 @@ def python_first(
         decided.set()
         for proc in list(procs):
             kill_compiler(proc)
-        if cancel is not None:
-            cancel()
+        for pid in list(children):
+            kill_child(pid)
         return first
     builder.join()
     return built

@@ -72,7 +72,10 @@ def check_ctl_with_backend(
             options,
             workers,
             python,
-            lambda opt, started: NativeGraph(system, selection.user, formulas, opt, started),
+            # the graph library's source is made here (no generate hook in NativeGraph)
+            lambda opt, started, _generate: NativeGraph(
+                system, selection.user, formulas, opt, started
+            ),
         )
         if isinstance(got, Result):
             return got
