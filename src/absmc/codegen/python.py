@@ -490,6 +490,10 @@ class _Gen:
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
 
+    def text(self) -> str:
+        """The module source generated so far: the lines, then the helper functions."""
+        return "\n".join(self.lines + self.tr.helpers) + "\n"
+
     def unpack(self, indent: int) -> None:
         if self.n == 0:
             return
@@ -900,7 +904,7 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     gen.properties(props)
     gen.violated(props)
     gen.valid_end()
-    source = "\n".join(gen.lines + gen.tr.helpers) + "\n"
+    source = gen.text()
     chains: list[tuple[int, ...]] = []
     chain_ids: dict[tuple[int, ...], int] = {}
     ncmd = len(system.commands)
@@ -955,20 +959,24 @@ def compile_system(system: System, properties: Sequence[Property] | None = None)
     exec(code, ns)
     lazy: dict[str, dict[int, Callable[..., Any]]] = {}
 
+    def load_more(emit: Callable[[_Gen], None], name: str) -> None:
+        # code generated after the module (on first use) into the same namespace; its
+        # _fn<k> names are the module's (by process), its helpers' names are new
+        more = _Gen(system, props)
+        emit(more)
+        exec(_compile_deep(more.text(), name, depth), ns)
+
     def make_expander() -> Callable[..., tuple[int, int, list[Any]]]:
-        g3 = _Gen(system, props)  # its _fn<k> names are the successors' (by process)
-        g3.expander()
-        src = "\n".join(g3.lines + g3.tr.helpers) + "\n"
-        exec(_compile_deep(src, f"<absmc-compiled {system.name or 'system'} expander>", depth), ns)
+        load_more(_Gen.expander, f"<absmc-compiled {system.name or 'system'} expander>")
         fn: Callable[..., tuple[int, int, list[Any]]] = ns["_expand"]
         return fn
 
     def step(ci: int, s: State) -> tuple[State | None, Failures]:
         if "fns" not in lazy:  # generated on first use (traces): every process's one-step fn
-            g2 = _Gen(system, props)
-            g2.process_fns([p.name for p in system.processes])
-            src = "\n".join(g2.lines + g2.tr.helpers) + "\n"
-            exec(_compile_deep(src, "<absmc-compiled steps>", depth), ns)
+            load_more(
+                lambda g: g.process_fns([p.name for p in system.processes]),
+                "<absmc-compiled steps>",
+            )
             lazy["fns"] = ns["_PROC_FN"]
         succ, errs = lazy["fns"][ci](s, True)
         mine = tuple(e for e in errs if e[0] == ci)
