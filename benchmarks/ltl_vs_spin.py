@@ -57,7 +57,6 @@ import csv
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -73,6 +72,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from spin_examples import extract  # noqa: E402
+from spinrun import children_cpu  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "benchmarks" / "ltl"
 MIRROR = Path("/work/.mirror/nimble-code+Spin/repo")
@@ -147,11 +147,6 @@ class Timed:
         return self.states / self.search_s if self.search_s > 0 else 0.0
 
 
-def _child_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def absmc_to_verdict(
     model: Path,
     name: str,
@@ -170,12 +165,12 @@ def absmc_to_verdict(
     args = [sys.executable, "-m", "absmc.cli", "check", str(model), "-N", name, "--json"]
     args += ["--backend", backend, *(["--fairness", "weak"] if fair else [])]
     args += ["--workers", str(workers)] if workers is not None else []
-    t0, c0 = time.monotonic(), _child_cpu()
+    t0, c0 = time.monotonic(), children_cpu()
     try:
         out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout).stdout
     except subprocess.TimeoutExpired:
-        return Timed("timeout", 0, time.monotonic() - t0, _child_cpu() - c0, "-")
-    wall, cpu = time.monotonic() - t0, _child_cpu() - c0
+        return Timed("timeout", 0, time.monotonic() - t0, children_cpu() - c0, "-")
+    wall, cpu = time.monotonic() - t0, children_cpu() - c0
     try:
         r = next(x for x in json.loads(out)["results"] if x["property"] == name)
     except (ValueError, KeyError, StopIteration):
@@ -194,12 +189,12 @@ def spin_to_verdict(
     Verdict ``rejected`` when ``spin -a`` or ``gcc`` fails (SPIN does not check the claim),
     ``timeout`` past ``timeout`` seconds of pan."""
     wd = Path(tempfile.mkdtemp(prefix="ltlspin"))
-    t0, c0 = time.monotonic(), _child_cpu()
+    t0, c0 = time.monotonic(), children_cpu()
     spin = subprocess.run(
         ["spin", "-a", str(model.resolve())], cwd=wd, capture_output=True, text=True
     )
     if spin.returncode != 0 or not (wd / "pan.c").exists():
-        return Timed("rejected", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
+        return Timed("rejected", 0, time.monotonic() - t0, children_cpu() - c0, "pan")
     flags = [] if reduce else ["-DNOREDUCE"]
     cc = subprocess.run(
         ["gcc", "-O2", *flags, "-DNFAIR=8", "-DMEMLIM=8000", "-o", "pan", "pan.c"],
@@ -207,13 +202,13 @@ def spin_to_verdict(
         capture_output=True,
     )
     if cc.returncode != 0:
-        return Timed("rejected", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
+        return Timed("rejected", 0, time.monotonic() - t0, children_cpu() - c0, "pan")
     args = ["./pan", "-a", *(["-f"] if fair else []), *(["-N", name] if name else []), "-m10000000"]
     try:
         out = subprocess.run(args, cwd=wd, capture_output=True, text=True, timeout=timeout).stdout
     except subprocess.TimeoutExpired:
-        return Timed("timeout", 0, time.monotonic() - t0, _child_cpu() - c0, "pan")
-    wall, cpu = time.monotonic() - t0, _child_cpu() - c0
+        return Timed("timeout", 0, time.monotonic() - t0, children_cpu() - c0, "pan")
+    wall, cpu = time.monotonic() - t0, children_cpu() - c0
     stored = re.search(r"(\d+) states, stored", out)
     if stored is None:  # pan refused to search (its default build: POR with -f and rendezvous)
         return Timed("refused", 0, wall, cpu, "pan")
@@ -241,11 +236,10 @@ def run_pan_ltl(model: Path, name: str | None, fair: bool, workdir: Path) -> Ltl
         )
     args = ["./pan", "-a", *(["-f"] if fair else []), *(["-N", name] if name else []), "-m10000000"]
     t0 = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    c0 = children_cpu()
     out = subprocess.run(args, cwd=workdir, check=True, capture_output=True, text=True).stdout
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.monotonic() - t0
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = children_cpu() - c0
     states = int(re.search(r"(\d+) states, stored", out).group(1))  # type: ignore[union-attr]
     errors = int(re.search(r"errors: (\d+)", out).group(1))  # type: ignore[union-attr]
     m = re.search(r"pan: elapsed time ([0-9.e+-]+) seconds", out)

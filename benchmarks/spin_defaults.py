@@ -14,7 +14,6 @@ median; model-to-verdict <= SPIN's on every model of >= 10^4 states.
 
 from __future__ import annotations
 
-import resource
 import statistics
 import subprocess
 import tempfile
@@ -22,26 +21,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from spinrun import AbsmcResult, SpinResult, run_absmc, run_spin
+from spinrun import AbsmcResult, SpinResult, children_cpu, median_run, run_absmc, run_spin
 
 T = TypeVar("T")
-
-
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def timed_cpu(run: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
     """``run(*args, **kwargs)``'s result and the CPU seconds of the child processes it waited
     for."""
-    c0 = _children_cpu()
+    c0 = children_cpu()
     out = run(*args, **kwargs)
-    return out, _children_cpu() - c0
-
-
-def _median(runs: list[tuple[T, float]], wall: Callable[[T], float]) -> tuple[T, float]:
-    return sorted(runs, key=lambda r: wall(r[0]))[(len(runs) - 1) // 2]
+    return out, children_cpu() - c0
 
 
 def compare(
@@ -95,8 +85,8 @@ def compare(
                     break
         if failed:
             continue
-        spin, spin_cpu = _median(spins, lambda r: r.wall_s)
-        ours, ours_cpu = _median(ourss, lambda r: r.wall_s)
+        spin, spin_cpu = median_run(spins, lambda r: r[0].wall_s)
+        ours, ours_cpu = median_run(ourss, lambda r: r[0].wall_s)
         if ours.error:
             print(f"{label:28s} absmc error: {ours.error}")
             continue

@@ -11,13 +11,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+R = TypeVar("R")
 
 _GCC = ["gcc", "-O2", "-DNOREDUCE", "-DNOCLAIM", "-DSAFETY", "-DMEMLIM=8000"]
 
@@ -55,6 +60,18 @@ class AbsmcResult:
     backend: str = "python"
     workers: int = 1  # threads (native) or processes (Python) the search used
     reductions: list[str] = field(default_factory=list)  # the reductions the run applied
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the child processes this process has waited for."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def median_run(runs: list[R], key: Callable[[R], float]) -> R:
+    """The run with the median ``key`` (the lower middle one of an even number)."""
+    ordered = sorted(runs, key=key)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def have_spin() -> bool:

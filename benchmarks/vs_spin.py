@@ -47,14 +47,12 @@ import re
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import beem
-from spinrun import AbsmcResult, SpinResult, have_spin, run_absmc, run_spin
+from spinrun import AbsmcResult, SpinResult, have_spin, median_run, run_absmc, run_spin
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "benchmarks"
@@ -195,7 +193,7 @@ def main() -> int:
         if failed:
             print(f"{label:28s} SPIN: {failed[0].error}")
             continue
-        spin = _median_run(spins, lambda r: r.wall_s)
+        spin = median_run(spins, lambda r: r.wall_s)
         if model.stem in expected and spin.states != expected[model.stem]:
             print(
                 f"{label:28s} pan: {spin.states:,} states, beem.BEEM_SET: {expected[model.stem]:,}"
@@ -303,15 +301,6 @@ def _native_pair(model: Path, defs: list[str]) -> tuple[AbsmcResult, AbsmcResult
     return dflt, nat
 
 
-R = TypeVar("R")
-
-
-def _median_run(runs: list[R], key: Callable[[R], float]) -> R:
-    """The run with the median ``key`` (the lower middle one of an even number)."""
-    ordered = sorted(runs, key=key)
-    return ordered[(len(ordered) - 1) // 2]
-
-
 def _native_row(
     label: str,
     spin: SpinResult,
@@ -325,8 +314,8 @@ def _native_row(
     if bad:
         print(f"{'n ' + label:28s} error: {bad[0].error}")
         return
-    dflt = _median_run([p[0] for p in pairs], lambda r: r.wall_s)
-    nat = _median_run([p[1] for p in pairs], lambda r: r.rate)
+    dflt = median_run([p[0] for p in pairs], lambda r: r.wall_s)
+    nat = median_run([p[1] for p in pairs], lambda r: r.rate)
     pan_bps = spin.memory_mb * 2**20 / max(1, spin.states)
     t_ratio = dflt.wall_s / spin.wall_s if spin.wall_s else 0.0
     r_ratio = nat.rate / spin.rate if spin.rate else 0.0
