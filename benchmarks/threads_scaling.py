@@ -15,6 +15,12 @@ Four models, all generated here or taken from ``examples/`` (nothing outside the
 - ``phils``: N deadlock-free dining philosophers (``explicit_throughput.philosophers``), wide
   levels (3.7 * 10^6 states in 36 levels for N = 13), like the BEEM models.
 
+With ``--promela DIR`` the models are instead the Promela files ``DIR/*.pm`` (for instance
+BEEM instances written there by ``beem.py``'s ``materialize``: the issue's szymanski.4,
+fischer.3, at.3, peterson.4 and larger ones), loaded with SPIN's semantics and searched without
+deadlock checks, as the GCL ones. ``--reduce`` turns on partial-order reduction (the same ample
+sets with threads).
+
 Each model is compiled once; then every thread count runs ``--repeat`` times (the default
 start of the threads as the CLI's: after 50,000 stored states). Printed per run: wall seconds
 (best of the repeats), CPU seconds of the process (user + sys, all threads, that run), the
@@ -154,6 +160,10 @@ def main() -> int:
         help="skip the runs with other STEAL_MIN / WAKE_MIN / SPIN_PASSES",
     )
     ap.add_argument("--wheels", type=Path, default=ROOT / ".whl", help="wheels of lark, cffi")
+    ap.add_argument(
+        "--promela", type=Path, default=None, help="measure DIR/*.pm instead of the four models"
+    )
+    ap.add_argument("--reduce", action="store_true", help="with partial-order reduction")
     args = ap.parse_args()
     ensure_deps(args.wheels)
 
@@ -165,7 +175,12 @@ def main() -> int:
 
     def compile_model(label: str, source: str) -> NativeSemantics:
         # PAR_TUNE: the ABSMC_* variables of ALTERNATIVES override runtime_par.c's constants
-        system = parse_gcl(source, label.split()[0] + ".gcl")
+        if args.promela is not None:
+            from absmc.lang.promela import load_promela
+
+            system = load_promela(source)
+        else:
+            system = parse_gcl(source, label.split()[0] + ".gcl")
         gen = CGen(system, system.properties)
         return NativeSemantics(
             system, prepared=(gen, "#define PAR_TUNE 1\n" + gen.source(*runtime_sources()))
@@ -186,7 +201,12 @@ def main() -> int:
     chosen = [m for m in args.only.split(",") if m]
     sems: dict[str, NativeSemantics] = {}
     ones: dict[str, float] = {}
-    for label, source in models(args.scale):
+    todo = (
+        [(f.stem, str(f)) for f in sorted(args.promela.glob("*.pm"))]
+        if args.promela is not None
+        else models(args.scale)
+    )
+    for label, source in todo:
         if chosen and label.split()[0] not in chosen:
             continue
         if time.monotonic() - t_start > args.budget:
@@ -209,6 +229,7 @@ def main() -> int:
                     workers=n,
                     parallel_after=args.parallel_after,
                     deadline=w0 + args.run_limit,
+                    reduce=args.reduce,
                 )
                 wall, cpu = time.monotonic() - w0, cpu_s() - cpu0
                 out = run.outcome
@@ -248,6 +269,7 @@ def main() -> int:
                         workers=n,
                         parallel_after=args.parallel_after,
                         deadline=w0 + args.run_limit,
+                        reduce=args.reduce,
                     )
                     wall, cpu = time.monotonic() - w0, cpu_s() - cpu0
                     print(
