@@ -23,6 +23,9 @@ from absmc.lang.promela.ltl import FormulaError, parse_formula
 from .conftest import ROOT, SHARED, needs_shared, run_cli
 from .spin import compile_spin_ltl, run_pan_ltl
 
+# outcomes, not speed: the native back end compiles at -O0 (the semantics do not depend on it)
+pytestmark = pytest.mark.usefixtures("native_fast_compile")
+
 EXAMPLES = ROOT / "examples" / "ltl"
 CORPUS = SHARED / "benchmarks" / "ltl"
 

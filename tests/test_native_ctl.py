@@ -12,7 +12,7 @@ import pytest
 from .native_helpers import cli_json, needs_native
 from .test_explicit_ctl import MODEL
 
-pytestmark = needs_native
+pytestmark = [needs_native, pytest.mark.usefixtures("native_fast_compile")]  # outcomes, not speed
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "gcl"
 

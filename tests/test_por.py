@@ -26,6 +26,9 @@ from .conftest import SHARED, run_cli
 from .generators import random_model
 from .promela_gen import random_promela_por, random_promela_races, random_promela_runs
 
+# outcomes, not speed: the native back end compiles at -O0 (the semantics do not depend on it)
+pytestmark = pytest.mark.usefixtures("native_fast_compile")
+
 CORPUS = SHARED / "benchmarks" / "promela"
 ROWS = list(csv.DictReader((CORPUS / "expected.csv").open())) if CORPUS.exists() else []
 

@@ -20,6 +20,9 @@ from absmc.native import native_available
 
 from .promela_gen import random_promela_swaps
 
+# outcomes, not speed: the native back end compiles at -O0 (the semantics do not depend on it)
+pytestmark = pytest.mark.usefixtures("native_fast_compile")
+
 needs_cc = pytest.mark.skipif(not native_available(), reason="no C compiler")
 
 

@@ -13,6 +13,9 @@ from absmc.kernel.run.result import Verdict
 from tests.conftest import run_cli
 from tests.spin import compile_spin_ltl, run_pan_ltl, run_spin
 
+# outcomes, not speed: the native back end compiles at -O0 (the semantics do not depend on it)
+pytestmark = pytest.mark.usefixtures("native_fast_compile")
+
 #: a watcher that counts the steps where a worker is enabled, and stops when it is not
 WATCH = """\
 byte x;

@@ -16,6 +16,9 @@ from absmc.kernel.run.result import Result, Verdict
 from tests.conftest import run_cli
 from tests.spin import compile_spin_ltl, run_pan_ltl, run_spin
 
+# outcomes, not speed: the native back end compiles at -O0 (the semantics do not depend on it)
+pytestmark = pytest.mark.usefixtures("native_fast_compile")
+
 #: SPIN's Examples/priorities.pml: init's atomic sequence loses control to the higher-priority
 #: processes it starts; only the one of priority 2 ever moves (SPIN: 3 states)
 PRIORITIES = """\
