@@ -329,3 +329,57 @@ def test_c_store_grows_past_its_first_table_with_exact_counts() -> None:
     r = _by_name(system, CheckOptions(ltl="reach"), "native")["reach"]
     assert (r.verdict, r.stats.extra["backend"]) == (Verdict.HOLDS, "native")
     assert r.stats.states >= 300 * 300
+
+
+def test_a_long_c_product_search_in_auto_moves_to_better_compiled_code(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``auto`` compiles the product library at -O0; a search still running once the twin
+    compiled at UPGRADE_OPT is ready starts again there (the same outcome), and the twin serves
+    the next property without another build."""
+    import json
+    from typing import Any
+
+    import absmc.engines.explicit.native as nat
+    import absmc.native.ltl as nltl
+    from absmc.native.background import BackgroundRecompile
+
+    from .conftest import run_cli
+
+    model = tmp_path / "grid.gcl"
+    model.write_text(
+        "var x : 0..199; var y : 0..199;\n"
+        "process P { x < 199 -> x := x + 1; x == 199 -> x := 0; }\n"
+        "process Q { y < 199 -> y := y + 1; y == 199 -> y := 0; }\n"
+        "ltl xzero: [] <> (x == 0);\n"
+        "ltl yzero: [] <> (y == 0);\n"
+    )
+    args = ("check", str(model), "--fairness", "weak", "--json")
+    ref = run_cli(*args, "--backend", "native")  # at -O0 (native_fast_compile), no upgrade
+    builds: list[Any] = []
+
+    class Recorded(BackgroundRecompile[Any]):
+        def start(self) -> None:
+            builds.append(self)
+            super().start()
+
+        def ready(self) -> bool:  # the search waits for the twin: a handover at its first poll
+            return self.result() is not None
+
+    monkeypatch.setattr(nat, "BackgroundRecompile", Recorded)
+    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
+    monkeypatch.setattr(nltl, "SLICE_S", 0.0005)  # the search spans many slices
+    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    got = run_cli(*args, "--backend", "auto")
+    assert ref.code == got.code == 0, got.err
+    want = {r["property"]: r for r in json.loads(ref.out)["results"]}
+    have = {r["property"]: r for r in json.loads(got.out)["results"] if r["kind"] == "ltl"}
+    assert set(have) == {"xzero", "yzero"}
+    for name, r in have.items():
+        assert r["verdict"] == want[name]["verdict"] == "holds"
+        assert r["stats"]["backend"] == "native"
+        assert r["stats"]["states"] == want[name]["stats"]["states"] > 40_000
+    # one twin, compiled at -O1 for the first property's search and kept for the second
+    assert [b._opt for b in builds] == ["-O1"] and builds[0]._sem.opt == "-O1"

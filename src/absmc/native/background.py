@@ -13,6 +13,9 @@ generates it (:func:`run_forked`) and the thread only reads the result; the pare
 :class:`~absmc.native.cgen.CGen` is made before the fork and never generates (its layout, all
 the semantics needs of it, is set by its constructor and deterministic in the System).
 ``ABSMC_BUILD_FORK=0`` generates in the thread instead.
+
+A :class:`BackgroundRecompile` compiles a source already made at another level (``auto``'s
+upgrade of a long C search from ``-O0``), under the same delay, ski-rental and cancel rules.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 from absmc.ir.system import Property, System
 from absmc.native.build import (
@@ -38,7 +42,20 @@ from absmc.native.build import (
 from absmc.native.cgen import CGen
 from absmc.native.semantics import NativeSemantics
 
-__all__ = ["FORK_ENV", "BackgroundBuild", "can_fork", "kill_child", "run_forked"]
+__all__ = [
+    "FORK_ENV",
+    "BackgroundBuild",
+    "BackgroundRecompile",
+    "OnCompile",
+    "can_fork",
+    "kill_child",
+    "run_forked",
+]
+
+T = TypeVar("T")
+
+#: what receives the compiler's process as it starts (:func:`~absmc.native.build.load_library`)
+OnCompile = Callable[[subprocess.Popen[str]], None]
 
 #: ``0`` generates the C source in the build's thread rather than in a forked child
 FORK_ENV = "ABSMC_BUILD_FORK"
@@ -98,37 +115,27 @@ def _pickled_error(e: Exception) -> bytes:
         return pickle.dumps(RuntimeError(f"{type(e).__name__}: {e}"))
 
 
-class BackgroundBuild:
-    """``NativeSemantics(system, properties, opt)`` built in a daemon thread that starts ``delay``
-    seconds after :meth:`start`; it generates the source, then starts the compiler only once
-    ``ratio`` times the compiler's estimated time (:func:`~absmc.native.build.
-    estimate_compile_s`) has passed since :meth:`start` (0: at once; at once too when the
-    compiled module is in the cache) — the ski-rental rule: a search that ends sooner never
-    pays for a compilation much longer than itself.
-    :meth:`ready` says whether it is built, :meth:`result` gives it (building it in the
-    caller's thread when it has not started), :meth:`cancel` abandons it."""
+class _Background(Generic[T]):
+    """A build in a daemon thread that starts ``delay`` seconds after :meth:`start` and
+    compiles only once ``ratio`` times the compiler's estimated time (:func:`~absmc.native.
+    build.estimate_compile_s`) has passed since :meth:`start` (0: at once; at once too when the
+    compiled module is in the cache) — the ski-rental rule: a search that ends sooner never pays
+    for a compilation much longer than itself. :meth:`ready` says whether it is built,
+    :meth:`result` gives it (building it in the caller's thread when it has not started),
+    :meth:`cancel` abandons it (the compiler and a forked generator killed). Subclasses make
+    the product in :meth:`_produce`."""
 
-    def __init__(
-        self,
-        system: System,
-        properties: Sequence[Property],
-        delay: float = 0.0,
-        opt: str | None = None,
-        ratio: float = 0.0,
-    ) -> None:
-        self._system = system
-        self._opt = opt
+    def __init__(self, delay: float = 0.0, ratio: float = 0.0) -> None:
         self._ratio = ratio
         self._t0 = time.monotonic()
         self._stop = threading.Event()
-        self._properties = tuple(properties)
         self._lock = threading.Lock()
         self._started = False
         self._cancelled = False
         self._done = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
         self._child: int | None = None
-        self._sem: NativeSemantics | None = None
+        self._sem: T | None = None
         self._error: Exception | None = None
         self._timer = threading.Timer(delay, self._run)
         self._timer.daemon = True
@@ -163,33 +170,22 @@ class BackgroundBuild:
         if cancelled:
             kill_child(pid)
 
+    def _wait_to_compile(self, source: str, opt: str) -> None:
+        """The ski-rental wait before compiling ``source`` at ``opt`` (none when cached).
+        Raises ``RuntimeError`` when cancelled meanwhile."""
+        if is_cached(source, opt):
+            return
+        left = self._ratio * estimate_compile_s(len(source), opt) - (time.monotonic() - self._t0)
+        if left > 0 and self._stop.wait(left):
+            raise RuntimeError("the native build was cancelled")
+
+    def _produce(self, wait: bool) -> T:
+        """The product (``wait``: in the background thread, so the ski-rental wait applies)."""
+        raise NotImplementedError
+
     def _build(self, wait: bool = False) -> None:
         try:
-            gen = CGen(self._system, self._properties)
-
-            def make() -> str:
-                return gen.source(*runtime_sources())
-
-            if wait and can_fork():
-                source = run_forked(make, self._on_child)  # the child's gen generates
-                with self._lock:
-                    self._child = None
-            else:
-                source = make()
-            opt = self._opt or default_opt(len(source))
-            if wait and not is_cached(source, opt):
-                # ski rental: compile once the search has run ratio x the compile's time
-                left = self._ratio * estimate_compile_s(len(source), opt)
-                left -= time.monotonic() - self._t0
-                if left > 0 and self._stop.wait(left):
-                    raise RuntimeError("the native build was cancelled")
-            self._sem = NativeSemantics(
-                self._system,
-                self._properties,
-                opt,
-                on_compile=self._on_compile,
-                prepared=(gen, source),
-            )
+            self._sem = self._produce(wait)
         except Exception as e:  # Unsupported, CompilerError, OSError: the caller's to judge
             self._error = e
         finally:
@@ -201,17 +197,17 @@ class BackgroundBuild:
         return self._started
 
     def ready(self) -> bool:
-        """Whether the semantics is built (not: still building, failed, not started)."""
+        """Whether the product is built (not: still building, failed, not started)."""
         return self._done.is_set() and self._sem is not None
 
     def failed(self) -> Exception | None:
         """The exception the build ended with (``None``: none, or not finished)."""
         return self._error if self._done.is_set() else None
 
-    def result(self) -> NativeSemantics:
-        """The built semantics: waits for a running build, or builds it now when the delay has
-        not passed. Raises what :class:`NativeSemantics` raises (``Unsupported``,
-        ``CompilerError``) and ``RuntimeError`` after :meth:`cancel`."""
+    def result(self) -> T:
+        """The product: waits for a running build, or builds it now when the delay has not
+        passed. Raises what the build raised (``Unsupported``, ``CompilerError``) and
+        ``RuntimeError`` after :meth:`cancel`."""
         self._timer.cancel()
         if self._claim():
             self._build()
@@ -235,6 +231,70 @@ class BackgroundBuild:
             kill_compiler(proc)
         if child is not None:
             kill_child(child)
+
+
+class BackgroundBuild(_Background[NativeSemantics]):
+    """``NativeSemantics(system, properties, opt)`` built in the background (the rules of
+    :class:`_Background`): it generates the source (in a forked child where
+    :func:`can_fork`), then compiles it at ``opt`` (``None``: :func:`~absmc.native.build.
+    default_opt` of the source's length)."""
+
+    def __init__(
+        self,
+        system: System,
+        properties: Sequence[Property],
+        delay: float = 0.0,
+        opt: str | None = None,
+        ratio: float = 0.0,
+    ) -> None:
+        super().__init__(delay, ratio)
+        self._system = system
+        self._opt = opt
+        self._properties = tuple(properties)
+
+    def _produce(self, wait: bool) -> NativeSemantics:
+        gen = CGen(self._system, self._properties)
+
+        def make() -> str:
+            return gen.source(*runtime_sources())
+
+        if wait and can_fork():
+            source = run_forked(make, self._on_child)  # the child's gen generates
+            with self._lock:
+                self._child = None
+        else:
+            source = make()
+        opt = self._opt or default_opt(len(source))
+        if wait:
+            self._wait_to_compile(source, opt)
+        return NativeSemantics(
+            self._system, self._properties, opt, on_compile=self._on_compile, prepared=(gen, source)
+        )
+
+
+class BackgroundRecompile(_Background[T]):
+    """A library whose C ``source`` is already made, compiled again at ``opt`` in the
+    background (the rules of :class:`_Background`): ``construct(on_compile)`` loads it (e.g.
+    :meth:`absmc.native.ltl.NativeLtl.recompiled`), passing ``on_compile`` to
+    :func:`~absmc.native.build.load_library` so that :meth:`cancel` can end the compiler."""
+
+    def __init__(
+        self,
+        source: str,
+        opt: str,
+        construct: Callable[[OnCompile], T],
+        delay: float = 0.0,
+        ratio: float = 0.0,
+    ) -> None:
+        super().__init__(delay, ratio)
+        self._source = source
+        self._opt = opt
+        self._construct = construct
+
+    def _produce(self, wait: bool) -> T:
+        if wait:
+            self._wait_to_compile(self._source, self._opt)
+        return self._construct(self._on_compile)
 
 
 def kill_child(pid: int) -> None:

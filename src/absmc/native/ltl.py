@@ -30,6 +30,7 @@ find one, replayed as above.
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -248,11 +249,33 @@ class NativeLtl:
         # ``generate(make)``: where the source is made (auto: a forked child, so that the
         # Python search beside the build keeps the GIL; native/background.py run_forked)
         source = make() if generate is None else generate(make)
-        opt = opt or default_opt(len(source))
-        load_library(source, opt, on_compile)  # compiled and cached once for both handles below
-        self.sem = NativeSemantics(system, properties, opt, prepared=(gen, source))
+        #: the library's C source and the level it was compiled at
+        self.source = source
+        self.opt = opt or default_opt(len(source))
+        self._gen = gen
+        self._properties = tuple(properties)
+        self._load(on_compile)
+
+    def _load(self, on_compile: Callable[[subprocess.Popen[str]], None] | None) -> None:
+        # compiled and cached once for both handles below
+        load_library(self.source, self.opt, on_compile)
+        system = self._gen.system
+        self.sem = NativeSemantics(
+            system, self._properties, self.opt, prepared=(self._gen, self.source)
+        )
         self.lib: Any = self.sem.lib
         self.ffi: Any = self.sem._ffi
+
+    def recompiled(
+        self, opt: str, on_compile: Callable[[subprocess.Popen[str]], None] | None = None
+    ) -> NativeLtl:
+        """The same library compiled at ``opt`` (its source is not made again): a twin whose
+        searches give the same outcomes (``auto`` moves a long search from ``-O0`` to it).
+        Raises :class:`~absmc.native.build.CompilerError`."""
+        twin = copy.copy(self)
+        twin.opt = opt
+        twin._load(on_compile)
+        return twin
 
     def _ltl_tables(
         self, gen: CGen, properties: Sequence[Property], ltl: Sequence[LtlProperty]
@@ -277,6 +300,7 @@ class NativeLtl:
         weakly_fair: bool = False,
         workers: int = 1,
         reduce: bool = False,
+        hand_over: Callable[[], bool] | None = None,
     ) -> LtlOutcome:
         """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with an
         exact store (``stutter``: SPIN's stuttering at terminal states, never for the
@@ -299,7 +323,10 @@ class NativeLtl:
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
         ``MemoryError`` (the store could not be allocated), ``ValueError`` for ``workers`` >= 2
-        on a library built without CNDFS."""
+        on a library built without CNDFS. ``hand_over()``, asked between two slices of
+        :data:`~absmc.native.driver.SLICE_S` seconds, ends the search with ``stopped`` =
+        :data:`~absmc.kernel.explore.search.HANDED_OVER` when it returns true (the outcome is
+        then partial, to be discarded)."""
         limits = limits or Limits()
         stutter = stutter and prop.name != NON_PROGRESS  # SPIN's -l does not stutter either
         lib, ffi = self.lib, self.ffi
@@ -372,6 +399,7 @@ class NativeLtl:
                 end,
                 progress,
                 progress_of,
+                hand_over,
             )
         finally:
             if threads > 1:  # every thread stopped: the counts below are final
