@@ -89,6 +89,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--pingpong", action="store_true", help="cache-line transfer time, CPUs 0-1")
+    ap.add_argument(
+        "--no-deadlock", action="store_true", help="no deadlock check (e.g. BEEM models)"
+    )
     args = ap.parse_args()
     if args.pingpong:
         pingpong()
@@ -104,7 +107,9 @@ def main() -> int:
     for _ in range(args.repeat):
         for n in (1, args.workers):
             t0 = time.perf_counter()
-            run = native_search(sem, "exact", workers=n, parallel_after=0)
+            run = native_search(
+                sem, "exact", workers=n, parallel_after=0, check_deadlock=not args.no_deadlock
+            )
             wall = time.perf_counter() - t0
             sys.stderr.flush()
             out = run.outcome

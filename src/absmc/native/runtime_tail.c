@@ -613,10 +613,16 @@ void s_bitstate_counts(search_t *S, int64_t *out) {
 
 static int64_t store_bytes(search_t *S);
 
-static int64_t chain_intern(search_t *S, const int32_t *c, int len) {
-    if (len == 1) return c[0];
+/* the hash of a chain of command indices (chain_intern's table; par_chain's memo) */
+static inline uint64_t chain_hash(const int32_t *c, int len) {
     uint64_t h = 0x51ED270B27A9F1C3ULL ^ (uint64_t)len;
     for (int i = 0; i < len; i++) h = mix64(h ^ (uint64_t)(uint32_t)c[i]) + 1;
+    return h;
+}
+
+static int64_t chain_intern(search_t *S, const int32_t *c, int len) {
+    if (len == 1) return c[0];
+    uint64_t h = chain_hash(c, len);
     if ((S->nchains + 1) * 2 > (int64_t)S->chcap) {
         uint64_t ncap = S->chcap ? S->chcap * 2 : 256;
         uint64_t *nt = (uint64_t *)calloc(ncap, sizeof(uint64_t));
