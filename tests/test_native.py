@@ -443,3 +443,43 @@ def test_the_background_build_generates_c_in_a_forked_child(
     assert isinstance(slow.failed(), RuntimeError)
     with pytest.raises(ProcessLookupError):  # killed and reaped
         os.kill(pids[0], 0)
+
+
+@pytest.mark.parametrize("where", ["python-to-c", "upgrade"])
+def test_ctrl_c_between_two_searches_ends_with_the_first_ones_statistics(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str
+) -> None:
+    """Ctrl-C (or SIGTERM) landing after one search handed over and before the next one runs
+    (``auto``: Python to C, or C at -O0 to the upgraded code) ends the check with the first
+    search's statistics and "interrupted", not with an error and no results."""
+    import absmc.engines.explicit.native as nat
+    import absmc.native.search as nsearch
+
+    builds = _recorded(monkeypatch)
+    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
+    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    searches: list[int] = []
+    real = nsearch.native_search
+
+    def interrupted_at(*args: Any, **kwargs: Any) -> Any:
+        searches.append(1)
+        if where == "python-to-c" or len(searches) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(nat, "native_search", interrupted_at)
+    model = tmp_path / "grid.gcl"  # 1,500^2 states: the -O0 search lasts more than one slice
+    model.write_text(
+        "var x : 0..1499; var y : 0..1499;\n"
+        "process P { x < 1499 -> x := x + 1; x == 1499 -> x := 0; }\n"
+        "process Q { y < 1499 -> y := y + 1; y == 1499 -> y := 0; }\n"
+    )
+    code, res = cli_json("check", str(model), "--backend", "auto")
+    assert code == 3
+    first = res["results"][0]
+    assert first["verdict"] == "unknown" and "interrupted" in first["reason"]
+    assert first["stats"]["states"] >= nat.AUTO_SWITCH_STATES
+    assert first["stats"].get("backend") == (None if where == "python-to-c" else "native")
+    assert len(searches) == (1 if where == "python-to-c" else 2) and builds

@@ -34,6 +34,7 @@ from absmc.kernel.explore.search import HANDED_OVER, SearchOutcome
 from absmc.kernel.explore.store import bitstate_stats, not_a_proof
 from absmc.kernel.ltl.ltl import LtlOutcome
 from absmc.kernel.replay.outcome import results_from_outcome
+from absmc.kernel.run.limits import INTERRUPTED
 from absmc.kernel.run.options import CheckOptions, Limits, Selection
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
@@ -215,8 +216,14 @@ def check_native(
             better.cancel()
             raise
         if run.outcome.stopped == HANDED_OVER:
-            sem = better.result()
-            run = run_on(sem)
+            before = (sem, run)
+            try:
+                sem = better.result()
+                run = run_on(sem)
+            except KeyboardInterrupt:  # between the two searches: the first one's statistics
+                sem, run = before
+                run.outcome.stopped = INTERRUPTED
+                run.outcome.limit_hit = True
         else:
             better.cancel()
     if store != "exact":
@@ -288,6 +295,7 @@ def check_with_backend(
         return python(options, workers)  # type: ignore[no-any-return]
     lim = options.limits
     sem: NativeSemantics | None = None
+    first: Result | None = None
     if backend == "auto":
         if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
             return python(options)  # type: ignore[no-any-return]
@@ -301,6 +309,12 @@ def check_with_backend(
     upgrade = backend == "auto" and os.environ.get(OPT_ENV, "") not in OPT_LEVELS
     try:
         return check_native(system, options, selection, deadline, workers, sem, upgrade)
+    except KeyboardInterrupt:
+        if first is None:
+            raise
+        # Ctrl-C or SIGTERM after Python handed over and before the C search took it (setting
+        # up its store): the Python search's statistics, as an interrupted search
+        return _interrupted(first)
     except (Unsupported, CompilerError) as e:
         why = str(e)
     except NativeOverflow as e:
@@ -578,6 +592,16 @@ def _noted(result: Result, note: str) -> Result:
     for r in result.results:
         stats = replace(r.stats, extra={**r.stats.extra, "native_fallback": note})
         rows.append(replace(r, stats=stats))
+    return replace(result, results=tuple(rows))
+
+
+def _interrupted(result: Result) -> Result:
+    """``result`` of a search that handed over, as one that Ctrl-C ended there: each property
+    left unknown by the handover gets the reason :data:`~absmc.kernel.run.limits.INTERRUPTED`."""
+    rows = [
+        replace(r, reason=INTERRUPTED) if r.reason and HANDED_OVER in r.reason else r
+        for r in result.results
+    ]
     return replace(result, results=tuple(rows))
 
 
