@@ -382,4 +382,55 @@ def test_a_long_c_product_search_in_auto_moves_to_better_compiled_code(
         assert r["stats"]["backend"] == "native"
         assert r["stats"]["states"] == want[name]["stats"]["states"] > 40_000
     # one twin, compiled at -O1 for the first property's search and kept for the second
-    assert [b._opt for b in builds] == ["-O1"] and builds[0]._sem.opt == "-O1"
+    assert [b._opt for b in builds] == ["-O1"] and builds[0]._product.opt == "-O1"
+
+
+def test_ctrl_c_between_the_product_search_and_its_upgrade_keeps_the_first_ones_statistics(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ctrl-C (or SIGTERM) landing after the -O0 product search handed over and before the
+    upgraded one runs ends the check with the first search's statistics and "interrupted"
+    (the rule of the safety search's upgrade, tests/test_native.py)."""
+    import json
+    from typing import Any
+
+    import absmc.engines.explicit.native as nat
+    import absmc.native.ltl as nltl
+    from absmc.native.background import BackgroundRecompile
+
+    from .conftest import run_cli
+
+    model = tmp_path / "grid.gcl"
+    model.write_text(
+        "var x : 0..199; var y : 0..199;\n"
+        "process P { x < 199 -> x := x + 1; x == 199 -> x := 0; }\n"
+        "process Q { y < 199 -> y := y + 1; y == 199 -> y := 0; }\n"
+        "ltl xzero: [] <> (x == 0);\n"
+    )
+
+    class Waited(BackgroundRecompile[Any]):
+        def ready(self) -> bool:  # the search waits for the twin: a handover at its first poll
+            return self.result() is not None
+
+    monkeypatch.setattr(nat, "BackgroundRecompile", Waited)
+    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
+    monkeypatch.setattr(nltl, "SLICE_S", 0.0005)  # the search spans many slices
+    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    calls: list[str] = []
+    real = nltl.NativeLtl.search
+
+    def search(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(self.opt)
+        if len(calls) == 2:  # the upgraded search, before it starts
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(nltl.NativeLtl, "search", search)
+    got = run_cli("check", str(model), "--fairness", "weak", "--json", "--backend", "auto")
+    assert got.code == 3, got.err
+    (r,) = [r for r in json.loads(got.out)["results"] if r["kind"] == "ltl"]
+    assert r["verdict"] == "unknown" and "interrupted" in r["reason"]
+    assert r["stats"]["backend"] == "native" and r["stats"]["states"] > 0
+    assert calls == ["-O0", "-O1"]  # the -O0 search handed over, then the upgraded one

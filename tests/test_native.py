@@ -217,7 +217,7 @@ def test_a_long_c_search_in_auto_moves_to_better_compiled_code(
     stats = res["results"][0]["stats"]
     assert code == 0 and stats["backend"] == "native" and stats["states"] == 1500**2
     # Python handed over to the -O0 code, which handed over to the -O1 code
-    assert [b._opt for b in builds] == ["-O0", "-O1"] and builds[1]._sem is not None
+    assert [b._opt for b in builds] == ["-O0", "-O1"] and builds[1]._product is not None
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,7 @@ from absmc.native.semantics import NativeSemantics
 
 __all__ = [
     "FORK_ENV",
+    "Background",
     "BackgroundBuild",
     "BackgroundRecompile",
     "OnCompile",
@@ -115,7 +116,7 @@ def _pickled_error(e: Exception) -> bytes:
         return pickle.dumps(RuntimeError(f"{type(e).__name__}: {e}"))
 
 
-class _Background(Generic[T]):
+class Background(Generic[T]):
     """A build in a daemon thread that starts ``delay`` seconds after :meth:`start` and
     compiles only once ``ratio`` times the compiler's estimated time (:func:`~absmc.native.
     build.estimate_compile_s`) has passed since :meth:`start` (0: at once; at once too when the
@@ -135,7 +136,7 @@ class _Background(Generic[T]):
         self._done = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
         self._child: int | None = None
-        self._sem: T | None = None
+        self._product: T | None = None
         self._error: Exception | None = None
         self._timer = threading.Timer(delay, self._run)
         self._timer.daemon = True
@@ -185,7 +186,7 @@ class _Background(Generic[T]):
 
     def _build(self, wait: bool = False) -> None:
         try:
-            self._sem = self._produce(wait)
+            self._product = self._produce(wait)
         except Exception as e:  # Unsupported, CompilerError, OSError: the caller's to judge
             self._error = e
         finally:
@@ -198,7 +199,7 @@ class _Background(Generic[T]):
 
     def ready(self) -> bool:
         """Whether the product is built (not: still building, failed, not started)."""
-        return self._done.is_set() and self._sem is not None
+        return self._done.is_set() and self._product is not None
 
     def failed(self) -> Exception | None:
         """The exception the build ended with (``None``: none, or not finished)."""
@@ -214,9 +215,9 @@ class _Background(Generic[T]):
         elif not self._started:
             raise RuntimeError("the native build was cancelled")
         self._done.wait()
-        if self._sem is None:
+        if self._product is None:
             raise self._error or RuntimeError("the native build was cancelled")
-        return self._sem
+        return self._product
 
     def cancel(self) -> None:
         """Abandon the build: no start after the delay, the compiler (if running) killed; does
@@ -233,9 +234,9 @@ class _Background(Generic[T]):
             kill_child(child)
 
 
-class BackgroundBuild(_Background[NativeSemantics]):
+class BackgroundBuild(Background[NativeSemantics]):
     """``NativeSemantics(system, properties, opt)`` built in the background (the rules of
-    :class:`_Background`): it generates the source (in a forked child where
+    :class:`Background`): it generates the source (in a forked child where
     :func:`can_fork`), then compiles it at ``opt`` (``None``: :func:`~absmc.native.build.
     default_opt` of the source's length)."""
 
@@ -272,9 +273,9 @@ class BackgroundBuild(_Background[NativeSemantics]):
         )
 
 
-class BackgroundRecompile(_Background[T]):
+class BackgroundRecompile(Background[T]):
     """A library whose C ``source`` is already made, compiled again at ``opt`` in the
-    background (the rules of :class:`_Background`): ``construct(on_compile)`` loads it (e.g.
+    background (the rules of :class:`Background`): ``construct(on_compile)`` loads it (e.g.
     :meth:`absmc.native.ltl.NativeLtl.recompiled`), passing ``on_compile`` to
     :func:`~absmc.native.build.load_library` so that :meth:`cancel` can end the compiler."""
 

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from absmc.errors import OptionError
 
@@ -39,6 +39,7 @@ from absmc.kernel.run.options import CheckOptions, Limits, Selection
 from absmc.kernel.run.result import PropertyResult, Result, Stats
 from absmc.native import CompilerError, NativeSemantics, Unsupported, native_available
 from absmc.native.background import (
+    Background,
     BackgroundBuild,
     BackgroundRecompile,
     can_fork,
@@ -165,6 +166,43 @@ def _hash_compact_paths(
             del run.outcome.violations[name]
 
 
+class _Searched(Protocol):
+    """A search's run (:class:`NativeRun`, :class:`LtlOutcome`): its outcome."""
+
+    outcome: SearchOutcome
+
+
+L = TypeVar("L")
+R = TypeVar("R", bound=_Searched)
+
+
+def _upgraded(
+    run: Callable[[L, Callable[[], bool] | None], R], lib: L, better: Background[L]
+) -> tuple[L, R]:
+    """``auto``'s upgrade of a C search: ``run(lib, ready)`` with ``better`` (the library
+    compiled at :data:`UPGRADE_OPT`) built beside it, started here; ``ready()``, asked between
+    slices, hands the search over once ``better`` is built, and ``run(better's library, None)``
+    searches again from the start; a search that ends first cancels ``better``. Ctrl-C (or
+    SIGTERM) between the two searches gives the first one, stopped ``INTERRUPTED`` with its
+    statistics. Returns the library and the run that count."""
+    better.start()
+    try:
+        first = run(lib, better.ready)
+    except BaseException:
+        better.cancel()
+        raise
+    if first.outcome.stopped != HANDED_OVER:
+        better.cancel()
+        return lib, first
+    try:
+        twin = better.result()
+        return twin, run(twin, None)
+    except KeyboardInterrupt:
+        first.outcome.stopped = INTERRUPTED
+        first.outcome.limit_hit = True
+        return lib, first
+
+
 def check_native(
     system: System,
     options: CheckOptions,
@@ -183,10 +221,9 @@ def check_native(
     (values beyond the C code's widest type); the caller decides whether to fall back."""
     store: Any = options.store
     threads = workers if workers > 0 else default_workers()
-    if sem is None:
-        sem = NativeSemantics(system, selection.user)
+    lib = sem if sem is not None else NativeSemantics(system, selection.user)
 
-    def run_on(sem: NativeSemantics, hand_over: Callable[[int], bool] | None = None) -> NativeRun:
+    def run_on(sem: NativeSemantics, ready: Callable[[], bool] | None = None) -> NativeRun:
         return native_search(
             sem,
             store,
@@ -199,36 +236,20 @@ def check_native(
             hash_functions=options.hash_functions,
             workers=threads,
             parallel_after=PARALLEL_AFTER if workers <= 0 else 0,
-            hand_over=hand_over,
+            hand_over=None if ready is None else lambda _states: ready(),
             reduce=options.reduce,
         )
 
     if not upgrade:
-        run = run_on(sem)
+        run = run_on(lib)
     else:
         better = BackgroundBuild(
             system, selection.user, UPGRADE_AFTER_S, UPGRADE_OPT, UPGRADE_RATIO
         )
-        better.start()
-        try:
-            run = run_on(sem, lambda _states: better.ready())
-        except BaseException:
-            better.cancel()
-            raise
-        if run.outcome.stopped == HANDED_OVER:
-            before = (sem, run)
-            try:
-                sem = better.result()
-                run = run_on(sem)
-            except KeyboardInterrupt:  # between the two searches: the first one's statistics
-                sem, run = before
-                run.outcome.stopped = INTERRUPTED
-                run.outcome.limit_hit = True
-        else:
-            better.cancel()
+        lib, run = _upgraded(run_on, lib, better)
     if store != "exact":
-        _hash_compact_paths(run, sem, options, selection.deadlock)
-    outcome = _paths(run, sem)
+        _hash_compact_paths(run, lib, options, selection.deadlock)
+    outcome = _paths(run, lib)
     extra: dict[str, Any] = {
         "store": options.store,
         "backend": "native",
@@ -257,7 +278,7 @@ def check_native(
     stats = Stats(
         outcome.states, outcome.transitions, outcome.max_depth, outcome.time_s, extra=extra
     )
-    semantics = sem.python if outcome.violations else sem
+    semantics = lib.python if outcome.violations else lib
     results = results_from_outcome(
         semantics, selection, outcome, "explicit", stats, store in ("exact", "tree"), reason
     )
@@ -306,7 +327,7 @@ def check_with_backend(
             return first
         sem = built
     deadline = lim.end(start)
-    upgrade = backend == "auto" and os.environ.get(OPT_ENV, "") not in OPT_LEVELS
+    upgrade = backend == "auto" and _own_levels()
     try:
         return check_native(system, options, selection, deadline, workers, sem, upgrade)
     except KeyboardInterrupt:
@@ -380,7 +401,7 @@ def check_ltl_with_backend(
     fair_por = options.reduce and options.fairness == "weak"
     built: list[NativeLtl | Exception] = []
     # auto compiles at AUTO_OPT and moves a long product search to UPGRADE_OPT, as for safety
-    upgrade = backend == "auto" and os.environ.get(OPT_ENV, "") not in OPT_LEVELS
+    upgrade = backend == "auto" and _own_levels()
     # under weak fairness only the one-thread C search reduces (native/fairpor.py; Python's
     # fair product search is unreduced: SPIN's leader.pml -f p0, 1.8 million states against
     # C's 12,113), so auto goes to C at once there
@@ -432,7 +453,7 @@ def check_ltl_with_backend(
             nonlocal current
             limits = limits.started()  # one deadline for both searches below
 
-            def run(lib: NativeLtl, hand_over: Callable[[], bool] | None = None) -> LtlOutcome:
+            def run(lib: NativeLtl, ready: Callable[[], bool] | None = None) -> LtlOutcome:
                 return lib.search(
                     compiled,
                     prop,
@@ -443,14 +464,12 @@ def check_ltl_with_backend(
                     weakly_fair=options.fairness == "weak",
                     workers=workers,
                     reduce=options.reduce,
-                    hand_over=hand_over,
+                    hand_over=ready,
                 )
 
             if not upgrade or current.opt == UPGRADE_OPT:
                 return run(current)
-            # as check_native's upgrade: a search still running once the library is compiled
-            # at UPGRADE_OPT beside it (after UPGRADE_AFTER_S, then the ski-rental wait) starts
-            # again there; the twin serves the properties checked after this one too
+            # as check_native's upgrade; the twin serves the properties checked after this one
             lib = current
             better = BackgroundRecompile(
                 lib.source,
@@ -459,17 +478,8 @@ def check_ltl_with_backend(
                 UPGRADE_AFTER_S,
                 UPGRADE_RATIO,
             )
-            better.start()
-            try:
-                first = run(lib, better.ready)
-            except BaseException:
-                better.cancel()
-                raise
-            if first.outcome.stopped != HANDED_OVER:
-                better.cancel()
-                return first
-            current = better.result()
-            return run(current)
+            current, found = _upgraded(run, lib, better)
+            return found
 
         def safety_search(o: CheckOptions) -> list[PropertyResult] | None:
             if native_refusal(o) is not None or not por:
@@ -491,7 +501,7 @@ def _python_then_built(
     over to C (the result is then to be discarded), the build's exception when it failed and
     the search passed :data:`AUTO_SWITCH_STATES` states (the result stands, with a note), else
     ``None`` (the Python result is the answer; the build is abandoned)."""
-    opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
+    opt = AUTO_OPT if _own_levels() else None
     # the compiler starts at once only where it gets a CPU of its own (see AUTO_COMPILE_RATIO)
     ratio = AUTO_COMPILE_RATIO if spare_cpus() < 1 else 0.0
     build = BackgroundBuild(system, selection.user, AUTO_COMPILE_AFTER_S, opt, ratio)
@@ -543,7 +553,7 @@ def python_first(
         return python(options, workers)  # type: ignore[no-any-return]
     procs: list[subprocess.Popen[str]] = []
     # the compiler's time counts most below ~10^6 states (as safety's auto)
-    opt = None if os.environ.get(OPT_ENV, "") in OPT_LEVELS else AUTO_OPT
+    opt = AUTO_OPT if _own_levels() else None
     built: list[B | Exception] = []
 
     children: list[int] = []
@@ -593,6 +603,12 @@ def _noted(result: Result, note: str) -> Result:
         stats = replace(r.stats, extra={**r.stats.extra, "native_fallback": note})
         rows.append(replace(r, stats=stats))
     return replace(result, results=tuple(rows))
+
+
+def _own_levels() -> bool:
+    """Whether ``auto`` chooses the optimization levels (:data:`AUTO_OPT`, then the upgrade to
+    :data:`UPGRADE_OPT`): ``$ABSMC_NATIVE_OPT`` sets none."""
+    return os.environ.get(OPT_ENV, "") not in OPT_LEVELS
 
 
 def _interrupted(result: Result) -> Result:
