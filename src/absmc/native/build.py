@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -19,6 +20,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from absmc.native.parts import Split, split_source
 
 #: the C declarations of the entry points (runtime_tail.c; the ``l_`` and ``cn_`` ones:
 #: runtime_ltl.c and runtime_cndfs.c, in a
@@ -228,6 +231,67 @@ def kill_compiler(proc: subprocess.Popen[str]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _compile(argv: list[str], on_compile: Callable[[subprocess.Popen[str]], None] | None) -> None:
+    """Run the compiler command ``argv`` in a session of its own. Raises
+    :class:`CompilerError` when it fails or is ended."""
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    if on_compile is not None:
+        on_compile(proc)
+    ffi()  # its declarations are parsed (~0.1 s of Python) while the compiler runs
+    stdout, stderr = proc.communicate()
+    if proc.returncode != 0:
+        msg = (stderr or stdout).strip().splitlines()
+        error = _Ended if proc.returncode < 0 else CompilerError
+        raise error("the C compiler failed on the generated code: " + (msg[0] if msg else ""))
+
+
+class _Ended(CompilerError):
+    """The compiler was ended by a signal (:func:`kill_compiler`: a cancelled build)."""
+
+
+#: the most translation units one source is compiled as (native/parts.py)
+MAX_PARTS = 4
+
+
+def _split(source: str, opt: str) -> Split | None:
+    """``source`` as translation units to compile side by side: at ``-O0``, on a machine with
+    more than one CPU for this process, a source past :data:`~absmc.native.parts.
+    SPLIT_MIN_CHARS` characters (:func:`~absmc.native.parts.split_source`)."""
+    if opt != "-O0":
+        return None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return split_source(source, min(MAX_PARTS, cpus))
+
+
+def _parallel(cc: str, opt: str, split: Split, tmp: Path, out: Path) -> list[str]:
+    """One shell command compiling the parts of ``split`` side by side (``cc -c``), then
+    linking them into ``out``; it fails when any compiler does."""
+    flags = [f for f in compiler_flags(opt) if f != "-shared"]
+    jobs: list[str] = []
+    objs: list[str] = []
+    for k, text in enumerate(split.parts):
+        src = tmp / f"part{k}.c"
+        src.write_text(text, encoding="utf-8")
+        obj = str(tmp / f"part{k}.o")
+        objs.append(obj)
+        argv = [cc, *flags, "-c", "-o", obj, str(src)]
+        jobs.append(" ".join(shlex.quote(a) for a in argv) + f" & p{k}=$!")
+    waits = " ".join(f"wait $p{k} || st=1;" for k in range(len(objs)))
+    link = [cc, "-shared", "-fPIC", "-pthread", "-o", str(out), *objs]
+    script = "st=0; " + " ".join(jobs) + " " + waits
+    script += ' [ "$st" = 0 ] || exit 1; exec ' + " ".join(shlex.quote(a) for a in link)
+    return ["/bin/sh", "-c", script]
+
+
 @cache
 def ffi() -> Any:
     """The cffi ``FFI`` instance every loaded library shares (one ``cdef``), made on first use.
@@ -306,25 +370,19 @@ def load_library(
     d.mkdir(parents=True, exist_ok=True)
     if not so.exists():
         with tempfile.TemporaryDirectory(dir=d) as tmp:
-            src = Path(tmp) / "model.c"
-            src.write_text(source, encoding="utf-8")
             out = Path(tmp) / "model.so"
-            proc = subprocess.Popen(
-                [cc, *compiler_flags(opt), "-o", str(out), str(src)],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,
-            )
-            if on_compile is not None:
-                on_compile(proc)
-            ffi()  # its declarations are parsed (~0.1 s of Python) while the compiler runs
-            stdout, stderr = proc.communicate()
-            if proc.returncode != 0:
-                msg = (stderr or stdout).strip().splitlines()
-                raise CompilerError(
-                    "the C compiler failed on the generated code: " + (msg[0] if msg else "")
-                )
+            split = _split(source, opt)
+            if split is not None:
+                try:
+                    _compile(_parallel(cc, opt, split, Path(tmp), out), on_compile)
+                except _Ended:
+                    raise
+                except CompilerError:
+                    split = None  # compiled again as one unit (native/parts.py)
+            if split is None:
+                src = Path(tmp) / "model.c"
+                src.write_text(source, encoding="utf-8")
+                _compile([cc, *compiler_flags(opt), "-o", str(out), str(src)], on_compile)
             os.replace(out, so)
     lib = ffi().dlopen(str(so))
     _LOADED[str(so)] = lib

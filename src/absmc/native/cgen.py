@@ -46,6 +46,7 @@ from absmc.ir.sorts import BoolSort, RangeSort
 from absmc.ir.system import STATE_PROPERTY_KINDS, Command, Property, System
 from absmc.ir.walker import ExprWalker
 from absmc.native.fairpor import SafeConditions, fair_safe_conditions
+from absmc.native.parts import MODEL_MARK
 from absmc.native.shapes import (
     SHARE_MIN_CHARS,
     SHARE_MIN_COMMANDS,
@@ -997,4 +998,5 @@ class CGen:
         if self.bk:  # integers past 128 bits: big_t (runtime_big.c) after the head
             head = f"{head}\n#define BK {self.bk}\n{runtime_big()}"
         shaped = shape_functions(self.shapes, self.n)
-        return "\n".join([*defines, head, *shaped, *self.lines, tail]) + "\n"
+        # the mark: where the head every translation unit shares ends (native/parts.py)
+        return "\n".join([*defines, head, MODEL_MARK, *shaped, *self.lines, tail]) + "\n"

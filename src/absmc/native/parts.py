@@ -1,0 +1,204 @@
+"""One generated C source as several translation units, compiled in parallel at ``-O0``.
+
+gcc compiles one translation unit on one CPU, and at ``-O0`` most of its time goes to code
+generation of the model's process functions (``fn<k>``, :meth:`absmc.native.cgen.CGen.functions`):
+SPIN's mobile1 example gives 1.07 MB of C, 620 KB of it process functions, and ``gcc -O0``
+takes ~1.8 s, most of the model-to-verdict time of its LTL rows. :func:`split_source` cuts such
+a source into parts of about equal size that the compiler runs on side by side
+(:func:`absmc.native.build.load_library`), then links: part 0 is the whole source but for
+the process functions moved out; each other part has the common head, the declarations of
+the shape functions and their tables, and its process functions.
+
+What is shared, and how:
+
+* the text before :data:`MODEL_MARK` (the ``#define`` lines and ``runtime_head.c``: types,
+  macros, ``static inline`` helpers) is in every part;
+* the shape functions ``S<k>``/``P<k>`` (:mod:`absmc.native.shapes`), their constant
+  tables ``K<k>``/``PK<k>`` and ``m_sink`` (where every step goes) stay in part 0 with hidden
+  external linkage, declared in every part;
+* a process function moves to another part only when every name its body uses is one of
+  those, a macro, a type or a function *defined* in the head, or one it declares itself (a
+  label, a local variable): a body that uses anything else (a ``static`` function of part
+  0, a global) stays in part 0, where it was.
+
+The library is the same code as the one translation unit's (only linkage differs), and a
+split build that fails is compiled again whole (:func:`absmc.native.build.load_library`).
+Only ``-O0`` splits: at higher levels the compiler inlines shape functions into their callers
+within one unit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["MODEL_MARK", "SPLIT_MIN_CHARS", "Split", "split_source"]
+
+#: the line :meth:`absmc.native.cgen.CGen.source` puts between the head and the model's code
+MODEL_MARK = "/* absmc: model code */"
+
+#: sources shorter than this (characters) compile as one unit (below it gcc -O0 takes < 0.4 s)
+SPLIT_MIN_CHARS = 300_000
+
+#: gcc -O0's time per character of a process function against the rest of the source (SPIN's
+#: mobile1: its 453 KB of tables, shape functions and runtime take 0.3 s of CPU, and 210-250 KB
+#: of its process functions 0.45-0.6 s each): parts are balanced by this weighted size
+FN_WEIGHT = 3
+
+#: the hidden external linkage of the functions called across parts
+LINK = '__attribute__((visibility("hidden")))'
+
+_FN = re.compile(r"static void (fn\d+)\(ctx_t \*C, const int64_t \*v, int flags\) \{$")
+_SHAPE = re.compile(
+    r"static void ((?:S|P)\d+)\(ctx_t \*C, const int64_t \*v, int flags, const int64_t \*q\) \{$"
+)
+#: the model code's function every process function's steps go through (CGen.functions)
+_SINK = "static void m_sink(ctx_t *C, int flags, int ci, const int64_t *t)"
+_TABLE = re.compile(r"static const int64_t (P?K\d+\[\]\[\d+\]) = \{$")
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+_OWN = re.compile(r"^(?:(?:S|P|K|PK)\d+|m_sink)$")
+
+#: the names a moved process function's body may use beside those the head defines: C's
+#: keywords and types, its own locals and parameters
+_ALLOWED = frozenset(
+    (
+        *("if", "else", "switch", "case", "default", "break", "return", "for", "while", "do"),
+        *("goto", "continue", "sizeof", "int", "long", "short", "char", "unsigned", "signed"),
+        *("void", "const", "static", "inline", "struct", "union", "enum", "NULL", "__int128"),
+        *("int64_t", "uint64_t", "int32_t", "uint32_t", "int8_t", "uint8_t", "int16_t"),
+        *("uint16_t", "C", "v", "flags", "t", "x", "q", "INT64_C", "UINT64_C", "memcpy"),
+        "memset",
+    )
+)
+
+_LABEL = re.compile(r"\bgoto\s+([A-Za-z_]\w*)|^\s*([A-Za-z_]\w*):(?!:)", re.M)
+_LOCAL = re.compile(
+    r"\b(?:u?int(?:8|16|32|64)_t|__int128|int|big_t)\s+\**\s*([A-Za-z_]\w*)\s*[=;\[,]"
+)
+_DEFINED_FN = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{", re.M)
+_MACRO = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)", re.M)
+_TYPEDEF = re.compile(r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;")
+_TAG = re.compile(r"\b(?:struct|union|enum)\s+([A-Za-z_]\w*)")
+_BRACED_TYPEDEF = re.compile(r"\}\s*([A-Za-z_]\w*)\s*;")
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """The translation units of one source: ``parts[0]`` has everything but ``moved``, the
+    process functions placed in the other parts."""
+
+    parts: tuple[str, ...]
+    moved: tuple[str, ...]
+
+
+def _head_names(head: str) -> frozenset[str]:
+    """The names ``head`` defines: macros, functions with a body, typedefs and tags (not its
+    variables, nor the functions it only declares)."""
+    names: set[str] = set()
+    for rx in (_MACRO, _DEFINED_FN, _TYPEDEF, _TAG, _BRACED_TYPEDEF):
+        names.update(m.group(1) for m in rx.finditer(head))
+    return frozenset(names)
+
+
+def _uses(body: str) -> set[str]:
+    """The names ``body`` uses but does not declare itself (its labels and local variables)."""
+    code = _STRING.sub('""', _COMMENT.sub(" ", body))
+    own = {a or b for a, b in _LABEL.findall(code)} | set(_LOCAL.findall(code))
+    return set(_IDENT.findall(code)) - own
+
+
+def _end(lines: list[str], k: int, closing: str) -> int:
+    """The index of the first line from ``k`` on that is ``closing`` (a function's ``}`` at
+    column 0) or ends with it (a table's ``};``)."""
+    for j in range(k, len(lines)):
+        if lines[j] == closing or (closing == "};" and lines[j].endswith("};")):
+            return j
+    raise ValueError("unterminated definition in the generated C")
+
+
+def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> Split | None:
+    """``source`` (from :meth:`absmc.native.cgen.CGen.source`, with :data:`MODEL_MARK`) as at
+    most ``parts`` translation units of about equal compile time (:data:`FN_WEIGHT`), the
+    largest movable process functions placed first; ``None`` when it has no mark, is shorter
+    than ``min_chars``, ``parts`` < 2, or no process function can move."""
+    if parts < 2 or len(source) < min_chars:
+        return None
+    at = source.find("\n" + MODEL_MARK + "\n")
+    if at < 0:
+        return None
+    head = source[: at + 1]
+    lines = source[at + len(MODEL_MARK) + 2 :].split("\n")
+    allowed = _ALLOWED | _head_names(head)
+    tables: list[str] = []
+    shapes: list[str] = []  # the shape functions' names
+    fns: dict[str, tuple[int, int]] = {}  # movable process function -> its lines [a, b]
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        t = _TABLE.match(line)
+        if t:
+            tables.append(f"extern {LINK} const int64_t {t.group(1)};")
+            k = _end(lines, k, "};") + 1
+            continue
+        m = _SHAPE.match(line) or _FN.match(line)
+        if m is None:
+            k += 1
+            continue
+        end = _end(lines, k, "}")
+        name = m.group(1)
+        if name.startswith("fn"):
+            body = "\n".join(lines[k + 1 : end])
+            if all(n in allowed or _OWN.match(n) for n in _uses(body)):
+                fns[name] = (k, end)
+        else:
+            shapes.append(name)
+        k = end + 1
+    if not fns:
+        return None
+    # the largest process functions first, each to the part that is smallest so far (part 0
+    # holds everything that does not move)
+    size = {
+        n: FN_WEIGHT * sum(len(lines[j]) + 1 for j in range(a, b + 1)) for n, (a, b) in fns.items()
+    }
+    fixed = len(source) - sum(size.values()) // FN_WEIGHT
+    loads = [fixed] + [0] * (parts - 1)
+    place: dict[str, int] = {}
+    for name in sorted(size, key=lambda n: -size[n]):
+        j = min(range(parts), key=lambda i: loads[i])
+        loads[j] += size[name]
+        if j:  # else it stays where it is
+            place[name] = j
+    if not place:
+        return None
+    sig = "(ctx_t *C, const int64_t *v, int flags"
+    protos = [_SINK.replace("static", LINK, 1) + ";"]
+    protos += [f"{LINK} void {n}{sig}, const int64_t *q);" for n in shapes]
+    protos += [f"{LINK} void {n}{sig});" for n in sorted(place)]
+    # part 0: the source in order, the moved functions taken out, the shape functions and the
+    # moved ones with external linkage
+    out0: list[str] = [head.rstrip("\n"), *protos]
+    skip: set[int] = set()
+    for n in place:
+        a, b = fns[n]
+        skip.update(range(a, b + 1))
+    relink = re.compile(r"^static (void (?:S|P)\d+\(ctx_t \*C|const int64_t P?K\d+\[\])")
+    for j, line in enumerate(lines):
+        if j in skip:
+            continue
+        if line.startswith(_SINK):
+            line = LINK + line[len("static") :]
+        out0.append(relink.sub(LINK + r" \1", line) if line.startswith("static ") else line)
+    units = ["\n".join(out0)]
+    for p in range(1, parts):
+        mine = [n for n in sorted(place) if place[n] == p]
+        if not mine:
+            continue
+        text = [head.rstrip("\n"), *tables, *protos]
+        for n in mine:
+            a, b = fns[n]
+            text.append(_FN.sub(lambda m: f"{LINK} void {m.group(1)}{sig}) {{", lines[a]))
+            text.extend(lines[a + 1 : b + 1])
+        units.append("\n".join(text) + "\n")
+    return Split(tuple(units), tuple(sorted(place)))

@@ -1,0 +1,141 @@
+"""A large generated C source compiled as several translation units side by side
+(absmc.native.parts, build.load_library at -O0): the process functions that move, the library's
+outcomes equal to the one unit's, and a split build that fails compiled whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import absmc.native.build as build
+from absmc.engines.explicit.check import check_explicit
+from absmc.ir.system import System
+from absmc.kernel.run.options import CheckOptions
+from absmc.lang.loader import load_model
+from absmc.native import native_available
+from absmc.native.parts import LINK, MODEL_MARK, Split, split_source
+
+from .conftest import EXAMPLES
+
+pytestmark = [
+    pytest.mark.skipif(not native_available(), reason="no C compiler"),
+    pytest.mark.usefixtures("native_fast_compile"),  # -O0: the level that splits
+]
+
+_SIG = "(ctx_t *C, const int64_t *v, int flags)"
+
+
+def _synthetic() -> str:
+    """A source shaped as CGen.source's: a head, a shape function with its table, three
+    process functions (one calling a static function of the model code) and a dispatch table."""
+    head = "#define NV 2\nstatic inline int64_t i_neg(int64_t a) { return -a; }\n"
+    body = [
+        "static const int64_t K0[][2] = {",
+        "{1, 2},",
+        "{3, 4}};",
+        "static void S0(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {",
+        "    m_sink(C, flags, 0, v);",
+        "}",
+        f"static void fn0{_SIG} {{",
+        "    /* pid0: x = helper() */",
+        "    if (v[0] == i_neg(1)) S0(C, v, flags, K0[0]);",
+        "}",
+        f"static void fn1{_SIG} {{",
+        "    helper(C);",
+        "}",
+        f"static void fn2{_SIG} {{",
+        '    if (v[1] == 2) S0(C, v, flags, K0[1]); /* "helper" */',
+        "}",
+        "static const fn_t m_fns[3] = {fn0, fn1, fn2};",
+    ]
+    return head + MODEL_MARK + "\n" + "\n".join(body) + "\n"
+
+
+def test_only_process_functions_that_use_nothing_of_part_0_move() -> None:
+    """fn0 and fn2 use the head's helpers, the shape function and its table (names in comments
+    and strings do not count); fn1 calls ``helper``, which only part 0 has, and stays. Part 0
+    keeps the order, gives the shape function and its table external linkage and declares the
+    moved functions; the other parts declare what they call."""
+    split = split_source(_synthetic(), 3, min_chars=0)
+    assert split is not None
+    assert split.moved == ("fn0", "fn2")
+    part0, *others = split.parts
+    assert len(others) == 2
+    assert f"static void fn1{_SIG} {{" in part0
+    assert f"static void fn0{_SIG}" not in part0 and f"static void fn2{_SIG}" not in part0
+    assert f"{LINK} void fn0{_SIG};" in part0
+    assert f"{LINK} void S0(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{" in part0
+    assert f"{LINK} const int64_t K0[][2] = {{" in part0
+    assert part0.index("K0[][2] = {") < part0.index("m_fns[3]")
+    for part in others:
+        assert part.startswith("#define NV 2\n")
+        assert f"extern {LINK} const int64_t K0[][2];" in part
+        assert "{1, 2}" not in part  # the table's rows are part 0's alone
+    assert sum(f"{LINK} void fn0{_SIG} {{" in p for p in others) == 1
+    assert sum(f"{LINK} void fn2{_SIG} {{" in p for p in others) == 1
+
+
+def test_a_small_source_or_one_part_is_not_split() -> None:
+    assert split_source(_synthetic(), 3) is None  # shorter than SPLIT_MIN_CHARS
+    assert split_source(_synthetic(), 1, min_chars=0) is None
+    assert split_source(_synthetic().replace(MODEL_MARK, ""), 3, min_chars=0) is None
+
+
+def _check(
+    system: System, opts: CheckOptions, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, str, int, int]]:
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(cache))  # a library of its own
+    result = check_explicit(system, opts, "native")
+    return [
+        (r.property, r.verdict.value, r.stats.states, r.stats.transitions) for r in result.results
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "options"),
+    [
+        ("promela/fischer_buggy.pml", CheckOptions()),
+        ("ltl/leader.pml", CheckOptions(ltl="at_most_one")),
+    ],
+)
+def test_a_split_library_gives_the_outcomes_of_the_whole_one(
+    model: str, options: CheckOptions, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The model's library compiled as three units (every source splits) gives the same
+    verdicts, states and transitions as the one unit; the split build ran (functions moved)."""
+    system = load_model(EXAMPLES / model, reduce=True)
+    monkeypatch.setattr(build, "_split", lambda source, opt: None)
+    whole = _check(system, options, tmp_path / "whole", monkeypatch)
+    splits: list[Split] = []
+
+    def three(source: str, opt: str) -> Split | None:
+        split = split_source(source, 3, min_chars=0)
+        if split is not None:
+            splits.append(split)
+        return split
+
+    monkeypatch.setattr(build, "_split", three)
+    parted = _check(system, options, tmp_path / "parts", monkeypatch)
+    assert splits and all(s.moved for s in splits)
+    assert parted == whole
+    assert any(v == "violated" for _, v, _, _ in whole) == ("buggy" in model)
+
+
+def test_a_failed_split_build_is_compiled_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A part that does not compile (here: broken on purpose) costs a second compiler run of
+    the whole source, not the check."""
+    system = load_model(EXAMPLES / "promela" / "fischer_buggy.pml", reduce=True)
+    monkeypatch.setattr(build, "_split", lambda source, opt: None)
+    whole = _check(system, CheckOptions(), tmp_path / "whole", monkeypatch)
+    broken: list[str] = []
+
+    def bad(source: str, opt: str) -> Split:
+        broken.append(source)
+        return Split((source, "this is not C;\n"), ("fn0",))
+
+    monkeypatch.setattr(build, "_split", bad)
+    assert _check(system, CheckOptions(), tmp_path / "again", monkeypatch) == whole
+    assert broken
