@@ -216,6 +216,51 @@ def test_auto_makes_the_ltl_library_source_in_a_forked_child(
     assert auto["stable"].verdict is python["stable"].verdict is Verdict.VIOLATED
 
 
+_LONG_CYCLE = """
+var x : 0..19999;
+process P {
+  x < 19999 -> x := x + 1;
+  x == 19999 -> x := 0;
+}
+ltl inf: []<>(x == 0);
+"""
+
+
+def test_auto_hands_the_product_search_to_c_once_its_library_is_built(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A product below the 50,000-state bound that Python would search to its end moves to C
+    as soon as C's library is ready (here at once: the same library is in the cache), with
+    C's states and verdict."""
+    monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path))
+    system = parse_gcl(_LONG_CYCLE, "cycle.gcl")
+    native = _by_name(system, CheckOptions(ltl="inf"), "native")  # compiled and cached
+    assert native["inf"].verdict is Verdict.HOLDS
+    assert native["inf"].stats.states < 50_000
+    auto = _by_name(system, CheckOptions(ltl="inf"), "auto")
+    assert auto["inf"].stats.extra["backend"] == "native"
+    assert (auto["inf"].verdict, auto["inf"].stats.states) == (
+        Verdict.HOLDS,
+        native["inf"].stats.states,
+    )
+
+
+def test_auto_searches_a_model_of_many_commands_in_c_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past AUTO_PYTHON_MAX_COMMANDS commands (here lowered to 1) ``auto`` does not make the
+    Python search first: the small product that Python answers by default is C's."""
+    import absmc.engines.explicit.native as nat
+
+    system = parse_gcl(_RESPONSE, "response.gcl")
+    monkeypatch.setattr(nat, "AUTO_PYTHON_MAX_COMMANDS", 1)
+    auto = _by_name(system, CheckOptions(ltl="stable"), "auto")
+    assert auto["stable"].stats.extra["backend"] == "native"
+    assert auto["stable"].verdict is Verdict.VIOLATED
+    safety = check_explicit(system, CheckOptions(), "auto")
+    assert all(r.stats.extra.get("backend") == "native" for r in safety.results)
+
+
 def test_auto_searches_a_weakly_fair_product_in_c_at_once() -> None:
     """Under weak fairness only the C product search reduces, so ``auto`` does not search the
     (unreduced) Python product first, even for a small one; without reductions it does."""

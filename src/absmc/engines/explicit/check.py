@@ -218,6 +218,7 @@ def _linear_time(
                 keep_going=options.keep_going or not claim_only,
                 spin_order=True,
                 reduce=product_ample if options.reduce else None,
+                hand_over=options.hand_over,
             )
         out = found.outcome
         used += out.states

@@ -58,6 +58,15 @@ from absmc.native.search import (
 #: ``auto`` moves from the Python back end to C past this many states (once C is ready)
 AUTO_SWITCH_STATES = 50_000
 
+#: ``auto`` goes to C at once, without the Python search first, for a model of more commands
+#: than this: making its Python successor function alone costs ~0.55 ms per command before the
+#: first state is searched (SPIN's mobile1, 3,090 commands from channel variables: 1.7 s), and
+#: runs beside the C build, which needs the CPUs (mobile1 ``-N ltl_0`` from a cold cache on 2
+#: CPUs: 5.7 s with the Python search first, which ended before C was ready, against 4.1 s in
+#: C alone). The models of SPIN's Examples/LTL have 2-364 commands but for mobile1 and mobile2
+#: (2,588)
+AUTO_PYTHON_MAX_COMMANDS = 1_000
+
 #: ``auto`` starts generating and compiling C after the Python search has run this long (wall
 #: seconds): the models whose search ends sooner (most of the corpus) never start the compiler
 AUTO_COMPILE_AFTER_S = 0.05
@@ -317,7 +326,7 @@ def check_with_backend(
     lim = options.limits
     sem: NativeSemantics | None = None
     first: Result | None = None
-    if backend == "auto":
+    if backend == "auto" and len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS:
         if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
             return python(options)  # type: ignore[no-any-return]
         first, built = _python_then_built(system, options, selection, python)
@@ -405,7 +414,11 @@ def check_ltl_with_backend(
     # under weak fairness only the one-thread C search reduces (native/fairpor.py; Python's
     # fair product search is unreduced: SPIN's leader.pml -f p0, 1.8 million states against
     # C's 12,113), so auto goes to C at once there
-    if backend == "auto" and not (fair_por and workers <= 1):
+    if (
+        backend == "auto"
+        and not (fair_por and workers <= 1)
+        and len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS
+    ):
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
         got = python_first(
             options,
@@ -423,6 +436,7 @@ def check_ltl_with_backend(
                 fair_por,
                 generate,
             ),
+            hand_over=True,
         )
         if isinstance(got, Result):
             return got
@@ -537,6 +551,7 @@ def python_first(
     workers: int,
     python: Any,
     build: Callable[[str | None, Callable[[subprocess.Popen[str]], None], Generate | None], B],
+    hand_over: bool = False,
 ) -> Result | list[B | Exception]:
     """``auto``'s rule for the LTL and CTL checks: the Python check (``python(options,
     workers)``) first, bounded by :data:`AUTO_SWITCH_STATES` states, with ``build(opt,
@@ -545,9 +560,13 @@ def python_first(
     ``generate(make)``, where the platform forks, runs the source generator ``make`` in a
     forked child, :func:`~absmc.native.background.run_forked`, so that the Python search keeps
     the GIL; each compiler and child is ended when Python decides, as is any started after).
-    Returns the Python result when it decides (also when ``--max-states`` is within the
-    bound), else a one-element list: the built library, or the exception its build raised (to
-    be reported when C is needed)."""
+    ``hand_over`` (a check whose searches take ``CheckOptions.hand_over``: the LTL product
+    searches): the Python check also ends as soon as the library is built, below the bound
+    (the C search redoes its states in a fraction of the time: on SPIN's mobile1 the Python
+    search went on 1.4 s past the library's build to reach the bound). Returns the Python
+    result when it decides (also when ``--max-states`` is within the bound), else a
+    one-element list: the built library, or the exception its build raised (to be reported
+    when C is needed)."""
     lim = options.limits
     if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
         return python(options, workers)  # type: ignore[no-any-return]
@@ -581,10 +600,15 @@ def python_first(
     builder = threading.Thread(target=run_build, daemon=True)
     builder.start()
     capped = replace(options, limits=replace(lim, max_states=AUTO_SWITCH_STATES))
+    if hand_over:
+        ready = lambda _states: bool(built) and not isinstance(built[0], Exception)  # noqa: E731
+        capped = replace(capped, hand_over=ready)
     first: Result = python(capped, workers)
     # the cap is shared by the run's searches (Limits.less): any state limit is the cap's
-    if not _hit_state_cap(first, AUTO_SWITCH_STATES) and not any(
-        "state limit of" in r.reason for r in first.results
+    if (
+        not _hit_state_cap(first, AUTO_SWITCH_STATES)
+        and not any("state limit of" in r.reason for r in first.results)
+        and not any(HANDED_OVER in r.reason for r in first.results)
     ):
         decided.set()
         for proc in list(procs):
@@ -627,6 +651,7 @@ def _hit_state_cap(result: Result, cap: int) -> bool:
 
 __all__ = [
     "AUTO_COMPILE_AFTER_S",
+    "AUTO_PYTHON_MAX_COMMANDS",
     "AUTO_SWITCH_STATES",
     "PARALLEL_AFTER",
     "check_ltl_with_backend",

@@ -49,6 +49,7 @@ def check_ctl_with_backend(
     ``python(options, workers)`` runs the whole check on the Python back end. Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options."""
     from absmc.engines.explicit.native import (
+        AUTO_PYTHON_MAX_COMMANDS,
         _noted,
         check_native,
         native_refusal,
@@ -67,7 +68,7 @@ def check_ctl_with_backend(
     lim = options.limits
     formulas = [to_enf(Not(p.formula)) for p in selection.ctl]
     built: list[NativeGraph | Exception] = []
-    if backend == "auto":
+    if backend == "auto" and len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS:
         got = python_first(
             options,
             workers,

@@ -78,6 +78,7 @@ def search_ltl(
     keep_going: bool = False,
     spin_order: bool = False,
     reduce: Callable[[], AmpleSets] | None = None,
+    hand_over: Callable[[int], bool] | None = None,
 ) -> LtlOutcome:
     """Search the product of ``sem`` with ``prop``'s violation automaton for an accepting
     cycle (nested DFS; ``store`` for the outer search, ``nested_store`` for the nested ones).
@@ -95,7 +96,8 @@ def search_ltl(
     :func:`~absmc.kernel.ltl.por.product_refusal` does not refuse ``prop``; their visible
     variables :func:`~absmc.kernel.ltl.por.product_visible`'s); ``extra`` then has
     ``reductions`` (``["partial-order"]``) and ``reduced_states`` (states expanded by an ample
-    set only), or ``reduction_note``, why the search ran unreduced."""
+    set only), or ``reduction_note``, why the search ran unreduced. ``hand_over(states
+    stored)``: as :func:`~absmc.kernel.explore.search.search`'s (the outer search asks it)."""
     aut = automaton_of(prop)
     product = product_of(
         sem,
@@ -140,6 +142,7 @@ def search_ltl(
         progress=progress,
         hooks=hooks,
         deadline=deadline,
+        hand_over=hand_over,
     )
     lasso = hooks.lasso
     if lasso is not None and isinstance(searched, FairSemantics):
