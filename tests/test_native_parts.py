@@ -1,6 +1,7 @@
 """A large generated C source compiled as several translation units side by side
 (absmc.native.parts, build.load_library at -O0): the process functions that move, the library's
-outcomes equal to the one unit's, and a split build that fails compiled whole."""
+outcomes equal to the one unit's, and a split build that fails compiled whole; the LTL
+tables' analyses in a forked child (background.ForkedValue) beside the source's generation."""
 
 from __future__ import annotations
 
@@ -139,3 +140,30 @@ def test_a_failed_split_build_is_compiled_whole(
     monkeypatch.setattr(build, "_split", bad)
     assert _check(system, CheckOptions(), tmp_path / "again", monkeypatch) == whole
     assert broken
+
+
+def test_a_forked_value_is_computed_in_a_child_while_the_caller_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ForkedValue (the LTL tables' analyses beside the source's generation): the value comes
+    from a child process; where forking is off, from the caller; an error is the caller's
+    own (computed again there); a cancelled child leaves no process behind."""
+    import os
+
+    from absmc.native import background
+
+    monkeypatch.delenv(background.FORK_ENV, raising=False)
+    assert background.ForkedValue(os.getpid).result() != os.getpid()
+
+    def fails() -> int:
+        raise ValueError("no value")
+
+    with pytest.raises(ValueError, match="no value"):
+        background.ForkedValue(fails).result()
+    slow = background.ForkedValue(lambda: __import__("time").sleep(30))
+    child = slow._pid
+    slow.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child, os.WNOHANG)  # reaped
+    monkeypatch.setenv(background.FORK_ENV, "0")
+    assert background.ForkedValue(os.getpid).result() == os.getpid()

@@ -427,6 +427,17 @@ def _mask(width: int) -> str:
     return "UINT64_C(0xffffffffffffffff)" if width == 64 else f"UINT64_C({(1 << width) - 1})"
 
 
+def ltl_conditions(
+    system: System, visible: frozenset[str], fair: bool
+) -> tuple[SafeConditions, SafeConditions]:
+    """The analyses behind :meth:`CGen.ltl_ample_source`: the product search's safe locations
+    (:func:`~absmc.ir.dependency.safe_conditions` with ``visible``) and, with ``fair``, those
+    of its search under weak fairness (:func:`~absmc.native.fairpor.fair_safe_conditions`;
+    else none)."""
+    safe = safe_conditions(system, visible)
+    return safe, fair_safe_conditions(system, safe) if fair else {}
+
+
 class CGen:
     """Generates the model part of the C source (see the module docstring)."""
 
@@ -838,19 +849,24 @@ class CGen:
         self.emit(0, f"static const int32_t {prefix}_off[] = {{{', '.join(offs)}}};")
         self.emit(0, f"static const int64_t {prefix}_locs[] = {{{', '.join(locs) or '0'}}};")
 
-    def ltl_ample_source(self, visible: frozenset[str], fair: bool = False) -> str:
+    def ltl_ample_source(
+        self,
+        visible: frozenset[str],
+        fair: bool = False,
+        conditions: tuple[SafeConditions, SafeConditions] | None = None,
+    ) -> str:
         """C for the LTL product search's safe locations (``m_lpor_*``, ``LPOR_ROWS``; as
         :meth:`ample_tables` with ``visible``: the variables the selected state properties and
         the automata's guards read, SPIN's visibility condition C2 for the never claim) and,
         with ``fair``, ``m_lfpor_*`` for weak fairness (:mod:`~absmc.native.fairpor`; else none).
+        ``conditions``: :func:`ltl_conditions` of the same arguments, when computed already.
         Call after :meth:`source` (it uses the same translator)."""
         kept = self.lines
         self.lines = []
         try:
-            sys = self.system
-            safe = safe_conditions(sys, visible)
+            safe, fair_safe = conditions or ltl_conditions(self.system, visible, fair)
             self.ample_tables("m_lpor", visible, safe)
-            self.ample_tables("m_lfpor", visible, fair_safe_conditions(sys, safe) if fair else {})
+            self.ample_tables("m_lfpor", visible, fair_safe)
             return "\n".join(self.lines) + "\n"
         finally:
             self.lines = kept

@@ -49,9 +49,11 @@ from absmc.kernel.ltl.product import ProductSemantics
 from absmc.kernel.model.irsemantics import IRSemantics
 from absmc.kernel.run.limits import depth_limit, state_limit
 from absmc.kernel.run.options import Limits, Progress
+from absmc.native.background import ForkedValue
 from absmc.native.build import default_opt, load_library, runtime_sources
-from absmc.native.cgen import CGen, c_const
+from absmc.native.cgen import CGen, c_const, ltl_conditions
 from absmc.native.driver import SLICE_S, drive_slices
+from absmc.native.fairpor import SafeConditions
 from absmc.native.search import NativeOverflow
 from absmc.native.semantics import NativeSemantics
 
@@ -239,10 +241,23 @@ class NativeLtl:
 
         def make() -> str:
             head, tail = runtime_sources(search=por)
+            # the tables' analyses in a forked child while the model's code is generated here
+            visible = self._visible(properties, ltl)
+            analysed = (
+                ForkedValue(lambda: ltl_conditions(system, visible, self.fair_por))
+                if self.ltl_por
+                else None
+            )
+            try:
+                model = gen.source(head, tail)
+            except BaseException:
+                if analysed is not None:
+                    analysed.cancel()
+                raise
             return (
-                gen.source(head, tail)
+                model
                 + claim_source(gen, [self.automata[p.name] for p in ltl])
-                + self._ltl_tables(gen, properties, ltl)
+                + self._ltl_tables(gen, visible, analysed)
                 + _runtime_ltl(cndfs)
             )
 
@@ -277,15 +292,26 @@ class NativeLtl:
         twin._load(on_compile)
         return twin
 
-    def _ltl_tables(
-        self, gen: CGen, properties: Sequence[Property], ltl: Sequence[LtlProperty]
-    ) -> str:
-        """The product search's safe locations (C2: the automata's guards are visible); with
-        :attr:`fair_por` also those of its search under weak fairness."""
-        if not self.ltl_por:
-            return _NO_LTL_POR
+    def _visible(
+        self, properties: Sequence[Property], ltl: Sequence[LtlProperty]
+    ) -> frozenset[str]:
+        """The variables the product search's ample sets must not write (C2: the selected
+        state properties' and those the guards of the automata that may reduce read)."""
         reducible = [self.automata[p.name] for p in ltl if reduction_refusal(p, False, 1) is None]
-        return gen.ltl_ample_source(product_visible(properties, reducible), self.fair_por)
+        return product_visible(properties, reducible)
+
+    def _ltl_tables(
+        self,
+        gen: CGen,
+        visible: frozenset[str],
+        analysed: ForkedValue[tuple[SafeConditions, SafeConditions]] | None,
+    ) -> str:
+        """The product search's safe locations; with :attr:`fair_por` also those of its search
+        under weak fairness (``analysed``: their :func:`~absmc.native.cgen.ltl_conditions`,
+        ``None`` without :attr:`ltl_por`)."""
+        if analysed is None:
+            return _NO_LTL_POR
+        return gen.ltl_ample_source(visible, self.fair_por, analysed.result())
 
     def search(
         self,
