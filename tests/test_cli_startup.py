@@ -183,3 +183,36 @@ def test_native_check_reuses_the_cached_declarations_and_library(tmp_path: Path)
     assert not _loaded(second, "pycparser") and not _loaded(second, "cffi.cparser")
     assert sorted(p.name for p in cache.glob("m_*.so")) == libraries  # the library was hit
     assert [m for m in _NOT_NEEDED if _loaded(second, m)] == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "where"),
+    [(["check", RAX], 1, "stdout"), (["check", "missing.gcl"], 2, "stderr")],
+)
+def test_the_script_exits_with_its_code_output_flushed_and_exit_handlers_run(
+    argv: list[str], code: int, where: str, tmp_path: Path
+) -> None:
+    """``python -m absmc`` (the script's :func:`absmc.cli.run`) ends the process without the
+    interpreter's teardown, but with the exit code, everything written (here to a pipe, which
+    buffers) and the exit handlers run."""
+    marker = tmp_path / "atexit"
+    probe = (
+        "import atexit, pathlib, sys\n"
+        f"atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('ran'))\n"
+        f"sys.argv = ['absmc', *{argv!r}]\n"
+        "from absmc.cli import run\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        cwd=ROOT,
+    )
+    assert done.returncode == code
+    if where == "stdout":
+        assert done.stdout.splitlines()[-1] == "verdict: violated"
+    else:
+        assert done.stderr.startswith("absmc: error: cannot read 'missing.gcl'")
+    assert marker.read_text() == "ran"

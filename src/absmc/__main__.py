@@ -1,5 +1,5 @@
 """``python -m absmc``: the command line (as the ``absmc`` script)."""
 
-from absmc.cli import main
+from absmc.cli import run
 
-main()
+run()
