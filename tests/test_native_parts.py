@@ -77,6 +77,30 @@ def test_only_process_functions_that_use_nothing_of_part_0_move() -> None:
     assert sum(f"{LINK} void fn2{_SIG} {{" in p for p in others) == 1
 
 
+def test_a_head_function_that_reads_part_0s_objects_keeps_its_callers_there() -> None:
+    """A head function whose body reads a table the head only declares (defined in part 0: a
+    copy in another part would read its own, empty one), or calls such a function, is not
+    the other parts' to copy: a process function calling it stays in part 0."""
+    head = (
+        "#define NV 2\n"
+        "static const int32_t m_fn_of[4];\n"
+        "static void close_chain(ctx_t *C, int ci);\n"
+        "static int first(void) { return m_fn_of[0]; }\n"
+        "static int chained(ctx_t *C) {\n"
+        "    close_chain(C, 0);\n"
+        "    return 1;\n"
+        "}\n"
+        "static int via(void) { return first() + 1; }\n"
+        "static inline int64_t i_neg(int64_t a) { return -a; }\n"
+    )
+    body = [
+        f"static void fn{k}{_SIG} {{\n    x = {call};\n}}"
+        for k, call in enumerate(["first()", "chained(C)", "via()", "i_neg(v[0])"])
+    ]
+    split = split_source(head + MODEL_MARK + "\n" + "\n".join(body) + "\n", 2, min_chars=0)
+    assert split is not None and split.moved == ("fn3",)
+
+
 def test_a_small_source_or_one_part_is_not_split() -> None:
     assert split_source(_synthetic(), 3) is None  # shorter than SPLIT_MIN_CHARS
     assert split_source(_synthetic(), 1, min_chars=0) is None

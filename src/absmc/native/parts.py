@@ -58,6 +58,8 @@ _TABLE = re.compile(r"static const int64_t (P?K\d+\[\]\[\d+\]) = \{$")
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+#: a member after ``->`` or ``.`` (not a name of its own)
+_MEMBER = re.compile(r"(?:->|\.)\s*[A-Za-z_]\w*")
 _OWN = re.compile(r"^(?:(?:S|P|K|PK)\d+|m_sink)$")
 
 #: the names a moved process function's body may use beside those the head defines: C's
@@ -78,6 +80,9 @@ _LOCAL = re.compile(
     r"\b(?:u?int(?:8|16|32|64)_t|__int128|int|big_t)\s+\**\s*([A-Za-z_]\w*)\s*[=;\[,]"
 )
 _DEFINED_FN = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{", re.M)
+#: a function the head only declares (a prototype) and a variable it declares
+_DECLARED = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*;", re.M)
+_STATIC_VAR = re.compile(r"^static\s[\w\s\*]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*[=;]", re.M)
 _MACRO = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)", re.M)
 _TYPEDEF = re.compile(r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;")
 _TAG = re.compile(r"\b(?:struct|union|enum)\s+([A-Za-z_]\w*)")
@@ -94,17 +99,45 @@ class Split:
 
 
 def _head_names(head: str) -> frozenset[str]:
-    """The names ``head`` defines: macros, functions with a body, typedefs and tags (not its
-    variables, nor the functions it only declares)."""
+    """The names ``head`` defines that another part may use as its own copy: macros, typedefs,
+    tags, and the functions it defines whose bodies use none of its variables, nor a function
+    it only declares (defined in part 0: a copy would see another object), nor such a
+    function."""
     names: set[str] = set()
-    for rx in (_MACRO, _DEFINED_FN, _TYPEDEF, _TAG, _BRACED_TYPEDEF):
+    for rx in (_MACRO, _TYPEDEF, _TAG, _BRACED_TYPEDEF):
         names.update(m.group(1) for m in rx.finditer(head))
-    return frozenset(names)
+    bodies: dict[str, set[str]] = {}
+    lines = head.split("\n")
+    k = 0
+    while k < len(lines):
+        m = _DEFINED_FN.match(lines[k])
+        if m is None:
+            k += 1
+            continue
+        end = k
+        if not lines[k].rstrip().endswith("}"):  # else the whole function is on one line
+            while end + 1 < len(lines) and lines[end] != "}":
+                end += 1
+        first = lines[k][m.end() :]
+        bodies[m.group(1)] = _uses("\n".join([first, *lines[k + 1 : end + 1]]))
+        k = end + 1
+    own = set(bodies)
+    foreign = {m.group(1) for m in _DECLARED.finditer(head)} - own - _ALLOWED
+    foreign |= {m.group(1) for m in _STATIC_VAR.finditer(head)} - _ALLOWED
+    grew = True
+    while grew:  # the functions that use a foreign name, directly or through another one
+        grew = False
+        for name in list(own):
+            if bodies[name] & foreign:
+                own.discard(name)
+                foreign.add(name)
+                grew = True
+    return frozenset(names | own)
 
 
 def _uses(body: str) -> set[str]:
     """The names ``body`` uses but does not declare itself (its labels and local variables)."""
-    code = _STRING.sub('""', _COMMENT.sub(" ", body))
+    code = _MEMBER.sub(" ", _STRING.sub('""', _COMMENT.sub(" ", body)))
     own = {a or b for a, b in _LABEL.findall(code)} | set(_LOCAL.findall(code))
     return set(_IDENT.findall(code)) - own
 
