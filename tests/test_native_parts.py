@@ -191,3 +191,51 @@ def test_a_forked_value_is_computed_in_a_child_while_the_caller_goes_on(
         os.waitpid(child, os.WNOHANG)  # reaped
     monkeypatch.setenv(background.FORK_ENV, "0")
     assert background.ForkedValue(os.getpid).result() == os.getpid()
+
+
+def test_killing_a_source_generator_ends_the_analyses_it_forked(tmp_path: Path) -> None:
+    """``auto`` kills its forked source generator when Python decides first; the analyses that
+    generator forked beside it (ForkedValue) end with it: they share its process group."""
+    import threading
+    import time
+
+    from absmc.native import background
+
+    if not background.can_fork():
+        pytest.skip("no fork here")
+    mark = tmp_path / "grandchild"
+
+    def make() -> str:
+        analysis = background.ForkedValue(lambda: time.sleep(60))
+        mark.write_text(str(analysis._pid))
+        time.sleep(60)
+        return ""
+
+    pids: list[int] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            background.run_forked(make, pids.append)
+        except RuntimeError as e:  # the generator died: as a cancelled build
+            failed.append(e)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    for _ in range(600):
+        if mark.exists() and mark.read_text():
+            break
+        time.sleep(0.05)
+    grandchild = int(mark.read_text())
+    background.kill_child(pids[0])
+    worker.join(30)
+    assert failed and not worker.is_alive()
+    for _ in range(200):  # gone, or a zombie left to be reaped by init
+        try:
+            state = Path(f"/proc/{grandchild}/stat").read_text().split(") ")[1][0]
+        except (FileNotFoundError, ProcessLookupError):
+            state = "gone"
+        if state in ("gone", "Z", "X"):
+            break
+        time.sleep(0.05)
+    assert state in ("gone", "Z", "X")

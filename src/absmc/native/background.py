@@ -83,6 +83,10 @@ def run_forked(make: Callable[[], str], on_child: Callable[[int], None]) -> str:
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
         try:
             os.close(read_end)
+            # a process group of its own: kill_child ends it with the children it forks
+            # (ForkedValue's analyses beside the generation)
+            with contextlib.suppress(OSError):
+                os.setpgid(0, 0)
             try:
                 data = b"0" + make().encode("utf-8")
             except Exception as e:  # Unsupported: the parent re-raises it
@@ -360,6 +364,10 @@ class BackgroundRecompile(Background[T]):
 
 
 def kill_child(pid: int) -> None:
-    """End the forked generator ``pid`` (:func:`run_forked`); nothing when it has ended."""
+    """End the forked generator ``pid`` (:func:`run_forked`) and the processes it forked (its
+    process group, once it has made one); nothing when it has ended."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:  # no group of its own yet
+            os.kill(pid, signal.SIGKILL)
