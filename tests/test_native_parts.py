@@ -207,7 +207,8 @@ def test_killing_a_source_generator_ends_the_analyses_it_forked(tmp_path: Path) 
 
     def make() -> str:
         analysis = background.ForkedValue(lambda: time.sleep(60))
-        mark.write_text(str(analysis._pid))
+        (tmp_path / "writing").write_text(str(analysis._pid))
+        (tmp_path / "writing").rename(mark)  # whole, or not yet there
         time.sleep(60)
         return ""
 
@@ -223,7 +224,7 @@ def test_killing_a_source_generator_ends_the_analyses_it_forked(tmp_path: Path) 
     worker = threading.Thread(target=run)
     worker.start()
     for _ in range(600):
-        if mark.exists() and mark.read_text():
+        if mark.exists():
             break
         time.sleep(0.05)
     grandchild = int(mark.read_text())
