@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 from absmc.ir.ctl import And, Atom, Formula, Implies, Not, Or, Temporal
-from absmc.ir.expr import Const, Op, free_vars, subexpressions
+from absmc.ir.expr import Const, Expr, Op, free_vars
 from absmc.ir.system import System
 from absmc.kernel.run.options import CheckOptions
 from absmc.kernel.run.result import Result
@@ -167,11 +167,20 @@ def system_features(system: System) -> frozenset[str]:
     exprs += [e for c in system.commands for _, e in c.asserts]
     exprs += [e for c in system.commands for e, _ in c.errors]
     exprs += [p.expr for p in system.properties]
-    subs = [x for e in exprs for x in subexpressions(e) if isinstance(x, Op)]
-    if any(x.op in _BITWISE for x in subs):
-        out.add("bitwise")
-    if any(_nonlinear(x) for x in subs):
-        out.add("nonlinear")
+    # each distinct operator node once (a System's expressions share their subexpressions:
+    # SPIN's mobile1, 3,090 commands, 0.1 s walking every occurrence)
+    seen: set[int] = set()
+    stack: list[Expr] = exprs
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, Op) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if x.op in _BITWISE:
+            out.add("bitwise")
+        if "nonlinear" not in out and _nonlinear(x):
+            out.add("nonlinear")
+        stack.extend(x.args)
     return frozenset(out)
 
 

@@ -83,22 +83,49 @@ def _system_exprs(system: System) -> list[tuple[Expr, SourceSpan | None]]:
     return items
 
 
+def _depth(e: Expr, memo: dict[int, int]) -> int:
+    """The nesting depth of ``e`` (a leaf is 1), without recursion; ``memo``: depths by the
+    identity of nodes met before (kept alive by their System), shared by the calls on one
+    System's expressions, whose nodes are shared (SPIN's mobile1: 13,475 expressions, a
+    structural memo compared equal subtrees: 0.12 s)."""
+    if not isinstance(e, Op):
+        return 1
+    got = memo.get(id(e))
+    if got is not None:
+        return got
+    stack: list[Expr] = [e]
+    while stack:
+        x = stack[-1]
+        assert isinstance(x, Op)
+        if id(x) in memo:
+            stack.pop()
+            continue
+        pending = [a for a in x.args if isinstance(a, Op) and id(a) not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        memo[id(x)] = 1 + max((memo[id(a)] if isinstance(a, Op) else 1 for a in x.args), default=0)
+        stack.pop()
+    return memo[id(e)]
+
+
 def system_depth(system: System) -> int:
     """The nesting depth of the deepest expression of ``system`` (commands, properties, the
     valid-end condition and the ``init:`` constraint)."""
-    walker = ExprDepth(memoize_across_walks=True)
-    return max((walker.walk(e) for e, _ in _system_exprs(system)), default=1)
+    memo: dict[int, int] = {}
+    return max((_depth(e, memo) for e, _ in _system_exprs(system)), default=1)
 
 
 def check_depth(system: System, limit: int = MAX_EXPR_DEPTH) -> int:
     """The depth of ``system``'s deepest expression; raises ``ModelError`` ``expression nested
     too deeply (N levels; the limit is M)`` located where the nesting passes ``limit`` (the
     nearest enclosing source span, else that of the command or property) when it is deeper."""
-    walker = ExprDepth(memoize_across_walks=True)
+    memo: dict[int, int] = {}
     deepest = 1
     for e, span in _system_exprs(system):
-        d = walker.walk(e)
+        d = _depth(e, memo)
         if d > limit:
+            walker = ExprDepth(memoize_across_walks=True)
             raise ModelError(
                 f"expression nested too deeply ({d} levels; the limit is {limit})",
                 _where(e, limit, walker, span),
