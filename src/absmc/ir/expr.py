@@ -177,6 +177,8 @@ class Const(Expr):
         return BOOL if isinstance(self.const_sort, BoolSort) else INT
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         return (
             isinstance(other, Const)
             and self.value == other.value
@@ -204,8 +206,12 @@ class Var(Expr):
         return self.var_sort
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         return (
-            isinstance(other, Var) and self.name == other.name and self.var_sort == other.var_sort
+            isinstance(other, Var)
+            and self.name == other.name
+            and (self.var_sort is other.var_sort or self.var_sort == other.var_sort)
         )
 
     def __hash__(self) -> int:
