@@ -143,9 +143,9 @@ def test_symbolic_agrees_with_explicit_ctl_many() -> None:
 
 @needs_shared
 def test_safety_verdicts_agree_on_the_promela_corpus_models_it_reads() -> None:
-    """A 10 s limit per model in CI (the symbolic search of loops.pml runs into it: its CPU
-    is what the limit allows); 60 s under ``-m slow``."""
-    _corpus_agreement(10)
+    """A 3 s limit per model in CI (the symbolic search of loops.pml runs into it, unknown
+    at any limit CI can afford: its time is what the limit allows); 60 s under ``-m slow``."""
+    _corpus_agreement(3)
 
 
 @pytest.mark.slow
