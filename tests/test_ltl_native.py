@@ -249,16 +249,35 @@ def test_auto_searches_a_model_of_many_commands_in_c_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Past AUTO_PYTHON_MAX_COMMANDS commands (here lowered to 1) ``auto`` does not make the
-    Python search first: the small product that Python answers by default is C's."""
+    Python search first: the small product that Python answers by default is C's, and so is
+    the safety search, compiled at AUTO_OPT as after a Python search (then upgraded)."""
     import absmc.engines.explicit.native as nat
+    from absmc.native.semantics import NativeSemantics
+
+    monkeypatch.delenv("ABSMC_NATIVE_OPT", raising=False)  # auto's own levels
+    levels: list[str | None] = []
+    init = NativeSemantics.__init__
+
+    def spy(
+        self: NativeSemantics,
+        system: System,
+        props: object,
+        opt: str | None = None,
+        *args: object,
+        **kwargs: object,
+    ) -> None:
+        levels.append(opt)
+        init(self, system, props, opt, *args, **kwargs)  # type: ignore[arg-type]
 
     system = parse_gcl(_RESPONSE, "response.gcl")
     monkeypatch.setattr(nat, "AUTO_PYTHON_MAX_COMMANDS", 1)
     auto = _by_name(system, CheckOptions(ltl="stable"), "auto")
     assert auto["stable"].stats.extra["backend"] == "native"
     assert auto["stable"].verdict is Verdict.VIOLATED
+    monkeypatch.setattr(NativeSemantics, "__init__", spy)
     safety = check_explicit(system, CheckOptions(), "auto")
     assert all(r.stats.extra.get("backend") == "native" for r in safety.results)
+    assert levels == [nat.AUTO_OPT]
 
 
 def test_auto_searches_a_weakly_fair_product_in_c_at_once() -> None:

@@ -338,6 +338,8 @@ def check_with_backend(
     deadline = lim.end(start)
     upgrade = backend == "auto" and _own_levels()
     try:
+        if sem is None and upgrade:  # a model too large for Python first: -O0, then upgrade
+            sem = NativeSemantics(system, selection.user, AUTO_OPT)
         return check_native(system, options, selection, deadline, workers, sem, upgrade)
     except KeyboardInterrupt:
         if first is None:
