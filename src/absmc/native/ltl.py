@@ -250,16 +250,12 @@ class NativeLtl:
             )
             try:
                 model = gen.source(head, tail)
-            except BaseException:
+                model += claim_source(gen, [self.automata[p.name] for p in ltl])
+            except BaseException:  # Unsupported, Ctrl-C: the child is not waited for
                 if analysed is not None:
                     analysed.cancel()
                 raise
-            return (
-                model
-                + claim_source(gen, [self.automata[p.name] for p in ltl])
-                + self._ltl_tables(gen, visible, analysed)
-                + _runtime_ltl(cndfs)
-            )
+            return model + self._ltl_tables(gen, visible, analysed) + _runtime_ltl(cndfs)
 
         # ``generate(make)``: where the source is made (auto: a forked child, so that the
         # Python search beside the build keeps the GIL; native/background.py run_forked)
