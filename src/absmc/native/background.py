@@ -69,13 +69,11 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and os.environ.get(FORK_ENV, "") != "0"
 
 
-def run_forked(make: Callable[[], str], on_child: Callable[[int], None]) -> str:
-    """``make()`` (a C source generator: pure Python work) run in a forked child process, so
-    that the caller's interpreter keeps the GIL for its other threads; the child writes the
-    text into a pipe (no file is left behind by a child or a parent that dies). The child's
-    pid goes to ``on_child`` as it starts (killing it ends the generation; it starts no
-    process of its own). Raises what ``make`` raised in the child (``Unsupported``; a
-    ``RuntimeError`` for a child that died, e.g. killed by :meth:`BackgroundBuild.cancel`)."""
+def _fork(produce: Callable[[], bytes], own_group: bool) -> tuple[int, int]:
+    """A forked child that writes ``produce()`` into a pipe and exits (no atexit handlers, no
+    flushing of the parent's buffers; ``produce`` catches what it means to report).
+    ``own_group``: the child leads a process group of its own, so that :func:`kill_child` ends
+    it with the children it forks. Returns (its pid, the pipe's read end)."""
     read_end, write_end = os.pipe()
     with warnings.catch_warnings():  # 3.12+: "multi-threaded ... fork()": the child only
         warnings.simplefilter("ignore", DeprecationWarning)  # computes, writes and exits
@@ -83,30 +81,50 @@ def run_forked(make: Callable[[], str], on_child: Callable[[int], None]) -> str:
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
         try:
             os.close(read_end)
-            # a process group of its own: kill_child ends it with the children it forks
-            # (ForkedValue's analyses beside the generation)
-            with contextlib.suppress(OSError):
-                os.setpgid(0, 0)
-            try:
-                data = b"0" + make().encode("utf-8")
-            except Exception as e:  # Unsupported: the parent re-raises it
-                data = b"3" + _pickled_error(e)
-            view = memoryview(data)
+            if own_group:
+                with contextlib.suppress(OSError):
+                    os.setpgid(0, 0)
+            view = memoryview(produce())
             while view:
                 view = view[os.write(write_end, view) :]
         finally:
-            os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
+            os._exit(0)
     os.close(write_end)
+    return pid, read_end
+
+
+def _collect(pid: int, read_end: int) -> tuple[bytes, int]:
+    """What the child :func:`_fork` made wrote, once it has ended, and its exit code."""
     chunks: list[bytes] = []
     try:
-        on_child(pid)
         while chunk := os.read(read_end, 1 << 20):
             chunks.append(chunk)
     finally:
         os.close(read_end)
         _, status = os.waitpid(pid, 0)
-    data = b"".join(chunks)
-    code = os.waitstatus_to_exitcode(status)
+    return b"".join(chunks), os.waitstatus_to_exitcode(status)
+
+
+def run_forked(make: Callable[[], str], on_child: Callable[[int], None]) -> str:
+    """``make()`` (a C source generator: pure Python work) run in a forked child process, so
+    that the caller's interpreter keeps the GIL for its other threads; the child writes the
+    text into a pipe (no file is left behind by a child or a parent that dies). The child's
+    pid goes to ``on_child`` as it starts (killing it, :func:`kill_child`, ends the generation
+    and the processes it forked: ForkedValue's analyses beside it). Raises what ``make``
+    raised in the child (``Unsupported``; a ``RuntimeError`` for a child that died, e.g.
+    killed by :meth:`BackgroundBuild.cancel`)."""
+
+    def produce() -> bytes:
+        try:
+            return b"0" + make().encode("utf-8")
+        except Exception as e:  # Unsupported: the parent re-raises it
+            return b"3" + _pickled_error(e)
+
+    pid, read_end = _fork(produce, own_group=True)
+    try:
+        on_child(pid)
+    finally:
+        data, code = _collect(pid, read_end)
     if code != 0 or not data:
         raise RuntimeError(f"the C source generator ended with status {code}")
     if data[:1] == b"3":
@@ -128,37 +146,22 @@ class ForkedValue(Generic[T]):
         self._read = -1
         if not can_fork():
             return
-        read_end, write_end = os.pipe()
-        with warnings.catch_warnings():  # see run_forked
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+
+        def produce() -> bytes:
             try:
-                os.close(read_end)
-                try:
-                    data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
-                except Exception:  # the parent computes it again and meets it there
-                    data = b""
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(write_end, view) :]
-            finally:
-                os._exit(0)
-        os.close(write_end)
-        self._pid, self._read = pid, read_end
+                return pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # the parent computes it again and meets it there
+                return b""
+
+        self._pid, self._read = _fork(produce, own_group=False)
 
     def result(self) -> T:
         """The value (waiting for the child). Raises what ``compute`` raises."""
         if self._pid:
-            chunks: list[bytes] = []
-            try:
-                while chunk := os.read(self._read, 1 << 20):
-                    chunks.append(chunk)
-            finally:
-                self._reap()
+            data = self._reap()
             with contextlib.suppress(Exception):  # a child that died: computed here
-                if chunks:
-                    value: T = pickle.loads(b"".join(chunks))
+                if data:
+                    value: T = pickle.loads(data)
                     return value
         return self._compute()
 
@@ -168,10 +171,10 @@ class ForkedValue(Generic[T]):
             kill_child(self._pid)
             self._reap()
 
-    def _reap(self) -> None:
-        os.close(self._read)
-        os.waitpid(self._pid, 0)
+    def _reap(self) -> bytes:
+        data, _code = _collect(self._pid, self._read)
         self._pid, self._read = 0, -1
+        return data
 
 
 def _pickled_error(e: Exception) -> bytes:
