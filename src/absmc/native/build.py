@@ -265,11 +265,15 @@ def _split(source: str, opt: str) -> Split | None:
     SPLIT_MIN_CHARS` characters (:func:`~absmc.native.parts.split_source`)."""
     if opt != "-O0":
         return None
+    return split_source(source, min(MAX_PARTS, available_cpus()))
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``, else ``os.cpu_count``)."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return split_source(source, min(MAX_PARTS, cpus))
+        return os.cpu_count() or 1
 
 
 def _parallel(cc: str, opt: str, split: Split, tmp: Path, out: Path) -> list[str]:

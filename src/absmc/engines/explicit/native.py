@@ -46,7 +46,7 @@ from absmc.native.background import (
     kill_child,
     run_forked,
 )
-from absmc.native.build import OPT_ENV, OPT_LEVELS, kill_compiler
+from absmc.native.build import OPT_ENV, OPT_LEVELS, available_cpus, kill_compiler
 from absmc.native.search import (
     NativeOverflow,
     NativeRun,
@@ -108,11 +108,9 @@ PARALLEL_AFTER = 50_000
 
 
 def default_workers() -> int:
-    """The CPUs this process may run on (``os.sched_getaffinity``, else ``os.cpu_count``)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    """The C search's threads by default: the CPUs this process may run on
+    (:func:`~absmc.native.build.available_cpus`)."""
+    return available_cpus()
 
 
 def spare_cpus() -> float:
@@ -326,7 +324,7 @@ def check_with_backend(
     lim = options.limits
     sem: NativeSemantics | None = None
     first: Result | None = None
-    if backend == "auto" and len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS:
+    if backend == "auto" and python_first_pays(system):
         if lim.max_states is not None and lim.max_states <= AUTO_SWITCH_STATES:
             return python(options)  # type: ignore[no-any-return]
         first, built = _python_then_built(system, options, selection, python)
@@ -416,11 +414,7 @@ def check_ltl_with_backend(
     # under weak fairness only the one-thread C search reduces (native/fairpor.py; Python's
     # fair product search is unreduced: SPIN's leader.pml -f p0, 1.8 million states against
     # C's 12,113), so auto goes to C at once there
-    if (
-        backend == "auto"
-        and not (fair_por and workers <= 1)
-        and len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS
-    ):
+    if backend == "auto" and not (fair_por and workers <= 1) and python_first_pays(system):
         # as for safety: the Python back end first, C past AUTO_SWITCH_STATES product states
         got = python_first(
             options,
@@ -631,6 +625,12 @@ def _noted(result: Result, note: str) -> Result:
     return replace(result, results=tuple(rows))
 
 
+def python_first_pays(system: System) -> bool:
+    """Whether ``auto`` searches ``system`` in Python first, with C built beside it: a model of
+    at most :data:`AUTO_PYTHON_MAX_COMMANDS` commands (safety, LTL and CTL alike)."""
+    return len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS
+
+
 def _own_levels() -> bool:
     """Whether ``auto`` chooses the optimization levels (:data:`AUTO_OPT`, then the upgrade to
     :data:`UPGRADE_OPT`): ``$ABSMC_NATIVE_OPT`` sets none."""
@@ -663,5 +663,6 @@ __all__ = [
     "ltl_refusal",
     "native_refusal",
     "python_first",
+    "python_first_pays",
     "spare_cpus",
 ]

@@ -49,11 +49,11 @@ def check_ctl_with_backend(
     ``python(options, workers)`` runs the whole check on the Python back end. Raises
     ``OptionError`` (option ``backend``) when ``native`` cannot serve the options."""
     from absmc.engines.explicit.native import (
-        AUTO_PYTHON_MAX_COMMANDS,
         _noted,
         check_native,
         native_refusal,
         python_first,
+        python_first_pays,
     )
     from absmc.native.graph import NativeGraph
 
@@ -68,7 +68,7 @@ def check_ctl_with_backend(
     lim = options.limits
     formulas = [to_enf(Not(p.formula)) for p in selection.ctl]
     built: list[NativeGraph | Exception] = []
-    if backend == "auto" and len(system.commands) <= AUTO_PYTHON_MAX_COMMANDS:
+    if backend == "auto" and python_first_pays(system):
         got = python_first(
             options,
             workers,
