@@ -125,24 +125,25 @@ def check_depth(system: System, limit: int = MAX_EXPR_DEPTH) -> int:
     for e, span in _system_exprs(system):
         d = _depth(e, memo)
         if d > limit:
-            walker = ExprDepth(memoize_across_walks=True)
             raise ModelError(
                 f"expression nested too deeply ({d} levels; the limit is {limit})",
-                _where(e, limit, walker, span),
+                _where(e, limit, memo, span),
                 system.file,
             )
         deepest = max(deepest, d)
     return deepest
 
 
-def _where(e: Expr, limit: int, depth: ExprDepth, default: SourceSpan | None) -> SourceSpan | None:
+def _where(
+    e: Expr, limit: int, memo: dict[int, int], default: SourceSpan | None
+) -> SourceSpan | None:
     """The span of the node ``limit`` levels below ``e`` on a deepest path (or of the nearest
-    node above it that has one)."""
+    node above it that has one); ``memo``: :func:`_depth`'s."""
     span = getattr(e, "span", None) or default
     x = e
     for _ in range(limit):
         if not isinstance(x, Op) or not x.args:
             break
-        x = max(x.args, key=depth.walk)
+        x = max(x.args, key=lambda a: _depth(a, memo))
         span = getattr(x, "span", None) or span
     return span
