@@ -126,14 +126,20 @@ def _main_in_process(argv: list[str], **env: str) -> tuple[list[str], set[str]]:
         "    print('exit', e.code)\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
-    out = subprocess.run(
+    out = _python(probe, **env).stdout.splitlines()
+    return out[:-1], set(out[-1].split())
+
+
+def _python(probe: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -c PROBE`` in a fresh interpreter with absmc from ``src`` (``env`` added to
+    the environment), its output captured."""
+    return subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), **env},
         cwd=ROOT,
-    ).stdout.splitlines()
-    return out[:-1], set(out[-1].split())
+    )
 
 
 def _check_in_process(args: list[str], cache: str) -> tuple[str, set[str]]:
@@ -203,13 +209,7 @@ def test_the_script_exits_with_its_code_output_flushed_and_exit_handlers_run(
         "from absmc.cli import run\n"
         "run()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-        cwd=ROOT,
-    )
+    done = _python(probe)
     assert done.returncode == code
     if where == "stdout":
         assert done.stdout.splitlines()[-1] == "verdict: violated"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -395,6 +396,33 @@ def test_c_store_grows_past_its_first_table_with_exact_counts() -> None:
     assert r.stats.states >= 300 * 300
 
 
+def _upgrade_at_first_poll(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """``auto``'s own levels (-O0, then the upgrade, here to -O1) with the upgrade started at
+    once and waited for, so that the product search hands over at its first poll (its slices
+    made short); returns the twins (``BackgroundRecompile``) as they start."""
+    import absmc.engines.explicit.native as nat
+    import absmc.native.ltl as nltl
+    from absmc.native.background import BackgroundRecompile
+
+    builds: list[Any] = []
+
+    class Waited(BackgroundRecompile[Any]):
+        def start(self) -> None:
+            builds.append(self)
+            super().start()
+
+        def ready(self) -> bool:  # the search waits for the twin: a handover at its first poll
+            return self.result() is not None
+
+    monkeypatch.setattr(nat, "BackgroundRecompile", Waited)
+    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
+    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
+    monkeypatch.setattr(nltl, "SLICE_S", 0.0005)  # the search spans many slices
+    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    return builds
+
+
 def test_a_long_c_product_search_in_auto_moves_to_better_compiled_code(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -402,11 +430,6 @@ def test_a_long_c_product_search_in_auto_moves_to_better_compiled_code(
     compiled at UPGRADE_OPT is ready starts again there (the same outcome), and the twin serves
     the next property without another build."""
     import json
-    from typing import Any
-
-    import absmc.engines.explicit.native as nat
-    import absmc.native.ltl as nltl
-    from absmc.native.background import BackgroundRecompile
 
     from .conftest import run_cli
 
@@ -420,22 +443,7 @@ def test_a_long_c_product_search_in_auto_moves_to_better_compiled_code(
     )
     args = ("check", str(model), "--fairness", "weak", "--json")
     ref = run_cli(*args, "--backend", "native")  # at -O0 (native_fast_compile), no upgrade
-    builds: list[Any] = []
-
-    class Recorded(BackgroundRecompile[Any]):
-        def start(self) -> None:
-            builds.append(self)
-            super().start()
-
-        def ready(self) -> bool:  # the search waits for the twin: a handover at its first poll
-            return self.result() is not None
-
-    monkeypatch.setattr(nat, "BackgroundRecompile", Recorded)
-    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
-    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
-    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
-    monkeypatch.setattr(nltl, "SLICE_S", 0.0005)  # the search spans many slices
-    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    builds = _upgrade_at_first_poll(monkeypatch)
     got = run_cli(*args, "--backend", "auto")
     assert ref.code == got.code == 0, got.err
     want = {r["property"]: r for r in json.loads(ref.out)["results"]}
@@ -456,11 +464,8 @@ def test_ctrl_c_between_the_product_search_and_its_upgrade_keeps_the_first_ones_
     upgraded one runs ends the check with the first search's statistics and "interrupted"
     (the rule of the safety search's upgrade, tests/test_native.py)."""
     import json
-    from typing import Any
 
-    import absmc.engines.explicit.native as nat
     import absmc.native.ltl as nltl
-    from absmc.native.background import BackgroundRecompile
 
     from .conftest import run_cli
 
@@ -472,16 +477,7 @@ def test_ctrl_c_between_the_product_search_and_its_upgrade_keeps_the_first_ones_
         "ltl xzero: [] <> (x == 0);\n"
     )
 
-    class Waited(BackgroundRecompile[Any]):
-        def ready(self) -> bool:  # the search waits for the twin: a handover at its first poll
-            return self.result() is not None
-
-    monkeypatch.setattr(nat, "BackgroundRecompile", Waited)
-    monkeypatch.setattr(nat, "UPGRADE_AFTER_S", 0.0)
-    monkeypatch.setattr(nat, "UPGRADE_RATIO", 0.0)
-    monkeypatch.setattr(nat, "UPGRADE_OPT", "-O1")
-    monkeypatch.setattr(nltl, "SLICE_S", 0.0005)  # the search spans many slices
-    monkeypatch.delenv("ABSMC_NATIVE_OPT")  # auto's own levels: -O0, then the upgrade
+    _upgrade_at_first_poll(monkeypatch)
     calls: list[str] = []
     real = nltl.NativeLtl.search
 
