@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
+import absmc.native.build as build
+from absmc.engines.explicit.check import check_explicit
+from absmc.kernel.run.options import CheckOptions
 from absmc.lang.promela import load_promela
 from absmc.native import cgen, shapes
 from absmc.native.cgen import CGen
+from absmc.native.shapes import ROWS_MACRO, tabulate
 
 from .conftest import SHARED
 from .native_helpers import assert_native_equals_python, cli_json, needs_native
@@ -63,6 +67,83 @@ def test_joint_commands_of_one_shape_share_a_function(monkeypatch: pytest.Monkey
     # tested in place with its own literals
     calls = [x.strip() for x in shared.splitlines() if re.search(r"\bS\d+\(C, v, ", x)]
     assert any(x.startswith("if (") for x in calls)
+
+
+@pytest.mark.parametrize(
+    ("name", "ltl"),
+    [(name, False) for name in CHANNEL_VARIABLES]
+    # chan_local_reassigned's assertion fails in the product, which then goes to Python
+    + [(name, True) for name in CHANNEL_VARIABLES if name != "chan_local_reassigned.pml"],
+)
+def test_guards_tested_from_tables_give_the_outcomes_of_guards_in_place(
+    name: str, ltl: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At -O0 the runs of shared commands' guarded calls are tested from tables
+    (shapes.tabulate): the same verdicts, states and transitions as the same source compiled
+    with the guards in place (the macro left undefined), with partial-order reduction on (its
+    counts depend on the order of the successors) and for a product search with an ltl block
+    (its nested search is ordered too)."""
+    model = tmp_path / name
+    model.write_text((MODELS / name).read_text() + ("\nltl t { [] (_nr_pr > 1) }\n" if ltl else ""))
+    system = load_promela(model)
+    monkeypatch.setattr(cgen, "SHARE_MIN_COMMANDS", 1)
+    source = CGen(system, ()).source("", "")
+    assert f"#ifdef {ROWS_MACRO}" in source and "static const grow_t R[]" in source
+    opts = CheckOptions(ltl="t" if ltl else None, keep_going=True)
+
+    def outcomes(flags: tuple[str, ...]) -> list[tuple[str, str, int, int]]:
+        monkeypatch.setitem(build.LEVEL_FLAGS, "-O0", flags)
+        monkeypatch.setenv("ABSMC_CACHE_DIR", str(tmp_path / (flags[0] if flags else "plain")))
+        result = check_explicit(system, opts, "native")
+        searched = [r for r in result.results if not ltl or r.property == "t"]
+        assert searched and {r.stats.extra.get("backend") for r in searched} == {"native"}
+        return [
+            (r.property, r.verdict.value, r.stats.states, r.stats.transitions)
+            for r in result.results
+        ]
+
+    assert outcomes((f"-D{ROWS_MACRO}",)) == outcomes(())
+
+
+def test_runs_of_guarded_calls_become_tables_in_their_order() -> None:
+    """Three or more guarded calls at one indentation (their comments between) become one
+    table and a loop, the calls kept under #else with their comments; a guard's literals go to
+    its shape's table of literals, so two guards of one shape share a guard function; shorter
+    runs, another indentation, an unguarded call and a guard that reads a local stay in place."""
+    call = "            if ((v[{}] == {})) S{}(C, v, flags, K{}[{}]);"
+    lines = [
+        "        case 3: {",
+        "            /* a */",
+        call.format(5, 1, 2, 2, 0),
+        "            /* b */",
+        call.format(6, 2, 3, 3, 0),
+        "            /* c */",
+        "            if (((v[7] == 3) && (v[1] < 9))) S2(C, v, flags, NULL);",
+        "            /* d */",
+        "            S4(C, v, flags, K4[0]);",
+        call.format(5, 1, 2, 2, 1),
+        "                " + call.format(5, 4, 2, 2, 2).strip(),
+        "            if ((t[0] == 1)) S2(C, v, flags, K2[3]);",
+        "            break;",
+    ]
+    out, defs = tabulate(lines)
+    assert out[:2] == ["        case 3: {", "            /* a */"]
+    k = out.index("#else")
+    table = out[2:k]
+    assert table[0] == f"#ifdef {ROWS_MACRO}" and f"-D{ROWS_MACRO}" in build.compiler_flags("-O0")
+    assert table[2:5] == [
+        "                {G0, S2, K2[0], GP0[0]},",
+        "                {G0, S3, K3[0], GP0[1]},",
+        "                {G1, S2, NULL, GP1[0]},",
+    ]
+    assert table[6] == "            rows_run(C, v, flags, R, R + 3); }"
+    assert out[k + 1 : k + 6] == [lines[2], lines[3], lines[4], lines[5], lines[6]]
+    assert out[k + 6 :] == ["#endif", *lines[7:]]
+    assert defs[0] == f"#ifdef {ROWS_MACRO}" and defs[-1] == "#endif"
+    assert "static const int64_t GP0[][2] = {\n{5, 1},\n{6, 2}};" in defs
+    assert "static int G0(ctx_t *C, const int64_t *v, const int64_t *q) ROWS_OPT;" in defs
+    assert "return (v[q[0]] == q[1]);" in defs[3]
+    assert "return ((v[q[0]] == q[1]) && (v[q[2]] < q[3]));" in defs[6]
 
 
 #: a guard and an error condition that divide by zero (y is 0 at first): shared code tests

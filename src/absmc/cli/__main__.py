@@ -1,5 +1,5 @@
-"""``python -m absmc.cli``."""
+"""``python -m absmc.cli``: as ``python -m absmc`` (:func:`absmc.cli.run`)."""
 
-from absmc.cli import main
+from absmc.cli import run
 
-main()
+run()

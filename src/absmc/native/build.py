@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from absmc.native.parts import Split, split_source
+from absmc.native.shapes import ROWS_MACRO
 
 #: the C declarations of the entry points (runtime_tail.c; the ``l_`` and ``cn_`` ones:
 #: runtime_ltl.c and runtime_cndfs.c, in a
@@ -115,12 +116,17 @@ OPT_ENV = "ABSMC_NATIVE_OPT"
 
 _FLAGS = ("-shared", "-fPIC", "-pthread", "-w")
 
-#: passes left out at ``-O1`` (the level of large generated sources, :data:`LARGE_SOURCE`): the
-#: dominator optimizations and jump threading spend most of their time on the long chains of
-#: conditions of generated guards (gcc 12 on SPIN's leader example, ``-N p0``: ~17% of gcc's
-#: CPU, 1.43 -> 1.18 s) for no measurable gain in search speed (its 1,975,050-state safety
-#: search: 4.35-4.56 s of CPU against 4.47-4.54 s with them)
-LEVEL_FLAGS = {"-O1": ("-fno-tree-dominator-opts", "-fno-thread-jumps")}
+#: flags of a level beside it. At ``-O1`` (the level of large generated sources,
+#: :data:`LARGE_SOURCE`) passes left out: the dominator optimizations and jump threading spend
+#: most of their time on the long chains of conditions of generated guards (gcc 12 on SPIN's
+#: leader example, ``-N p0``: ~17% of gcc's CPU, 1.43 -> 1.18 s) for no measurable gain in
+#: search speed (its 1,975,050-state safety search, 4.35-4.56 s of CPU against 4.47-4.54 s
+#: with them). At ``-O0`` the shared commands' guards are tested from tables
+#: (:func:`absmc.native.shapes.tabulate`), a fraction of the code to compile
+LEVEL_FLAGS = {
+    "-O0": (f"-D{ROWS_MACRO}",),
+    "-O1": ("-fno-tree-dominator-opts", "-fno-thread-jumps"),
+}
 
 
 def compiler_flags(opt: str) -> tuple[str, ...]:

@@ -57,6 +57,7 @@ from absmc.native.shapes import (
     shape_functions,
     share,
     share_processes,
+    tabulate,
     weaken,
 )
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
@@ -997,7 +998,9 @@ class CGen:
         if not self.share and sum(map(len, self.lines)) > SHARE_MIN_CHARS:
             self.share, self.lines = True, []  # again, with the commands' code shared by shape
             self.functions()
-        self.lines = share_processes(self.lines) if self.share else self.lines
+        rows: list[str] = []  # the tables of guards the process functions use at -O0
+        if self.share:
+            self.lines, rows = tabulate(share_processes(self.lines))
         self.properties()
         self.packing()
         if self.tr.past128:  # values past 128 bits in expressions only: again with big_t
@@ -1015,4 +1018,4 @@ class CGen:
             head = f"{head}\n#define BK {self.bk}\n{runtime_big()}"
         shaped = shape_functions(self.shapes, self.n)
         # the mark: where the head every translation unit shares ends (native/parts.py)
-        return "\n".join([*defines, head, MODEL_MARK, *shaped, *self.lines, tail]) + "\n"
+        return "\n".join([*defines, head, MODEL_MARK, *shaped, *rows, *self.lines, tail]) + "\n"

@@ -14,8 +14,9 @@ What is shared, and how:
 * the text before :data:`MODEL_MARK` (the ``#define`` lines and ``runtime_head.c``: types,
   macros, ``static inline`` helpers) is in every part;
 * the shape functions ``S<k>``/``P<k>`` (:mod:`absmc.native.shapes`), their constant
-  tables ``K<k>``/``PK<k>`` and ``m_sink`` (where every step goes) stay in part 0 with hidden
-  external linkage, declared in every part;
+  tables ``K<k>``/``PK<k>``, the guard functions ``G<j>`` and tables ``GP<j>`` of
+  :func:`~absmc.native.shapes.tabulate` and ``m_sink`` (where every step goes) stay in part 0
+  with hidden external linkage, declared in every part;
 * a process function moves to another part only when every name its body uses is one of
   those, a macro, a type or a function *defined* in the head, or one it declares itself (a
   label, a local variable): a body that uses anything else (a ``static`` function of part
@@ -37,8 +38,13 @@ __all__ = ["MODEL_MARK", "SPLIT_MIN_CHARS", "Split", "split_source"]
 #: the line :meth:`absmc.native.cgen.CGen.source` puts between the head and the model's code
 MODEL_MARK = "/* absmc: model code */"
 
-#: sources shorter than this (characters) compile as one unit (below it gcc -O0 takes < 0.4 s)
-SPLIT_MIN_CHARS = 300_000
+#: a source whose process functions have fewer characters of code compiled at ``-O0`` (their
+#: text but what ``#else`` leaves out under :data:`absmc.native.shapes.ROWS_MACRO`) compiles as
+#: one unit. SPIN's mobile1 example: 620 KB of process functions before
+#: :func:`absmc.native.shapes.tabulate` (gcc -O0: 1.4-1.6 s of CPU, 0.9 s wall as 2 parts
+#: against 1.6 s whole), 181 KB after (its 1.37 MB whole: 0.50-0.54 s; as 2 parts 0.55-0.63 s,
+#: with the 0.12 s of this module's scan)
+SPLIT_MIN_CHARS = 250_000
 
 #: gcc -O0's time per character of a process function against the rest of the source (SPIN's
 #: mobile1: its 453 KB of tables, shape functions and runtime take 0.3 s of CPU, and 210-250 KB
@@ -54,13 +60,17 @@ _SHAPE = re.compile(
 )
 #: the model code's function every process function's steps go through (CGen.functions)
 _SINK = "static void m_sink(ctx_t *C, int flags, int ci, const int64_t *t)"
-_TABLE = re.compile(r"static const int64_t (P?K\d+\[\]\[\d+\]) = \{$")
+_TABLE = re.compile(r"static const int64_t ((?:P?K|GP)\d+\[\]\[\d+\]) = \{$")
+#: a guard function of a table of rows (one line: shapes.tabulate)
+_GUARD = re.compile(r"static int (G\d+)\(ctx_t \*C, const int64_t \*v, const int64_t \*q\) \{.*\}$")
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
+#: a preprocessor line (shapes.tabulate's ``#ifdef``: its macro is no name the body uses)
+_DIRECTIVE = re.compile(r"^[ \t]*#.*$", re.M)
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 #: a member after ``->`` or ``.`` (not a name of its own)
 _MEMBER = re.compile(r"(?:->|\.)\s*[A-Za-z_]\w*")
-_OWN = re.compile(r"^(?:(?:S|P|K|PK)\d+|m_sink)$")
+_OWN = re.compile(r"^(?:(?:S|P|K|PK|G|GP)\d+|m_sink)$")
 
 #: the names a moved process function's body may use beside those the head defines: C's
 #: keywords and types, its own locals and parameters
@@ -77,7 +87,7 @@ _ALLOWED = frozenset(
 
 _LABEL = re.compile(r"\bgoto\s+([A-Za-z_]\w*)|^\s*([A-Za-z_]\w*):(?!:)", re.M)
 _LOCAL = re.compile(
-    r"\b(?:u?int(?:8|16|32|64)_t|__int128|int|big_t)\s+\**\s*([A-Za-z_]\w*)\s*[=;\[,]"
+    r"\b(?:u?int(?:8|16|32|64)_t|__int128|int|big_t|grow_t)\s+\**\s*([A-Za-z_]\w*)\s*[=;\[,]"
 )
 _DEFINED_FN = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{", re.M)
 #: a function the head only declares (a prototype) and a variable it declares
@@ -137,9 +147,27 @@ def _head_names(head: str) -> frozenset[str]:
 
 def _uses(body: str) -> set[str]:
     """The names ``body`` uses but does not declare itself (its labels and local variables)."""
-    code = _MEMBER.sub(" ", _STRING.sub('""', _COMMENT.sub(" ", body)))
+    code = _MEMBER.sub(" ", _STRING.sub('""', _COMMENT.sub(" ", _DIRECTIVE.sub("", body))))
     own = {a or b for a, b in _LABEL.findall(code)} | set(_LOCAL.findall(code))
     return set(_IDENT.findall(code)) - own
+
+
+def _sizes(lines: list[str], a: int, b: int) -> tuple[int, int]:
+    """The characters of ``lines[a .. b]`` compiled at ``-O0`` and those an ``#else`` leaves
+    out there (the in-place form of :func:`absmc.native.shapes.tabulate`'s tables)."""
+    live = dead = 0
+    skipped = False
+    for j in range(a, b + 1):
+        line = lines[j]
+        if line == "#else":
+            skipped = True
+        elif line == "#endif":
+            skipped = False
+        elif skipped:
+            dead += len(line) + 1
+            continue
+        live += len(line) + 1
+    return live, dead
 
 
 def _end(lines: list[str], k: int, closing: str) -> int:
@@ -154,8 +182,9 @@ def _end(lines: list[str], k: int, closing: str) -> int:
 def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> Split | None:
     """``source`` (from :meth:`absmc.native.cgen.CGen.source`, with :data:`MODEL_MARK`) as at
     most ``parts`` translation units of about equal compile time (:data:`FN_WEIGHT`), the
-    largest movable process functions placed first; ``None`` when it has no mark, is shorter
-    than ``min_chars``, ``parts`` < 2, or no process function can move."""
+    largest movable process functions placed first; ``None`` when it has no mark, its process
+    functions have less than ``min_chars`` characters of code compiled at ``-O0``
+    (:data:`SPLIT_MIN_CHARS`), ``parts`` < 2, or no process function can move."""
     if parts < 2 or len(source) < min_chars:
         return None
     at = source.find("\n" + MODEL_MARK + "\n")
@@ -163,10 +192,12 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
         return None
     head = source[: at + 1]
     lines = source[at + len(MODEL_MARK) + 2 :].split("\n")
-    allowed = _ALLOWED | _head_names(head)
     tables: list[str] = []
     shapes: list[str] = []  # the shape functions' names
-    fns: dict[str, tuple[int, int]] = {}  # movable process function -> its lines [a, b]
+    guards: list[str] = []  # the guard functions' names
+    fns: dict[str, tuple[int, int]] = {}  # process function -> its lines [a, b]
+    size: dict[str, int] = {}  # process function -> its weighted size
+    compiled = 0  # the process functions' characters compiled at -O0
     k = 0
     while k < len(lines):
         line = lines[k]
@@ -175,6 +206,11 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
             tables.append(f"extern {LINK} const int64_t {t.group(1)};")
             k = _end(lines, k, "};") + 1
             continue
+        g = _GUARD.match(line)
+        if g:
+            guards.append(g.group(1))
+            k += 1
+            continue
         m = _SHAPE.match(line) or _FN.match(line)
         if m is None:
             k += 1
@@ -182,20 +218,25 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
         end = _end(lines, k, "}")
         name = m.group(1)
         if name.startswith("fn"):
-            body = "\n".join(lines[k + 1 : end])
-            if all(n in allowed or _OWN.match(n) for n in _uses(body)):
-                fns[name] = (k, end)
+            live, dead = _sizes(lines, k, end)
+            compiled += live
+            fns[name] = (k, end)
+            size[name] = FN_WEIGHT * live + dead
         else:
             shapes.append(name)
         k = end + 1
+    if compiled < min_chars:
+        return None
+    allowed = _ALLOWED | _head_names(head)
+    for name, (a, b) in list(fns.items()):  # only those that use what every part has move
+        if not all(n in allowed or _OWN.match(n) for n in _uses("\n".join(lines[a + 1 : b]))):
+            del fns[name], size[name]
     if not fns:
         return None
     # the largest process functions first, each to the part that is smallest so far (part 0
     # holds everything that does not move)
-    size = {
-        n: FN_WEIGHT * sum(len(lines[j]) + 1 for j in range(a, b + 1)) for n, (a, b) in fns.items()
-    }
-    fixed = len(source) - sum(size.values()) // FN_WEIGHT
+    moved_text = sum(len(lines[j]) + 1 for a, b in fns.values() for j in range(a, b + 1))
+    fixed = len(source) - moved_text
     loads = [fixed] + [0] * (parts - 1)
     place: dict[str, int] = {}
     for name in sorted(size, key=lambda n: -size[n]):
@@ -208,6 +249,7 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
     sig = "(ctx_t *C, const int64_t *v, int flags"
     protos = [_SINK.replace("static", LINK, 1) + ";"]
     protos += [f"{LINK} void {n}{sig}, const int64_t *q);" for n in shapes]
+    protos += [f"{LINK} int {n}(ctx_t *C, const int64_t *v, const int64_t *q);" for n in guards]
     protos += [f"{LINK} void {n}{sig});" for n in sorted(place)]
     # part 0: the source in order, the moved functions taken out, the shape functions and the
     # moved ones with external linkage
@@ -216,7 +258,9 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
     for n in place:
         a, b = fns[n]
         skip.update(range(a, b + 1))
-    relink = re.compile(r"^static (void (?:S|P)\d+\(ctx_t \*C|const int64_t P?K\d+\[\])")
+    relink = re.compile(
+        r"^static (void (?:S|P)\d+\(ctx_t \*C|int G\d+\(ctx_t \*C|const int64_t (?:P?K|GP)\d+\[\])"
+    )
     for j, line in enumerate(lines):
         if j in skip:
             continue

@@ -244,6 +244,25 @@ typedef void (*fn_t)(ctx_t *, const int64_t *, int);
 #define FN_NORMAL 1
 #define FN_TIMEOUT 2
 #define FN_MAIN 4
+/* a row of a table of shared commands' guards (native/shapes.py tabulate; compiled under
+ * ABSMC_ROWS, at -O0): the guard g(C, v, p) tested, the shape function s(C, v, flags, k) called */
+typedef struct {
+    int (*g)(ctx_t *, const int64_t *, const int64_t *);
+    void (*s)(ctx_t *, const int64_t *, int, const int64_t *);
+    const int64_t *k;
+    const int64_t *p;
+} grow_t;
+#ifdef ABSMC_ROWS
+/* the rows' loop and guard functions compiled optimized in the -O0 build (a small part of its
+ * code): at -O0 the tables' search was ~1.6x slower than with the guards in place */
+#define ROWS_OPT __attribute__((optimize("O2")))
+static void rows_run(ctx_t *C, const int64_t *v, int flags, const grow_t *r, const grow_t *end)
+    ROWS_OPT;
+static void rows_run(ctx_t *C, const int64_t *v, int flags, const grow_t *r, const grow_t *end) {
+    for (; r < end; r++)
+        if (r->g(C, v, r->p)) r->s(C, v, flags, r->k);
+}
+#endif
 static void close_chain(ctx_t *C, int ci, const int64_t *t, int f);
 static const fn_t m_fns[NFN > 0 ? NFN : 1];
 static const int32_t m_fn_of[NCMD > 0 ? NCMD : 1];

@@ -20,8 +20,10 @@ from collections.abc import Callable
 from absmc.ir.expr import Expr, Op, conj, conjuncts, disj
 
 __all__ = [
+    "ROWS_MACRO",
     "SHARE_MIN_CHARS",
     "SHARE_MIN_COMMANDS",
+    "TABULATE_MIN_RUN",
     "Shapes",
     "cond_switch",
     "factored",
@@ -29,6 +31,7 @@ __all__ = [
     "shape_functions",
     "share",
     "share_processes",
+    "tabulate",
     "weaken",
 ]
 
@@ -58,6 +61,20 @@ _UNSHARED = re.compile(r"(?<![\w])INT64_C\(|W128|__int128")
 
 #: literals past this stay in place (a row is ``int64_t``)
 _INT64_MAX = 2**63 - 1
+
+#: the macro under which :func:`tabulate`'s tables replace the guarded calls they were made of
+#: (defined at ``-O0``: :data:`absmc.native.build.LEVEL_FLAGS`)
+ROWS_MACRO = "ABSMC_ROWS"
+
+#: runs of fewer guarded calls stay as they are
+TABULATE_MIN_RUN = 3
+
+#: a guarded call of a shape function in a process function (:func:`share`'s ``enabled``)
+_GUARDED_CALL = re.compile(r"^( +)if \((.*)\) (S\d+)\(C, v, flags, (K\d+\[\d+\]|NULL)\);$")
+
+#: names a guard of a table must not use (the function's locals; the row's guard function
+#: has ``C``, ``v`` and ``q`` only, and ``q`` is its own)
+_LOCALS = re.compile(r"\b(?:t|x|q|flags)\b")
 
 
 def share(
@@ -277,3 +294,96 @@ def share_processes(lines: list[str]) -> list[str]:
         return lines
     first = spans[0][1]
     return out[:first] + head + out[first:]
+
+
+def tabulate(lines: list[str]) -> tuple[list[str], list[str]]:
+    """``lines`` (the model's process functions, after :func:`share_processes`) with each run
+    of at least :data:`TABULATE_MIN_RUN` consecutive guarded calls ``if (g) S<k>(C, v, flags,
+    K<k>[r]);`` (comments between them aside) at one indentation also written as a loop over a
+    table of rows (``grow_t``, ``runtime_head.c``), under ``#ifdef`` :data:`ROWS_MACRO`, in the
+    same order; and the definitions the rows use, to come before the process functions: per
+    shape of guard (its integer literals read from ``q``, as :func:`share` does), a function
+    ``G<j>(C, v, q)`` and its table of literals ``GP<j>``.
+
+    At ``-O0`` gcc spends most of its time on the code of such guards: SPIN's mobile2 example
+    has 2,557 guarded calls of rendezvous pairs in 22 shapes of guard, and ``gcc -O0`` took
+    1.3-1.5 s of CPU on its 0.86 MB source against 0.4 s with the tables. The loop tests the
+    guards through a function pointer each (slower than in place, where ``-O1`` and up keep
+    the calls), and calls the same shape functions with the same rows in the same order."""
+    guards: dict[str, tuple[int, list[list[str]]]] = {}
+    out: list[str] = []
+    #: the run: (line, guard, shape function, its row); a comment line has no guard
+    run: list[tuple[str, str | None, str, str]] = []
+    indent = ""
+
+    def flush() -> None:
+        tail: list[str] = []  # comments after the last call belong to the next line
+        while run and run[-1][1] is None:
+            tail.insert(0, run.pop()[0])
+        calls = [x for x in run if x[1] is not None]
+        if len(calls) < TABULATE_MIN_RUN:
+            out.extend(x[0] for x in run)
+            out.extend(tail)
+            run.clear()
+            return
+        rows: list[str] = []
+        for _, cond, fn, krow in calls:
+            assert cond is not None
+            params: list[str] = []
+
+            def param(m: re.Match[str], params: list[str] = params) -> str:
+                if m.group(1) is not None:
+                    return m.group(0)
+                params.append(m.group(0))
+                return f"q[{len(params) - 1}]"
+
+            shape = _LITERAL.sub(param, cond)
+            j, table = guards.setdefault(shape, (len(guards), []))
+            table.append(params)
+            at = f"GP{j}[{len(table) - 1}]" if params else "NULL"
+            rows.append(f"{indent}    {{G{j}, {fn}, {krow}, {at}}},")
+        out.append(f"#ifdef {ROWS_MACRO}")
+        out.append(f"{indent}{{ static const grow_t R[] = {{")
+        out.extend(rows)
+        out.append(f"{indent}}};")
+        out.append(f"{indent}rows_run(C, v, flags, R, R + {len(calls)}); }}")
+        out.append("#else")
+        out.extend(x[0] for x in run)
+        out.append("#endif")
+        out.extend(tail)
+        run.clear()
+
+    for line in lines:
+        m = _GUARDED_CALL.match(line)
+        if m is not None and _tabulable(m.group(2)):
+            if run and m.group(1) != indent:
+                flush()
+            indent = m.group(1)
+            run.append((line, m.group(2), m.group(3), m.group(4)))
+        elif run and line.lstrip().startswith("/*") and line.endswith("*/"):
+            run.append((line, None, "", ""))  # a command's comment inside a run
+        else:
+            flush()
+            out.append(line)
+    flush()
+    defs: list[str] = []
+    for shape, (j, table) in guards.items():
+        if table[0]:
+            body = ",\n".join("{" + ", ".join(r) + "}" for r in table)
+            defs.append(f"static const int64_t GP{j}[][{len(table[0])}] = {{\n{body}}};")
+        sig = f"static int G{j}(ctx_t *C, const int64_t *v, const int64_t *q)"
+        defs.append(f"{sig} ROWS_OPT;")
+        defs.append(f"{sig} {{ (void)C; (void)v; (void)q; return {shape}; }}")
+    if defs:
+        defs = [f"#ifdef {ROWS_MACRO}", *defs, "#endif"]
+    return out, defs
+
+
+def _tabulable(cond: str) -> bool:
+    """Whether guard ``cond`` can be a row's: no local of the process function, no wide or
+    suffixed constant, no literal past ``int64_t``."""
+    if _LOCALS.search(cond) or _UNSHARED.search(cond):
+        return False
+    return all(
+        m.group(1) is not None or int(m.group(0)) <= _INT64_MAX for m in _LITERAL.finditer(cond)
+    )
