@@ -72,6 +72,9 @@ TABULATE_MIN_RUN = 3
 #: a guarded call of a shape function in a process function (:func:`share`'s ``enabled``)
 _GUARDED_CALL = re.compile(r"^( +)if \((.*)\) (S\d+)\(C, v, flags, (K\d+\[\d+\]|NULL)\);$")
 
+#: a literal that may not fit a row's ``int64_t``
+_LONG_LITERAL = re.compile(r"\d{19}")
+
 #: names a guard of a table must not use (the function's locals; the row's guard function
 #: has ``C``, ``v`` and ``q`` only, and ``q`` is its own)
 _LOCALS = re.compile(r"\b(?:t|x|q|flags)\b")
@@ -381,9 +384,5 @@ def tabulate(lines: list[str]) -> tuple[list[str], list[str]]:
 
 def _tabulable(cond: str) -> bool:
     """Whether guard ``cond`` can be a row's: no local of the process function, no wide or
-    suffixed constant, no literal past ``int64_t``."""
-    if _LOCALS.search(cond) or _UNSHARED.search(cond):
-        return False
-    return all(
-        m.group(1) is not None or int(m.group(0)) <= _INT64_MAX for m in _LITERAL.finditer(cond)
-    )
+    suffixed constant, no literal of 19 digits or more (past ``int64_t`` or near it)."""
+    return not (_LOCALS.search(cond) or _UNSHARED.search(cond) or _LONG_LITERAL.search(cond))

@@ -151,6 +151,9 @@ class LowererBase:
         self.initial: dict[str, int] = {}
         self.chans: list[Chan] = []
         self.chan_of_var: dict[str, list[int]] = {}  # global chan leaf -> channel id (constant)
+        #: (channel expression, channels declared so far) -> the channels it may denote with
+        #: their conditions, and its "uninitialised" condition (lower_exprs chan_refs)
+        self.chan_memo: dict[tuple[Expr, int], tuple[list[tuple[Expr, Chan]], Expr]] = {}
         self.props: list[Property] = []
         self.prop_names: dict[tuple[str, int, int], str] = {}
         self.commands: list[Command] = []

@@ -412,14 +412,18 @@ class Expressions(Priorities):
                 p.errors.append((conj([*p.conds, *evc]), "use of an uninitialised channel"))
                 return []
             return [(TRUE, self.chans[e.value - 1])]
-        out = []
-        for c in self.chans:
-            cond = mk("==", e, Const(c.cid))
-            if cond != FALSE:
-                out.append((cond, c))
-        valid = conj([mk("<=", Const(1), e), mk("<=", e, Const(len(self.chans)))])
-        p.errors.append((conj([*p.conds, *evc, neg(valid)]), "use of an uninitialised channel"))
-        return out
+        key = (e, len(self.chans))
+        known = self.chan_memo.get(key)
+        if known is None:  # SPIN's mobile1: 4,437 channel expressions, 17 channels each
+            out = []
+            for c in self.chans:
+                cond = mk("==", e, Const(c.cid))
+                if cond != FALSE:
+                    out.append((cond, c))
+            valid = conj([mk("<=", Const(1), e), mk("<=", e, Const(len(self.chans)))])
+            known = self.chan_memo[key] = (out, neg(valid))
+        p.errors.append((conj([*p.conds, *evc, known[1]]), "use of an uninitialised channel"))
+        return list(known[0])
 
     def match(
         self, c: Chan, pos: int, args: list[Node], p: Path, ctx: _Ctx, evc: list[Expr]
