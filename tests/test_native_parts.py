@@ -257,3 +257,42 @@ def test_killing_a_source_generator_ends_the_analyses_it_forked(tmp_path: Path) 
             break
         time.sleep(0.05)
     assert state in ("gone", "Z", "X")
+
+
+def test_the_safety_tables_analysed_in_a_child_are_those_analysed_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CGen.source analyses the safety search's safe locations in a forked child (from
+    FORK_ANALYSIS_MIN_COMMANDS commands on) while it generates the rest: the same C as the
+    analysis in place; a generation that fails ends the child."""
+    import os
+
+    from absmc.native import background
+
+    monkeypatch.delenv(background.FORK_ENV, raising=False)
+    system = load_model(EXAMPLES / "promela" / "fischer_buggy.pml", reduce=True)
+    head, tail = build.runtime_sources()
+    monkeypatch.setattr(cgen, "FORK_ANALYSIS_MIN_COMMANDS", 10**9)
+    in_place = cgen.CGen(system, ()).source(head, tail)
+    monkeypatch.setattr(cgen, "FORK_ANALYSIS_MIN_COMMANDS", 1)
+    children: list[int] = []
+    real = background.ForkedValue.__init__
+
+    def counted(self: background.ForkedValue[object], compute: object) -> None:
+        real(self, compute)  # type: ignore[arg-type]
+        children.append(self._pid)
+
+    monkeypatch.setattr(background.ForkedValue, "__init__", counted)
+    assert cgen.CGen(system, ()).source(head, tail) == in_place
+    assert len(children) == 1 and children[0] > 0
+    gen = cgen.CGen(system, ())
+
+    def broken() -> None:
+        raise cgen.Unsupported("broken on purpose")
+
+    monkeypatch.setattr(gen, "functions", broken)  # before the tables take the value
+    with pytest.raises(cgen.Unsupported):
+        gen.source(head, tail)
+    assert len(children) == 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[1], os.WNOHANG)  # ended and reaped

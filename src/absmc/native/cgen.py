@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from absmc.codegen.plan import (
     FULL64,
@@ -61,6 +62,14 @@ from absmc.native.shapes import (
     weaken,
 )
 from absmc.native.wide import CTYPE, NOT64, big_op, big_words, runtime_big, tier, word_count
+
+if TYPE_CHECKING:
+    from absmc.native.background import ForkedValue
+
+#: a System of at least this many commands has the safety search's partial-order analysis
+#: (:func:`~absmc.ir.dependency.safe_conditions`) run in a forked child while its C is generated
+#: (:meth:`CGen.source`); below, the fork would cost about what it saves
+FORK_ANALYSIS_MIN_COMMANDS = 200
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -467,6 +476,10 @@ class CGen:
         #: shape (C with ``q[j]`` for its literals) -> (number, rows of literals)
         self.shapes: Shapes = {}
         self._raises: dict[Expr, bool] = {}
+        #: the safety search's safe locations (:meth:`ample_tables`), once computed, and the
+        #: forked child computing them while :meth:`source` generates the rest
+        self._safe: SafeConditions | None = None
+        self._analysis: ForkedValue[SafeConditions] | None = None
         for v in system.variables:
             k = self.layout.fields[system.index_of[v.name]].words
             if word_count((v.init, v.init)) > k:
@@ -815,8 +828,7 @@ class CGen:
         sys = self.system
         # none without ``por`` (the -N product library is spared the dependency analysis)
         if safe is None and visible is None:  # the safety search: runs and deaths may race
-            visible = visible_variables(self.props)
-            safe = safe_conditions(sys, visible, races=True) if self.por else {}
+            safe = self._safety_conditions()
         elif safe is None:
             safe = safe_conditions(sys, visible or frozenset())
         procs: list[str] = []
@@ -849,6 +861,19 @@ class CGen:
         self.emit(0, f"static const int32_t {prefix}_slot[] = {{{', '.join(slots) or '0'}}};")
         self.emit(0, f"static const int32_t {prefix}_off[] = {{{', '.join(offs)}}};")
         self.emit(0, f"static const int64_t {prefix}_locs[] = {{{', '.join(locs) or '0'}}};")
+
+    def _safety_conditions(self) -> SafeConditions:
+        """The safety search's safe locations (none without ``por``), computed once: from the
+        forked child :meth:`source` started, else here."""
+        if self._safe is None:
+            if not self.por:
+                self._safe = {}
+            elif self._analysis is not None:
+                self._safe, self._analysis = self._analysis.result(), None
+            else:
+                visible = visible_variables(self.props)
+                self._safe = safe_conditions(self.system, visible, races=True)
+        return self._safe
 
     def ltl_ample_source(
         self,
@@ -990,7 +1015,28 @@ class CGen:
         self.emit(0, "}")
 
     def source(self, head: str, tail: str) -> str:
-        """The whole C translation unit: defines, ``head``, the model code, ``tail``."""
+        """The whole C translation unit: defines, ``head``, the model code, ``tail``. With
+        partial-order reduction, a System of :data:`FORK_ANALYSIS_MIN_COMMANDS` commands or more
+        has the safety search's safe locations analysed in a forked child meanwhile
+        (:class:`~absmc.native.background.ForkedValue`; SPIN's mobile1: 1.2 s of analysis beside
+        the 0.75 s of generating its C, one after the other before)."""
+        if (
+            self.por
+            and self._safe is None
+            and len(self.system.commands) >= FORK_ANALYSIS_MIN_COMMANDS
+        ):
+            from absmc.native.background import ForkedValue  # it imports this module
+
+            system, visible = self.system, visible_variables(self.props)
+            self._analysis = ForkedValue(lambda: safe_conditions(system, visible, races=True))
+        try:
+            return self._source(head, tail)
+        finally:  # a generation that failed (Unsupported, Ctrl-C) does not wait for the child
+            if self._analysis is not None:
+                self._analysis.cancel()
+                self._analysis = None
+
+    def _source(self, head: str, tail: str) -> str:
         sys = self.system
         self.lines = []
         self.shapes = {}
@@ -1006,7 +1052,7 @@ class CGen:
         if self.tr.past128:  # values past 128 bits in expressions only: again with big_t
             self.bk = big_words(self.system, self.layout, self.props, 3)
             self.tr = CExpr(self.system, self.layout, bk=self.bk)
-            return self.source(head, tail)
+            return self._source(head, tail)
         defines = [
             f"#define NV {self.n}",
             f"#define NW {self.layout.words}",
