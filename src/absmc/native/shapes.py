@@ -102,15 +102,7 @@ def share(
     body = "\n".join(x[cut:] for x in body_lines).replace(f"goto {done};", "return;")
     if _UNSHARED.search(body) or done in body:
         return
-    row: list[str] = []
-
-    def param(m: re.Match[str]) -> str:
-        if m.group(1) is not None:  # a word of a big_t constant
-            return m.group(0)
-        row.append(m.group(0))
-        return f"q[{len(row) - 1}]"
-
-    shape = _LITERAL.sub(param, body)
+    shape, row = _parametrized(body, _LITERAL)
     if any(int(x) > _INT64_MAX for x in row):
         return
     k, rows = shapes.setdefault(shape, (len(shapes), []))
@@ -119,6 +111,21 @@ def share(
     table = f"K{k}[{len(rows) - 1}]" if row else "NULL"
     call = f"S{k}(C, v, {flags}, {table});"
     lines[start:] = ["    " * ind + (call if enabled is None else f"if ({enabled}) {call}")]
+
+
+def _parametrized(code: str, literal: re.Pattern[str]) -> tuple[str, list[str]]:
+    """``code`` with each match of ``literal`` whose group 1 did not match (an integer literal;
+    group 1: text kept in place) replaced by ``q[j]``, and the literals in order: a shape and
+    its row."""
+    row: list[str] = []
+
+    def param(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            return m.group(0)
+        row.append(m.group(0))
+        return f"q[{len(row) - 1}]"
+
+    return literal.sub(param, code), row
 
 
 def shape_functions(shapes: Shapes, slots: int) -> list[str]:
@@ -262,15 +269,7 @@ def share_processes(lines: list[str]) -> list[str]:
         body = "\n".join(lines[a + 1 : b])
         if _UNSHARED.search(body):
             continue
-        row: list[str] = []
-
-        def param(m: re.Match[str], row: list[str] = row) -> str:
-            if m.group(1) is not None:
-                return m.group(0)
-            row.append(m.group(0))
-            return f"q[{len(row) - 1}]"
-
-        shape = _KEPT.sub(param, body)
+        shape, row = _parametrized(body, _KEPT)
         if any(int(x) > _INT64_MAX for x in row):
             continue
         groups.setdefault(shape, []).append((fn, row))
@@ -332,15 +331,7 @@ def tabulate(lines: list[str]) -> tuple[list[str], list[str]]:
         rows: list[str] = []
         for _, cond, fn, krow in calls:
             assert cond is not None
-            params: list[str] = []
-
-            def param(m: re.Match[str], params: list[str] = params) -> str:
-                if m.group(1) is not None:
-                    return m.group(0)
-                params.append(m.group(0))
-                return f"q[{len(params) - 1}]"
-
-            shape = _LITERAL.sub(param, cond)
+            shape, params = _parametrized(cond, _LITERAL)
             j, table = guards.setdefault(shape, (len(guards), []))
             table.append(params)
             at = f"GP{j}[{len(table) - 1}]" if params else "NULL"
