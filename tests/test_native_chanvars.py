@@ -136,7 +136,7 @@ def test_runs_of_guarded_calls_become_tables_in_their_order() -> None:
         "                {G0, S3, K3[0], GP0[1]},",
         "                {G1, S2, NULL, GP1[0]},",
     ]
-    assert table[6] == "            rows_run(C, v, flags, R, R + 3); }"
+    assert table[6] == "            rows_run(C, v, flags, R, 3); }"
     assert out[k + 1 : k + 6] == [lines[2], lines[3], lines[4], lines[5], lines[6]]
     assert out[k + 6 :] == ["#endif", *lines[7:]]
     assert defs[0] == f"#ifdef {ROWS_MACRO}" and defs[-1] == "#endif"

@@ -267,8 +267,9 @@ MAX_PARTS = 4
 
 def _split(source: str, opt: str) -> Split | None:
     """``source`` as translation units to compile side by side: at ``-O0``, on a machine with
-    more than one CPU for this process, a source past :data:`~absmc.native.parts.
-    SPLIT_MIN_CHARS` characters (:func:`~absmc.native.parts.split_source`)."""
+    more than one CPU for this process, a source whose process functions have more than
+    :data:`~absmc.native.parts.SPLIT_MIN_CHARS` characters of code compiled at ``-O0``
+    (:func:`~absmc.native.parts.split_source`)."""
     if opt != "-O0":
         return None
     return split_source(source, min(MAX_PARTS, available_cpus()))
@@ -362,11 +363,12 @@ def load_library(
     """Compile ``source`` at optimization level ``opt`` (one of :data:`OPT_LEVELS`; ``-O0``
     compiles about three times faster, for tests) or take it from the cache, and return the
     loaded library (a cffi ``dlopen`` handle with the functions of :data:`CDEF`); at ``-O0`` a
-    source past :data:`~absmc.native.parts.SPLIT_MIN_CHARS` characters is compiled as several
-    translation units side by side (:func:`_split`, :mod:`absmc.native.parts`), and once more
-    whole when that fails. The compiler runs in a session of its own; ``on_compile`` receives
-    its process as it starts (each of them: a split build that fails starts another), so that
-    another thread may end it (:func:`kill_compiler`). Raises :class:`CompilerError` when no
+    source with more than :data:`~absmc.native.parts.SPLIT_MIN_CHARS` characters of process
+    functions compiled there is compiled as several translation units side by side
+    (:func:`_split`, :mod:`absmc.native.parts`), and once more whole when that fails. The
+    compiler runs in a session of its own; ``on_compile`` receives its process as it starts
+    (each of them: a split build that fails starts another), so that another thread may end it
+    (:func:`kill_compiler`). Raises :class:`CompilerError` when no
     compiler is found or compilation fails (or was ended), ``ValueError`` for another ``opt``,
     ``OSError`` when the cache is not writable."""
     if opt not in OPT_LEVELS:

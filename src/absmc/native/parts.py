@@ -197,6 +197,7 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
     guards: list[str] = []  # the guard functions' names
     fns: dict[str, tuple[int, int]] = {}  # process function -> its lines [a, b]
     size: dict[str, int] = {}  # process function -> its weighted size
+    chars: dict[str, int] = {}  # process function -> its characters
     compiled = 0  # the process functions' characters compiled at -O0
     k = 0
     while k < len(lines):
@@ -221,7 +222,7 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
             live, dead = _sizes(lines, k, end)
             compiled += live
             fns[name] = (k, end)
-            size[name] = FN_WEIGHT * live + dead
+            size[name], chars[name] = FN_WEIGHT * live + dead, live + dead
         else:
             shapes.append(name)
         k = end + 1
@@ -235,8 +236,7 @@ def split_source(source: str, parts: int, min_chars: int = SPLIT_MIN_CHARS) -> S
         return None
     # the largest process functions first, each to the part that is smallest so far (part 0
     # holds everything that does not move)
-    moved_text = sum(len(lines[j]) + 1 for a, b in fns.values() for j in range(a, b + 1))
-    fixed = len(source) - moved_text
+    fixed = len(source) - sum(chars[n] for n in fns)
     loads = [fixed] + [0] * (parts - 1)
     place: dict[str, int] = {}
     for name in sorted(size, key=lambda n: -size[n]):

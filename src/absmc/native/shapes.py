@@ -128,6 +128,14 @@ def _parametrized(code: str, literal: re.Pattern[str]) -> tuple[str, list[str]]:
     return literal.sub(param, code), row
 
 
+def _literal_table(name: str, rows: list[list[str]]) -> str:
+    """The C definition of ``static const int64_t NAME[][n]``, one row of literals each (all
+    of one length ``n`` >= 1): the tables of :func:`share`, :func:`share_processes` and
+    :func:`tabulate`."""
+    body = ",\n".join("{" + ", ".join(r) + "}" for r in rows)
+    return f"static const int64_t {name}[][{len(rows[0])}] = {{\n{body}}};"
+
+
 def shape_functions(shapes: Shapes, slots: int) -> list[str]:
     """The C lines of the shape functions ``S<k>(C, v, flags, q)`` and their tables ``K<k>``
     (``slots``: the unpacked state's ``int64_t`` slots, the size of the target state ``t``),
@@ -137,8 +145,7 @@ def shape_functions(shapes: Shapes, slots: int) -> list[str]:
     out = ["static void m_sink(ctx_t *C, int flags, int ci, const int64_t *t);"]
     for shape, (k, rows) in shapes.items():
         if rows[0]:
-            body = ",\n".join("{" + ", ".join(r) + "}" for r in rows)
-            out.append(f"static const int64_t K{k}[][{len(rows[0])}] = {{\n{body}}};")
+            out.append(_literal_table(f"K{k}", rows))
         out.append(f"static void S{k}(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{")
         out.append(f"    int64_t t[{max(slots, 1)}]; int64_t x;")
         out.append("    (void)C; (void)v; (void)flags; (void)q; (void)t; (void)x;")
@@ -276,9 +283,7 @@ def share_processes(lines: list[str]) -> list[str]:
     calls: dict[int, str] = {}
     head: list[str] = []
     for j, (shape, members) in enumerate(x for x in groups.items() if len(x[1]) > 1):
-        width = max(len(members[0][1]), 1)
-        rows = ",\n".join("{" + ", ".join(r or ["0"]) + "}" for _, r in members)
-        head.append(f"static const int64_t PK{j}[][{width}] = {{\n{rows}}};")
+        head.append(_literal_table(f"PK{j}", [r or ["0"] for _, r in members]))
         head.append(f"static void P{j}(ctx_t *C, const int64_t *v, int flags, const int64_t *q) {{")
         head.append(shape)
         head.append("}")
@@ -340,7 +345,7 @@ def tabulate(lines: list[str]) -> tuple[list[str], list[str]]:
         out.append(f"{indent}{{ static const grow_t R[] = {{")
         out.extend(rows)
         out.append(f"{indent}}};")
-        out.append(f"{indent}rows_run(C, v, flags, R, R + {len(calls)}); }}")
+        out.append(f"{indent}rows_run(C, v, flags, R, {len(calls)}); }}")
         out.append("#else")
         out.extend(x[0] for x in run)
         out.append("#endif")
@@ -363,8 +368,7 @@ def tabulate(lines: list[str]) -> tuple[list[str], list[str]]:
     defs: list[str] = []
     for shape, (j, table) in guards.items():
         if table[0]:
-            body = ",\n".join("{" + ", ".join(r) + "}" for r in table)
-            defs.append(f"static const int64_t GP{j}[][{len(table[0])}] = {{\n{body}}};")
+            defs.append(_literal_table(f"GP{j}", table))
         sig = f"static int G{j}(ctx_t *C, const int64_t *v, const int64_t *q)"
         defs.append(f"{sig} ROWS_OPT;")
         defs.append(f"{sig} {{ (void)C; (void)v; (void)q; return {shape}; }}")
