@@ -139,9 +139,11 @@ ltl bounded: [](x <= 3 && (x == 3 -> X (x == 3 || x == 0)));
 
 
 def test_other_stores_fall_back_to_python_noted() -> None:
+    """The tree store is the safety search's only (the product search has the exact,
+    hash-compact and bitstate ones: test_ltl_native_stores.py)."""
     system = parse_gcl(_RESPONSE, "response.gcl")
     for opts, why in [
-        (CheckOptions(store="hash-compact"), "hash-compact store"),
+        (CheckOptions(store="tree"), "tree store"),
     ]:
         with pytest.raises(OptionError, match=why):
             check_explicit(system, opts, "native")

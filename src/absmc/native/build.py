@@ -79,6 +79,8 @@ int l_lasso_state(ltl_t *L, int64_t k, int64_t *out);
 int l_lasso_counter(ltl_t *L, int64_t k);
 void l_set_fair(ltl_t *L, int on);
 int l_set_reduce(ltl_t *L, int on);
+int l_set_store(ltl_t *L, int kind, int log2_bits, int k);
+void l_bitstate_counts(ltl_t *L, int64_t *out);
 typedef struct cn_s cn_t;
 cn_t *cn_new(int claim, int stutter, int safety, int deadlock, int state_checks, int fair,
              int64_t max_states, int threads);

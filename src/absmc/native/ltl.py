@@ -1,7 +1,9 @@
 """Linear-time properties in C: the product of the model with each property's Büchi automaton
 and SPIN's nested depth-first search (``runtime_ltl.c``; Holzmann, Peled, Yannakakis, "On
-nested depth first search", 1996), one thread, exact store, with SPIN's weak fairness (``-f``:
-the counter construction of :mod:`absmc.kernel.ltl.fairness`) and non-progress cycles (``-l``).
+nested depth first search", 1996), one thread, with SPIN's weak fairness (``-f``: the counter
+construction of :mod:`absmc.kernel.ltl.fairness`) and non-progress cycles (``-l``), and the
+exact store or, as SPIN's ``-DHC`` and ``-DBITSTATE``, a hash-compact or bitstate one (the
+stacks then keep their own states: docs/ltl.md, "Compact stores").
 
 The automata are the ones the Python back end searches with (:func:`absmc.kernel.ltl.ltl.
 automaton_of`: Spot's translation of the negated formula, or a never claim): their states,
@@ -34,13 +36,14 @@ import copy
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from absmc.ir.ltl import NON_PROGRESS, Automaton, LtlProperty
 from absmc.ir.steps import State
 from absmc.ir.system import Property, System
 from absmc.kernel.explore.nested import Lasso
 from absmc.kernel.explore.search import SearchOutcome
+from absmc.kernel.explore.store import bitstate_stats
 from absmc.kernel.ltl.fairness import FairSemantics, fair_decode
 from absmc.kernel.ltl.irproduct import fair_product, product_of
 from absmc.kernel.ltl.ltl import LtlOutcome, automaton_of
@@ -54,12 +57,13 @@ from absmc.native.build import default_opt, load_library, runtime_sources
 from absmc.native.cgen import CGen, c_const, ltl_conditions
 from absmc.native.driver import SLICE_S, drive_slices
 from absmc.native.fairpor import SafeConditions
-from absmc.native.search import NativeOverflow
+from absmc.native.search import NativeOverflow, bitstate_coverage, omission_probability
 from absmc.native.semantics import NativeSemantics
 
 __all__ = [
     "CNDFS_MAX_THREADS",
     "POR",
+    "LtlStore",
     "NativeLtl",
     "SafetyMet",
     "claim_source",
@@ -78,6 +82,10 @@ __all__ = [
     _SAFETY,
 ) = range(8)
 
+
+#: the product search's stores (``l_set_store``'s kinds)
+LtlStore = Literal["exact", "hash-compact", "bitstate"]
+_STORE_KIND = {"exact": 0, "hash-compact": 1, "bitstate": 2}
 
 #: the most threads a CNDFS search runs (its flag word per state: 2 + 2 bits per thread)
 CNDFS_MAX_THREADS = 31
@@ -323,18 +331,29 @@ class NativeLtl:
         workers: int = 1,
         reduce: bool = False,
         hand_over: Callable[[], bool] | None = None,
+        store: LtlStore = "exact",
+        bitstate_bits: int = 27,
+        hash_functions: int = 3,
     ) -> LtlOutcome:
-        """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with an
-        exact store (``stutter``: SPIN's stuttering at terminal states, never for the
+        """The nested DFS for ``prop`` in C, as :func:`absmc.kernel.ltl.ltl.search_ltl` with
+        ``store``: ``exact``, ``hash-compact`` (each state a 64-bit hash, SPIN's ``-DHC``) or
+        ``bitstate`` (``2**bitstate_bits`` bits, ``hash_functions`` bits per state, SPIN's
+        ``-DBITSTATE``; both searches in one array, the nested ones with a second key per state,
+        as SPIN's second copy), never a proof when the search finds no lasso; with no collision
+        a compact store visits the exact store's states (``stutter``: SPIN's stuttering at
+        terminal states, never for the
         non-progress property; ``spin_order``: SPIN's step order and early cycle detection;
         ``weakly_fair``: SPIN's ``-f``, the counter construction of
         :mod:`absmc.kernel.ltl.fairness` in C, the same product states). ``workers`` >= 2:
         CNDFS in that many threads (``runtime_cndfs.c``; Evangelista, Laarman, Petrucci, van de
         Pol, ATVA 2012; at most :data:`CNDFS_MAX_THREADS`), same verdicts, the states counted
         are the shared store's and the lasso is the first one a thread found; with a depth
-        bound (``limits.max_depth``) the one-thread search runs, with the reason in
-        ``extra["workers_note"]``. The lasso is in the labels of ``python`` × the automaton
-        (:func:`lasso_labels`); ``extra`` has the C store's bytes, ``workers`` (threads
+        bound (``limits.max_depth``) or a compact ``store`` the one-thread search runs, with
+        the reason in ``extra["workers_note"]``. The lasso is in the labels of ``python`` × the
+        automaton (:func:`lasso_labels`); ``extra`` has ``store``, the C store's bytes (with a
+        compact store the keys or bits and the ample choices by hash, not the stacks' states),
+        the bitstate store's coverage (:func:`~absmc.kernel.explore.store.bitstate_stats`) or the
+        hash-compact store's ``omission_probability``, ``workers`` (threads
         used), ``reductions`` (``["partial-order"]`` when the product search reduced: ``reduce``,
         a library built with ``ltl_por`` and no :func:`reduction_refusal`; then
         ``reduced_states``, the product states expanded by an ample set only (with
@@ -345,7 +364,8 @@ class NativeLtl:
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
         ``MemoryError`` (the store could not be allocated), ``ValueError`` for ``workers`` >= 2
-        on a library built without CNDFS. ``hand_over()``, asked between two slices of
+        on a library built without CNDFS or a bitstate size outside 2^3..2^40 bits or
+        ``hash_functions`` outside 1..32. ``hand_over()``, asked between two slices of
         :data:`~absmc.native.driver.SLICE_S` seconds, ends the search with ``stopped`` =
         :data:`~absmc.kernel.explore.search.HANDED_OVER` when it returns true (the outcome is
         then partial, to be discarded)."""
@@ -360,6 +380,10 @@ class NativeLtl:
         threads = min(max(workers, 1), CNDFS_MAX_THREADS)
         if threads > 1 and limits.max_depth is not None:
             threads, note = 1, "one thread: the multi-core search (CNDFS) takes no depth bound"
+        if threads > 1 and store != "exact":
+            threads, note = 1, f"one thread: the multi-core search (CNDFS) has no {store} store"
+        if store == "bitstate" and not (3 <= bitstate_bits <= 40 and 1 <= hash_functions <= 32):
+            raise ValueError("bitstate size must be 2^3..2^40 bits with 1..32 hash functions")
         if threads > 1 and not self.cndfs:
             raise ValueError("this library was built without the multi-core search (cndfs)")
         max_states = -1 if limits.max_states is None else limits.max_states
@@ -396,9 +420,18 @@ class NativeLtl:
             why = "the product search's library has no partial-order tables"
         if reduce and why is None and weakly_fair and not self.fair_por:
             why = "the product search's library has no weak-fairness partial-order tables"
+        if reduce and why is None and weakly_fair and store != "exact":
+            why = (
+                f"weak fairness with the {store} store (the reduction's one choice per (s, q) "
+                "needs the exact store)"
+            )
         reduced = False
         if threads == 1:
             lib.l_set_fair(handle, int(weakly_fair))
+            if store != "exact" and not lib.l_set_store(
+                handle, _STORE_KIND[store], bitstate_bits, hash_functions
+            ):
+                raise MemoryError(f"the native LTL search could not allocate its {store} store")
             if reduce and why is None:
                 reduced = bool(lib.l_set_reduce(handle, 1))
                 if not reduced:
@@ -457,9 +490,18 @@ class NativeLtl:
         found = LtlOutcome(out, lasso, int(api.stat(handle, 4)), aut, weakly_fair)
         found.extra = {
             "backend": "native",
+            "store": store,
             "store_bytes": int(api.stat(handle, 7)),
             "workers": threads,
         }
+        if store == "bitstate":
+            counts = ffi.new("int64_t[5]")
+            lib.l_bitstate_counts(handle, counts)
+            cov = bitstate_coverage(list(counts), bitstate_bits, hash_functions)
+            found.extra.update(bitstate_stats(cov, bitstate_bits, hash_functions, out.stopped))
+        elif store == "hash-compact":
+            p = omission_probability(out.states)
+            found.extra["omission_probability"] = float(f"{p:.3g}")
         if reduced:
             found.extra["reductions"] = [POR]
             found.extra["reduced_states"] = int(api.stat(handle, 9))

@@ -1,6 +1,6 @@
 /* absmc native back end: the product of the model with a Büchi automaton and SPIN's nested
  * depth-first search (Courcoubetis, Vardi, Wolper, Yannakakis 1992; Holzmann, Peled,
- * Yannakakis, "On nested depth first search", 1996), one thread, exact store. Appended after
+ * Yannakakis, "On nested depth first search", 1996), one thread. Appended after
  * runtime_tail.c and the generated claim code (m_claim, m_claim_init, m_claim_acc: native/ltl.py).
  *
  * The semantics are kernel/ltl/product.py's and kernel/explore/nested.py's, in the same order: from (s, q)
@@ -20,7 +20,16 @@
  * Both searches keep their frames in the struct, so l_run returns after a time slice and goes
  * on where it stopped. With `safety`, a failure of a system step, a state property violated in
  * a stored state or (with `deadlock`) an invalid end state ends the search with L_SAFETY: the
- * caller searches again in Python, which reports those (kernel/ltl/ltl.py). */
+ * caller searches again in Python, which reports those (kernel/ltl/ltl.py).
+ *
+ * The store (l_set_store): exact (an arena of the states by id, the flags and ample choices by
+ * id), or, as SPIN's -DHC and -DBITSTATE, hash-compact (a table of the states' 64-bit hashes,
+ * bit 0 of an entry the nested searches' mark) or bitstate (one bit array, k bits per state;
+ * the nested searches' key of a state is its hash mixed again, SPIN's second copy). A compact
+ * store keeps no state: the stacks hold their own copies (ow, nw), the outer stack is found
+ * through a table of its own (exact: lc_stack_find), the lasso is made of the stacks' words
+ * and the ample choices are kept by state hash (lc_choice_*). With no collision the compact
+ * stores visit the exact store's states in the same order. */
 
 enum { L_RUNNING, L_DONE, L_FOUND, L_STATES, L_OVERFLOW, L_MEMORY, L_SLICE, L_SAFETY };
 
@@ -56,7 +65,22 @@ typedef struct ltl_s {
      * (s, q) as table finds a product state */
     uint32_t *rep; int32_t *pstk;
     uint64_t *ptable; uint64_t ptcap; int64_t npairs;
+    /* compact stores (l_set_store; with one, the arena above is the bitstate store's shadow
+     * set of sampled states: nstates counts those, cstored the states stored) */
+    int store;                           /* L_EXACT, L_HC or L_BS */
+    int64_t cstored;
+    uint64_t *hc; uint64_t hccap, hcused;  /* hash-compact: keys, bit 0 nested mark */
+    uint8_t *bits; int bs_log2, bs_k;    /* bitstate: 2^bs_log2 bits, bs_k per key */
+    int64_t bs_counts[5];                /* stored, matched, sampled new, false matches, ones */
+    int64_t bs_nested;                   /* keys the nested searches set */
+    uint64_t *ow; uint64_t *oh; uint32_t *onext; int64_t capow; /* outer stack: states, hashes */
+    uint32_t *shead; uint64_t shcap;     /* its buckets: depth + 1 of the newest, 0 none */
+    uint64_t *nw; int64_t capnw;         /* the nested stack's states */
+    uint64_t *ch; uint64_t chcap, chused;  /* ample choices: hash | 1 << 9 | process + 1 */
+    uint64_t *lasso_w;                   /* the lasso's states (nlasso x LW words) */
 } ltl_t;
+
+enum { L_EXACT = 0, L_HC = 1, L_BS = 2 };
 
 /* the automaton state and the weak-fairness counter of a product state's last word */
 #define L_Q(x) ((int)(uint32_t)(x))
@@ -177,12 +201,12 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
         uint8_t *f = (uint8_t *)realloc(L->flags, (size_t)nc);
         if (!f) return L_NOMEM;
         L->flags = f;
-        if (L->por) {
+        if (L->por && !L->store) {
             int32_t *a = (int32_t *)realloc(L->amp, (size_t)nc * sizeof(int32_t));
             if (!a) return L_NOMEM;
             L->amp = a;
         }
-        if (L->por && L->fair) {
+        if (L->por && L->fair && !L->store) {
             uint32_t *r = (uint32_t *)realloc(L->rep, (size_t)nc * sizeof(uint32_t));
             if (!r) return L_NOMEM;
             L->rep = r;
@@ -195,8 +219,8 @@ static int64_t l_find(ltl_t *L, const uint64_t *w, uint64_t h, int add) {
     int64_t id = L->nstates++;
     memcpy(L->arena + id * LW, w, sizeof(uint64_t) * LW);
     L->flags[id] = 0;
-    if (L->por) L->amp[id] = 0;
-    if (L->por && L->fair) {
+    if (L->por && !L->store) L->amp[id] = 0;
+    if (L->por && L->fair && !L->store) {
         int64_t r = l_pair(L, w, id);
         if (r == L_NOMEM) { L->nstates--; return L_NOMEM; }
         L->rep[id] = (uint32_t)r;
@@ -226,6 +250,243 @@ static int l_frames(lframe_t **a, int64_t *cap, int64_t need) {
     *a = p;
     *cap = c;
     return 1;
+}
+
+/* ---- compact stores: hash-compact and bitstate (l_set_store) ---- */
+
+/* the nested searches' bitstate key of a state of hash h (SPIN's second copy of a state) */
+#define L_NESTED_K 0xD6E8FEB86659FD93ULL
+/* bitstate: one state in 64 (top bits of its hash zero) is also kept exactly, at most
+ * L_SHADOW_MAX of them (the safety search's rule, runtime_tail.c) */
+#define L_SAMPLE_BITS 6
+#define L_SHADOW_MAX (1 << 20)
+
+/* hash-compact: the table key of hash h (bit 0 is the nested searches' mark; never 0) */
+static inline uint64_t lc_key(uint64_t h) {
+    uint64_t k = h & ~1ULL;
+    return k ? k : 2;
+}
+
+static int lc_hc_grow(ltl_t *L) {
+    uint64_t nc = L->hccap ? L->hccap * 2 : (1u << 16);
+    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
+    if (!t) return 0;
+    for (uint64_t k = 0; k < L->hccap; k++) {
+        uint64_t e = L->hc[k];
+        if (!e) continue;
+        uint64_t p = l_slot(e >> 1, nc);
+        while (t[p]) p = (p + 1) & (nc - 1);
+        t[p] = e;
+    }
+    free(L->hc);
+    L->hc = t;
+    L->hccap = nc;
+    return 1;
+}
+
+/* the position of key in the hash-compact table (*found 1), or the empty one it goes to */
+static uint64_t lc_hc_probe(ltl_t *L, uint64_t key, int *found) {
+    uint64_t m = L->hccap - 1, p = l_slot(key >> 1, L->hccap), e;
+    while ((e = L->hc[p]) != 0) {
+        if ((e & ~1ULL) == key) { *found = 1; return p; }
+        p = (p + 1) & m;
+    }
+    *found = 0;
+    return p;
+}
+
+/* bitstate: whether the k bits of key h (double hashing, h + i * h2) are all set */
+static inline int lc_bits_all(const ltl_t *L, uint64_t h) {
+    uint64_t mask = (1ULL << L->bs_log2) - 1, h2 = mix64(h ^ L_K1) | 1;
+    for (int i = 0; i < L->bs_k; i++) {
+        uint64_t q = (h + (uint64_t)i * h2) & mask;
+        if (!(L->bits[q >> 3] & (1u << (q & 7)))) return 0;
+    }
+    return 1;
+}
+
+static void lc_bits_set(ltl_t *L, uint64_t h) {
+    uint64_t mask = (1ULL << L->bs_log2) - 1, h2 = mix64(h ^ L_K1) | 1;
+    for (int i = 0; i < L->bs_k; i++) {
+        uint64_t q = (h + (uint64_t)i * h2) & mask;
+        uint8_t b = (uint8_t)(1u << (q & 7));
+        if (!(L->bits[q >> 3] & b)) { L->bits[q >> 3] |= b; L->bs_counts[4]++; }
+    }
+}
+
+static size_t l_bits_bytes(const ltl_t *L) {
+    return (size_t)1 << (L->bs_log2 > 3 ? L->bs_log2 - 3 : 0);
+}
+
+static inline int lc_sampled(uint64_t h) { return (h >> (64 - L_SAMPLE_BITS)) == 0; }
+
+/* whether the outer search stored product state w (hash h); bitstate counts the match and,
+ * for a sampled state absent from the shadow set, a certain false match (then kept there).
+ * -1: no memory */
+static int lc_seen(ltl_t *L, const uint64_t *w, uint64_t h) {
+    if (L->store == L_HC) {
+        int found;
+        lc_hc_probe(L, lc_key(h), &found);
+        return found;
+    }
+    if (!lc_bits_all(L, h)) return 0;
+    L->bs_counts[1]++;
+    if (lc_sampled(h) && L->nstates < L_SHADOW_MAX && l_find(L, w, h, 0) < 0) {
+        if (l_find(L, w, h, 1) == L_NOMEM) return -1;
+        L->bs_counts[3]++;
+    }
+    return 1;
+}
+
+/* stores w (hash h, not seen: lc_seen); 0 on no memory */
+static int lc_add(ltl_t *L, const uint64_t *w, uint64_t h) {
+    if (L->store == L_HC) {
+        if ((L->hcused + 1) * 2 > L->hccap && !lc_hc_grow(L)) return 0;
+        int found;
+        uint64_t p = lc_hc_probe(L, lc_key(h), &found);
+        L->hc[p] = lc_key(h);
+        L->hcused++;
+    } else {
+        lc_bits_set(L, h);
+        L->bs_counts[0]++;
+        if (lc_sampled(h) && L->nstates < L_SHADOW_MAX) {
+            if (l_find(L, w, h, 1) == L_NOMEM) return 0;
+            L->bs_counts[2]++;
+        }
+    }
+    L->cstored++;
+    return 1;
+}
+
+/* the nested searches' visit of w (hash h): 1 when the outer search stored it (a state past a
+ * depth bound it did not) and no nested search visited it yet (now marked), else 0 */
+static int lc_nested_add(ltl_t *L, uint64_t h) {
+    if (L->store == L_HC) {
+        int found;
+        uint64_t p = lc_hc_probe(L, lc_key(h), &found);
+        if (!found || (L->hc[p] & 1)) return 0;
+        L->hc[p] |= 1;
+        return 1;
+    }
+    if (!lc_bits_all(L, h)) return 0;
+    uint64_t hn = mix64(h ^ L_NESTED_K);
+    if (lc_bits_all(L, hn)) return 0;
+    lc_bits_set(L, hn);
+    L->bs_nested++;
+    return 1;
+}
+
+/* The outer stack with a compact store: its states by depth (ow, hashes oh), found through
+ * chained buckets (shead: depth + 1 of the bucket's newest state, onext[d] the next one's).
+ * A pop removes the newest state of the whole stack, so the head of its bucket: no search. */
+static void lc_stack_link(ltl_t *L, int64_t d) {
+    uint64_t b = l_slot(L->oh[d] >> 32, L->shcap);
+    L->onext[d] = L->shead[b];
+    L->shead[b] = (uint32_t)(d + 1);
+}
+
+/* room for depth d on the outer stack (the buckets at most half full); 0 on no memory */
+static int lc_stack_reserve(ltl_t *L, int64_t d) {
+    if (d >= L->capow) {
+        int64_t c = L->capow ? L->capow * 2 : 256;
+        while (c <= d) c *= 2;
+        uint64_t *w = (uint64_t *)realloc(L->ow, (size_t)c * LW * sizeof(uint64_t));
+        if (!w) return 0;
+        L->ow = w;
+        uint64_t *h = (uint64_t *)realloc(L->oh, (size_t)c * sizeof(uint64_t));
+        if (!h) return 0;
+        L->oh = h;
+        uint32_t *n = (uint32_t *)realloc(L->onext, (size_t)c * sizeof(uint32_t));
+        if (!n) return 0;
+        L->onext = n;
+        L->capow = c;
+    }
+    if ((uint64_t)(d + 1) * 2 > L->shcap) {
+        uint64_t nc = L->shcap ? L->shcap * 2 : 512;
+        uint32_t *t = (uint32_t *)calloc(nc, sizeof(uint32_t));
+        if (!t) return 0;
+        free(L->shead);
+        L->shead = t;
+        L->shcap = nc;
+        for (int64_t i = 0; i < L->nos; i++) lc_stack_link(L, i);  /* oldest first */
+    }
+    return 1;
+}
+
+/* w (hash h) enters the outer stack at depth d (lc_stack_reserve first) */
+static void lc_stack_push(ltl_t *L, int64_t d, const uint64_t *w, uint64_t h) {
+    memcpy(L->ow + d * LW, w, sizeof(uint64_t) * LW);
+    L->oh[d] = h;
+    lc_stack_link(L, d);
+}
+
+static inline void lc_stack_pop(ltl_t *L, int64_t d) {
+    L->shead[l_slot(L->oh[d] >> 32, L->shcap)] = L->onext[d];
+}
+
+/* the depth of w (hash h) on the outer stack, or -1 */
+static int64_t lc_stack_find(const ltl_t *L, const uint64_t *w, uint64_t h) {
+    for (uint32_t d = L->shead[l_slot(h >> 32, L->shcap)]; d; d = L->onext[d - 1]) {
+        const uint64_t *s = L->ow + (int64_t)(d - 1) * LW;
+        if (L->oh[d - 1] == h && memcmp(s, w, sizeof(uint64_t) * LW) == 0) return d - 1;
+    }
+    return -1;
+}
+
+/* The ample choices with a compact store, by state hash (a state of the same hash may read
+ * another's choice: the nested search then follows real steps all the same, a subset of the
+ * full product's; every lasso is replayed). Entry: hash with its low 10 bits replaced by
+ * 1 << 9 | process + 1. */
+#define LC_CHOICE_LOW 0x3FFULL
+static int lc_choice_put(ltl_t *L, uint64_t h, int p) {
+    if ((L->chused + 1) * 2 > L->chcap) {
+        uint64_t nc = L->chcap ? L->chcap * 2 : 1024;
+        uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
+        if (!t) return 0;
+        for (uint64_t k = 0; k < L->chcap; k++) {
+            uint64_t e = L->ch[k];
+            if (!e) continue;
+            uint64_t q = l_slot(e >> 32, nc);
+            while (t[q]) q = (q + 1) & (nc - 1);
+            t[q] = e;
+        }
+        free(L->ch);
+        L->ch = t;
+        L->chcap = nc;
+    }
+    uint64_t key = h & ~LC_CHOICE_LOW, m = L->chcap - 1, q = l_slot(h >> 32, L->chcap), e;
+    while ((e = L->ch[q]) != 0 && (e & ~LC_CHOICE_LOW) != key) q = (q + 1) & m;
+    if (!e) L->chused++;
+    L->ch[q] = key | 0x200 | (uint64_t)(p + 1);
+    return 1;
+}
+
+/* 1 + the ample process recorded for hash h, 0 for none (expanded fully) */
+static int lc_choice_get(const ltl_t *L, uint64_t h) {
+    if (!L->chcap) return 0;
+    uint64_t key = h & ~LC_CHOICE_LOW, m = L->chcap - 1, q = l_slot(h >> 32, L->chcap), e;
+    while ((e = L->ch[q]) != 0) {
+        if ((e & ~LC_CHOICE_LOW) == key) return (int)(e & 0x1FF);
+        q = (q + 1) & m;
+    }
+    return 0;
+}
+
+/* the nested stack's room for n states; 0 on no memory */
+static int lc_nested_reserve(ltl_t *L, int64_t n) {
+    if (n <= L->capnw) return 1;
+    int64_t c = L->capnw ? L->capnw * 2 : 256;
+    while (c < n) c *= 2;
+    uint64_t *w = (uint64_t *)realloc(L->nw, (size_t)c * LW * sizeof(uint64_t));
+    if (!w) return 0;
+    L->nw = w;
+    L->capnw = c;
+    return 1;
+}
+
+/* the words of the outer stack's state of frame id (exact: arena id; compact: depth) */
+static inline const uint64_t *l_ostate(const ltl_t *L, int64_t id) {
+    return (L->store ? L->ow : L->arena) + id * LW;
 }
 
 static inline int l_accepting(ltl_t *L, const uint64_t *w) {
@@ -379,11 +640,12 @@ static int l_on_stack(ltl_t *L, const uint64_t *w) {
         int64_t r = l_pair(L, w, -1);
         return r >= 0 && L->pstk[r] > 0;
     }
+    if (L->store) return lc_stack_find(L, w, l_hash(w)) >= 0;
     int64_t t = l_find(L, w, l_hash(w), 0);
     return t >= 0 && (L->flags[t] & 1);
 }
 
-/* id enters (+1) or leaves (-1) the outer stack */
+/* id enters (+1) or leaves (-1) the outer stack (exact store; compact: lc_stack_*) */
 static inline void l_stack_mark(ltl_t *L, int64_t id, int d) {
     if (d > 0) L->flags[id] |= 1;
     else L->flags[id] &= (uint8_t)~1;
@@ -408,7 +670,8 @@ static int64_t l_keep(ltl_t *L, uint64_t *buf, int64_t off, int64_t n, int p) {
     return m;
 }
 
-/* the outer search's ample set of state id, just expanded fully into osucc[off..off + n):
+/* the outer search's ample set of state id (compact store: its depth), just expanded fully
+ * into osucc[off..off + n):
  * the first process at a safe location (youngest first, as pan's do_reach) that has some but
  * not every step, none of whose successors is on the outer stack (the cycle proviso C3 as the
  * stack condition of Peled 1994 / Holzmann, Peled, Yannakakis 1996; id itself is on the
@@ -447,20 +710,23 @@ static int64_t l_ample(ltl_t *L, int64_t id, int64_t off, int64_t n) {
             if (l_on_stack(L, L->osucc + (off + j) * LW)) ok = 0;
         }
         if (!ok) continue;
-        L->amp[id] = p + 1;
+        if (!L->store) L->amp[id] = p + 1;
+        else if (!lc_choice_put(L, L->oh[id], p)) return n; /* no room: expanded fully */
         L->por_reduced++;
         return l_keep(L, L->osucc, off, n, p);
     }
     return n;
 }
 
+/* expands state id onto the outer stack (a compact store: id is its depth, where
+ * lc_stack_push put it); 0 or a negative status */
 static int l_push_outer(ltl_t *L, int64_t id) {
     if (!l_frames(&L->os, &L->caposs, L->nos + 1)) return -L_MEMORY;
     int64_t off = L->nosucc;
     int64_t depth = L->nos;
-    int64_t n = l_expand(L, L->arena + id * LW, &L->osucc, &L->nosucc, &L->caposucc, 1);
+    int64_t n = l_expand(L, l_ostate(L, id), &L->osucc, &L->nosucc, &L->caposucc, 1);
     if (n < 0) return (int)n;
-    l_stack_mark(L, id, 1);
+    if (!L->store) l_stack_mark(L, id, 1);
     if (L->por) {
         n = l_ample(L, id, off, n);
         L->nosucc = off + n;
@@ -513,23 +779,83 @@ static int l_lasso(ltl_t *L, int nested, int64_t close) {
     return L_FOUND;
 }
 
+/* a compact store's lasso: the outer stack to `top`, the nested stack after its seed
+ * (`nested`), then `close`, on the outer stack at depth d */
+static int lc_lasso(ltl_t *L, int nested, const uint64_t *close, int64_t d) {
+    int64_t top = nested ? L->seed_depth + 1 : L->nos, inner = nested ? L->nns - 1 : 0;
+    int64_t n = top + inner + 1;
+    uint64_t *p = (uint64_t *)malloc((size_t)n * LW * sizeof(uint64_t));
+    if (!p) return L_MEMORY;
+    memcpy(p, L->ow, (size_t)top * LW * sizeof(uint64_t));
+    if (inner) memcpy(p + top * LW, L->nw + LW, (size_t)inner * LW * sizeof(uint64_t));
+    memcpy(p + (top + inner) * LW, close, LW * sizeof(uint64_t));
+    free(L->lasso_w);
+    L->lasso_w = p;
+    L->nlasso = n;
+    L->cycle_start = d;
+    return L_FOUND;
+}
+
+/* the ample process + 1 the outer search chose for the state of frame id (compact: nested
+ * states by hash h), 0: expanded fully */
+static inline int l_choice(const ltl_t *L, int64_t id, uint64_t h) {
+    if (!L->por) return 0;
+    return L->store ? lc_choice_get(L, h) : L->amp[l_amp_id((ltl_t *)L, id)];
+}
+
 static int l_start_nested(ltl_t *L, int64_t seed) {
     L->nnsucc = 0;
     L->nns = 0;
     if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
-    int64_t n = l_expand(L, L->arena + seed * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    const uint64_t *s = l_ostate(L, seed);
+    uint64_t h = 0;
+    if (L->store) {  /* the nested stack's own copy of its seed */
+        if (!lc_nested_reserve(L, 1)) return L_MEMORY;
+        memcpy(L->nw, s, sizeof(uint64_t) * LW);
+        s = L->nw;
+        h = L->oh[seed];
+    }
+    int64_t n = l_expand(L, s, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
-    if (L->por && L->amp[l_amp_id(L, seed)]) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, 0, n, L->amp[l_amp_id(L, seed)] - 1);
+    int a = l_choice(L, seed, h);
+    if (a) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, 0, n, a - 1);
         L->nnsucc = n;
     }
-    L->ns[0].id = seed;
+    L->ns[0].id = L->store ? 0 : seed;
     L->ns[0].off = 0;
     L->ns[0].n = (int32_t)n;
     L->ns[0].i = 0;
     L->nns = 1;
     L->seed_depth = L->nos - 1;
     L->in_nested = 1;
+    return L_RUNNING;
+}
+
+/* the nested search's step to t with a compact store (l_nested_step's, by hash and stacks) */
+static int lc_nested_step(ltl_t *L, const uint64_t *t) {
+    uint64_t h = l_hash(t);
+    int64_t d = lc_stack_find(L, t, h);
+    if (d >= 0) return lc_lasso(L, 1, t, d);
+    if (!lc_nested_add(L, h)) return L_RUNNING;
+    L->nested_states++;
+    if (!l_frames(&L->ns, &L->capns, L->nns + 1) || !lc_nested_reserve(L, L->nns + 1))
+        return L_MEMORY;
+    uint64_t *s = L->nw + L->nns * LW;
+    memcpy(s, t, sizeof(uint64_t) * LW);  /* before the expansion moves nsucc */
+    int64_t off = L->nnsucc;
+    int64_t n = l_expand(L, s, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    if (n < 0) return (int)-n;
+    int a = l_choice(L, 0, h);
+    if (a) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, off, n, a - 1);
+        L->nnsucc = off + n;
+    }
+    lframe_t *g = &L->ns[L->nns];
+    g->id = L->nns++;
+    g->off = off;
+    g->n = (int32_t)n;
+    g->i = 0;
     return L_RUNNING;
 }
 
@@ -542,7 +868,8 @@ static int l_nested_step(ltl_t *L) {
             L->in_nested = 0;
             /* the seed leaves the outer stack */
             lframe_t *o = &L->os[L->nos - 1];
-            l_stack_mark(L, o->id, -1);
+            if (L->store) lc_stack_pop(L, o->id);
+            else l_stack_mark(L, o->id, -1);
             L->nosucc = o->off;
             L->nos--;
             return L->nos ? L_RUNNING : L_DONE;
@@ -551,6 +878,7 @@ static int l_nested_step(ltl_t *L) {
     }
     const uint64_t *t = L->nsucc + (f->off + f->i) * LW;
     f->i++;
+    if (L->store) return lc_nested_step(L, t);
     int64_t id = l_find(L, t, l_hash(t), 0);
     if (id < 0) return L_RUNNING; /* not stored by the outer search (past a depth bound) */
     if (L->flags[id] & 1) return l_lasso(L, 1, id);
@@ -561,8 +889,9 @@ static int l_nested_step(ltl_t *L) {
     int64_t off = L->nnsucc;
     int64_t n = l_expand(L, L->arena + id * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
     if (n < 0) return (int)-n;
-    if (L->por && L->amp[l_amp_id(L, id)]) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, off, n, L->amp[l_amp_id(L, id)] - 1);
+    int a = l_choice(L, id, 0);
+    if (a) {  /* the outer search's ample set (HPY 1996) */
+        n = l_keep(L, L->nsucc, off, n, a - 1);
         L->nnsucc = off + n;
     }
     lframe_t *g = &L->ns[L->nns++];
@@ -573,12 +902,47 @@ static int l_nested_step(ltl_t *L) {
     return L_RUNNING;
 }
 
+/* a state property violated in product state t (with `safety`): L_SAFETY, L_OVERFLOW or 0 */
+static int l_state_checks(ltl_t *L, const uint64_t *t) {
+    if (!L->safety || !L->state_checks) return 0;
+    int32_t out[NPROP > 0 ? NPROP : 1];
+    m_unpack(t, L->v);
+    ctx_reset(L->C);
+    int nv = m_violated(L->C, L->v, out);
+    if (L->C->ovf) return L_OVERFLOW;
+    return nv ? L_SAFETY : 0;
+}
+
+/* the outer search's step to t (hash h) from the state at depth src with a compact store */
+static int lc_outer_step(ltl_t *L, const uint64_t *t, uint64_t h, int64_t src) {
+    int seen = lc_seen(L, t, h);
+    if (seen < 0) return L_MEMORY;
+    if (seen) {
+        if (L->early) {
+            int64_t d = lc_stack_find(L, t, h);
+            if (d >= 0 && (l_accepting(L, t) || l_accepting(L, L->ow + src * LW)))
+                return lc_lasso(L, 0, t, d);
+        }
+        return L_RUNNING;
+    }
+    if (L->max_states >= 0 && L->cstored >= L->max_states) return L_STATES;
+    if (!lc_add(L, t, h)) return L_MEMORY;
+    int c = l_state_checks(L, t);
+    if (c) return c;
+    int64_t d = L->nos;
+    if (!lc_stack_reserve(L, d)) return L_MEMORY;
+    lc_stack_push(L, d, t, h);
+    int r = l_push_outer(L, d);
+    return r < 0 ? -r : L_RUNNING;
+}
+
 /* one step of the outer search */
 static int l_outer_step(ltl_t *L) {
     lframe_t *f = &L->os[L->nos - 1];
     if (f->i == f->n) {
-        if (l_accepting(L, L->arena + f->id * LW)) return l_start_nested(L, f->id);
-        l_stack_mark(L, f->id, -1);
+        if (l_accepting(L, l_ostate(L, f->id))) return l_start_nested(L, f->id);
+        if (L->store) lc_stack_pop(L, f->id);
+        else l_stack_mark(L, f->id, -1);
         L->nosucc = f->off;
         L->nos--;
         return L->nos ? L_RUNNING : L_DONE;
@@ -587,6 +951,7 @@ static int l_outer_step(ltl_t *L) {
     memcpy(t, L->osucc + (f->off + f->i) * LW, sizeof t);
     f->i++;
     uint64_t h = l_hash(t);
+    if (L->store) return lc_outer_step(L, t, h, f->id);
     int64_t id = l_find(L, t, h, 0);
     if (id >= 0) {
         if (L->early && (L->flags[id] & 1) &&
@@ -598,14 +963,8 @@ static int l_outer_step(ltl_t *L) {
     id = l_find(L, t, h, 1);
     if (id == L_NOMEM) return L_MEMORY;
     id = -2 - id;
-    if (L->safety && L->state_checks) {
-        int32_t out[NPROP > 0 ? NPROP : 1];
-        m_unpack(t, L->v);
-        ctx_reset(L->C);
-        int nv = m_violated(L->C, L->v, out);
-        if (L->C->ovf) return L_OVERFLOW;
-        if (nv) return L_SAFETY;
-    }
+    int c = l_state_checks(L, t);
+    if (c) return c;
     int r = l_push_outer(L, id);
     return r < 0 ? -r : L_RUNNING;
 }
@@ -634,6 +993,8 @@ void l_free(ltl_t *L) {
     free(L->arena); free(L->table); free(L->flags); free(L->os); free(L->ns);
     free(L->osucc); free(L->nsucc); free(L->lasso); free(L->order); free(L->targets);
     free(L->amp); free(L->rep); free(L->pstk); free(L->ptable);
+    free(L->hc); free(L->bits); free(L->ow); free(L->oh); free(L->onext); free(L->shead);
+    free(L->nw); free(L->ch); free(L->lasso_w);
     free(L);
 }
 
@@ -646,16 +1007,18 @@ int l_run(ltl_t *L, const int64_t *init, double seconds) {
         uint64_t w[LW];
         m_pack(init, w);
         w[NW] = (uint64_t)m_claim_init(L->claim);
-        int64_t id = l_find(L, w, l_hash(w), 1);
-        if (id == L_NOMEM) return L->status = L_MEMORY;
-        id = -2 - id;
-        if (L->safety && L->state_checks) {
-            int32_t out[NPROP > 0 ? NPROP : 1];
-            ctx_reset(L->C);
-            int nv = m_violated(L->C, init, out);
-            if (L->C->ovf) return L->status = L_OVERFLOW;
-            if (nv) return L->status = L_SAFETY;
+        uint64_t h = l_hash(w);
+        int64_t id = 0;
+        if (L->store) {
+            if (!lc_add(L, w, h) || !lc_stack_reserve(L, 0)) return L->status = L_MEMORY;
+        } else {
+            id = l_find(L, w, h, 1);
+            if (id == L_NOMEM) return L->status = L_MEMORY;
+            id = -2 - id;
         }
+        int c = l_state_checks(L, w);
+        if (c) return L->status = c;
+        if (L->store) lc_stack_push(L, 0, w, h);
         int r = l_push_outer(L, id);
         if (r < 0) return L->status = -r;
     }
@@ -669,15 +1032,18 @@ int l_run(ltl_t *L, const int64_t *init, double seconds) {
 
 int64_t l_stat(ltl_t *L, int which) {
     switch (which) {
-    case 0: return L->nstates;
+    case 0: return L->store ? L->cstored : L->nstates;
     case 1: return L->transitions;
     case 2: return L->deepest;
     case 3: return L->truncated;
     case 4: return L->nested_states;
     case 5: return L->nlasso;
     case 6: return L->cycle_start;
-    case 7: return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap + (L->amp ? L->cap * 4 : 0) +
-                             (L->rep ? L->cap * 8 + L->ptcap * 8 : 0));
+    case 7:
+        if (L->store)  /* the keys or bits, and the ample choices by hash */
+            return (int64_t)((L->store == L_HC ? L->hccap * 8 : l_bits_bytes(L)) + L->chcap * 8);
+        return (int64_t)(L->cap * LW * 8 + L->tcap * 8 + L->cap + (L->amp ? L->cap * 4 : 0) +
+                         (L->rep ? L->cap * 8 + L->ptcap * 8 : 0));
     case 8: return L->nos;
     case 9: return L->por_reduced;
     default: return 0;
@@ -686,14 +1052,14 @@ int64_t l_stat(ltl_t *L, int which) {
 
 /* the k-th state of the lasso: its unpacked system state into out, its automaton state */
 int l_lasso_state(ltl_t *L, int64_t k, int64_t *out) {
-    const uint64_t *w = L->arena + L->lasso[k] * LW;
+    const uint64_t *w = L->store ? L->lasso_w + k * LW : L->arena + L->lasso[k] * LW;
     m_unpack(w, out);
     return L_Q(w[NW]);
 }
 
 /* the weak-fairness counter of the k-th state of the lasso (0 without fairness) */
 int l_lasso_counter(ltl_t *L, int64_t k) {
-    return L_C(L->arena[L->lasso[k] * LW + NW]);
+    return L_C(L->store ? L->lasso_w[k * LW + NW] : L->arena[L->lasso[k] * LW + NW]);
 }
 
 /* weak fairness (SPIN's -f): before the first l_run */
@@ -704,7 +1070,36 @@ void l_set_fair(ltl_t *L, int on) { L->fair = on; }
  * when no location is safe) */
 int l_set_reduce(ltl_t *L, int on) {
     if (L->started || L->nstates > 0) return L->por = 0;
+    if (L->store && L->fair) return L->por = 0;  /* its choice per (s, q) needs the arena */
     L->por = on && (L->fair ? LFPOR_ROWS : LPOR_ROWS) > 0;
     if (L->por && L->fair && !l_ptable_grow(L)) return L->por = 0;
     return L->por;
+}
+
+/* the store, before l_set_reduce and the first l_run: L_EXACT (0, the default), L_HC (1,
+ * hash-compact) or L_BS (2, bitstate: 2^log2_bits bits, 3..40, and k hash functions, 1..32);
+ * returns 0 for a bad argument or no memory */
+int l_set_store(ltl_t *L, int kind, int log2_bits, int k) {
+    if (L->started || L->store || L->por) return 0;
+    if (kind == L_HC) {
+        if (!lc_hc_grow(L)) return 0;
+    } else if (kind == L_BS) {
+        if (log2_bits < 3 || log2_bits > 40 || k < 1 || k > 32) return 0;
+        L->bs_log2 = log2_bits;
+        L->bs_k = k;
+        L->bits = (uint8_t *)calloc(l_bits_bytes(L), 1);
+        if (!L->bits) return 0;
+    } else if (kind != L_EXACT) {
+        return 0;
+    }
+    L->store = kind;
+    return 1;
+}
+
+/* the bitstate store's counts: keys stored (the outer search's states and the nested
+ * searches' second copies), the outer search's lookups that matched, sampled new states,
+ * certain false matches among the sampled lookups, bits set */
+void l_bitstate_counts(ltl_t *L, int64_t *out) {
+    for (int i = 0; i < 5; i++) out[i] = L->bs_counts[i];
+    out[0] += L->bs_nested;
 }

@@ -44,7 +44,15 @@ from absmc.native.cgen import Layout
 from absmc.native.driver import SLICE_S, drive_slices
 from absmc.native.semantics import NativeSemantics, failure_message
 
-__all__ = ["SLICE_S", "NativeOverflow", "NativeRun", "native_search", "relabel", "tree_leaves"]
+__all__ = [
+    "SLICE_S",
+    "NativeOverflow",
+    "NativeRun",
+    "bitstate_coverage",
+    "native_search",
+    "relabel",
+    "tree_leaves",
+]
 
 _RUNNING, _DONE, _VIOLATION, _STATES, _OVERFLOW, _MEMORY, _SLICE, _MEMORY_LIMIT = range(8)
 
@@ -225,17 +233,7 @@ def native_search(
     if store == "bitstate":
         counts = ffi.new("int64_t[5]")
         lib.s_bitstate_counts(handle, counts)
-        stored, matched, sampled, observed, ones = (int(x) for x in counts)
-        m = 1 << bitstate_bits
-        fill = ones / m
-        run.coverage = BitStateCoverage(
-            hash_factor=m / stored if stored else math.inf,
-            fill=fill,
-            matched=matched,
-            sampled=sampled + observed,
-            observed_false_matches=observed,
-            union_bound=(stored + 1) * fill**hash_functions,
-        )
+        run.coverage = bitstate_coverage(list(counts), bitstate_bits, hash_functions)
     names = [p.name for p in sem.properties] + [NO_MODEL_ERROR, NO_DEADLOCK]
     rec = ffi.new("int64_t[7]")
     first: list[tuple[str, int, int, int]] = []  # property, node, label, depth
@@ -269,6 +267,24 @@ def native_search(
             run.paths[name] = [_chain(lib, ffi, handle, ncmd, x) for x in labels]
     out.time_s = time.monotonic() - start
     return run
+
+
+def bitstate_coverage(counts: list[int], log2_bits: int, k: int) -> BitStateCoverage:
+    """The coverage of a C bitstate store of ``2**log2_bits`` bits and ``k`` hash functions
+    from its five counts (``s_bitstate_counts``, ``l_bitstate_counts``: keys stored, lookups
+    that matched, sampled new states, certain false matches among the sampled lookups, bits
+    set), as :class:`~absmc.kernel.explore.store.BitStateStore` states it."""
+    stored, matched, sampled, observed, ones = (int(x) for x in counts)
+    m = 1 << log2_bits
+    fill = ones / m
+    return BitStateCoverage(
+        hash_factor=m / stored if stored else math.inf,
+        fill=fill,
+        matched=matched,
+        sampled=sampled + observed,
+        observed_false_matches=observed,
+        union_bound=(stored + 1) * fill**k,
+    )
 
 
 def tree_leaves(layout: Layout) -> list[int]:

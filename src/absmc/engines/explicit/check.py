@@ -222,7 +222,10 @@ def _linear_time(
             )
         out = found.outcome
         used += out.states
-        extra = {**store.stats(out.stopped), **found.extra}
+        # a C search's own store statistics (its store is not the Python one made above)
+        extra = {**store.stats(out.stopped), **found.extra} if ltl_search is None else found.extra
+        if ltl_search is not None and "store" not in extra:
+            extra = {"store": options.store, **extra}
         if ltl_search is None and workers > 1:  # the partitioned search serves safety only
             extra["workers_note"] = (
                 "one process: the Python back end searches each product sequentially "
@@ -241,7 +244,7 @@ def _linear_time(
         ):
             covering = (prop.name, stats)
         ltl_results.append(
-            ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(store))
+            ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(extra))
         )
     if claim_only or covering is not None:
         safety = _safety_from_products(compiled, selection, met, met_stats, covering, claim_only)
@@ -317,13 +320,15 @@ def _safety_from_products(
     return out
 
 
-def _inexact(store: Store) -> str | None:
-    if isinstance(store, BitStateStore):
+def _inexact(stats: dict[str, Any]) -> str | None:
+    """Why a product search with the store of ``stats`` (its ``Stats.extra``) that found no
+    acceptance cycle proves nothing (``None``: an exact store)."""
+    if stats.get("store") == "bitstate":
         return (
             f"bitstate search found no acceptance cycle (hash factor "
-            f"{store.stats()['hash_factor']}); not a proof"
+            f"{stats.get('hash_factor')}); not a proof"
         )
-    if isinstance(store, HashCompactStore):
+    if stats.get("store") == "hash-compact":
         return "hash-compact search found no acceptance cycle; not a proof"
     return None
 

@@ -20,12 +20,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from absmc.errors import OptionError
 
 if TYPE_CHECKING:
     from absmc.engines.explicit.check import Backend
+    from absmc.native.ltl import LtlStore
 from absmc.codegen.python import CompiledSystem
 from absmc.ir.ltl import NON_PROGRESS, LtlProperty
 from absmc.ir.system import System
@@ -356,11 +357,12 @@ def check_with_backend(
 def ltl_refusal(options: CheckOptions, selection: Selection) -> str | None:
     """Why the linear-time properties of ``selection`` cannot be searched in C with
     ``options`` (``None`` when they can): the C product search (:mod:`absmc.native.ltl`: one
-    thread, or CNDFS in ``--workers`` >= 2 threads) has the exact store only."""
+    thread, or CNDFS in ``--workers`` >= 2 threads with the exact store) has the exact,
+    hash-compact and bitstate stores, not the tree store."""
     if not native_available():
         return "no C compiler was found (set CC or install gcc)"
-    if options.store != "exact":
-        return f"the native LTL search has no {options.store} store yet"
+    if options.store not in ("exact", "hash-compact", "bitstate"):
+        return f"the native LTL search has no {options.store} store"
     return None
 
 
@@ -475,6 +477,9 @@ def check_ltl_with_backend(
                     workers=workers,
                     reduce=options.reduce,
                     hand_over=ready,
+                    store=cast("LtlStore", options.store),
+                    bitstate_bits=options.bitstate_bits,
+                    hash_functions=options.hash_functions,
                 )
 
             if not upgrade or current.opt == UPGRADE_OPT:
