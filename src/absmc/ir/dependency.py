@@ -362,6 +362,71 @@ def visible_variables(properties: Iterable[Property]) -> frozenset[str]:
     return reads_of(p.expr for p in properties if p.kind in STATE_PROPERTY_KINDS)
 
 
+def forward_commands(system: System) -> tuple[bool, ...]:
+    """Per command of ``system`` (command order), whether it is *forward*: it sets its own
+    process's pc, and each pc it sets (a rendezvous sets its partner's too, a ``run`` the new
+    process's) its guard pins to a location ``k`` (a conjunct ``pc == k``) and it sets to a
+    constant of a higher *rank* than ``k``. A pc's ranks order its locations by reverse
+    postorder of a depth-first search of its location graph (every command's step from a pinned
+    location to a constant one) from its initial value: a step is of lower or equal rank only
+    where it closes a cycle of that graph (a back edge: the last step of a loop's body, back to
+    its head). Every cycle of the state graph has a step with a command that is not forward:
+    along a cycle each pc comes back to its value, and forward commands raise the ranks of the
+    pcs they set and change no other pc. So ample sets of forward commands only meet the cycle
+    proviso (C3: every cycle has a fully expanded state) whatever the search order: the static
+    proviso of Kurshan, Levin, Minea, Peled & Yenigün, "Static partial order reduction", TACAS
+    1998 (used by the multi-core LTL search, whose threads need one reduced graph:
+    docs/reductions.md, "CNDFS")."""
+    pcs = {p.name: p.pc for p in system.processes}
+    all_pcs = frozenset(pc for pc in pcs.values() if pc is not None)
+    steps: list[tuple[str, dict[str, int], dict[str, int | None]]] = []
+    graph: dict[str, dict[int, set[int]]] = {pc: {} for pc in all_pcs}
+    for c in system.commands:
+        pins = var_conjuncts(c.guard, all_pcs)
+        moved = {n: as_const(e) for n, e in c.updates if n in all_pcs}
+        for n, k in moved.items():
+            if k is not None and n in pins:
+                graph[n].setdefault(pins[n], set()).add(k)
+                graph[n].setdefault(k, set())
+        steps.append((c.process, pins, moved))
+    init = {v.name: v.init for v in system.variables if v.name in all_pcs}
+    rank = {pc: _reverse_postorder(g, init.get(pc)) for pc, g in graph.items()}
+    return tuple(
+        pcs[proc] in moved
+        and all(
+            k is not None and n in pins and rank[n][k] > rank[n][pins[n]] for n, k in moved.items()
+        )
+        for proc, pins, moved in steps
+    )
+
+
+def _reverse_postorder(graph: Mapping[int, Iterable[int]], root: int | None) -> dict[int, int]:
+    """Each node of ``graph`` (node -> successors) numbered by reverse postorder of a
+    depth-first search from ``root``, then from the other nodes not reached yet, in order
+    (successors in order): an edge goes to a lower or equal number only where it closes a
+    cycle."""
+    post: list[int] = []
+    seen: set[int] = set()
+    roots: list[int] = sorted(graph)
+    if root is not None and root in graph:
+        roots.insert(0, root)
+    for r in roots:
+        if r in seen:
+            continue
+        seen.add(r)
+        stack = [(r, iter(sorted(graph[r])))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next((x for x in it if x not in seen), None)
+            if nxt is None:
+                post.append(node)
+                stack.pop()
+                continue
+            seen.add(nxt)
+            stack.append((nxt, iter(sorted(graph[nxt]))))
+    return {node: len(post) - i for i, node in enumerate(post)}
+
+
 _Index = tuple[Mapping[str, list[tuple[str, Event, int]]], ...]
 
 #: the most value combinations of a process's ``xr``/``xs`` channel variables examined per location

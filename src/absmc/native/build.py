@@ -90,6 +90,7 @@ int cn_run(cn_t *N, const int64_t *init, double seconds);
 int64_t cn_stat(cn_t *N, int which);
 int cn_lasso_state(cn_t *N, int64_t k, int64_t *out);
 int cn_lasso_counter(cn_t *N, int64_t k);
+int cn_set_reduce(cn_t *N, int on);
 typedef struct graph_s graph_t;
 graph_t *g_new(int natoms, int64_t max_states);
 void g_free(graph_t *G);

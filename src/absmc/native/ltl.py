@@ -110,22 +110,24 @@ _NO_LTL_POR = (
     "static const int32_t m_lfpor_slot[] = {0};\n"
     "static const int32_t m_lfpor_off[] = {0};\n"
     "static const int64_t m_lfpor_locs[] = {0};\n"
+    "static const uint8_t m_lfwd[] = {0};\n"
 )
 
 
 def reduction_refusal(prop: LtlProperty, weakly_fair: bool, threads: int) -> str | None:
     """Why the C product search for ``prop`` runs unreduced (``None``: it may reduce): the
     reduction preserves only stutter-invariant properties (Peled 1994: next-free LTL), so never
-    claims (not known to be stutter-invariant) and formulas with ``X`` stay unreduced, as do the
-    non-progress property (its progress labels are read by every step) and CNDFS (``threads``
-    >= 2: its threads would need one reduced graph). ``weakly_fair`` reduces with its own safe
-    locations (:mod:`absmc.native.fairpor`; the argument: docs/reductions.md, "Weak
-    fairness")."""
+    claims (not known to be stutter-invariant) and formulas with ``X`` stay unreduced, as does
+    the non-progress property (its progress labels are read by every step). One thread under
+    ``weakly_fair`` reduces with its own safe locations (:mod:`absmc.native.fairpor`; the
+    argument: docs/reductions.md, "Weak fairness"); CNDFS (``threads`` >= 2) reduces with the
+    static cycle proviso (its threads need one reduced graph: docs/reductions.md, "CNDFS"),
+    not under weak fairness."""
     why = stutter_refusal(prop)  # the Python back end's rule (kernel/ltl/por.py)
     if why is not None:
         return why
-    if threads > 1:
-        return "CNDFS (--workers >= 2) searches the product unreduced"
+    if threads > 1 and weakly_fair:
+        return "CNDFS (--workers >= 2) under weak fairness searches the product unreduced"
     return None
 
 
@@ -358,7 +360,8 @@ class NativeLtl:
         a library built with ``ltl_por`` and no :func:`reduction_refusal`; then
         ``reduced_states``, the product states expanded by an ample set only (with
         ``weakly_fair``: the ample sets of :mod:`absmc.native.fairpor`, one choice per
-        ``(s, q)`` for every counter copy), else
+        ``(s, q)`` for every counter copy; with CNDFS: the blue expansions by an ample set of
+        the static proviso, a state expanded by several threads once per thread), else
         ``reduction_note`` with the reason when ``reduce`` was asked) and with CNDFS
         ``blue_per_worker`` (states each thread expanded in its blue
         search: their sum less the states stored is the work done twice). Raises
@@ -426,6 +429,10 @@ class NativeLtl:
                 "needs the exact store)"
             )
         reduced = False
+        if threads > 1 and reduce and why is None:
+            reduced = bool(lib.cn_set_reduce(handle, 1))
+            if not reduced:
+                why = "no location is safe for the property"
         if threads == 1:
             lib.l_set_fair(handle, int(weakly_fair))
             if store != "exact" and not lib.l_set_store(
@@ -504,7 +511,7 @@ class NativeLtl:
             found.extra["omission_probability"] = float(f"{p:.3g}")
         if reduced:
             found.extra["reductions"] = [POR]
-            found.extra["reduced_states"] = int(api.stat(handle, 9))
+            found.extra["reduced_states"] = int(api.stat(handle, 9 if threads == 1 else 11))
         elif why is not None:
             found.extra["reduction_note"] = why
         if threads > 1:  # the states each thread expanded in its blue search

@@ -69,9 +69,9 @@ typedef struct cw_s {
     uint64_t *bsucc; int64_t nbsucc, capbsucc;
     uint64_t *rsucc; int64_t nrsucc, caprsucc;
     uint64_t *R; int64_t nR, capR, await_i;
-    int64_t transitions, deepest, nested, waits, expanded;
-    int64_t pub[5] __attribute__((aligned(64))); /* published: transitions, deepest, nested,
-                                                    stack depth, expanded */
+    int64_t transitions, deepest, nested, waits, expanded, reduced;
+    int64_t pub[6] __attribute__((aligned(64))); /* published: transitions, deepest, nested,
+                                                    stack depth, expanded, reduced */
     uint64_t rng;
     int64_t *lasso; int64_t nlasso, cycle_start;
     char pad_[64];
@@ -83,6 +83,7 @@ typedef struct cn_s {
     int status __attribute__((aligned(64)));     /* L_RUNNING until a worker ends the search */
     int stop;
     int claim, stutter, safety, deadlock, state_checks, fair, n;
+    int por; /* partial-order reduction with the static proviso (cn_set_reduce) */
     int64_t max_states, init_id, chunk_count;
     uint64_t **chunks;
     pthread_mutex_t m;
@@ -213,6 +214,12 @@ static int cn_push_blue(cw_t *W, int64_t id) {
     int64_t off = W->nbsucc;
     int64_t n = l_expand(W->E, cn_state(N, id), &W->bsucc, &W->nbsucc, &W->capbsucc, 1);
     if (n < 0) return (int)-n;
+    if (N->por) {
+        int64_t m = l_ample_static(W->E, W->bsucc, off, n);
+        W->reduced += m < n;
+        n = m;
+        W->nbsucc = off + n;
+    }
     cn_permute(W, W->bsucc + off * LW, n);
     W->transitions += n;
     W->expanded++;
@@ -256,6 +263,10 @@ static int cn_push_red(cw_t *W, int64_t id) {
     /* with the checks: a red search may enter states no blue search will expand (below) */
     int64_t n = l_expand(W->E, s, &W->rsucc, &W->nrsucc, &W->caprsucc, 1);
     if (n < 0) return (int)-n;
+    if (N->por) {  /* the blue searches' reduced graph */
+        n = l_ample_static(W->E, W->rsucc, off, n);
+        W->nrsucc = off + n;
+    }
     cn_permute(W, W->rsucc + off * LW, n);
     lframe_t *g = &W->rs[W->nrs++];
     g->id = id;
@@ -349,6 +360,7 @@ static void cn_publish(cw_t *W) {
     __atomic_store_n(&W->pub[2], W->nested, __ATOMIC_RELAXED);
     __atomic_store_n(&W->pub[3], W->nbs, __ATOMIC_RELAXED);
     __atomic_store_n(&W->pub[4], W->expanded, __ATOMIC_RELAXED);
+    __atomic_store_n(&W->pub[5], W->reduced, __ATOMIC_RELAXED);
 }
 
 static void *cn_thread(void *arg) {
@@ -533,14 +545,21 @@ int cn_run(cn_t *N, const int64_t *init, double seconds) {
 
 /* statistics: 0 states stored, 1 transitions, 2 deepest blue stack, 4 states entered by red
  * searches, 5 lasso length, 6 its cycle start, 7 store bytes, 8 current deepest stack, 9
- * awaits that waited, 10 threads; 16 + p: the states thread p expanded in its blue search */
+ * awaits that waited, 10 threads, 11 blue expansions by an ample set (a state the blue
+ * searches of several threads expanded counts once per thread); 16 + p: the states thread p
+ * expanded in its blue search */
 int64_t cn_stat(cn_t *N, int which) {
     if (which >= 16)
         return which - 16 < N->n ? __atomic_load_n(&N->w[which - 16]->pub[4], __ATOMIC_RELAXED)
                                  : 0;
     int64_t sum = 0, most = 0;
     for (int p = 0; p < N->n && which != 0 && which != 7; p++) {
-        int k = which == 1 ? 0 : which == 2 ? 1 : which == 4 ? 2 : which == 8 ? 3 : -1;
+        int k = which == 1    ? 0
+                : which == 2  ? 1
+                : which == 4  ? 2
+                : which == 8  ? 3
+                : which == 11 ? 5
+                              : -1;
         if (which == 9) sum += N->w[p]->waits;
         if (k < 0) continue;
         int64_t x = __atomic_load_n(&N->w[p]->pub[k], __ATOMIC_RELAXED);
@@ -565,6 +584,7 @@ int64_t cn_stat(cn_t *N, int which) {
     case 8: return most;
     case 9: return sum;
     case 10: return N->n;
+    case 11: return sum;
     default: return 0;
     }
 }
@@ -580,4 +600,13 @@ int cn_lasso_state(cn_t *N, int64_t k, int64_t *out) {
 /* the weak-fairness counter of the k-th state of the lasso (0 without fairness) */
 int cn_lasso_counter(cn_t *N, int64_t k) {
     return L_C(cn_state(N, N->w[N->winner]->lasso[k])[NW]);
+}
+
+/* partial-order reduction with the static proviso (l_ample_static; not under weak fairness)
+ * on (1) or off (0), before the first cn_run; returns whether it is on (0 when no location is
+ * safe) */
+int cn_set_reduce(cn_t *N, int on) {
+    if (N->started) return N->por = 0;
+    N->por = on && !N->fair && LPOR_ROWS > 0;
+    return N->por;
 }
