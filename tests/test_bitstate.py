@@ -95,3 +95,32 @@ def test_a_partial_search_claims_nothing() -> None:
     assert r.verdict is Verdict.UNKNOWN and r.stats.states <= 101
     assert "coverage unknown: a partial search" in r.stats.extra["coverage"]
     assert "probability of any omission" not in r.stats.extra["coverage"]
+
+
+_NEGATIVE = """
+var x : -2..1;
+var y : -2..1;
+process P {
+  x > -2 -> x := x - 1;
+  y > -2 -> y := y - 1;
+}
+invariant ok: x + y > -5;
+"""
+
+
+def test_compact_stores_keep_minus_one_and_minus_two_apart() -> None:
+    """Python hashes -1 as -2, so its tuple hash makes (x, -1) and (x, -2) collide every time;
+    the compact stores hash such states otherwise (``state_hash64``): the 9 states of x, y in
+    {0, -1, -2} are all kept, as by the exact store."""
+    from absmc.kernel.explore.store import HashCompactStore, state_hash64
+    from absmc.lang.gcl import parse_gcl
+
+    assert hash((0, -1)) == hash((0, -2))  # what the stores must not inherit
+    assert state_hash64((0, -1)) != state_hash64((0, -2))
+    hc = HashCompactStore()
+    assert hc.insert((0, -1)) and hc.insert((0, -2)) and not hc.insert((0, -1))
+    system = parse_gcl(_NEGATIVE, "negative.gcl")
+    for store in ("exact", "hash-compact", "bitstate"):
+        opts = CheckOptions(store=store, check_deadlock=False)
+        ok = next(r for r in check_explicit(system, opts, "python").results if r.property == "ok")
+        assert ok.stats.states == 9, store

@@ -5,7 +5,7 @@ state is new (and remembers it). Implementations:
 
 * :class:`ExactStore` — a set of states (exhaustive search);
 * :class:`BitStateStore` — SPIN's bitstate/supertrace hashing: a bit array of ``2**log2_bits``
-  bits and ``k`` hash functions (double hashing of Python's tuple hash); a state is considered
+  bits and ``k`` hash functions (double hashing of :func:`state_hash64`); a state is considered
   seen when all its ``k`` bits are set, so hash collisions may *omit* states (never add any);
 * :class:`HashCompactStore` — SPIN's hash-compact mode (``-DHC``): a set of 64-bit hashes of
   the states; two states with the same hash are taken as one, so (rarely) states are omitted;
@@ -19,14 +19,33 @@ counts in limit messages ("states", "abstract states").
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from hashlib import blake2b
 from typing import Any, Protocol
 
 State = tuple[int, ...]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
+
+
+def state_hash64(state: State) -> int:
+    """A 64-bit hash of ``state`` for the hash-compact and bitstate stores: Python's tuple
+    hash, except for a state with a ``-1`` among its values, whose 64-bit words are hashed by
+    BLAKE2b instead (Python hashes ``-1`` as ``-2``, so the tuple hash makes ``(x, -1)`` and
+    ``(x, -2)`` collide every time, where the stores' statements assume a collision only by
+    chance). A state that is not a tuple of 64-bit integers (a component's values) keeps
+    Python's hash. What remains systematic: integers that differ by a multiple of 2^61 - 1
+    (Python's hash modulus) hash alike."""
+    if -1 not in state:
+        return hash(state) & _MASK64
+    try:
+        words = array("q", state).tobytes()
+    except (TypeError, OverflowError):
+        return hash(state) & _MASK64
+    return int.from_bytes(blake2b(words, digest_size=8).digest(), "little")
 
 
 class Store(Protocol):
@@ -99,9 +118,9 @@ class KeyedStore:
 
 
 class HashCompactStore:
-    """Hash-compact storage, as SPIN's ``-DHC``: each state is kept as a 64-bit hash (Python's
-    tuple hash), 8 bytes of payload instead of the whole tuple. States whose hashes collide
-    are taken as one, so a search may omit states (never add any): not a proof. With ``n``
+    """Hash-compact storage, as SPIN's ``-DHC``: each state is kept as a 64-bit hash
+    (:func:`state_hash64`), 8 bytes of payload instead of the whole tuple. States whose hashes
+    collide are taken as one, so a search may omit states (never add any): not a proof. With ``n``
     states the expected number of collisions is about ``n² / 2⁶⁵``."""
 
     exact = False
@@ -112,7 +131,7 @@ class HashCompactStore:
 
     def insert(self, state: State) -> bool:
         n = len(self.hashes)
-        self.hashes.add(hash(state))
+        self.hashes.add(state_hash64(state))
         return len(self.hashes) != n
 
     def __len__(self) -> int:
@@ -134,10 +153,10 @@ class BitStateStore:
     """Bitstate (supertrace) hashing, as SPIN's ``-DBITSTATE``.
 
     ``log2_bits`` sets the array size (``2**log2_bits`` bits, ``2**(log2_bits-3)`` bytes);
-    ``k`` is the number of hash functions (SPIN's ``-k``, default 3): double hashing of Python's
-    tuple hash, positions ``h + i * h2``. A state counts as seen when all its ``k`` bits are
-    set, so a state never stored may be *falsely matched* — and then none of the states only
-    reachable through it are visited either: one early false match can cut off most of the
+    ``k`` is the number of hash functions (SPIN's ``-k``, default 3): double hashing of
+    :func:`state_hash64`, positions ``h + i * h2``. A state counts as seen when all its ``k``
+    bits are set, so a state never stored may be *falsely matched* — and then none of the states
+    only reachable through it are visited either: one early false match can cut off most of the
     state space. What the store can honestly say about coverage (:meth:`coverage`):
 
     * SPIN's *hash factor* (bits per stored state) and the fraction of bits set (``fill``);
@@ -180,7 +199,7 @@ class BitStateStore:
         k = self.k
         lines = [
             "def insert(state):",
-            "    h = hash(state) & 0xFFFFFFFFFFFFFFFF",
+            "    h = hash64(state)",
             f"    h2 = (((h * {_GOLDEN}) & 0xFFFFFFFFFFFFFFFF) >> 23) | 1",
         ]
         for i in range(k):
@@ -206,6 +225,7 @@ class BitStateStore:
         ]
         ns: dict[str, Any] = {
             "mask": self.m - 1,
+            "hash64": state_hash64,
             "bits": self.bits,
             "counts": self.counts,
             "sampled_match": self._sampled_match,
