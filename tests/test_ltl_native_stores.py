@@ -20,6 +20,7 @@ from absmc.native import native_available
 from absmc.native.ltl import POR
 
 from .test_ltl_abstraction import random_ltl_system
+from .test_ltl_native import _GRID  # a, b in 0..299: nonneg holds on 90,000 states
 from .test_ltl_por import cyclic_promela
 
 pytestmark = [
@@ -144,27 +145,14 @@ def test_a_deep_outer_stack_and_its_lasso_with_compact_stores() -> None:
     assert h["bitstate"].verdict is Verdict.UNKNOWN
 
 
-_GRID = """
-var a : 0..199;
-var b : 0..199;
-process P {
-  a < 199 -> a := a + 1;
-}
-process Q {
-  b < 199 -> b := b + 1;
-}
-ltl nonneg: [](a >= 0);
-"""
-
-
 def test_compact_stores_keep_less_than_the_exact_one() -> None:
-    """40,000 product states (unreduced): the hash-compact store keeps 8-byte keys (its table
+    """90,000 product states (unreduced): the hash-compact store keeps 8-byte keys (its table
     at most half full) where the exact one keeps each state and its table entry."""
     system = parse_gcl(_GRID, "grid.gcl")
     exact = _one(system, "nonneg", "native", store="exact", reduce=False)
     hc = _one(system, "nonneg", "native", store="hash-compact", reduce=False)
-    assert exact.stats.states == hc.stats.states == 200 * 200
-    assert hc.stats.extra["store_bytes"] <= 16 * 2 * 200 * 200
+    assert exact.stats.states == hc.stats.states == 300 * 300
+    assert hc.stats.extra["store_bytes"] <= 16 * 2 * 300 * 300
     assert hc.stats.extra["store_bytes"] * 2 < exact.stats.extra["store_bytes"]
     assert 0 < hc.stats.extra["omission_probability"] < 1e-6
 
@@ -177,7 +165,7 @@ def test_a_tiny_bit_array_omits_states_and_says_so() -> None:
     r = _one(system, "nonneg", "native", store="bitstate", bitstate_bits=6, reduce=False)
     extra = r.stats.extra
     assert r.verdict is Verdict.UNKNOWN and "not a proof" in r.reason
-    assert r.stats.states < 200 * 200
+    assert r.stats.states < 300 * 300
     assert extra["bitstate_bits"] == 6 and extra["store_bytes"] == 8
     assert extra["bits_set"] > 0.9
     assert extra["omission_probability_bound"] == 1.0

@@ -119,43 +119,33 @@ static inline uint64_t l_slot(uint64_t g, uint64_t cap) {
     return (g * L_K1) & (cap - 1);
 }
 
-static int l_table_grow(ltl_t *L) {
-    uint64_t nc = L->tcap ? L->tcap * 2 : (1u << 16);
-    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
-    if (!t) return 0;
-    for (uint64_t k = 0; k < L->tcap; k++) {
-        uint64_t e = L->table[k];
+/* doubles the open-addressing table *t of *cap entries (`first` entries when empty), whose
+ * entry e sits at l_slot(e >> shift) or after it (linear probing); 0 on no memory. Serves the
+ * tables of the store, of the (s, q) pairs, of hash-compact and of the ample choices. */
+static int l_grow(uint64_t **t, uint64_t *cap, uint64_t first, int shift) {
+    uint64_t nc = *cap ? *cap * 2 : first;
+    uint64_t *n = (uint64_t *)calloc(nc, sizeof(uint64_t));
+    if (!n) return 0;
+    for (uint64_t k = 0; k < *cap; k++) {
+        uint64_t e = (*t)[k];
         if (!e) continue;
-        uint64_t p = l_slot(e >> 32, nc);
-        while (t[p]) p = (p + 1) & (nc - 1);
-        t[p] = e;
+        uint64_t p = l_slot(e >> shift, nc);
+        while (n[p]) p = (p + 1) & (nc - 1);
+        n[p] = e;
     }
-    free(L->table);
-    L->table = t;
-    L->tcap = nc;
+    free(*t);
+    *t = n;
+    *cap = nc;
     return 1;
 }
+
+static int l_table_grow(ltl_t *L) { return l_grow(&L->table, &L->tcap, 1u << 16, 32); }
 
 /* The (s, q) of product state w: w with the fairness counter (the high half of the last word)
  * cleared; l_pair gives the id of its first stored copy (the representative), or -1; with
  * add >= 0 and none stored yet, add becomes it. L_NOMEM on no memory. */
 #define L_NOMEM INT64_MIN
-static int l_ptable_grow(ltl_t *L) {
-    uint64_t nc = L->ptcap ? L->ptcap * 2 : (1u << 16);
-    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
-    if (!t) return 0;
-    for (uint64_t k = 0; k < L->ptcap; k++) {
-        uint64_t e = L->ptable[k];
-        if (!e) continue;
-        uint64_t p = l_slot(e >> 32, nc);
-        while (t[p]) p = (p + 1) & (nc - 1);
-        t[p] = e;
-    }
-    free(L->ptable);
-    L->ptable = t;
-    L->ptcap = nc;
-    return 1;
-}
+static int l_ptable_grow(ltl_t *L) { return l_grow(&L->ptable, &L->ptcap, 1u << 16, 32); }
 
 static int64_t l_pair(ltl_t *L, const uint64_t *w, int64_t add) {
     uint64_t key[LW];
@@ -267,22 +257,7 @@ static inline uint64_t lc_key(uint64_t h) {
     return k ? k : 2;
 }
 
-static int lc_hc_grow(ltl_t *L) {
-    uint64_t nc = L->hccap ? L->hccap * 2 : (1u << 16);
-    uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
-    if (!t) return 0;
-    for (uint64_t k = 0; k < L->hccap; k++) {
-        uint64_t e = L->hc[k];
-        if (!e) continue;
-        uint64_t p = l_slot(e >> 1, nc);
-        while (t[p]) p = (p + 1) & (nc - 1);
-        t[p] = e;
-    }
-    free(L->hc);
-    L->hc = t;
-    L->hccap = nc;
-    return 1;
-}
+static int lc_hc_grow(ltl_t *L) { return l_grow(&L->hc, &L->hccap, 1u << 16, 1); }
 
 /* the position of key in the hash-compact table (*found 1), or the empty one it goes to */
 static uint64_t lc_hc_probe(ltl_t *L, uint64_t key, int *found) {
@@ -439,21 +414,7 @@ static int64_t lc_stack_find(const ltl_t *L, const uint64_t *w, uint64_t h) {
  * 1 << 9 | process + 1. */
 #define LC_CHOICE_LOW 0x3FFULL
 static int lc_choice_put(ltl_t *L, uint64_t h, int p) {
-    if ((L->chused + 1) * 2 > L->chcap) {
-        uint64_t nc = L->chcap ? L->chcap * 2 : 1024;
-        uint64_t *t = (uint64_t *)calloc(nc, sizeof(uint64_t));
-        if (!t) return 0;
-        for (uint64_t k = 0; k < L->chcap; k++) {
-            uint64_t e = L->ch[k];
-            if (!e) continue;
-            uint64_t q = l_slot(e >> 32, nc);
-            while (t[q]) q = (q + 1) & (nc - 1);
-            t[q] = e;
-        }
-        free(L->ch);
-        L->ch = t;
-        L->chcap = nc;
-    }
+    if ((L->chused + 1) * 2 > L->chcap && !l_grow(&L->ch, &L->chcap, 1024, 32)) return 0;
     uint64_t key = h & ~LC_CHOICE_LOW, m = L->chcap - 1, q = l_slot(h >> 32, L->chcap), e;
     while ((e = L->ch[q]) != 0 && (e & ~LC_CHOICE_LOW) != key) q = (q + 1) & m;
     if (!e) L->chused++;
