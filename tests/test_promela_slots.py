@@ -52,6 +52,30 @@ CHOICE_FAILING = CHOICE.replace(
     "proctype Q(byte k) { skip }", "proctype Q(byte k) { assert(_pid < 3) }"
 )
 
+#: Q is active and ends; once dead with the highest pid, SPIN gives pid 1 to P's ``run H()``
+#: (nr_proc): H's assertion fails there (SPIN -o1 -DNOREDUCE: 25 states, the assertion
+#: violated at depth 4). The dry run's slot for H is pid 2 only, and an active process's slot
+#: was its proctype's alone, so the repeated check too met its slot limit and ended unknown
+REUSE = """\
+active proctype P() { byte x; x = 1; run H(); x = 2 }
+active proctype Q() { skip }
+proctype H() { assert(_pid == 2) }
+"""
+
+
+def test_a_run_gets_the_pid_of_an_active_process_that_died(tmp_path: Path) -> None:
+    model = tmp_path / "reuse.pml"
+    model.write_text(REUSE)
+    for reduce in (True, False):
+        result = absmc.check(str(model), reduce=reduce)
+        bad = next(r for r in result.results if r.property == "assert@3")
+        assert bad.verdict is Verdict.VIOLATED, bad.reason
+        assert bad.reason.startswith("assertion violated: _pid == 2"), bad.reason
+        assert bad.trace is not None and bad.stats.extra["process_slots_added"] > 0
+        # Q's slot, now opened to H too (so named by its pid), is dead when P runs H
+        last = bad.trace.steps[-1]
+        assert last.command == "run H()" and last.state["pid1._p"] != 0
+
 
 def test_a_check_that_runs_out_of_slots_is_repeated_with_more(tmp_path: Path) -> None:
     model = tmp_path / "chain.pml"
@@ -91,8 +115,8 @@ def test_a_violation_past_the_dry_runs_slots_is_found_and_its_trail_replays(
 @pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None, reason="no spin")
 @pytest.mark.parametrize(
     ("text", "reduce"),
-    [(CHAIN, True), (FAILING, True), (CHOICE, False), (CHOICE_FAILING, False)],
-    ids=["chain", "failing", "choice", "pid3"],
+    [(CHAIN, True), (FAILING, True), (CHOICE, False), (CHOICE_FAILING, False), (REUSE, False)],
+    ids=["chain", "failing", "choice", "pid3", "reuse"],
 )
 def test_spin_agrees_on_the_verdict_and_the_states(tmp_path: Path, text: str, reduce: bool) -> None:
     # the choice models unreduced, as pan -DNOREDUCE: pan's default reduction (its run rule)

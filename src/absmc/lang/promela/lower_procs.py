@@ -128,6 +128,18 @@ class Processes(Statements):
             for _ in range(pd.active):
                 actives.append(self.ptypes[pd.name])
         types_at: list[list[ProcType]] = [[t] for t in actives]
+        if self.extra_slots:
+            # a repeated check (engines.registry.run_growing): an active process that ends may
+            # die while it has the highest pid, and SPIN gives that pid to the next run
+            # (nr_proc), so its slot is opened to every proctype a run names too (pid 0 is
+            # never given again: a run comes from a live process)
+            open_to = self.run_targets()
+            types_at = [
+                [t, *(o for o in open_to if o is not t)]
+                if pid > 0 and _can_terminate(t.fsm)
+                else [t]
+                for pid, t in enumerate(actives)
+            ]
         types_at += self.dynamic_slot_types(actives)
         for pid, ts in enumerate(types_at):
             single = len(ts) == 1
@@ -160,6 +172,11 @@ class Processes(Statements):
                     for lf in s.layouts[t.decl.name][d.name].leaves():
                         s.chans[lf.name] = self.new_chan(lf.name, d.init)
 
+    def run_targets(self) -> list[ProcType]:
+        """The proctypes some ``run`` statement of the model names (declaration order)."""
+        named = set().union(*(_run_names(t.decl.body) for t in self.ptypes.values()))
+        return [t for t in self.ptypes.values() if t.decl.name in named]
+
     def dynamic_slot_types(self, actives: list[ProcType]) -> list[list[ProcType]]:
         """For each pid after the active processes, the proctypes ``run`` can start in it.
 
@@ -191,8 +208,7 @@ class Processes(Statements):
             # a repeated check (engines.registry.run_growing): the dry run's slots are opened
             # to every proctype a run names too, since a run may have met a lowest free slot
             # the dry run had not opened to its proctype (a choice between runs in a loop)
-            named = set().union(*(_run_names(t.decl.body) for t in self.ptypes.values()))
-            open_to = [t for t in self.ptypes.values() if t.decl.name in named]
+            open_to = self.run_targets()
             types_at = [[*ts, *(t for t in open_to if t not in ts)] for ts in types_at]
             room = max(MAX_PROCESSES - a - len(types_at), 0) if open_to else 0
             types_at += [list(open_to) for _ in range(min(self.extra_slots, room))]
