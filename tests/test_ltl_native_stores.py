@@ -183,3 +183,17 @@ def test_compact_stores_with_workers_search_in_one_thread_noted() -> None:
     assert r.verdict is Verdict.VIOLATED and r.trace is not None
     assert r.stats.extra["workers"] == 1
     assert "CNDFS" in r.stats.extra["workers_note"]
+
+
+def test_the_compact_stores_are_compiled_only_where_asked_for() -> None:
+    """runtime_ltl_compact.c is in a library built with ``compact`` only (less C for gcc on
+    every exact-store run); a library without it refuses a compact store."""
+    from absmc.native.ltl import NativeLtl
+
+    system = parse_gcl(_RING, "ring.gcl")
+    plain = NativeLtl(system, system.properties, system.ltl, por=False, cndfs=False)
+    assert "lc_hc_probe" not in plain.source and "l_ample_static" not in plain.source
+    with pytest.raises(ValueError, match="compact"):
+        plain.search(plain.sem, system.ltl[0], store="hash-compact")
+    both = NativeLtl(system, system.properties, system.ltl, por=False, cndfs=False, compact=True)
+    assert "lc_hc_probe" in both.source

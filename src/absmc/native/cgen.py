@@ -880,13 +880,14 @@ class CGen:
         visible: frozenset[str],
         fair: bool = False,
         conditions: tuple[SafeConditions, SafeConditions] | None = None,
+        forward: bool = False,
     ) -> str:
         """C for the LTL product search's safe locations (``m_lpor_*``, ``LPOR_ROWS``; as
         :meth:`ample_tables` with ``visible``: the variables the selected state properties and
         the automata's guards read, SPIN's visibility condition C2 for the never claim),
         with ``fair``, ``m_lfpor_*`` for weak fairness (:mod:`~absmc.native.fairpor`; else none),
-        and ``m_lfwd``, per command whether it is forward (CNDFS's static cycle proviso,
-        :func:`~absmc.ir.dependency.forward_commands`).
+        and with ``forward`` ``m_lfwd``, per command whether it is forward (CNDFS's static
+        cycle proviso, :func:`~absmc.ir.dependency.forward_commands`).
         ``conditions``: :func:`ltl_conditions` of the same arguments, when computed already.
         Call after :meth:`source` (it uses the same translator)."""
         kept = self.lines
@@ -895,9 +896,9 @@ class CGen:
             safe, fair_safe = conditions or ltl_conditions(self.system, visible, fair)
             self.ample_tables("m_lpor", visible, safe)
             self.ample_tables("m_lfpor", visible, fair_safe)
-            # CNDFS's static proviso: the forward commands
-            fwd = ", ".join("1" if f else "0" for f in forward_commands(self.system)) or "0"
-            self.emit(0, f"static const uint8_t m_lfwd[NCMD > 0 ? NCMD : 1] = {{{fwd}}};")
+            if forward:  # CNDFS's static proviso: the forward commands
+                fwd = ", ".join("1" if f else "0" for f in forward_commands(self.system)) or "0"
+                self.emit(0, f"static const uint8_t m_lfwd[NCMD > 0 ? NCMD : 1] = {{{fwd}}};")
             return "\n".join(self.lines) + "\n"
         finally:
             self.lines = kept

@@ -135,13 +135,17 @@ class SafetyMet(Exception):
     """The C product search met a safety violation (the Python back end reports it)."""
 
 
-def _runtime_ltl(cndfs: bool = True) -> str:
-    """runtime_ltl.c, then (``cndfs``) runtime_cndfs.c."""
+def _runtime_ltl(cndfs: bool = True, compact: bool = False) -> str:
+    """runtime_ltl.c, then (``compact``) runtime_ltl_compact.c, then (``cndfs``)
+    runtime_cndfs.c: each part only where the library needs it (C for gcc to compile)."""
     from importlib import resources
 
     pkg = resources.files("absmc.native")
-    files = ("runtime_ltl.c", "runtime_cndfs.c") if cndfs else ("runtime_ltl.c",)
-    return "".join(pkg.joinpath(f).read_text(encoding="utf-8") for f in files)
+    files = ["runtime_ltl.c"]
+    files += ["runtime_ltl_compact.c"] if compact else []
+    files += ["runtime_cndfs.c"] if cndfs else []
+    text = "".join(pkg.joinpath(f).read_text(encoding="utf-8") for f in files)
+    return ("#define LTL_COMPACT 1\n" if compact else "") + text
 
 
 def claim_source(gen: CGen, automata: Sequence[Automaton]) -> str:
@@ -223,7 +227,8 @@ class NativeLtl:
     and those the guards of the automata of the properties that may reduce read,
     :func:`reduction_refusal`; ``fair_por``: also those of the search under weak fairness,
     :mod:`absmc.native.fairpor`, else that search runs unreduced; ``cndfs=False``: without the
-    multi-core search, for a library whose :meth:`search` runs one thread; ``por=False`` also
+    multi-core search, for a library whose :meth:`search` runs one thread; ``compact``: with
+    the hash-compact and bitstate stores, else the exact one only; ``por=False`` also
     leaves out the safety search, :func:`~absmc.native.build.runtime_sources`: less C to
     compile; ``generate(make)``: returns ``make()``'s C source, made where it chooses, e.g.
     :func:`~absmc.native.background.run_forked`; default: here). Raises
@@ -241,8 +246,10 @@ class NativeLtl:
         cndfs: bool = True,
         fair_por: bool = False,
         generate: Callable[[Callable[[], str]], str] | None = None,
+        compact: bool = False,
     ) -> None:
         self.cndfs = cndfs
+        self.compact = compact
         self.automata = {p.name: automaton_of(p) for p in ltl}
         self.index = {p.name: k for k, p in enumerate(ltl)}
         self.ltl_por = ltl_por and any(reduction_refusal(p, False, 1) is None for p in ltl)
@@ -265,7 +272,8 @@ class NativeLtl:
                 if analysed is not None:
                     analysed.cancel()
                 raise
-            return model + self._ltl_tables(gen, visible, analysed) + _runtime_ltl(cndfs)
+            tables = self._ltl_tables(gen, visible, analysed)
+            return model + tables + _runtime_ltl(cndfs, compact)
 
         # ``generate(make)``: where the source is made (auto: a forked child, so that the
         # Python search beside the build keeps the GIL; native/background.py run_forked)
@@ -317,7 +325,7 @@ class NativeLtl:
         ``None`` without :attr:`ltl_por`)."""
         if analysed is None:
             return _NO_LTL_POR
-        return gen.ltl_ample_source(visible, self.fair_por, analysed.result())
+        return gen.ltl_ample_source(visible, self.fair_por, analysed.result(), self.cndfs)
 
     def search(
         self,
@@ -367,7 +375,8 @@ class NativeLtl:
         search: their sum less the states stored is the work done twice). Raises
         :class:`SafetyMet` (with ``safety``), :class:`NativeOverflow` (a value left 64 bits),
         ``MemoryError`` (the store could not be allocated), ``ValueError`` for ``workers`` >= 2
-        on a library built without CNDFS or a bitstate size outside 2^3..2^40 bits or
+        on a library built without CNDFS, a compact ``store`` on one built without them
+        (``compact``), a bitstate size outside 2^3..2^40 bits or
         ``hash_functions`` outside 1..32. ``hand_over()``, asked between two slices of
         :data:`~absmc.native.driver.SLICE_S` seconds, ends the search with ``stopped`` =
         :data:`~absmc.kernel.explore.search.HANDED_OVER` when it returns true (the outcome is
@@ -389,6 +398,8 @@ class NativeLtl:
             raise ValueError("bitstate size must be 2^3..2^40 bits with 1..32 hash functions")
         if threads > 1 and not self.cndfs:
             raise ValueError("this library was built without the multi-core search (cndfs)")
+        if store != "exact" and not self.compact:
+            raise ValueError("this library was built without the compact stores (compact)")
         max_states = -1 if limits.max_states is None else limits.max_states
         api: Any
         if threads > 1:

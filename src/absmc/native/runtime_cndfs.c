@@ -208,6 +208,36 @@ static void cn_permute(cw_t *W, uint64_t *a, int64_t n) {
     }
 }
 
+/* The ample set of CNDFS (runtime_cndfs.c), whose threads' blue and red searches need one
+ * reduced graph: as l_ample's (the first safe process, youngest first, with some but not every
+ * step) but with the static cycle proviso instead of the stack's (Kurshan, Levin, Minea,
+ * Peled, Yenigun, "Static partial order reduction", TACAS 1998): every command of every step
+ * of the process is forward (m_lfwd, ir/dependency.py forward_commands: it raises the pcs it
+ * sets), so every cycle has a step that is not, taken where the state was expanded fully. The
+ * choice depends on the state alone. The last expansion's successors are at buf[off..off + n);
+ * returns the number kept (n: expanded fully). No weak fairness (its safe locations need the
+ * (s, q) choice of l_ample). */
+static int64_t l_ample_static(ltl_t *L, uint64_t *buf, int64_t off, int64_t n) {
+    int ns = L->last_ns;
+    if (ns < 2 || L->last_nt == 0 || L->fair) return n;
+    for (int r = LPOR_ROWS - 1; r >= 0; r--) {
+        if (!l_por_safe(L, r)) continue;
+        int p = m_lpor_proc[r], c = 0, forward = 1;
+        for (int i = 0; i < ns; i++) {
+            if (l_step_proc(L, i) != p) continue;
+            c++;
+            int st = L->order[i];
+            for (int m = 0; m < L->C->slen[st]; m++)
+                if (!m_lfwd[L->C->ch[L->C->soff[st] + m]]) forward = 0;
+        }
+        if (c == 0) continue;
+        if (c == ns) return n; /* the process has every step: nothing to leave out */
+        if (!forward) continue;
+        return l_keep(L, buf, off, n, p);
+    }
+    return n;
+}
+
 static int cn_push_blue(cw_t *W, int64_t id) {
     cn_t *N = W->N;
     if (!l_frames(&W->bs, &W->capbs, W->nbs + 1)) return L_MEMORY;

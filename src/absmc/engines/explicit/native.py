@@ -433,6 +433,7 @@ def check_ltl_with_backend(
                 workers > 1,
                 fair_por,
                 generate,
+                options.store != "exact",
             ),
             hand_over=True,
         )
@@ -454,6 +455,7 @@ def check_ltl_with_backend(
                 ltl_por=options.reduce,
                 cndfs=workers > 1,
                 fair_por=fair_por,
+                compact=options.store != "exact",
             )
         )
         assert isinstance(native, NativeLtl)
