@@ -73,9 +73,10 @@ typedef struct ltl_s {
     uint8_t *bits; int bs_log2, bs_k;    /* bitstate: 2^bs_log2 bits, bs_k per key */
     int64_t bs_counts[5];                /* stored, matched, sampled new, false matches, ones */
     int64_t bs_nested;                   /* keys the nested searches set */
-    uint64_t *ow; uint64_t *oh; uint32_t *onext; int64_t capow; /* outer stack: states, hashes */
+    uint64_t *ow, *oh, *onext;           /* outer stack: states, hashes, bucket links */
+    int64_t capow, capoh, caponext;      /* (l_reserve's capacities, in words) */
     uint32_t *shead; uint64_t shcap;     /* its buckets: depth + 1 of the newest, 0 none */
-    uint64_t *nw; int64_t capnw;         /* the nested stack's states */
+    uint64_t *nw; int64_t capnw;         /* the nested stack's states (capacity in words) */
     uint64_t *ch; uint64_t chcap, chused;  /* ample choices: hash | 1 << 9 | process + 1 */
     uint64_t *lasso_w;                   /* the lasso's states (nlasso x LW words) */
 } ltl_t;
@@ -252,7 +253,6 @@ static void lc_stack_pop(ltl_t *L, int64_t d);
 static int64_t lc_stack_find(const ltl_t *L, const uint64_t *w, uint64_t h);
 static int lc_choice_put(ltl_t *L, uint64_t h, int p);
 static int lc_choice_get(const ltl_t *L, uint64_t h);
-static int lc_nested_reserve(ltl_t *L, int64_t n);
 static int lc_nested_step(ltl_t *L, const uint64_t *t);
 static int lc_outer_step(ltl_t *L, const uint64_t *t, uint64_t h, int64_t src);
 static int64_t lc_store_bytes(const ltl_t *L);
@@ -559,30 +559,40 @@ static inline int l_choice(const ltl_t *L, int64_t id, uint64_t h) {
     return L->store ? lc_choice_get(L, h) : L->amp[l_amp_id((ltl_t *)L, id)];
 }
 
+/* expands state s onto the nested stack, cut to the outer search's ample set (HPY 1996): its
+ * frame's id is its arena id (exact store) or its place on the nested stack, where s is (a
+ * compact store, whose choice is found by s's hash h); L_RUNNING or a status */
+static int l_push_nested(ltl_t *L, const uint64_t *s, int64_t id, uint64_t h) {
+    if (!l_frames(&L->ns, &L->capns, L->nns + 1)) return L_MEMORY;
+    int64_t off = L->nnsucc;
+    int64_t n = l_expand(L, s, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
+    if (n < 0) return (int)-n;
+    int a = l_choice(L, id, h);
+    if (a) {
+        n = l_keep(L, L->nsucc, off, n, a - 1);
+        L->nnsucc = off + n;
+    }
+    lframe_t *g = &L->ns[L->nns++];
+    g->id = id;
+    g->off = off;
+    g->n = (int32_t)n;
+    g->i = 0;
+    return L_RUNNING;
+}
+
 static int l_start_nested(ltl_t *L, int64_t seed) {
     L->nnsucc = 0;
     L->nns = 0;
-    if (!l_frames(&L->ns, &L->capns, 1)) return L_MEMORY;
     const uint64_t *s = l_ostate(L, seed);
     uint64_t h = 0;
     if (L->store) {  /* the nested stack's own copy of its seed */
-        if (!lc_nested_reserve(L, 1)) return L_MEMORY;
+        if (!l_reserve(&L->nw, &L->capnw, LW)) return L_MEMORY;
         memcpy(L->nw, s, sizeof(uint64_t) * LW);
         s = L->nw;
         h = L->oh[seed];
     }
-    int64_t n = l_expand(L, s, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
-    if (n < 0) return (int)-n;
-    int a = l_choice(L, seed, h);
-    if (a) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, 0, n, a - 1);
-        L->nnsucc = n;
-    }
-    L->ns[0].id = L->store ? 0 : seed;
-    L->ns[0].off = 0;
-    L->ns[0].n = (int32_t)n;
-    L->ns[0].i = 0;
-    L->nns = 1;
+    int r = l_push_nested(L, s, L->store ? 0 : seed, h);
+    if (r != L_RUNNING) return r;
     L->seed_depth = L->nos - 1;
     L->in_nested = 1;
     return L_RUNNING;
@@ -614,21 +624,7 @@ static int l_nested_step(ltl_t *L) {
     if (L->flags[id] & 2) return L_RUNNING;
     L->flags[id] |= 2;
     L->nested_states++;
-    if (!l_frames(&L->ns, &L->capns, L->nns + 1)) return L_MEMORY;
-    int64_t off = L->nnsucc;
-    int64_t n = l_expand(L, L->arena + id * LW, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
-    if (n < 0) return (int)-n;
-    int a = l_choice(L, id, 0);
-    if (a) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, off, n, a - 1);
-        L->nnsucc = off + n;
-    }
-    lframe_t *g = &L->ns[L->nns++];
-    g->id = id;
-    g->off = off;
-    g->n = (int32_t)n;
-    g->i = 0;
-    return L_RUNNING;
+    return l_push_nested(L, L->arena + id * LW, id, 0);
 }
 
 /* a state property violated in product state t (with `safety`): L_SAFETY, L_OVERFLOW or 0 */
@@ -797,7 +793,6 @@ static int64_t lc_stack_find(const ltl_t *L, const uint64_t *w, uint64_t h) {
 }
 static int lc_choice_put(ltl_t *L, uint64_t h, int p) { (void)L; (void)h; (void)p; return 0; }
 static int lc_choice_get(const ltl_t *L, uint64_t h) { (void)L; (void)h; return 0; }
-static int lc_nested_reserve(ltl_t *L, int64_t n) { (void)L; (void)n; return 0; }
 static int lc_nested_step(ltl_t *L, const uint64_t *t) { (void)L; (void)t; return L_MEMORY; }
 static int lc_outer_step(ltl_t *L, const uint64_t *t, uint64_t h, int64_t src) {
     (void)L; (void)t; (void)h; (void)src;

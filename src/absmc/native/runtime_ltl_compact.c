@@ -121,20 +121,9 @@ static void lc_stack_link(ltl_t *L, int64_t d) {
 
 /* room for depth d on the outer stack (the buckets at most half full); 0 on no memory */
 static int lc_stack_reserve(ltl_t *L, int64_t d) {
-    if (d >= L->capow) {
-        int64_t c = L->capow ? L->capow * 2 : 256;
-        while (c <= d) c *= 2;
-        uint64_t *w = (uint64_t *)realloc(L->ow, (size_t)c * LW * sizeof(uint64_t));
-        if (!w) return 0;
-        L->ow = w;
-        uint64_t *h = (uint64_t *)realloc(L->oh, (size_t)c * sizeof(uint64_t));
-        if (!h) return 0;
-        L->oh = h;
-        uint32_t *n = (uint32_t *)realloc(L->onext, (size_t)c * sizeof(uint32_t));
-        if (!n) return 0;
-        L->onext = n;
-        L->capow = c;
-    }
+    if (!l_reserve(&L->ow, &L->capow, (d + 1) * LW) || !l_reserve(&L->oh, &L->capoh, d + 1) ||
+        !l_reserve(&L->onext, &L->caponext, d + 1))
+        return 0;
     if ((uint64_t)(d + 1) * 2 > L->shcap) {
         uint64_t nc = L->shcap ? L->shcap * 2 : 512;
         uint32_t *t = (uint32_t *)calloc(nc, sizeof(uint32_t));
@@ -155,14 +144,15 @@ static void lc_stack_push(ltl_t *L, int64_t d, const uint64_t *w, uint64_t h) {
 }
 
 static void lc_stack_pop(ltl_t *L, int64_t d) {
-    L->shead[l_slot(L->oh[d] >> 32, L->shcap)] = L->onext[d];
+    L->shead[l_slot(L->oh[d] >> 32, L->shcap)] = (uint32_t)L->onext[d];
 }
 
 /* the depth of w (hash h) on the outer stack, or -1 */
 static int64_t lc_stack_find(const ltl_t *L, const uint64_t *w, uint64_t h) {
-    for (uint32_t d = L->shead[l_slot(h >> 32, L->shcap)]; d; d = L->onext[d - 1]) {
+    for (uint64_t d = L->shead[l_slot(h >> 32, L->shcap)]; d; d = L->onext[d - 1]) {
         const uint64_t *s = L->ow + (int64_t)(d - 1) * LW;
-        if (L->oh[d - 1] == h && memcmp(s, w, sizeof(uint64_t) * LW) == 0) return d - 1;
+        if (L->oh[d - 1] == h && memcmp(s, w, sizeof(uint64_t) * LW) == 0)
+            return (int64_t)d - 1;
     }
     return -1;
 }
@@ -192,18 +182,6 @@ static int lc_choice_get(const ltl_t *L, uint64_t h) {
     return 0;
 }
 
-/* the nested stack's room for n states; 0 on no memory */
-static int lc_nested_reserve(ltl_t *L, int64_t n) {
-    if (n <= L->capnw) return 1;
-    int64_t c = L->capnw ? L->capnw * 2 : 256;
-    while (c < n) c *= 2;
-    uint64_t *w = (uint64_t *)realloc(L->nw, (size_t)c * LW * sizeof(uint64_t));
-    if (!w) return 0;
-    L->nw = w;
-    L->capnw = c;
-    return 1;
-}
-
 /* a compact store's lasso: the outer stack to `top`, the nested stack after its seed
  * (`nested`), then `close`, on the outer stack at depth d */
 static int lc_lasso(ltl_t *L, int nested, const uint64_t *close, int64_t d) {
@@ -228,24 +206,10 @@ static int lc_nested_step(ltl_t *L, const uint64_t *t) {
     if (d >= 0) return lc_lasso(L, 1, t, d);
     if (!lc_nested_add(L, h)) return L_RUNNING;
     L->nested_states++;
-    if (!l_frames(&L->ns, &L->capns, L->nns + 1) || !lc_nested_reserve(L, L->nns + 1))
-        return L_MEMORY;
+    if (!l_reserve(&L->nw, &L->capnw, (L->nns + 1) * LW)) return L_MEMORY;
     uint64_t *s = L->nw + L->nns * LW;
     memcpy(s, t, sizeof(uint64_t) * LW);  /* before the expansion moves nsucc */
-    int64_t off = L->nnsucc;
-    int64_t n = l_expand(L, s, &L->nsucc, &L->nnsucc, &L->capnsucc, 0);
-    if (n < 0) return (int)-n;
-    int a = l_choice(L, 0, h);
-    if (a) {  /* the outer search's ample set (HPY 1996) */
-        n = l_keep(L, L->nsucc, off, n, a - 1);
-        L->nnsucc = off + n;
-    }
-    lframe_t *g = &L->ns[L->nns];
-    g->id = L->nns++;
-    g->off = off;
-    g->n = (int32_t)n;
-    g->i = 0;
-    return L_RUNNING;
+    return l_push_nested(L, s, L->nns, h);
 }
 
 /* the outer search's step to t (hash h) from the state at depth src with a compact store */

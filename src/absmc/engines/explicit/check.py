@@ -40,8 +40,9 @@ Backend = Literal["python", "native", "auto"]
 
 #: a product search in place of :func:`~absmc.kernel.ltl.ltl.search_ltl` (the native back end's:
 #: :class:`absmc.native.ltl.NativeLtl`): ``(semantics, property, limits, deadlock) ->
-#: outcome`` (the lasso in labels of ``semantics``), with safety checked on the way, exact
-#: store, no fairness
+#: outcome`` (the lasso in labels of ``semantics``), with safety checked on the way and the
+#: store of the check's options, whose statistics (``store`` among them) are the outcome's
+#: ``extra``
 LtlSearch = Callable[[CompiledSystem, LtlProperty, Limits, bool], "LtlOutcome"]
 
 #: a safety search in place of the Python one beside the product searches (the native back
@@ -200,11 +201,13 @@ def _linear_time(
     covering: tuple[str, Stats] | None = None
     used = 0  # --max-states bounds all searches of the run together
     for prop in selection.ltl:
-        store, nested = make_store(options), make_store(options)
         deadlock = selection.deadlock and not claim_only
-        if ltl_search is not None:
+        if ltl_search is not None:  # its own store, and its statistics
             found = ltl_search(compiled, prop, options.limits.less(used), deadlock)
+            extra = found.extra
+            exact = extra["store"] == "exact"
         else:
+            store, nested = make_store(options), make_store(options)
             found = search_ltl(
                 compiled,
                 prop,
@@ -220,12 +223,10 @@ def _linear_time(
                 reduce=product_ample if options.reduce else None,
                 hand_over=options.hand_over,
             )
+            extra = {**store.stats(found.outcome.stopped), **found.extra}
+            exact = store.exact
         out = found.outcome
         used += out.states
-        # a C search's own store statistics (its store is not the Python one made above)
-        extra = {**store.stats(out.stopped), **found.extra} if ltl_search is None else found.extra
-        if ltl_search is not None and "store" not in extra:
-            extra = {"store": options.store, **extra}
         if ltl_search is None and workers > 1:  # the partitioned search serves safety only
             extra["workers_note"] = (
                 "one process: the Python back end searches each product sequentially "
@@ -237,14 +238,14 @@ def _linear_time(
                 met[name], met_stats[name] = v, stats
         if (
             covering is None
-            and store.exact
+            and exact
             and out.stopped is None
             and found.lasso is None
             and covers_every_state(found.automaton)
         ):
             covering = (prop.name, stats)
         ltl_results.append(
-            ltl_result(compiled, prop, found, "explicit", stats, store.exact, _inexact(extra))
+            ltl_result(compiled, prop, found, "explicit", stats, exact, _inexact(extra))
         )
     if claim_only or covering is not None:
         safety = _safety_from_products(compiled, selection, met, met_stats, covering, claim_only)
